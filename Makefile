@@ -1,0 +1,120 @@
+# servesim: top-level build.  `make run` and `make test` are the README's two
+# commands; both install missing Debian packages first (make deps).
+#
+# Knobs (all build-time configuration lives here):
+#   BUILD=dir      output folder (default build)
+#   PREFIX=dir     install prefix (default /usr/local)
+#   SAN=1          AddressSanitizer + UndefinedBehaviorSanitizer build (used by test-asan)
+#   CFLAGS=...     optimisation and debug flags (default -O2 -g)
+
+CC      ?= cc
+PREFIX  ?= /usr/local
+BUILD   ?= build
+CFLAGS  ?= -O2 -g
+PKGS    := gsl libcjson yaml-0.1
+TESTPKG := cunit
+# pkg-config name -> Debian package, for `make deps`
+DEB_gsl := libgsl-dev
+DEB_libcjson := libcjson-dev
+DEB_yaml-0.1 := libyaml-dev
+DEB_cunit := libcunit1-dev
+
+WARN     := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+            -Wno-unused-parameter -Werror=implicit-function-declaration
+ifeq ($(SAN),1)
+CFLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+LDFLAGS  += -fsanitize=address,undefined
+endif
+PLUGIN_DIR := $(PREFIX)/lib/servesim/policies
+CPPFLAGS += -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Iinclude -Isim \
+            -DSS_PLUGIN_DIR='"$(PLUGIN_DIR)"' -DSS_VERSION='"0.1.0"'
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CUNIT_LIBS = $(shell pkg-config --libs $(TESTPKG) 2>/dev/null)
+
+SIM_SRC  := $(filter-out sim/main.c,$(sort $(wildcard sim/*.c)))
+SIM_OBJ  := $(SIM_SRC:%.c=$(BUILD)/%.o)
+POL_SRC  := $(sort $(wildcard policies/*.c))
+POL_SO   := $(POL_SRC:policies/%.c=$(BUILD)/policies/%.so)
+TEST_SRC := $(sort $(wildcard tests/*.c))
+TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
+TPLUG_SO := $(patsubst tests/plugins/%.c,$(BUILD)/tests/plugins/%.so,$(sort $(wildcard tests/plugins/*.c)))
+BIN      := $(BUILD)/servesim
+
+.PHONY: all deps build run test check-built test-asan bench plots install clean
+
+all: build
+
+deps:
+	@missing=""; \
+	command -v pkg-config >/dev/null 2>&1 || missing="pkg-config"; \
+	for p in $(PKGS) $(TESTPKG); do \
+	  pkg-config --exists $$p 2>/dev/null || case $$p in \
+	    gsl) missing="$$missing $(DEB_gsl)";; libcjson) missing="$$missing $(DEB_libcjson)";; \
+	    yaml-0.1) missing="$$missing $(DEB_yaml-0.1)";; cunit) missing="$$missing $(DEB_cunit)";; esac; \
+	done; \
+	command -v gnuplot >/dev/null 2>&1 || missing="$$missing gnuplot-nox"; \
+	if [ -n "$$missing" ]; then \
+	  echo "deps: installing$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing \
+	    || { echo "deps: apt-get failed; install by hand:$$missing" >&2; exit 1; }; \
+	fi
+
+build: $(BIN) $(POL_SO)
+
+$(BIN): $(BUILD)/sim/main.o $(BUILD)/libservesim.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -ldl -lm
+
+$(BUILD)/libservesim.a: $(SIM_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/sim/%.o: sim/%.c $(wildcard sim/*.h) include/servesim/policy.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(WARN) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/policies/%.so: policies/%.c include/servesim/policy.h
+	@mkdir -p $(dir $@)
+	$(CC) -Iinclude $(WARN) $(CFLAGS) -fPIC -shared $(LDFLAGS) -o $@ $<
+
+$(BUILD)/tests/plugins/%.so: tests/plugins/%.c include/servesim/policy.h
+	@mkdir -p $(dir $@)
+	$(CC) -Iinclude $(WARN) $(CFLAGS) -fPIC -shared $(LDFLAGS) -o $@ $<
+
+$(BUILD)/tests/%.o: tests/%.c tests/test.h $(wildcard sim/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) -DSS_BUILD_DIR='"$(abspath $(BUILD))"' -DSS_SRC_DIR='"$(CURDIR)"' \
+	  $(WARN) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/run_tests: $(TEST_OBJ) $(BUILD)/libservesim.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(CUNIT_LIBS) $(PKG_LIBS) -ldl -lm
+
+run: deps
+	@$(MAKE) --no-print-directory build
+	$(BIN) run scenarios/default.yaml
+
+# The test command of the README and .ci/run.  TESTS="engine cfg" runs some suites only.
+test: deps
+	@$(MAKE) --no-print-directory check-built
+
+check-built: build $(BUILD)/tests/run_tests $(TPLUG_SO)
+	$(BUILD)/tests/run_tests $(TESTS)
+
+test-asan: deps
+	@$(MAKE) --no-print-directory BUILD=build/asan SAN=1 check-built
+
+bench: deps
+	@$(MAKE) --no-print-directory build
+	bench/run.sh $(BIN)
+
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PLUGIN_DIR) $(DESTDIR)$(PREFIX)/include/servesim \
+	  $(DESTDIR)$(PREFIX)/share/servesim/models
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/servesim
+	install -m 644 $(POL_SO) $(DESTDIR)$(PLUGIN_DIR)/
+	install -m 644 include/servesim/policy.h $(DESTDIR)$(PREFIX)/include/servesim/
+	install -m 644 models/*.json $(DESTDIR)$(PREFIX)/share/servesim/models/
+
+clean:
+	rm -rf $(BUILD)

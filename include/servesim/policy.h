@@ -1,0 +1,149 @@
+/* servesim/policy.h: the one header a policy plugin includes.
+ *
+ * A policy is a shared object exporting one object, `servesim_policy`, of
+ * type `const ss_policy`:
+ *     const ss_policy servesim_policy = { .abi = SS_POLICY_ABI, ... };  The simulator dlopen()s it, checks `abi` against
+ * SS_POLICY_ABI and `kind` against what the scenario asked for, then calls
+ * `init` once per use in a scenario and the kind's ops during the run.
+ *
+ * What a policy may touch: only what the callbacks hand it (views and items
+ * below) and its own state.  It never sees simulator internals, never parses
+ * files, never calls back into the simulator except through `ss_env`, and
+ * draws randomness only from the stream in `ss_env` (so runs stay
+ * deterministic and policies compared on one seed see the same arrivals).
+ *
+ * Units: times in seconds (`_s`), sizes in bytes (`_bytes`).
+ * ABI history: 1 = scheduler and load-balancer ops (servesim 0.1).
+ * Every field has a fixed-width type (no enum in the struct), so a plugin
+ * built by another compiler agrees on the layout.
+ */
+#ifndef SERVESIM_POLICY_H
+#define SERVESIM_POLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#define SS_POLICY_ABI 1u
+#define SS_POLICY_SYMBOL "servesim_policy"
+
+typedef enum ss_policy_kind {
+    SS_KIND_SCHEDULER = 1, /* queue discipline of one instance: which waiting request next */
+    SS_KIND_LOAD_BALANCER, /* which instance of a model gets an arriving request */
+    SS_KIND_AUTOSCALER,    /* how many instances (ops arrive with the autoscaling issue) */
+    SS_KIND_PLACEMENT,     /* where instances go (ops arrive with their issue) */
+    SS_KIND_TRANSPORT,     /* how tensors move between blocks (ops arrive with block pipelines) */
+    SS_KIND_PARTITIONER,   /* where a model is cut into blocks */
+    SS_KIND_CONTROLLER     /* CPU/GPU resource controllers */
+} ss_policy_kind;
+
+/* One `key: value` from the scenario's policy section, as text.  The
+ * simulator has already refused keys not listed in ss_policy.params. */
+typedef struct ss_param {
+    const char *key;
+    const char *value;
+} ss_param;
+
+typedef struct ss_params {
+    const ss_param *items;
+    size_t n;
+} ss_params;
+
+/* Services the simulator lends a policy instance. */
+typedef struct ss_env {
+    void *rng;                                      /* this instance's own random stream */
+    double (*uniform)(void *rng);                   /* uniform on [0,1) */
+    uint64_t (*uniform_int)(void *rng, uint64_t n); /* uniform on {0..n-1}, n >= 1 */
+} ss_env;
+
+typedef struct ss_policy_init {
+    const ss_params *params; /* this use's parameters */
+    ss_env env;
+    uint32_t ngroups; /* load balancers: number of instance groups (one per model) */
+} ss_policy_init;
+
+/* A waiting request as a policy sees it.  `req` is opaque: store it, hand it
+ * back, never dereference it. */
+typedef struct ss_qitem {
+    void *req;
+    double enqueued_s;  /* when it joined this queue */
+    double priority;    /* finite; smaller is served first by `priority`; 0 by default */
+    double expected_s;  /* the model's mean service time, for size-based policies */
+    uint64_t seq;       /* strictly increasing per queue: ties break on it (FIFO) */
+} ss_qitem;
+
+/* ---- scheduler (queue discipline) ------------------------------------ */
+typedef struct ss_scheduler_ops {
+    /* A new empty queue for one instance.  NULL means out of memory. */
+    void *(*queue_new)(void *state);
+    void (*queue_free)(void *queue);
+    /* Add an item (copied).  0 on success, -1 out of memory.  Capacity
+     * limits are the simulator's business, not the queue's. */
+    int (*push)(void *queue, const ss_qitem *item);
+    /* Remove the next item into *out; 1 if one was removed, 0 if empty.
+     * now_s is the current simulated time (for deadline or ageing policies). */
+    int (*pop)(void *queue, double now_s, ss_qitem *out);
+    size_t (*len)(const void *queue);
+} ss_scheduler_ops;
+
+/* ---- load balancer -------------------------------------------------- */
+typedef struct ss_instance_view {
+    uint32_t queued;  /* requests waiting in its queue */
+    uint32_t busy;    /* requests in service */
+    uint32_t device;  /* index of the device it runs on */
+    uint32_t up;      /* 1 if it accepts requests */
+} ss_instance_view;
+
+typedef struct ss_lb_ctx {
+    const ss_instance_view *inst; /* the candidates; at least one is up */
+    uint32_t n;
+    uint32_t group; /* stable id of the model in [0, ngroups): keep per-group state */
+    double now_s;
+} ss_lb_ctx;
+
+typedef struct ss_lb_ops {
+    /* Index in [0, n) of an instance with up = 1. */
+    uint32_t (*pick)(void *state, const ss_lb_ctx *ctx, const ss_qitem *req);
+} ss_lb_ops;
+
+/* ---- the exported descriptor ---------------------------------------- */
+typedef struct ss_policy {
+    uint32_t abi;          /* SS_POLICY_ABI at build time */
+    uint32_t kind;         /* an ss_policy_kind */
+    const char *name;      /* as written in scenarios; equals the file name stem */
+    const char *summary;   /* one line for `servesim plugins` */
+    const char *const *params; /* NULL-terminated accepted parameter keys, or NULL for none */
+    /* Optional.  Build per-use state into *state; return 0, or -1 with a
+     * message in err (the simulator adds file:line:col). */
+    int (*init)(void **state, const ss_policy_init *args, char *err, size_t errlen);
+    void (*fini)(void *state); /* optional */
+    union {
+        ss_scheduler_ops scheduler;
+        ss_lb_ops load_balancer;
+    } ops;
+} ss_policy;
+
+/* Parameter helpers, header-only so plugins link nothing of ours. */
+static inline const char *ss_param_get(const ss_params *p, const char *key)
+{
+    for (size_t i = 0; p && i < p->n; i++) {
+        const char *a = p->items[i].key, *b = key;
+        while (*a && *a == *b) { a++; b++; }
+        if (*a == *b) return p->items[i].value;
+    }
+    return NULL;
+}
+
+/* The parameter as a finite number, or `def` if absent; -1 in *bad if the
+ * text is not a number (the plugin then reports it from init). */
+static inline double ss_param_double(const ss_params *p, const char *key, double def, int *bad)
+{
+    const char *v = ss_param_get(p, key);
+    if (!v) return def;
+    char *end;
+    double x = strtod(v, &end);
+    if (end == v || *end != '\0' || x != x) { if (bad) *bad = -1; return def; }
+    return x;
+}
+
+#endif /* SERVESIM_POLICY_H */

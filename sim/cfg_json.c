@@ -1,0 +1,226 @@
+/* cfg_json.c: the JSON front-end of cfg.h.  cJSON parses and validates;
+ * cJSON forgets positions, so a small scanner walks the same text in step
+ * with the parsed tree to put file:line:col on every node. */
+#include "cfg.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Kept private to this file (rather than shared with cfg.c) so that cfg.h
+ * stays the only interface between the two front-ends. */
+static ss_node *jnode(ss_node_kind kind, const char *file, int line, int col)
+{
+    ss_node *n = ss_xcalloc(1, sizeof *n);
+    n->kind = kind;
+    n->file = file;
+    n->line = n->key_line = line;
+    n->col = n->key_col = col;
+    return n;
+}
+
+static void jappend(ss_node *parent, ss_node *child)
+{
+    if (parent->n == parent->cap) {
+        parent->cap = parent->cap ? parent->cap * 2 : 4;
+        parent->items = ss_xrealloc(parent->items, parent->cap * sizeof *parent->items);
+    }
+    parent->items[parent->n++] = child;
+}
+
+/* A subtree that never made it into a document. */
+static void jfree(ss_node *n)
+{
+    for (size_t i = 0; i < n->n; i++) jfree(n->items[i]);
+    free(n->items);
+    free(n->key);
+    free(n->value);
+    free(n);
+}
+
+typedef struct jscan {
+    const char *t;
+    size_t len, pos;
+    /* a cursor for offset -> line:col; offsets only grow during the walk */
+    size_t at;
+    int line, col;
+    const char *file;
+    ss_err *err;
+} jscan;
+
+/* Line and column (1-based, in UTF-8 characters like libyaml) of `off`. */
+static void jpos(jscan *s, size_t off, int *line, int *col)
+{
+    for (; s->at < off && s->at < s->len; s->at++) {
+        if (s->t[s->at] == '\n') {
+            s->line++;
+            s->col = 1;
+        } else if (((unsigned char)s->t[s->at] & 0xC0) != 0x80) {
+            s->col++;
+        }
+    }
+    *line = s->line;
+    *col = s->col;
+}
+
+static void jskip_ws(jscan *s)
+{
+    while (s->pos < s->len && (unsigned char)s->t[s->pos] <= ' ') s->pos++;  /* cJSON's notion */
+}
+
+static void jskip_string(jscan *s)
+{
+    for (s->pos++; s->pos < s->len && s->t[s->pos] != '"'; s->pos++)
+        if (s->t[s->pos] == '\\') s->pos++;
+    s->pos++;
+}
+
+/* Step over `c` (which cJSON has already checked is there). */
+static int jexpect(jscan *s, char c)
+{
+    jskip_ws(s);
+    if (s->pos >= s->len || s->t[s->pos] != c) {
+        int line, col;
+        jpos(s, s->pos, &line, &col);
+        return ss_err_at(s->err, s->file, line, col, "JSON scanner lost its place (expected '%c')", c);
+    }
+    s->pos++;
+    return 0;
+}
+
+static ss_node *jbuild(jscan *s, const cJSON *j);
+
+static ss_node *jcontainer(jscan *s, const cJSON *j, ss_node *n)
+{
+    int obj = cJSON_IsObject(j);
+    if (jexpect(s, obj ? '{' : '[') < 0) goto fail;
+    for (const cJSON *c = j->child; c; c = c->next) {
+        if (c != j->child && jexpect(s, ',') < 0) goto fail;
+        int kline = 0, kcol = 0;
+        if (obj) {
+            jskip_ws(s);
+            jpos(s, s->pos, &kline, &kcol);
+            for (size_t i = 0; i < n->n; i++) {
+                if (strcmp(n->items[i]->key, c->string) == 0) {
+                    ss_err_at(s->err, s->file, kline, kcol, "duplicate key '%s' (first at line %d)", c->string,
+                              n->items[i]->key_line);
+                    goto fail;
+                }
+            }
+            jskip_string(s);
+            if (jexpect(s, ':') < 0) goto fail;
+        }
+        ss_node *v = jbuild(s, c);
+        if (!v) goto fail;
+        if (obj) {
+            v->key = ss_xstrdup(c->string);
+            v->key_line = kline;
+            v->key_col = kcol;
+        }
+        jappend(n, v);
+    }
+    if (jexpect(s, obj ? '}' : ']') < 0) goto fail;
+    return n;
+fail:
+    jfree(n);
+    return NULL;
+}
+
+static ss_node *jbuild(jscan *s, const cJSON *j)
+{
+    int line, col;
+    jskip_ws(s);
+    jpos(s, s->pos, &line, &col);
+    if (cJSON_IsObject(j) || cJSON_IsArray(j))
+        return jcontainer(s, j, jnode(cJSON_IsObject(j) ? SS_NODE_MAP : SS_NODE_SEQ, s->file, line, col));
+    ss_node *n = jnode(SS_NODE_SCALAR, s->file, line, col);
+    size_t start = s->pos;
+    if (cJSON_IsString(j)) {
+        n->value = ss_xstrdup(j->valuestring);
+        n->quoted = 1;
+        jskip_string(s);
+        return n;
+    }
+    if (cJSON_IsNumber(j)) {
+        /* the source text, so "1e-3" reads back as written, not as cJSON reprints it */
+        while (s->pos < s->len && s->t[s->pos] && strchr("+-0123456789.eE", s->t[s->pos])) s->pos++;
+    } else {
+        s->pos += cJSON_IsTrue(j) ? 4 : cJSON_IsFalse(j) ? 5 : 4;
+        n->is_null = cJSON_IsNull(j);
+    }
+    if (s->pos > s->len) s->pos = s->len;
+    n->value = ss_xmalloc(s->pos - start + 1);
+    memcpy(n->value, s->t + start, s->pos - start);
+    n->value[s->pos - start] = '\0';
+    return n;
+}
+
+static char *jread(const char *path, size_t *len, ss_err *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        ss_err_at(err, path, 0, 0, "cannot read: %s", strerror(errno));
+        return NULL;
+    }
+    size_t cap = 4096, n = 0;
+    char *buf = ss_xmalloc(cap);
+    for (;;) {
+        n += fread(buf + n, 1, cap - n - 1, f);
+        if (n < cap - 1) break;
+        buf = ss_xrealloc(buf, cap *= 2);
+    }
+    int bad = ferror(f), e = errno;
+    fclose(f);
+    if (bad) {
+        free(buf);
+        ss_err_at(err, path, 0, 0, "cannot read: %s", strerror(e ? e : EIO));
+        return NULL;
+    }
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+ss_doc *ss_doc_load_json(const char *path, ss_err *err)
+{
+    size_t len;
+    char *text = jread(path, &len, err);
+    if (!text) return NULL;
+    ss_doc *doc = ss_xcalloc(1, sizeof *doc);
+    doc->path = ss_xstrdup(path);
+    doc->dir = ss_dirname(path);
+    jscan s = {.t = text, .len = len, .line = 1, .col = 1, .file = doc->path, .err = err};
+    size_t bom = len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;  /* cJSON skips a BOM too */
+    s.pos = s.at = bom;
+
+    const char *end = NULL;
+    cJSON *j = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    size_t off = end ? (size_t)(end - text) : 0;
+    if (j) {  /* cJSON stops after one value; anything but space after it is an error */
+        while (off < len && (unsigned char)text[off] <= ' ') off++;
+    }
+    if (!j || off < len) {
+        int line, col;
+        jpos(&s, off, &line, &col);
+        /* (cJSON reports a truncated text at its last byte, so "unexpected
+         * end" cannot be told from an error there; only emptiness is said) */
+        size_t ws = bom;
+        while (ws < len && (unsigned char)text[ws] <= ' ') ws++;
+        ss_err_at(err, path, line, col, "JSON syntax error%s",
+                  j ? ": unexpected text after the value" : ws == len ? ": the file is empty" : "");
+        cJSON_Delete(j);
+        free(text);
+        ss_doc_free(doc);
+        return NULL;
+    }
+    doc->root = jbuild(&s, j);
+    cJSON_Delete(j);
+    free(text);
+    if (!doc->root) {
+        ss_doc_free(doc);
+        return NULL;
+    }
+    return doc;
+}

@@ -1,0 +1,197 @@
+/* engine.c: binary-heap event calendar with a recycled slot pool.
+ * See engine.h for the ordering, complexity and cancellation guarantees. */
+#include "engine.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "util.h"
+
+#define NO_POS UINT32_MAX
+
+/* What the heap orders.  Kept apart from the slot so sifting touches only
+ * 24-byte keys, not handler pointers. */
+typedef struct key {
+    double t_s;
+    uint64_t seq;
+    uint32_t slot;
+} key;
+
+typedef struct slot {
+    ss_handler h;
+    void *ctx;
+    uint64_t arg;
+    uint32_t gen;  /* bumped each time the slot is released */
+    uint32_t pos;  /* heap index while pending; next free slot while free */
+} slot;
+
+struct ss_engine {
+    double now_s;
+    uint64_t seq;
+    uint64_t fired;
+    int stop;
+    key *heap;
+    size_t n, cap, peak;
+    slot *slots;
+    uint32_t nslots, free_head;
+};
+
+static inline int before(const key *a, const key *b)
+{
+    return a->t_s < b->t_s || (a->t_s == b->t_s && a->seq < b->seq);
+}
+
+ss_engine *ss_engine_new(void)
+{
+    ss_engine *e = ss_xcalloc(1, sizeof *e);
+    e->free_head = NO_POS;
+    return e;
+}
+
+void ss_engine_free(ss_engine *e)
+{
+    if (!e) return;
+    free(e->heap);
+    free(e->slots);
+    free(e);
+}
+
+static uint32_t slot_take(ss_engine *e)
+{
+    if (e->free_head != NO_POS) {
+        uint32_t s = e->free_head;
+        e->free_head = e->slots[s].pos;
+        return s;
+    }
+    if (e->nslots == UINT32_MAX - 1) abort();
+    uint32_t old = e->nslots, grow = old ? old : 64;
+    e->slots = ss_xrealloc(e->slots, (size_t)(old + grow) * sizeof *e->slots);
+    for (uint32_t i = old; i < old + grow; i++) {
+        e->slots[i].gen = 1;
+        e->slots[i].pos = i + 1 < old + grow ? i + 1 : NO_POS;
+    }
+    e->nslots = old + grow;
+    e->free_head = old + 1 < e->nslots ? old + 1 : NO_POS;
+    return old;
+}
+
+static void slot_release(ss_engine *e, uint32_t s)
+{
+    e->slots[s].gen++;
+    if (e->slots[s].gen == 0) e->slots[s].gen = 1; /* id 0 stays invalid */
+    e->slots[s].pos = e->free_head;
+    e->free_head = s;
+}
+
+static void sift_up(ss_engine *e, size_t i)
+{
+    key k = e->heap[i];
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (!before(&k, &e->heap[p])) break;
+        e->heap[i] = e->heap[p];
+        e->slots[e->heap[i].slot].pos = (uint32_t)i;
+        i = p;
+    }
+    e->heap[i] = k;
+    e->slots[k.slot].pos = (uint32_t)i;
+}
+
+static void sift_down(ss_engine *e, size_t i)
+{
+    key k = e->heap[i];
+    size_t n = e->n;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n) break;
+        if (c + 1 < n && before(&e->heap[c + 1], &e->heap[c])) c++;
+        if (!before(&e->heap[c], &k)) break;
+        e->heap[i] = e->heap[c];
+        e->slots[e->heap[i].slot].pos = (uint32_t)i;
+        i = c;
+    }
+    e->heap[i] = k;
+    e->slots[k.slot].pos = (uint32_t)i;
+}
+
+ss_event_id ss_schedule(ss_engine *e, double t_s, ss_handler h, void *ctx, uint64_t arg)
+{
+    assert(h != NULL);
+    assert(t_s >= e->now_s && !isnan(t_s));
+    if (e->n == e->cap) {
+        e->cap = e->cap ? 2 * e->cap : 64;
+        e->heap = ss_xrealloc(e->heap, e->cap * sizeof *e->heap);
+    }
+    uint32_t s = slot_take(e);
+    slot *sl = &e->slots[s];
+    sl->h = h;
+    sl->ctx = ctx;
+    sl->arg = arg;
+    e->heap[e->n] = (key){t_s, e->seq++, s};
+    e->n++;
+    if (e->n > e->peak) e->peak = e->n;
+    sift_up(e, e->n - 1);
+    return ((uint64_t)sl->gen << 32) | s;
+}
+
+ss_event_id ss_schedule_in(ss_engine *e, double delay_s, ss_handler h, void *ctx, uint64_t arg)
+{
+    assert(delay_s >= 0);
+    return ss_schedule(e, e->now_s + delay_s, h, ctx, arg);
+}
+
+/* Take the heap entry at i out, keeping the heap valid. */
+static void heap_remove(ss_engine *e, size_t i)
+{
+    e->n--;
+    if (i == e->n) return;
+    e->heap[i] = e->heap[e->n];
+    e->slots[e->heap[i].slot].pos = (uint32_t)i;
+    if (i > 0 && before(&e->heap[i], &e->heap[(i - 1) / 2]))
+        sift_up(e, i);
+    else
+        sift_down(e, i);
+}
+
+int ss_cancel(ss_engine *e, ss_event_id id)
+{
+    uint32_t s = (uint32_t)id, gen = (uint32_t)(id >> 32);
+    if (gen == 0 || s >= e->nslots || e->slots[s].gen != gen) return 0;
+    size_t pos = e->slots[s].pos;
+    assert(pos < e->n && e->heap[pos].slot == s);
+    heap_remove(e, pos);
+    slot_release(e, s);
+    return 1;
+}
+
+uint64_t ss_engine_run(ss_engine *e, double until_s)
+{
+    uint64_t fired = 0;
+    e->stop = 0;
+    while (e->n > 0 && !e->stop) {
+        key top = e->heap[0];
+        if (top.t_s > until_s) {
+            e->now_s = until_s;
+            break;
+        }
+        heap_remove(e, 0);
+        slot *sl = &e->slots[top.slot];
+        ss_handler h = sl->h;
+        void *ctx = sl->ctx;
+        uint64_t arg = sl->arg;
+        /* Release before the call so the handler's own schedules reuse it. */
+        slot_release(e, top.slot);
+        e->now_s = top.t_s;
+        fired++;
+        h(e, ctx, arg);
+    }
+    e->fired += fired;
+    return fired;
+}
+
+void ss_engine_stop(ss_engine *e) { e->stop = 1; }
+double ss_now(const ss_engine *e) { return e->now_s; }
+uint64_t ss_engine_fired(const ss_engine *e) { return e->fired; }
+size_t ss_engine_pending(const ss_engine *e) { return e->n; }
+size_t ss_engine_peak(const ss_engine *e) { return e->peak; }

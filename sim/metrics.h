@@ -1,0 +1,57 @@
+/* metrics.h: streaming statistics whose memory does not grow with requests.
+ *
+ * ss_hist is a log-bucketed histogram in the manner of HdrHistogram: a
+ * positive double's bucket is its exponent plus its top SS_HIST_SUB_BITS
+ * mantissa bits, read straight from the IEEE-754 bits (monotone for positive
+ * doubles).  Values in [SS_HIST_MIN, SS_HIST_MAX] seconds; smaller go to the
+ * first bucket, larger to the last (and max is tracked exactly anyway).
+ * A quantile is reported as the midpoint of its bucket, so its relative error
+ * is at most 2^-(SUB_BITS+1) = 0.39% for SUB_BITS = 7.  Memory: a fixed
+ * SS_HIST_NBUCKETS counters (about 54 KiB), whatever the number of samples.
+ *
+ * ss_stat is Welford's running mean and variance with min and max.
+ * ss_ci95 gives the Student-t 95% confidence half-width of a mean over
+ * independent replications. */
+#ifndef SS_METRICS_H
+#define SS_METRICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SS_HIST_SUB_BITS 7
+#define SS_HIST_MIN 1e-9   /* seconds: 1 ns */
+#define SS_HIST_MAX 1e7    /* seconds: 116 days */
+#define SS_HIST_NBUCKETS 6912 /* covers [MIN, MAX] at SUB_BITS; checked by a test */
+
+typedef struct ss_hist {
+    uint64_t count;
+    uint64_t buckets[SS_HIST_NBUCKETS];
+} ss_hist;
+
+void ss_hist_reset(ss_hist *h);
+void ss_hist_add(ss_hist *h, double v);
+/* q in [0,1]; 0 if empty.  The q-quantile is the smallest recorded value v
+ * with at least ceil(q*count) values <= v (nearest-rank), up to bucket error. */
+double ss_hist_quantile(const ss_hist *h, double q);
+/* Add all counts of src into dst. */
+void ss_hist_merge(ss_hist *dst, const ss_hist *src);
+/* Relative error bound of ss_hist_quantile inside [MIN, MAX]. */
+double ss_hist_rel_error(void);
+
+typedef struct ss_stat {
+    uint64_t n;
+    double mean, m2, min, max;
+} ss_stat;
+
+void ss_stat_reset(ss_stat *s);
+void ss_stat_add(ss_stat *s, double v);
+double ss_stat_var(const ss_stat *s); /* sample variance (n-1); 0 if n < 2 */
+void ss_stat_merge(ss_stat *dst, const ss_stat *src); /* Chan et al. parallel update */
+
+/* Half-width of the 95% confidence interval of the mean of x[0..n-1]
+ * (Student t with n-1 degrees of freedom); NAN if n < 2.  *mean receives the mean. */
+double ss_ci95(const double *x, size_t n, double *mean);
+/* Same at confidence level `level` (e.g. 0.99). */
+double ss_ci(const double *x, size_t n, double level, double *mean);
+
+#endif

@@ -1,0 +1,33 @@
+/* report.h: run results -> the results CSV, the replication summary CSV and
+ * the table the CLI prints.
+ *
+ * Results CSV: one row per (variant, replication, model), plus a row
+ * "all" per run; columns: scenario, variant, replication, seed, one column
+ * per setting that shaped the run (--set keys, variant keys), then the
+ * metrics (times in ms) and util_<device> per device.  Numbers are printed
+ * with fixed formats, so one scenario and seed give byte-identical files.
+ * With replications > 1 a second file, <csv stem>.summary.csv, holds per
+ * (variant, model) the mean of each metric over replications and its 95%
+ * confidence half-width (Student t). */
+#ifndef SS_REPORT_H
+#define SS_REPORT_H
+
+#include <stdio.h>
+
+#include "world.h"
+
+typedef struct ss_report ss_report;
+
+ss_report *ss_report_new(void);
+/* Record one run of scenario sc; the report takes over r's contents. */
+void ss_report_add(ss_report *rep, const ss_scenario *sc, ss_run_result *r);
+/* Write the rows (header first) to fp. */
+void ss_report_csv(const ss_report *rep, FILE *fp);
+/* Write the replication summary; returns 0 if there is nothing to summarise
+ * (every point ran once), 1 if written. */
+int ss_report_summary_csv(const ss_report *rep, FILE *fp);
+/* The human-readable comparison table. */
+void ss_report_print(const ss_report *rep, FILE *fp);
+void ss_report_free(ss_report *rep);
+
+#endif

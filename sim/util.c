@@ -1,0 +1,141 @@
+/* util.c: error formatting, checked allocation, typo suggestions, hashing
+ * and path helpers (see util.h for the contracts). */
+#include "util.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ss_err_at(ss_err *e, const char *file, int line, int col, const char *fmt, ...)
+{
+    if (!e || e->set) return -1;
+    size_t off = 0;
+    if (file && line > 0 && col > 0)
+        off = (size_t)snprintf(e->msg, sizeof e->msg, "%s:%d:%d: ", file, line, col);
+    else if (file && line > 0)
+        off = (size_t)snprintf(e->msg, sizeof e->msg, "%s:%d: ", file, line);
+    else if (file)
+        off = (size_t)snprintf(e->msg, sizeof e->msg, "%s: ", file);
+    if (off >= sizeof e->msg) off = sizeof e->msg - 1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->msg + off, sizeof e->msg - off, fmt, ap);
+    va_end(ap);
+    e->set = 1;
+    return -1;
+}
+
+static void oom(void)
+{
+    fputs("servesim: out of memory\n", stderr);
+    abort();
+}
+
+void *ss_xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) oom();
+    return p;
+}
+
+void *ss_xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p) oom();
+    return p;
+}
+
+void *ss_xrealloc(void *p, size_t n)
+{
+    p = realloc(p, n ? n : 1);
+    if (!p) oom();
+    return p;
+}
+
+char *ss_xstrdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    return memcpy(ss_xmalloc(n), s, n);
+}
+
+char *ss_xasprintf(const char *fmt, ...)
+{
+    va_list ap, ap2;
+    va_start(ap, fmt);
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) oom();
+    char *s = ss_xmalloc((size_t)n + 1);
+    vsnprintf(s, (size_t)n + 1, fmt, ap2);
+    va_end(ap2);
+    return s;
+}
+
+size_t ss_edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    size_t *row = ss_xmalloc((lb + 1) * sizeof *row);
+    for (size_t j = 0; j <= lb; j++) row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t best = diag + (a[i - 1] != b[j - 1]);
+            if (row[j] + 1 < best) best = row[j] + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    size_t d = row[lb];
+    free(row);
+    return d;
+}
+
+const char *ss_suggest(const char *word, const char *const *cands)
+{
+    const char *best = NULL;
+    size_t best_d = (size_t)-1;
+    for (size_t i = 0; cands && cands[i]; i++) {
+        size_t d = ss_edit_distance(word, cands[i]);
+        if (d < best_d) { best_d = d; best = cands[i]; }
+    }
+    size_t len = strlen(word), lim = len / 3 > 2 ? len / 3 : 2;
+    return best && best_d <= lim ? best : NULL;
+}
+
+uint64_t ss_mix64(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+uint64_t ss_hash_str(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return h;
+}
+
+char *ss_dirname(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash) return ss_xstrdup(".");
+    if (slash == path) return ss_xstrdup("/");
+    size_t n = (size_t)(slash - path);
+    char *d = ss_xmalloc(n + 1);
+    memcpy(d, path, n);
+    d[n] = '\0';
+    return d;
+}
+
+char *ss_path_join(const char *dir, const char *rel)
+{
+    if (rel[0] == '/' || !dir || !dir[0] || strcmp(dir, ".") == 0) return ss_xstrdup(rel);
+    return ss_xasprintf("%s/%s", dir, rel);
+}

@@ -1,0 +1,46 @@
+/* util.h: error reports with file:line:col, checked allocation, and the
+ * "did you mean" helper shared by every input reader.
+ *
+ * Error philosophy: bad input is reported once, as "file:line:col: message",
+ * through an ss_err the caller owns; functions return -1 after setting it.
+ * Running out of memory is not bad input: the x-allocators abort. */
+#ifndef SS_UTIL_H
+#define SS_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct ss_err {
+    int set;         /* 1 once a message is recorded; later ones are ignored */
+    char msg[1024];  /* "file:line:col: message" */
+} ss_err;
+
+/* Record "file:line:col: fmt..." (line/col 0 are omitted) unless an error is
+ * already recorded.  Always returns -1 so callers can `return ss_err_at(...)`. */
+int ss_err_at(ss_err *e, const char *file, int line, int col, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+void *ss_xmalloc(size_t n);
+void *ss_xcalloc(size_t n, size_t size);
+void *ss_xrealloc(void *p, size_t n);
+char *ss_xstrdup(const char *s);
+char *ss_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Edit distance (Levenshtein) between two strings. */
+size_t ss_edit_distance(const char *a, const char *b);
+
+/* The candidate nearest to `word` if it is close enough to be a plausible
+ * typo (distance <= max(2, len/3)), else NULL.  `cands` is NULL-terminated. */
+const char *ss_suggest(const char *word, const char *const *cands);
+
+/* 64-bit mixing (splitmix64 finaliser) and FNV-1a string hash: used to derive
+ * independent stream seeds from (scenario seed, stream name). */
+uint64_t ss_mix64(uint64_t x);
+uint64_t ss_hash_str(const char *s);
+
+/* Directory part of a path ("." if none), newly allocated. */
+char *ss_dirname(const char *path);
+/* `rel` resolved against directory `dir` unless absolute; newly allocated. */
+char *ss_path_join(const char *dir, const char *rel);
+
+#endif

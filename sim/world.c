@@ -1,0 +1,390 @@
+/* world.c: builds a runnable world from a scenario and runs one replication.
+ *
+ * Request life: a workload source creates it -> the load balancer picks an
+ * instance of the stage's model -> it waits in that instance's queue (the
+ * scheduler plugin's discipline) -> one server serves it for a time drawn
+ * from the model's profile -> the next stage of its task, or done.  Sources
+ * live in workload.c; this file holds the serving path and the bookkeeping. */
+#include "world.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "engine.h"
+#include "metrics.h"
+#include "plugin.h"
+#include "rng.h"
+#include "world_internal.h"
+
+/* ---- request pool: recycled, grown in chunks, never shrunk during a run ---- */
+
+enum { POOL_CHUNK = 1024 };
+
+ss_request *ss_req_new(ss_world *w)
+{
+    if (!w->free_reqs) {
+        ss_request *chunk = ss_xcalloc(POOL_CHUNK, sizeof *chunk);
+        w->chunks = ss_xrealloc(w->chunks, (w->nchunks + 1) * sizeof *w->chunks);
+        w->chunks[w->nchunks++] = chunk;
+        for (size_t i = 0; i < POOL_CHUNK; i++) {
+            chunk[i].next_free = w->free_reqs;
+            w->free_reqs = &chunk[i];
+        }
+    }
+    ss_request *r = w->free_reqs;
+    w->free_reqs = r->next_free;
+    memset(r, 0, sizeof *r);
+    r->id = w->next_id++;
+    r->client = UINT32_MAX;
+    if (++w->in_flight > w->peak_in_flight) w->peak_in_flight = w->in_flight;
+    return r;
+}
+
+static void req_free(ss_world *w, ss_request *r)
+{
+    r->next_free = w->free_reqs;
+    w->free_reqs = r;
+    w->in_flight--;
+}
+
+/* ---- bookkeeping ----------------------------------------------------------- */
+
+static void task_stats_init(ss_task_stats *t)
+{
+    ss_stat_reset(&t->latency);
+    ss_stat_reset(&t->queueing);
+    t->lat_hist = ss_xmalloc(sizeof *t->lat_hist);
+    t->queue_hist = ss_xmalloc(sizeof *t->queue_hist);
+    ss_hist_reset(t->lat_hist);
+    ss_hist_reset(t->queue_hist);
+}
+
+static void request_line(ss_world *w, const ss_request *r, int dropped)
+{
+    double now = ss_now(w->eng);
+    fprintf(w->req_csv, "%u,%llu,%s,%s,%.9f,%.9f,%.9f,%.9f,%d,%d\n", w->rep, (unsigned long long)r->id,
+            w->sc->workloads[r->workload].name, w->sc->tasks[r->task].name, r->created_s, now,
+            (now - r->created_s) * 1e3, r->queue_s * 1e3, dropped, r->measured);
+}
+
+/* Busy time accrues only inside the measured window [warmup_end_s, end). */
+static void busy_add(ss_world *w, ss_instance *in, double from_s, double to_s)
+{
+    if (from_s < w->warmup_end_s) from_s = w->warmup_end_s;
+    if (to_s > from_s) in->busy_s += to_s - from_s;
+}
+
+/* ---- the serving path ---------------------------------------------------------- */
+
+static void service_done(ss_engine *eng, void *ctx, uint64_t arg);
+
+static void start_service(ss_world *w, ss_instance *in, ss_request *r)
+{
+    double now = ss_now(w->eng);
+    ss_group *g = &w->groups[in->model];
+    r->queue_s += now - r->enqueued_s;
+    r->started_s = now;
+    g->views[in->index].busy = ++in->busy;
+    double service_s = ss_dist_sample(g->service, g->rng);
+    ss_schedule(w->eng, now + service_s, service_done, in, (uint64_t)(uintptr_t)r);
+}
+
+static void finish(ss_world *w, ss_request *r)
+{
+    double now = ss_now(w->eng);
+    if (r->measured) {
+        /* Per task only: the overall row is merged from these at the end. */
+        double lat = now - r->created_s;
+        ss_task_stats *ts = &w->stats[r->task];
+        ts->completed++;
+        ss_stat_add(&ts->latency, lat);
+        ss_hist_add(ts->lat_hist, lat);
+        ss_stat_add(&ts->queueing, r->queue_s);
+        ss_hist_add(ts->queue_hist, r->queue_s);
+        w->last_completion_s = now;
+    }
+    if (w->req_csv) request_line(w, r, 0);
+    if (r->client != UINT32_MAX) ss_client_done(w, r);
+    req_free(w, r);
+}
+
+static void drop(ss_world *w, ss_request *r)
+{
+    if (r->measured) w->stats[r->task].dropped++;
+    if (w->req_csv) request_line(w, r, 1);
+    if (r->client != UINT32_MAX) ss_client_done(w, r);
+    req_free(w, r);
+}
+
+/* Send r to an instance of its current stage's model. */
+void ss_route(ss_world *w, ss_request *r)
+{
+    const ss_task_cfg *t = &w->sc->tasks[r->task];
+    uint32_t m = t->stages[r->stage];
+    ss_group *g = &w->groups[m];
+    uint32_t pick = 0;
+    if (g->n > 1) {
+        ss_lb_ctx ctx = {.inst = g->views, .n = g->n, .group = m, .now_s = ss_now(w->eng)};
+        ss_qitem probe = {.req = r, .enqueued_s = ctx.now_s, .priority = r->priority, .expected_s = g->mean_s};
+        pick = w->lb.pol->ops.load_balancer.pick(w->lb_state, &ctx, &probe);
+        if (pick >= g->n) pick = 0; /* a misbehaving plugin must not crash the run */
+    }
+    ss_instance *in = &w->inst[g->first + pick];
+    r->enqueued_s = ss_now(w->eng);
+    if (in->busy < in->servers) {
+        start_service(w, in, r);
+        return;
+    }
+    ss_instance_view *v = &g->views[pick];
+    if (v->queued >= in->capacity) {
+        drop(w, r);
+        return;
+    }
+    ss_qitem item = {.req = r, .enqueued_s = r->enqueued_s, .priority = r->priority, .expected_s = g->mean_s,
+                     .seq = in->seq++};
+    if (w->sched.pol->ops.scheduler.push(in->queue, &item) != 0) {
+        fputs("servesim: out of memory in the scheduler plugin\n", stderr);
+        abort();
+    }
+    v->queued++;
+}
+
+static void service_done(ss_engine *eng, void *ctx, uint64_t arg)
+{
+    ss_instance *in = ctx;
+    ss_world *w = in->world;
+    ss_group *g = &w->groups[in->model];
+    ss_request *r = (ss_request *)(uintptr_t)arg;
+    double now = ss_now(eng);
+    busy_add(w, in, r->started_s, now);
+    g->views[in->index].busy = --in->busy;
+    ss_qitem next;
+    if (w->sched.pol->ops.scheduler.pop(in->queue, now, &next)) {
+        g->views[in->index].queued--;
+        start_service(w, in, next.req);
+    }
+    if (++r->stage < w->sc->tasks[r->task].nstages)
+        ss_route(w, r);
+    else
+        finish(w, r);
+}
+
+/* ---- building ---------------------------------------------------------------- */
+
+static int load_policy(ss_world *w, const ss_policy_cfg *pc, ss_policy_kind kind, ss_plugin *pl, void **state,
+                       gsl_rng **rng, const char *stream, ss_err *err)
+{
+    const ss_scenario *sc = w->sc;
+    if (ss_plugin_load(pl, pc->name, kind, sc->dir, pc->file, pc->line, pc->col, err) < 0) return -1;
+    const char *const *ok = pl->pol->params;
+    for (size_t i = 0; i < pc->nparams; i++) {
+        int known = 0;
+        for (size_t k = 0; ok && ok[k]; k++) known |= strcmp(ok[k], pc->params[i].key) == 0;
+        if (!known) {
+            const char *near = ss_suggest(pc->params[i].key, ok);
+            return ss_err_at(err, pc->file, pc->param_pos[i][0], pc->param_pos[i][1],
+                             "policy '%s' has no parameter '%s'%s%s%s", pc->name, pc->params[i].key,
+                             near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+        }
+    }
+    *rng = ss_rng_stream(sc->seed, w->rep, stream);
+    ss_params params = {pc->params, pc->nparams};
+    ss_policy_init args = {.params = &params,
+                           .env = {.rng = *rng, .uniform = ss_rng_uniform, .uniform_int = ss_rng_uniform_int},
+                           .ngroups = (uint32_t)sc->nmodels};
+    *state = NULL;
+    if (pl->pol->init) {
+        char msg[512] = "";
+        if (pl->pol->init(state, &args, msg, sizeof msg) != 0)
+            return ss_err_at(err, pc->file, pc->line, pc->col, "policy '%s': %s", pc->name,
+                             msg[0] ? msg : "initialisation failed");
+    }
+    return 0;
+}
+
+ss_world *ss_world_build(const ss_scenario *sc, uint32_t rep, FILE *req_csv, ss_err *err)
+{
+    ss_world *w = ss_xcalloc(1, sizeof *w);
+    w->sc = sc;
+    w->rep = rep;
+    w->req_csv = req_csv;
+    w->eng = ss_engine_new();
+    w->warmup_end_s = sc->warmup_s;
+    if (load_policy(w, &sc->load_balancer, SS_KIND_LOAD_BALANCER, &w->lb, &w->lb_state, &w->lb_rng,
+                    "policy/load_balancer", err) < 0 ||
+        load_policy(w, &sc->scheduler, SS_KIND_SCHEDULER, &w->sched, &w->sched_state, &w->sched_rng,
+                    "policy/scheduler", err) < 0) {
+        ss_world_free(w);
+        return NULL;
+    }
+    /* Instances grouped by model, so a group's views are contiguous. */
+    w->groups = ss_xcalloc(sc->nmodels, sizeof *w->groups);
+    for (size_t d = 0; d < sc->ndeploys; d++) w->ninst += sc->deploys[d].instances;
+    w->inst = ss_xcalloc(w->ninst, sizeof *w->inst);
+    size_t k = 0;
+    for (uint32_t m = 0; m < sc->nmodels; m++) {
+        ss_group *g = &w->groups[m];
+        g->first = (uint32_t)k;
+        for (size_t d = 0; d < sc->ndeploys; d++) {
+            const ss_deploy_cfg *dc = &sc->deploys[d];
+            if (dc->model != m) continue;
+            for (uint32_t i = 0; i < dc->instances; i++, k++) {
+                ss_instance *in = &w->inst[k];
+                in->world = w;
+                in->model = m;
+                in->device = dc->device;
+                in->index = (uint32_t)(k - g->first);
+                in->capacity = dc->queue_capacity;
+                in->servers = dc->servers;
+                in->queue = w->sched.pol->ops.scheduler.queue_new(w->sched_state);
+                if (!in->queue) {
+                    fputs("servesim: out of memory in the scheduler plugin\n", stderr);
+                    abort();
+                }
+            }
+        }
+        g->n = (uint32_t)(k - g->first);
+        g->views = ss_xcalloc(g->n ? g->n : 1, sizeof *g->views);
+        for (uint32_t i = 0; i < g->n; i++)
+            g->views[i] = (ss_instance_view){.device = w->inst[g->first + i].device, .up = 1};
+        g->service = &sc->models[m].service;
+        g->mean_s = ss_dist_mean(g->service);
+        char *stream = ss_xasprintf("model/%s/service", sc->models[m].name);
+        g->rng = ss_rng_stream(sc->seed, rep, stream);
+        free(stream);
+    }
+    w->stats = ss_xcalloc(sc->ntasks, sizeof *w->stats);
+    for (size_t t = 0; t < sc->ntasks; t++) task_stats_init(&w->stats[t]);
+    ss_sources_start(w);
+    return w;
+}
+
+void ss_world_run(ss_world *w)
+{
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    ss_engine_run(w->eng, INFINITY);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    w->wall_s = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
+}
+
+static void task_result(const ss_task_stats *s, const char *name, double window_s, ss_task_result *t)
+{
+    t->name = ss_xstrdup(name);
+    t->arrived = s->arrived;
+    t->completed = s->completed;
+    t->dropped = s->dropped;
+    t->throughput_rps = window_s > 0 ? (double)s->completed / window_s : 0;
+    t->latency_mean_s = s->latency.n ? s->latency.mean : 0;
+    t->latency_p50_s = ss_hist_quantile(s->lat_hist, 0.50);
+    t->latency_p90_s = ss_hist_quantile(s->lat_hist, 0.90);
+    t->latency_p95_s = ss_hist_quantile(s->lat_hist, 0.95);
+    t->latency_p99_s = ss_hist_quantile(s->lat_hist, 0.99);
+    t->latency_p999_s = ss_hist_quantile(s->lat_hist, 0.999);
+    t->latency_max_s = s->latency.n ? s->latency.max : 0;
+    t->queue_mean_s = s->queueing.n ? s->queueing.mean : 0;
+    t->queue_p99_s = ss_hist_quantile(s->queue_hist, 0.99);
+}
+
+void ss_world_result(const ss_world *w, ss_run_result *r)
+{
+    const ss_scenario *sc = w->sc;
+    memset(r, 0, sizeof *r);
+    r->replication = w->rep;
+    r->seed = sc->seed;
+    r->end_s = ss_now(w->eng);
+    double start = w->warmup_end_s;
+    r->window_s = w->last_completion_s > start ? w->last_completion_s - start : 0;
+    r->events = ss_engine_fired(w->eng);
+    r->wall_s = w->wall_s;
+    r->peak_in_flight = w->peak_in_flight;
+    /* Rows for the tasks some workload targets, then the overall row. */
+    r->tasks = ss_xcalloc(sc->ntasks + 1, sizeof *r->tasks);
+    for (size_t t = 0; t < sc->ntasks; t++) {
+        int used = 0;
+        for (size_t i = 0; i < sc->nworkloads; i++) used |= sc->workloads[i].task == t;
+        if (used) task_result(&w->stats[t], sc->tasks[t].name, r->window_s, &r->tasks[r->ntasks++]);
+    }
+    ss_task_stats all = {0};
+    task_stats_init(&all);
+    for (size_t t = 0; t < sc->ntasks; t++) {
+        const ss_task_stats *s = &w->stats[t];
+        all.arrived += s->arrived;
+        all.completed += s->completed;
+        all.dropped += s->dropped;
+        ss_stat_merge(&all.latency, &s->latency);
+        ss_stat_merge(&all.queueing, &s->queueing);
+        ss_hist_merge(all.lat_hist, s->lat_hist);
+        ss_hist_merge(all.queue_hist, s->queue_hist);
+    }
+    task_result(&all, "all", r->window_s, &r->tasks[r->ntasks++]);
+    free(all.lat_hist);
+    free(all.queue_hist);
+    r->ndevices = sc->ndevices;
+    r->util = ss_xcalloc(sc->ndevices ? sc->ndevices : 1, sizeof *r->util);
+    size_t *count = ss_xcalloc(sc->ndevices ? sc->ndevices : 1, sizeof *count);
+    double span = r->end_s - start;
+    for (size_t i = 0; i < w->ninst; i++) {
+        r->util[w->inst[i].device] += w->inst[i].busy_s;
+        count[w->inst[i].device] += w->inst[i].servers;
+    }
+    for (size_t d = 0; d < sc->ndevices; d++)
+        r->util[d] = count[d] && span > 0 ? r->util[d] / ((double)count[d] * span) : 0;
+    free(count);
+}
+
+void ss_run_result_free(ss_run_result *r)
+{
+    for (size_t i = 0; i < r->ntasks; i++) free(r->tasks[i].name);
+    free(r->tasks);
+    free(r->util);
+    memset(r, 0, sizeof *r);
+}
+
+void ss_world_requests_header(FILE *fp)
+{
+    fputs("replication,request,workload,model,arrival_s,finish_s,latency_ms,queue_ms,dropped,measured\n", fp);
+}
+
+void ss_world_free(ss_world *w)
+{
+    if (!w) return;
+    for (size_t i = 0; i < w->ninst; i++)
+        if (w->inst[i].queue) w->sched.pol->ops.scheduler.queue_free(w->inst[i].queue);
+    free(w->inst);
+    if (w->groups) {
+        for (size_t m = 0; m < w->sc->nmodels; m++) {
+            free(w->groups[m].views);
+            if (w->groups[m].rng) gsl_rng_free(w->groups[m].rng);
+        }
+        free(w->groups);
+    }
+    if (w->stats) {
+        for (size_t t = 0; t < w->sc->ntasks; t++) {
+            free(w->stats[t].lat_hist);
+            free(w->stats[t].queue_hist);
+        }
+        free(w->stats);
+    }
+    ss_sources_free(w);
+    if (w->lb.pol && w->lb.pol->fini && w->lb_state) w->lb.pol->fini(w->lb_state);
+    if (w->sched.pol && w->sched.pol->fini && w->sched_state) w->sched.pol->fini(w->sched_state);
+    if (w->lb.handle) ss_plugin_unload(&w->lb);
+    if (w->sched.handle) ss_plugin_unload(&w->sched);
+    if (w->lb_rng) gsl_rng_free(w->lb_rng);
+    if (w->sched_rng) gsl_rng_free(w->sched_rng);
+    for (size_t i = 0; i < w->nchunks; i++) free(w->chunks[i]);
+    free(w->chunks);
+    ss_engine_free(w->eng);
+    free(w);
+}
+
+void ss_world_warmup_over(ss_world *w)
+{
+    double now = ss_now(w->eng);
+    if (now > w->warmup_end_s) w->warmup_end_s = now;
+    for (size_t i = 0; i < w->ninst; i++) w->inst[i].busy_s = 0;
+}

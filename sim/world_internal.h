@@ -1,0 +1,88 @@
+/* world_internal.h: the world's insides, shared by world.c (serving path)
+ * and workload.c (request sources) and by nothing else. */
+#ifndef SS_WORLD_INTERNAL_H
+#define SS_WORLD_INTERNAL_H
+
+#include <gsl/gsl_rng.h>
+
+#include "engine.h"
+#include "metrics.h"
+#include "plugin.h"
+#include "world.h"
+
+typedef struct ss_request {
+    uint64_t id;          /* creation order in this run, from 0 */
+    double created_s;     /* entered the system */
+    double enqueued_s;    /* joined its current queue */
+    double started_s;     /* its current service began */
+    double queue_s;       /* total time spent waiting, over all stages */
+    double priority;
+    uint32_t workload, task, stage;
+    uint32_t client;      /* closed-loop client index, or UINT32_MAX */
+    int measured;         /* created after the warm-up */
+    struct ss_request *next_free;
+} ss_request;
+
+typedef struct ss_instance {
+    struct ss_world *world;
+    uint32_t model, device;
+    uint32_t index;       /* position in its model's group */
+    uint64_t capacity;    /* waiting requests allowed */
+    uint64_t seq;         /* queue arrival counter (FIFO tie-break) */
+    void *queue;          /* the scheduler plugin's queue */
+    uint32_t servers;     /* parallel servers sharing the queue */
+    uint32_t busy;        /* servers busy now */
+    double busy_s;        /* server-seconds busy inside the measured window */
+} ss_instance;
+
+/* All instances of one model, contiguous in ss_world.inst. */
+typedef struct ss_group {
+    uint32_t first, n;
+    ss_instance_view *views; /* what the load balancer sees, kept current */
+    const ss_dist *service;
+    double mean_s;
+    gsl_rng *rng;            /* "model/<name>/service" */
+} ss_group;
+
+typedef struct ss_task_stats {
+    uint64_t arrived, completed, dropped;
+    ss_stat latency, queueing;
+    ss_hist *lat_hist, *queue_hist;
+} ss_task_stats;
+
+typedef struct ss_source ss_source; /* workload.c */
+
+struct ss_world {
+    const ss_scenario *sc;
+    uint32_t rep;
+    ss_engine *eng;
+    ss_plugin lb, sched;
+    void *lb_state, *sched_state;
+    gsl_rng *lb_rng, *sched_rng;
+    ss_group *groups;        /* per model */
+    ss_instance *inst;
+    size_t ninst;
+    ss_source *sources;      /* per workload */
+    ss_task_stats *stats;    /* per task ("all" is merged from them at the end) */
+    uint64_t generated, next_id;
+    int measuring;           /* warm-up over */
+    double warmup_end_s, last_completion_s;
+    ss_request *free_reqs;
+    ss_request **chunks;
+    size_t nchunks, in_flight, peak_in_flight;
+    FILE *req_csv;
+    double wall_s;
+};
+
+/* world.c */
+ss_request *ss_req_new(ss_world *w);
+void ss_route(ss_world *w, ss_request *r);
+/* Called when the warm-up ends by request count: restart busy-time accounting. */
+void ss_world_warmup_over(ss_world *w);
+
+/* workload.c */
+void ss_sources_start(ss_world *w);
+void ss_sources_free(ss_world *w);
+void ss_client_done(ss_world *w, const ss_request *r);
+
+#endif

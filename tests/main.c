@@ -1,0 +1,104 @@
+/* main.c: the CUnit test runner.  Suites register themselves (test.h);
+ * arguments, if any, name the suites to run.  Exit status 1 on any failure. */
+#include "test.h"
+
+#include <CUnit/Basic.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#define MAX_SUITES 128
+static struct {
+    const char *name;
+    const ss_test_case *cases;
+} suites[MAX_SUITES];
+static int nsuites;
+
+void ss_test_register(const char *suite, const ss_test_case *cases)
+{
+    if (nsuites == MAX_SUITES) {
+        fprintf(stderr, "too many test suites\n");
+        exit(2);
+    }
+    suites[nsuites].name = suite;
+    suites[nsuites].cases = cases;
+    nsuites++;
+}
+
+int ss_test_sh(char **out, const char *fmt, ...)
+{
+    char cmd[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    char full[8300];
+    snprintf(full, sizeof full, "( %s ) 2>&1", cmd);
+    FILE *p = popen(full, "r");
+    if (!p) return -1;
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    size_t r;
+    while (buf && (r = fread(buf + len, 1, cap - len - 1, p)) > 0) {
+        len += r;
+        if (cap - len < 1024) buf = realloc(buf, cap *= 2);
+    }
+    if (buf) buf[len] = '\0';
+    int st = pclose(p);
+    if (out) *out = buf;
+    else free(buf);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+char *ss_test_tmpdir(void)
+{
+    const char *base = getenv("TMPDIR");
+    char tmpl[512];
+    snprintf(tmpl, sizeof tmpl, "%s/servesim-test-XXXXXX", base && *base ? base : "/tmp");
+    char *d = mkdtemp(tmpl);
+    return d ? strdup(d) : NULL;
+}
+
+char *ss_test_write(const char *dir, const char *name, const char *text)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *path = malloc(n);
+    snprintf(path, n, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+    return path;
+}
+
+static int wanted(const char *name, int argc, char **argv)
+{
+    if (argc < 2) return 1;
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], name) == 0) return 1;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS) return 2;
+    for (int i = 0; i < nsuites; i++) {
+        if (!wanted(suites[i].name, argc, argv)) continue;
+        CU_pSuite s = CU_add_suite(suites[i].name, NULL, NULL);
+        for (const ss_test_case *c = suites[i].cases; c->name; c++) CU_add_test(s, c->name, c->fn);
+    }
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+    unsigned run = CU_get_number_of_tests_run();
+    CU_cleanup_registry();
+    if (run == 0) {
+        fprintf(stderr, "no tests ran\n");
+        return 1;
+    }
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,41 @@
+/* test.h: CUnit glue.  Each tests/test_X.c ends with
+ *   SS_TEST_SUITE("X", {"name", fn}, ...)
+ * which registers its cases at start-up; tests/main.c runs them all (or the
+ * suites named on the command line). */
+#ifndef SS_TEST_H
+#define SS_TEST_H
+
+#include <CUnit/CUnit.h>
+
+typedef struct ss_test_case {
+    const char *name;
+    void (*fn)(void);
+} ss_test_case;
+
+void ss_test_register(const char *suite, const ss_test_case *cases);
+
+/* Paths for tests that run the real CLI or read shipped files. */
+#ifndef SS_BUILD_DIR
+#define SS_BUILD_DIR "build"
+#endif
+#ifndef SS_SRC_DIR
+#define SS_SRC_DIR "."
+#endif
+#define SS_BIN SS_BUILD_DIR "/servesim"
+
+/* Run a shell command, capturing stdout+stderr into *out (malloc'd, may be
+ * NULL) and returning the exit status (or -1). */
+int ss_test_sh(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A fresh empty temporary directory (malloc'd path). */
+char *ss_test_tmpdir(void);
+/* Write text to dir/name; returns the malloc'd path. */
+char *ss_test_write(const char *dir, const char *name, const char *text);
+
+#define SS_TEST_SUITE(suite_name, ...)                                              \
+    static const ss_test_case ss_test_cases_[] = {__VA_ARGS__, {0, 0}};             \
+    __attribute__((constructor)) static void ss_test_register_(void)                 \
+    {                                                                                \
+        ss_test_register(suite_name, ss_test_cases_);                                \
+    }
+
+#endif
