@@ -85,6 +85,9 @@ static int wanted(const char *name, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    /* Library-level tests build worlds in this process, whose executable
+     * lives in build/tests/: point the loader at the build's policies. */
+    setenv("SERVESIM_PLUGIN_PATH", SS_BUILD_DIR "/policies", 0);
     if (CU_initialize_registry() != CUE_SUCCESS) return 2;
     for (int i = 0; i < nsuites; i++) {
         if (!wanted(suites[i].name, argc, argv)) continue;
