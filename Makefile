@@ -6,6 +6,7 @@
 #   PREFIX=dir     install prefix (default /usr/local)
 #   SAN=1          AddressSanitizer + UndefinedBehaviorSanitizer build (used by test-asan)
 #   CFLAGS=...     optimisation and debug flags (default -O2 -g)
+#   V=1            print full compiler command lines
 
 CC      ?= cc
 PREFIX  ?= /usr/local
@@ -25,9 +26,11 @@ ifeq ($(SAN),1)
 CFLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 LDFLAGS  += -fsanitize=address,undefined
 endif
+Q := $(if $(V),,@)
 PLUGIN_DIR := $(PREFIX)/lib/servesim/policies
+MODEL_DIR  := $(PREFIX)/share/servesim/models
 CPPFLAGS += -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Iinclude -Isim \
-            -DSS_PLUGIN_DIR='"$(PLUGIN_DIR)"' -DSS_VERSION='"0.1.0"'
+            -DSS_PLUGIN_DIR='"$(PLUGIN_DIR)"' -DSS_MODEL_DIR='"$(MODEL_DIR)"' -DSS_VERSION='"0.1.0"'
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CUNIT_LIBS = $(shell pkg-config --libs $(TESTPKG) 2>/dev/null)
@@ -64,31 +67,38 @@ deps:
 build: $(BIN) $(POL_SO)
 
 $(BIN): $(BUILD)/sim/main.o $(BUILD)/libservesim.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -ldl -lm
+	@echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -ldl -lm
 
 $(BUILD)/libservesim.a: $(SIM_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	@echo "  AR      $@"
+	$(Q)ar rcs $@ $^
 
 $(BUILD)/sim/%.o: sim/%.c $(wildcard sim/*.h) include/servesim/policy.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(WARN) $(CFLAGS) -c -o $@ $<
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(WARN) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/policies/%.so: policies/%.c include/servesim/policy.h
 	@mkdir -p $(dir $@)
-	$(CC) -Iinclude $(WARN) $(CFLAGS) -fPIC -shared $(LDFLAGS) -o $@ $<
+	@echo "  PLUGIN  $<"
+	$(Q)$(CC) -Iinclude $(WARN) $(CFLAGS) -fPIC -shared $(LDFLAGS) -o $@ $<
 
 $(BUILD)/tests/plugins/%.so: tests/plugins/%.c include/servesim/policy.h
 	@mkdir -p $(dir $@)
-	$(CC) -Iinclude $(WARN) $(CFLAGS) -fPIC -shared $(LDFLAGS) -o $@ $<
+	@echo "  PLUGIN  $<"
+	$(Q)$(CC) -Iinclude $(WARN) $(CFLAGS) -fPIC -shared $(LDFLAGS) -o $@ $<
 
 $(BUILD)/tests/%.o: tests/%.c tests/test.h $(wildcard sim/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) -DSS_BUILD_DIR='"$(abspath $(BUILD))"' -DSS_SRC_DIR='"$(CURDIR)"' \
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CPPFLAGS) $(PKG_CFLAGS) -DSS_BUILD_DIR='"$(abspath $(BUILD))"' -DSS_SRC_DIR='"$(CURDIR)"' \
 	  $(WARN) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/tests/run_tests: $(TEST_OBJ) $(BUILD)/libservesim.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(CUNIT_LIBS) $(PKG_LIBS) -ldl -lm
+	@echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(CUNIT_LIBS) $(PKG_LIBS) -ldl -lm
 
 run: deps
 	@$(MAKE) --no-print-directory build
@@ -110,11 +120,11 @@ bench: deps
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PLUGIN_DIR) $(DESTDIR)$(PREFIX)/include/servesim \
-	  $(DESTDIR)$(PREFIX)/share/servesim/models
+	  $(DESTDIR)$(MODEL_DIR)
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/servesim
 	install -m 644 $(POL_SO) $(DESTDIR)$(PLUGIN_DIR)/
 	install -m 644 include/servesim/policy.h $(DESTDIR)$(PREFIX)/include/servesim/
-	install -m 644 models/*.json $(DESTDIR)$(PREFIX)/share/servesim/models/
+	install -m 644 models/*.json $(DESTDIR)$(MODEL_DIR)/
 
 clean:
 	rm -rf $(BUILD)

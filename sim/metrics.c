@@ -93,25 +93,34 @@ double ss_hist_quantile(const ss_hist *h, double q)
 void ss_stat_reset(ss_stat *s)
 {
     s->n = 0;
-    s->mean = 0;
-    s->m2 = 0;
+    s->shift = 0;
+    s->s1 = 0;
+    s->s2 = 0;
     s->min = INFINITY;
     s->max = -INFINITY;
 }
 
 void ss_stat_add(ss_stat *s, double v)
 {
+    if (s->n == 0) s->shift = v;
     s->n++;
-    double d = v - s->mean;
-    s->mean += d / (double)s->n;
-    s->m2 += d * (v - s->mean);
+    double d = v - s->shift;
+    s->s1 += d;
+    s->s2 += d * d;
     if (v < s->min) s->min = v;
     if (v > s->max) s->max = v;
 }
 
+double ss_stat_mean(const ss_stat *s)
+{
+    return s->n ? s->shift + s->s1 / (double)s->n : 0;
+}
+
 double ss_stat_var(const ss_stat *s)
 {
-    return s->n < 2 ? 0 : s->m2 / (double)(s->n - 1);
+    if (s->n < 2) return 0;
+    double n = (double)s->n, v = (s->s2 - s->s1 * s->s1 / n) / (n - 1);
+    return v > 0 ? v : 0; /* rounding can leave a tiny negative for constant data */
 }
 
 void ss_stat_merge(ss_stat *dst, const ss_stat *src)
@@ -121,10 +130,10 @@ void ss_stat_merge(ss_stat *dst, const ss_stat *src)
         *dst = *src;
         return;
     }
-    double na = (double)dst->n, nb = (double)src->n, n = na + nb;
-    double d = src->mean - dst->mean;
-    dst->mean += d * (nb / n);
-    dst->m2 += src->m2 + d * d * (na * nb / n);
+    /* Re-express src's sums around dst's shift, then add. */
+    double k = src->shift - dst->shift, nb = (double)src->n;
+    dst->s2 += src->s2 + 2 * k * src->s1 + nb * k * k;
+    dst->s1 += src->s1 + nb * k;
     dst->n += src->n;
     if (src->min < dst->min) dst->min = src->min;
     if (src->max > dst->max) dst->max = src->max;

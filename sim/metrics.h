@@ -9,7 +9,10 @@
  * is at most 2^-(SUB_BITS+1) = 0.39% for SUB_BITS = 7.  Memory: a fixed
  * SS_HIST_NBUCKETS counters (about 54 KiB), whatever the number of samples.
  *
- * ss_stat is Welford's running mean and variance with min and max.
+ * ss_stat keeps the count, min, max and the sums of (v - K) and (v - K)^2
+ * with K the first value (the "shifted data" algorithm: no division per
+ * sample, which matters on the per-request path, and no catastrophic
+ * cancellation while K is a typical value).
  * ss_ci95 gives the Student-t 95% confidence half-width of a mean over
  * independent replications. */
 #ifndef SS_METRICS_H
@@ -40,13 +43,15 @@ double ss_hist_rel_error(void);
 
 typedef struct ss_stat {
     uint64_t n;
-    double mean, m2, min, max;
+    double shift, s1, s2; /* K, sum(v - K), sum((v - K)^2) */
+    double min, max;
 } ss_stat;
 
 void ss_stat_reset(ss_stat *s);
 void ss_stat_add(ss_stat *s, double v);
-double ss_stat_var(const ss_stat *s); /* sample variance (n-1); 0 if n < 2 */
-void ss_stat_merge(ss_stat *dst, const ss_stat *src); /* Chan et al. parallel update */
+double ss_stat_mean(const ss_stat *s); /* 0 if n = 0 */
+double ss_stat_var(const ss_stat *s);  /* sample variance (n-1); 0 if n < 2 */
+void ss_stat_merge(ss_stat *dst, const ss_stat *src); /* exact up to rounding */
 
 /* Half-width of the 95% confidence interval of the mean of x[0..n-1]
  * (Student t with n-1 degrees of freedom); NAN if n < 2.  *mean receives the mean. */

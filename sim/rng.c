@@ -3,6 +3,8 @@
  * through ss_env (see rng.h). */
 #include "rng.h"
 
+#include <assert.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -34,6 +36,8 @@ gsl_rng *ss_rng_stream(uint64_t seed, uint64_t replication, const char *name)
     uint32_t s32 = (uint32_t)(h ^ (h >> 32));
     if (s32 == 0) s32 = 0x9e3779b9u;
     gsl_rng_set(r, (unsigned long)s32);
+    /* zigexp.c reads 32 random bits per gsl_rng_get. */
+    assert(gsl_rng_min(r) == 0 && gsl_rng_max(r) == 0xffffffffUL);
     return r;
 }
 

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include <gsl/gsl_randist.h>
+#include "zigexp.h"
 
 #include "rng.h"
 #include "world_internal.h"
@@ -59,7 +59,7 @@ static double next_time(ss_source *s, double now)
         while (s->next < c->nsteps) {
             const ss_rate_step *st = &c->steps[s->next];
             if (st->rate_rps > 0) {
-                double t = now + gsl_ran_exponential(s->rng, 1.0 / st->rate_rps);
+                double t = now + ss_ran_exp1(s->rng) / st->rate_rps;
                 if (t < st->until_s) return t;
             }
             now = st->until_s;

@@ -278,14 +278,14 @@ static void task_result(const ss_task_stats *s, const char *name, double window_
     t->completed = s->completed;
     t->dropped = s->dropped;
     t->throughput_rps = window_s > 0 ? (double)s->completed / window_s : 0;
-    t->latency_mean_s = s->latency.n ? s->latency.mean : 0;
+    t->latency_mean_s = ss_stat_mean(&s->latency);
     t->latency_p50_s = ss_hist_quantile(s->lat_hist, 0.50);
     t->latency_p90_s = ss_hist_quantile(s->lat_hist, 0.90);
     t->latency_p95_s = ss_hist_quantile(s->lat_hist, 0.95);
     t->latency_p99_s = ss_hist_quantile(s->lat_hist, 0.99);
     t->latency_p999_s = ss_hist_quantile(s->lat_hist, 0.999);
     t->latency_max_s = s->latency.n ? s->latency.max : 0;
-    t->queue_mean_s = s->queueing.n ? s->queueing.mean : 0;
+    t->queue_mean_s = ss_stat_mean(&s->queueing);
     t->queue_p99_s = ss_hist_quantile(s->queue_hist, 0.99);
 }
 

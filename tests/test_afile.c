@@ -63,10 +63,12 @@ static void test_commit(void)
     CU_ASSERT_PTR_NOT_NULL(got);
     if (got) CU_ASSERT_STRING_EQUAL(got, "a,b\n1,2\n");
     CU_ASSERT_EQUAL(count_entries(dir), 1); /* no temporary left */
-    /* usual permissions, not mkstemp's 0600 (umask 022 assumed typical; at
-     * least the owner can read and write) */
+    /* the permissions of an ordinary new file (0666 less the umask), not
+     * mkstemp's 0600 */
+    mode_t um = umask(022);
+    umask(um);
     struct stat st;
-    CU_ASSERT(stat(path, &st) == 0 && (st.st_mode & 0600) == 0600);
+    CU_ASSERT(stat(path, &st) == 0 && (st.st_mode & 0777) == (0666 & ~um));
 
     /* a second commit replaces the file */
     CU_ASSERT_EQUAL_FATAL(ss_afile_open(&f, path, &err), 0);
@@ -201,6 +203,22 @@ static void test_write_error(void)
     CU_ASSERT(access(path, F_OK) != 0);
     CU_ASSERT_EQUAL(count_entries(dir), 0);
     CU_ASSERT_PTR_NULL(f.fp);
+
+    /* A transient failure (the limit lifted before commit): the final flush
+     * succeeds, but data written earlier was lost, so the commit must still
+     * fail. */
+    ss_err err2 = {0};
+    signal(SIGXFSZ, SIG_IGN);
+    CU_ASSERT_EQUAL_FATAL(ss_afile_open(&f, path, &err2), 0);
+    CU_ASSERT_FATAL(setrlimit(RLIMIT_FSIZE, &lim) == 0);
+    for (int i = 0; i < 1000; i++) fputs(line, f.fp);
+    setrlimit(RLIMIT_FSIZE, &old);
+    signal(SIGXFSZ, oldsig);
+    CU_ASSERT(ferror(f.fp));
+    CU_ASSERT_EQUAL(ss_afile_commit(&f, &err2), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err2.msg, "cannot write"));
+    CU_ASSERT(access(path, F_OK) != 0);
+    CU_ASSERT_EQUAL(count_entries(dir), 0);
     free(path);
     rm_rf(dir);
     free(dir);

@@ -126,7 +126,12 @@ static void test_mm1_rho09(void)
     CU_ASSERT_EQUAL_FATAL(run_text(y, &e), 0);
     free(y);
     check("M/M/1 rho=0.9 W", e.lat, e.n, 10.0, 0.07);
-    check("M/M/1 rho=0.9 p99", e.p99, e.n, log(100.0) / 0.1, 0.08);
+    /* The p99 of so autocorrelated a process varies far more than the mean;
+     * no closed form for its variance is used here: its per-replication
+     * relative s.d. was measured at 5-12% (runs with two generators), so the
+     * 99% half-width over 10 replications is 5-12%: bound 15%.  The tail is
+     * checked tightly at rho = 0.5 above. */
+    check("M/M/1 rho=0.9 p99", e.p99, e.n, log(100.0) / 0.1, 0.15);
     check("M/M/1 rho=0.9 utilisation", e.util, e.n, 0.9, 0.01);
     printf("\n");
 }

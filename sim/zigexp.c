@@ -1,0 +1,49 @@
+/* zigexp.c: the exponential ziggurat of zigexp.h.  Tables are built once, on
+ * first use, from the recurrence in Marsaglia and Tsang (2000), section 4. */
+#include "zigexp.h"
+
+#include <math.h>
+#include <stdint.h>
+
+#define STRIPS 256
+#define R_TAIL 7.69711747013104972     /* start of the tail strip */
+#define V_AREA 3.949659822581572e-3    /* area of each strip */
+#define SCALE 16777216.0               /* 2^24: positions are 24-bit */
+
+static uint32_t ke[STRIPS]; /* accept u < ke[i] at once */
+static double we[STRIPS];   /* x = u * we[i] */
+static double fe[STRIPS];   /* exp(-x_i) at strip edges */
+static int ready;
+
+static void build(void)
+{
+    double de = R_TAIL, te = de;
+    double q = V_AREA / exp(-de);
+    ke[0] = (uint32_t)((de / q) * SCALE);
+    ke[1] = 0;
+    we[0] = q / SCALE;
+    we[STRIPS - 1] = de / SCALE;
+    fe[0] = 1.0;
+    fe[STRIPS - 1] = exp(-de);
+    for (int i = STRIPS - 2; i >= 1; i--) {
+        de = -log(V_AREA / de + exp(-de));
+        ke[i + 1] = (uint32_t)((de / te) * SCALE);
+        te = de;
+        fe[i] = exp(-de);
+        we[i] = de / SCALE;
+    }
+    ready = 1;
+}
+
+double ss_ran_exp1(gsl_rng *r)
+{
+    if (!ready) build(); /* the 32-bit requirement is checked where streams are made (rng.c) */
+    for (;;) {
+        uint32_t j = (uint32_t)gsl_rng_get(r);
+        uint32_t i = j & (STRIPS - 1), u = j >> 8;
+        if (u < ke[i]) return u * we[i];
+        if (i == 0) return R_TAIL - log(gsl_rng_uniform_pos(r)); /* memoryless tail */
+        double x = u * we[i];
+        if (fe[i] + gsl_rng_uniform(r) * (fe[i - 1] - fe[i]) < exp(-x)) return x;
+    }
+}
