@@ -358,7 +358,8 @@ static const char *kind_word(ss_node_kind k)
 
 /* Index of the child `seg` names in container `c`, or -1 (err set).
  * `where` is the path so far, `line`/`col` the segment's --set position. */
-static long set_find(const ss_node *c, const char *seg, const char *where, int line, int col, ss_err *err)
+static long set_find(const ss_node *c, const char *seg, const char *where, const char *file, int line, int col,
+                     ss_err *err)
 {
     if (c->kind == SS_NODE_MAP) {
         for (size_t i = 0; i < c->n; i++)
@@ -369,7 +370,7 @@ static long set_find(const ss_node *c, const char *seg, const char *where, int l
         errno = 0;
         unsigned long long i = strtoull(seg, NULL, 10);
         if (errno || i >= c->n)
-            return ss_err_at(err, SET_FILE, line, col, "index %s out of range in %s (%zu item%s)", seg, where, c->n,
+            return ss_err_at(err, file, line, col, "index %s out of range in %s (%zu item%s)", seg, where, c->n,
                              c->n == 1 ? "" : "s");
         return (long)i;
     }
@@ -377,53 +378,32 @@ static long set_find(const ss_node *c, const char *seg, const char *where, int l
         const ss_node *name = ss_map_find(c->items[i], "name");
         if (name && name->kind == SS_NODE_SCALAR && strcmp(name->value, seg) == 0) return (long)i;
     }
-    return ss_err_at(err, SET_FILE, line, col, "no item named '%s' in %s", seg, where);
+    return ss_err_at(err, file, line, col, "no item named '%s' in %s", seg, where);
 }
 
-int ss_doc_set(ss_doc *doc, const char *assignment, int index, ss_err *err)
+/* Put `val` (owned from here on) at dotted `path` (NUL-terminated, already
+ * checked for empty segments).  Errors are positioned at (file, line,
+ * col0 + offset of the segment); a failure leaves the tree as it was. */
+static int set_at(ss_doc *doc, const char *path_in, ss_node *val, const char *file, int line, int col0, ss_err *err)
 {
-    int line = index + 1;
-    const char *eq = strchr(assignment, '=');
-    if (!eq) return ss_err_at(err, SET_FILE, line, 1, "expected path=value, got '%s'", assignment);
-    if (eq == assignment) return ss_err_at(err, SET_FILE, line, 1, "empty path before '=' in '%s'", assignment);
-    int vcol = (int)(eq - assignment) + 2;
-    /* Check the whole path and parse the value before touching the tree, so
-     * a bad assignment leaves it as it was. */
-    for (const char *p = assignment; p <= eq; p++) {
-        if ((p == assignment || p[-1] == '.') && (*p == '.' || *p == '='))
-            return ss_err_at(err, SET_FILE, line, (int)(p - assignment) + 1, "empty path segment in '%.*s'",
-                             (int)(eq - assignment), assignment);
-    }
-
-    ss_node *val = NULL;
-    const char *vtext = eq + 1;
-    if (yaml_parse(vtext, strlen(vtext), SET_FILE, line, vcol, 1, &val, err) < 0) return -1;
-    if (!val) {  /* "key=" (nothing after '='): an explicit null */
-        val = node_new(SS_NODE_SCALAR, SET_FILE, line, vcol);
-        val->value = ss_xstrdup("");
-        val->is_null = 1;
-    }
-
     if (!doc->root) doc->root = node_new(SS_NODE_MAP, doc->path, 1, 1);
     ss_node *cur = doc->root;
-    char *path = ss_xmalloc((size_t)(eq - assignment) + 1);
-    memcpy(path, assignment, (size_t)(eq - assignment));
-    path[eq - assignment] = '\0';
+    char *path = ss_xstrdup(path_in);
     int rc = -1;
     for (char *seg = path;;) {
         char *dot = strchr(seg, '.');
         int last = dot == NULL;
         if (dot) *dot = '\0';
-        int col = (int)(seg - path) + 1;
+        int col = col0 + (int)(seg - path);
         /* the path up to this segment, for messages */
         char *where = seg == path ? ss_xstrdup("the top level") : ss_xasprintf("%.*s", (int)(seg - path - 1), path);
         if (cur->kind == SS_NODE_SCALAR) {
-            ss_err_at(err, SET_FILE, line, col, "cannot descend into %s: it is a plain value ('%s' at %s:%d:%d)",
+            ss_err_at(err, file, line, col, "cannot descend into %s: it is a plain value ('%s' at %s:%d:%d)",
                       where, cur->value, cur->file, cur->line, cur->col);
             free(where);
             break;
         }
-        long i = set_find(cur, seg, where, line, col, err);
+        long i = set_find(cur, seg, where, file, line, col, err);
         free(where);
         if (i < 0) break;
         ss_node *old = (size_t)i < cur->n ? cur->items[i] : NULL;
@@ -447,7 +427,7 @@ int ss_doc_set(ss_doc *doc, const char *assignment, int index, ss_err *err)
         }
         if (!old || (old->kind == SS_NODE_SCALAR && old->is_null)) {
             /* a missing (or empty) intermediate key becomes a map */
-            ss_node *m = node_new(SS_NODE_MAP, SET_FILE, line, col);
+            ss_node *m = node_new(SS_NODE_MAP, file, line, col);
             if (old) {
                 m->key = old->key;
                 m->key_line = old->key_line;
@@ -468,6 +448,69 @@ int ss_doc_set(ss_doc *doc, const char *assignment, int index, ss_err *err)
     free(path);
     node_free(val);
     return rc;
+}
+
+/* Empty segments ("a..b", ".a", "a.") refused at (file, line, col0 + offset). */
+static int check_segments(const char *path, size_t len, const char *file, int line, int col0, ss_err *err)
+{
+    for (size_t k = 0; k <= len; k++) {
+        char c = k < len ? path[k] : '=';
+        if ((k == 0 || path[k - 1] == '.') && (c == '.' || c == '='))
+            return ss_err_at(err, file, line, col0 + (int)k, "empty path segment in '%.*s'", (int)len, path);
+    }
+    return 0;
+}
+
+int ss_doc_set(ss_doc *doc, const char *assignment, int index, ss_err *err)
+{
+    int line = index + 1;
+    const char *eq = strchr(assignment, '=');
+    if (!eq) return ss_err_at(err, SET_FILE, line, 1, "expected path=value, got '%s'", assignment);
+    if (eq == assignment) return ss_err_at(err, SET_FILE, line, 1, "empty path before '=' in '%s'", assignment);
+    int vcol = (int)(eq - assignment) + 2;
+    /* Check the whole path and parse the value before touching the tree, so
+     * a bad assignment leaves it as it was. */
+    if (check_segments(assignment, (size_t)(eq - assignment), SET_FILE, line, 1, err) < 0) return -1;
+    ss_node *val = NULL;
+    const char *vtext = eq + 1;
+    if (yaml_parse(vtext, strlen(vtext), SET_FILE, line, vcol, 1, &val, err) < 0) return -1;
+    if (!val) {  /* "key=" (nothing after '='): an explicit null */
+        val = node_new(SS_NODE_SCALAR, SET_FILE, line, vcol);
+        val->value = ss_xstrdup("");
+        val->is_null = 1;
+    }
+    char *path = ss_xmalloc((size_t)(eq - assignment) + 1);
+    memcpy(path, assignment, (size_t)(eq - assignment));
+    path[eq - assignment] = '\0';
+    int rc = set_at(doc, path, val, SET_FILE, line, 1, err);
+    free(path);
+    return rc;
+}
+
+/* A deep copy keeping positions; `file` pointers are shared, so the copy
+ * must live in the document the original came from. */
+static ss_node *node_copy(const ss_node *n)
+{
+    ss_node *c = node_new(n->kind, n->file, n->line, n->col);
+    c->value = n->value ? ss_xstrdup(n->value) : NULL;
+    c->quoted = n->quoted;
+    c->is_null = n->is_null;
+    c->key_line = n->key_line;
+    c->key_col = n->key_col;
+    c->key = n->key ? ss_xstrdup(n->key) : NULL;
+    for (size_t i = 0; i < n->n; i++) node_append(c, node_copy(n->items[i]));
+    return c;
+}
+
+int ss_doc_set_node(ss_doc *doc, const ss_node *entry, ss_err *err)
+{
+    const char *path = entry->key;
+    if (!path || !path[0]) return ss_node_err(entry, err, "expected a key path");
+    if (check_segments(path, strlen(path), entry->file, entry->key_line, entry->key_col, err) < 0) return -1;
+    ss_node *val = node_copy(entry);
+    free(val->key);
+    val->key = NULL;
+    return set_at(doc, path, val, entry->file, entry->key_line, entry->key_col, err);
 }
 
 /* ---- typed readers -------------------------------------------------- */

@@ -57,6 +57,13 @@ void ss_doc_free(ss_doc *doc);
  * path, index out of range, a scalar where a map or sequence is needed. */
 int ss_doc_set(ss_doc *doc, const char *assignment, int index, ss_err *err);
 
+/* The same edit with a node of this document as the value: `entry` is a
+ * map entry whose key is the dotted path and whose value (any kind) is
+ * copied to it with its positions, so later messages and relative paths
+ * point into the file that wrote it (used for a variant's `set:`).  Errors
+ * are positioned at the entry's key. */
+int ss_doc_set_node(ss_doc *doc, const ss_node *entry, ss_err *err);
+
 /* Child of a map by key (NULL if absent or not a map). */
 ss_node *ss_map_find(const ss_node *map, const char *key);
 

@@ -31,6 +31,8 @@ struct ss_engine {
     uint64_t seq;
     uint64_t fired;
     int stop;
+    int firing;    /* heap[0] is the event now firing, already released:
+                    * the handler's first schedule overwrites it in place */
     key *heap;
     size_t n, cap, peak;
     slot *slots;
@@ -128,10 +130,19 @@ ss_event_id ss_schedule(ss_engine *e, double t_s, ss_handler h, void *ctx, uint6
     sl->h = h;
     sl->ctx = ctx;
     sl->arg = arg;
-    e->heap[e->n] = (key){t_s, e->seq++, s};
-    e->n++;
-    if (e->n > e->peak) e->peak = e->n;
-    sift_up(e, e->n - 1);
+    if (e->firing) {
+        /* The fired event's key still sits at the root; t_s >= now makes the
+         * new key no smaller than anything above it, so one sift-down places
+         * it: one heap operation instead of a removal and an insertion. */
+        e->firing = 0;
+        e->heap[0] = (key){t_s, e->seq++, s};
+        sift_down(e, 0);
+    } else {
+        e->heap[e->n] = (key){t_s, e->seq++, s};
+        e->n++;
+        if (e->n > e->peak) e->peak = e->n;
+        sift_up(e, e->n - 1);
+    }
     return ((uint64_t)sl->gen << 32) | s;
 }
 
@@ -175,16 +186,21 @@ uint64_t ss_engine_run(ss_engine *e, double until_s)
             e->now_s = until_s;
             break;
         }
-        heap_remove(e, 0);
         slot *sl = &e->slots[top.slot];
         ss_handler h = sl->h;
         void *ctx = sl->ctx;
         uint64_t arg = sl->arg;
-        /* Release before the call so the handler's own schedules reuse it. */
+        /* Release before the call so the handler's own schedules reuse it;
+         * the key stays at the root until the handler schedules (firing). */
         slot_release(e, top.slot);
         e->now_s = top.t_s;
+        e->firing = 1;
         fired++;
         h(e, ctx, arg);
+        if (e->firing) { /* the handler scheduled nothing: drop the key */
+            e->firing = 0;
+            heap_remove(e, 0);
+        }
     }
     e->fired += fired;
     return fired;
@@ -193,5 +209,5 @@ uint64_t ss_engine_run(ss_engine *e, double until_s)
 void ss_engine_stop(ss_engine *e) { e->stop = 1; }
 double ss_now(const ss_engine *e) { return e->now_s; }
 uint64_t ss_engine_fired(const ss_engine *e) { return e->fired; }
-size_t ss_engine_pending(const ss_engine *e) { return e->n; }
+size_t ss_engine_pending(const ss_engine *e) { return e->n - (size_t)e->firing; }
 size_t ss_engine_peak(const ss_engine *e) { return e->peak; }

@@ -5,7 +5,7 @@
  *   2. each directory of $SERVESIM_PLUGIN_PATH (colon-separated),
  *   3. the build folder: <directory of the running executable>/policies,
  *   4. the install folder SS_PLUGIN_DIR (set by the Makefile from PREFIX).
- * The loaded object must export `ss_policy` with abi == SS_POLICY_ABI and the
+ * The loaded object must export `servesim_policy` (SS_POLICY_SYMBOL) with abi == SS_POLICY_ABI and the
  * kind the caller expects; anything else is refused with a message that says
  * which file was found and what was wrong. */
 #ifndef SS_PLUGIN_H

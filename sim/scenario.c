@@ -535,6 +535,8 @@ static int read_outputs(ss_scenario *sc, const ss_node *root, ss_err *err)
 
 static void add_setting(ss_scenario *sc, const char *key, const char *value)
 {
+    /* seed and replication(s) are columns of their own in every CSV */
+    if (strcmp(key, "seed") == 0 || strcmp(key, "replications") == 0) return;
     for (size_t i = 0; i < sc->nsettings; i++)
         if (strcmp(sc->settings[i].key, key) == 0) { /* a later setting of the same key wins */
             free(sc->settings[i].value);
@@ -597,14 +599,8 @@ static int apply_variant(ss_scenario *sc, ss_doc *doc, const char *variant, ss_e
     }
     for (size_t i = 0; i < set->n; i++) {
         const ss_node *kv = set->items[i];
-        if (kv->kind != SS_NODE_SCALAR)
-            return ss_node_err(kv, err, "variant '%s': %s: expected a scalar value", variant, kv->key);
-        /* Re-quote quoted scalars so "1" stays a string through ss_doc_set. */
-        char *a = kv->quoted ? ss_xasprintf("%s='%s'", kv->key, kv->value) : ss_xasprintf("%s=%s", kv->key, kv->value);
-        int rc = ss_doc_set(doc, a, (int)i, err);
-        free(a);
-        TRY(rc);
-        add_setting(sc, kv->key, kv->value);
+        TRY(ss_doc_set_node(doc, kv, err));
+        add_setting(sc, kv->key, kv->kind == SS_NODE_SCALAR ? kv->value : "(structured)");
     }
     return 0;
 }

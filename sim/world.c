@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "afile.h"
 #include "engine.h"
 #include "metrics.h"
 #include "plugin.h"
@@ -65,7 +66,8 @@ static void task_stats_init(ss_task_stats *t)
 static void request_line(ss_world *w, const ss_request *r, int dropped)
 {
     double now = ss_now(w->eng);
-    fprintf(w->req_csv, "%u,%llu,%s,%s,%.9f,%.9f,%.9f,%.9f,%d,%d\n", w->rep, (unsigned long long)r->id,
+    ss_csv_field(w->req_csv, w->sc->variant);
+    fprintf(w->req_csv, ",%u,%llu,%s,%s,%.9f,%.9f,%.9f,%.9f,%d,%d\n", w->rep, (unsigned long long)r->id,
             w->sc->workloads[r->workload].name, w->sc->tasks[r->task].name, r->created_s, now,
             (now - r->created_s) * 1e3, r->queue_s * 1e3, dropped, r->measured);
 }
@@ -271,6 +273,16 @@ void ss_world_run(ss_world *w)
     w->wall_s = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
 }
 
+/* A histogram quantile clamped to the exact range seen: the bucket
+ * midpoint may lie just outside it (a p99.9 above the max, or 1 ns for a
+ * queue where nobody waited). */
+static double quantile(const ss_hist *h, const ss_stat *s, double q)
+{
+    if (s->n == 0) return 0;
+    double v = ss_hist_quantile(h, q);
+    return v < s->min ? s->min : v > s->max ? s->max : v;
+}
+
 static void task_result(const ss_task_stats *s, const char *name, double window_s, ss_task_result *t)
 {
     t->name = ss_xstrdup(name);
@@ -279,14 +291,14 @@ static void task_result(const ss_task_stats *s, const char *name, double window_
     t->dropped = s->dropped;
     t->throughput_rps = window_s > 0 ? (double)s->completed / window_s : 0;
     t->latency_mean_s = ss_stat_mean(&s->latency);
-    t->latency_p50_s = ss_hist_quantile(s->lat_hist, 0.50);
-    t->latency_p90_s = ss_hist_quantile(s->lat_hist, 0.90);
-    t->latency_p95_s = ss_hist_quantile(s->lat_hist, 0.95);
-    t->latency_p99_s = ss_hist_quantile(s->lat_hist, 0.99);
-    t->latency_p999_s = ss_hist_quantile(s->lat_hist, 0.999);
+    t->latency_p50_s = quantile(s->lat_hist, &s->latency, 0.50);
+    t->latency_p90_s = quantile(s->lat_hist, &s->latency, 0.90);
+    t->latency_p95_s = quantile(s->lat_hist, &s->latency, 0.95);
+    t->latency_p99_s = quantile(s->lat_hist, &s->latency, 0.99);
+    t->latency_p999_s = quantile(s->lat_hist, &s->latency, 0.999);
     t->latency_max_s = s->latency.n ? s->latency.max : 0;
     t->queue_mean_s = ss_stat_mean(&s->queueing);
-    t->queue_p99_s = ss_hist_quantile(s->queue_hist, 0.99);
+    t->queue_p99_s = quantile(s->queue_hist, &s->queueing, 0.99);
 }
 
 void ss_world_result(const ss_world *w, ss_run_result *r)
@@ -346,7 +358,7 @@ void ss_run_result_free(ss_run_result *r)
 
 void ss_world_requests_header(FILE *fp)
 {
-    fputs("replication,request,workload,model,arrival_s,finish_s,latency_ms,queue_ms,dropped,measured\n", fp);
+    fputs("variant,replication,request,workload,model,arrival_s,finish_s,latency_ms,queue_ms,dropped,measured\n", fp);
 }
 
 void ss_world_free(ss_world *w)

@@ -138,6 +138,70 @@ static void test_stop(void)
     ss_engine_free(e);
 }
 
-SS_TEST_SUITE("engine", {"order and ties", test_order_and_ties}, {"cancel", test_cancel},
+/* Handlers that schedule 0-3 events (some at the current time) and cancel
+ * random pending ones, exercising the in-place root replacement: every
+ * event not cancelled fires exactly once, in (time, schedule order). */
+enum { CHURN = 20000 };
+static double churn_t[CHURN];
+static ss_event_id churn_id[CHURN];
+static int churn_state[CHURN]; /* 0 unscheduled, 1 pending, 2 fired, 3 cancelled */
+static size_t churn_n;
+static double churn_last_t;
+static uint64_t churn_last_arg;
+static int churn_bad;
+
+static void churn(ss_engine *e, void *ctx, uint64_t arg)
+{
+    if (churn_state[arg] != 1) churn_bad = 1;
+    if (ss_now(e) < churn_last_t || (ss_now(e) == churn_last_t && arg < churn_last_arg)) churn_bad = 1;
+    if (ss_now(e) != churn_t[arg]) churn_bad = 1;
+    churn_state[arg] = 2;
+    churn_last_t = ss_now(e);
+    churn_last_arg = arg;
+    int k = rand() % 4;
+    for (int i = 0; i < k && churn_n < CHURN; i++) {
+        size_t id = churn_n++;
+        churn_t[id] = ss_now(e) + (rand() % 3 == 0 ? 0.0 : (double)(rand() % 50));
+        churn_state[id] = 1;
+        churn_id[id] = ss_schedule(e, churn_t[id], churn, NULL, id);
+    }
+    if (churn_n > 0 && rand() % 5 == 0) {
+        size_t v = (size_t)rand() % churn_n;
+        int was_pending = churn_state[v] == 1;
+        CU_ASSERT_EQUAL(ss_cancel(e, churn_id[v]), was_pending);
+        if (was_pending) churn_state[v] = 3;
+    }
+}
+
+static void test_handlers_schedule_and_cancel(void)
+{
+    ss_engine *e = ss_engine_new();
+    srand(11);
+    churn_n = 0;
+    churn_bad = 0;
+    churn_last_t = -1;
+    churn_last_arg = 0;
+    for (int i = 0; i < 50; i++) {
+        churn_t[churn_n] = (double)(rand() % 10);
+        churn_state[churn_n] = 1;
+        churn_id[churn_n] = ss_schedule(e, churn_t[churn_n], churn, NULL, churn_n);
+        churn_n++;
+    }
+    ss_engine_run(e, INFINITY);
+    CU_ASSERT_EQUAL(churn_bad, 0);
+    CU_ASSERT(churn_n == CHURN); /* the churn really grew to full size */
+    size_t fired = 0, cancelled = 0;
+    for (size_t i = 0; i < churn_n; i++) {
+        CU_ASSERT(churn_state[i] == 2 || churn_state[i] == 3);
+        fired += churn_state[i] == 2;
+        cancelled += churn_state[i] == 3;
+    }
+    CU_ASSERT_EQUAL(ss_engine_fired(e), fired);
+    CU_ASSERT(cancelled > 100);
+    CU_ASSERT_EQUAL(ss_engine_pending(e), 0);
+    ss_engine_free(e);
+}
+
+SS_TEST_SUITE("engine", {"handlers schedule and cancel", test_handlers_schedule_and_cancel}, {"order and ties", test_order_and_ties}, {"cancel", test_cancel},
               {"random vs reference", test_random_against_reference},
               {"steady-state reuse", test_steady_state_reuse}, {"stop", test_stop})
