@@ -11,12 +11,14 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "cfg_internal.h"
+
 /* File name of nodes created by --set; ss_node_path recognises it. */
 static const char SET_FILE[] = "--set";
 
 /* ---- nodes ---------------------------------------------------------- */
 
-static ss_node *node_new(ss_node_kind kind, const char *file, int line, int col)
+ss_node *ss_cfg_node_new(ss_node_kind kind, const char *file, int line, int col)
 {
     ss_node *n = ss_xcalloc(1, sizeof *n);
     n->kind = kind;
@@ -26,17 +28,17 @@ static ss_node *node_new(ss_node_kind kind, const char *file, int line, int col)
     return n;
 }
 
-static void node_free(ss_node *n)
+void ss_cfg_node_free(ss_node *n)
 {
     if (!n) return;
-    for (size_t i = 0; i < n->n; i++) node_free(n->items[i]);
+    for (size_t i = 0; i < n->n; i++) ss_cfg_node_free(n->items[i]);
     free(n->items);
     free(n->key);
     free(n->value);
     free(n);
 }
 
-static void node_append(ss_node *parent, ss_node *child)
+void ss_cfg_node_append(ss_node *parent, ss_node *child)
 {
     if (parent->n == parent->cap) {
         parent->cap = parent->cap ? parent->cap * 2 : 4;
@@ -48,13 +50,13 @@ static void node_append(ss_node *parent, ss_node *child)
 void ss_doc_free(ss_doc *doc)
 {
     if (!doc) return;
-    node_free(doc->root);
+    ss_cfg_node_free(doc->root);
     free(doc->path);
     free(doc->dir);
     free(doc);
 }
 
-static ss_doc *doc_new(const char *path)
+ss_doc *ss_cfg_doc_new(const char *path)
 {
     ss_doc *doc = ss_xcalloc(1, sizeof *doc);
     doc->path = ss_xstrdup(path);
@@ -64,7 +66,7 @@ static ss_doc *doc_new(const char *path)
 
 /* The whole file, NUL-terminated; errors carry no line because there is
  * no text to point into. */
-static char *read_file(const char *path, size_t *len, ss_err *err)
+char *ss_cfg_read_file(const char *path, size_t *len, ss_err *err)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -149,7 +151,7 @@ static int yattach(ybuild *b, ss_node *n)
     }
     yframe *top = &b->st[b->depth - 1];
     if (top->node->kind == SS_NODE_SEQ) {
-        node_append(top->node, n);
+        ss_cfg_node_append(top->node, n);
         return 0;
     }
     if (!top->key) {
@@ -158,7 +160,7 @@ static int yattach(ybuild *b, ss_node *n)
             if (strcmp(o->key, n->value) == 0) {
                 ss_err_at(b->err, b->file, n->line, n->col, "duplicate key '%s' (first at line %d)", n->value,
                           o->key_line);
-                node_free(n);
+                ss_cfg_node_free(n);
                 return -1;
             }
         }
@@ -166,14 +168,14 @@ static int yattach(ybuild *b, ss_node *n)
         top->kline = n->line;
         top->kcol = n->col;
         n->value = NULL;
-        node_free(n);
+        ss_cfg_node_free(n);
         return 0;
     }
     n->key = top->key;
     n->key_line = top->kline;
     n->key_col = top->kcol;
     top->key = NULL;
-    node_append(top->node, n);
+    ss_cfg_node_append(top->node, n);
     return 0;
 }
 
@@ -203,7 +205,7 @@ static int yevent(ybuild *b, const yaml_event_t *ev)
         if (anchor) break;
         const char *tag = (const char *)ev->data.scalar.tag;
         int plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
-        ss_node *n = node_new(SS_NODE_SCALAR, b->file, line, col);
+        ss_node *n = ss_cfg_node_new(SS_NODE_SCALAR, b->file, line, col);
         n->value = ss_xmalloc(ev->data.scalar.length + 1);
         memcpy(n->value, ev->data.scalar.value, ev->data.scalar.length);
         n->value[ev->data.scalar.length] = '\0';
@@ -225,7 +227,7 @@ static int yevent(ybuild *b, const yaml_event_t *ev)
             b->cap = b->cap ? b->cap * 2 : 8;
             b->st = ss_xrealloc(b->st, b->cap * sizeof *b->st);
         }
-        b->st[b->depth++] = (yframe){node_new(map ? SS_NODE_MAP : SS_NODE_SEQ, b->file, line, col), NULL, 0, 0};
+        b->st[b->depth++] = (yframe){ss_cfg_node_new(map ? SS_NODE_MAP : SS_NODE_SEQ, b->file, line, col), NULL, 0, 0};
         return 0;
     }
     case YAML_SEQUENCE_END_EVENT:
@@ -295,12 +297,12 @@ static int yaml_parse(const char *text, size_t len, const char *file, int line0,
     }
     yaml_parser_delete(&p);
     for (size_t i = 0; i < b.depth; i++) {
-        node_free(b.st[i].node);
+        ss_cfg_node_free(b.st[i].node);
         free(b.st[i].key);
     }
     free(b.st);
     if (rc < 0) {
-        node_free(b.root);
+        ss_cfg_node_free(b.root);
         return -1;
     }
     *root = b.root;
@@ -309,7 +311,7 @@ static int yaml_parse(const char *text, size_t len, const char *file, int line0,
 
 ss_doc *ss_doc_parse_yaml(const char *text, size_t len, const char *name, ss_err *err)
 {
-    ss_doc *doc = doc_new(name);
+    ss_doc *doc = ss_cfg_doc_new(name);
     if (yaml_parse(text, len, doc->path, 1, 1, 0, &doc->root, err) < 0) {
         ss_doc_free(doc);
         return NULL;
@@ -317,17 +319,17 @@ ss_doc *ss_doc_parse_yaml(const char *text, size_t len, const char *name, ss_err
     /* An empty file (or a bare "---" / "~") is an empty map, so readers see
      * "missing key" rather than "expected a map". */
     if (doc->root && doc->root->kind == SS_NODE_SCALAR && doc->root->is_null) {
-        node_free(doc->root);
+        ss_cfg_node_free(doc->root);
         doc->root = NULL;
     }
-    if (!doc->root) doc->root = node_new(SS_NODE_MAP, doc->path, 1, 1);
+    if (!doc->root) doc->root = ss_cfg_node_new(SS_NODE_MAP, doc->path, 1, 1);
     return doc;
 }
 
 ss_doc *ss_doc_load_yaml(const char *path, ss_err *err)
 {
     size_t len;
-    char *text = read_file(path, &len, err);
+    char *text = ss_cfg_read_file(path, &len, err);
     if (!text) return NULL;
     ss_doc *doc = ss_doc_parse_yaml(text, len, path, err);
     free(text);
@@ -386,7 +388,7 @@ static long set_find(const ss_node *c, const char *seg, const char *where, const
  * col0 + offset of the segment); a failure leaves the tree as it was. */
 static int set_at(ss_doc *doc, const char *path_in, ss_node *val, const char *file, int line, int col0, ss_err *err)
 {
-    if (!doc->root) doc->root = node_new(SS_NODE_MAP, doc->path, 1, 1);
+    if (!doc->root) doc->root = ss_cfg_node_new(SS_NODE_MAP, doc->path, 1, 1);
     ss_node *cur = doc->root;
     char *path = ss_xstrdup(path_in);
     int rc = -1;
@@ -413,13 +415,13 @@ static int set_at(ss_doc *doc, const char *path_in, ss_node *val, const char *fi
                 val->key_line = old->key_line;
                 val->key_col = old->key_col;
                 old->key = NULL;
-                node_free(old);
+                ss_cfg_node_free(old);
                 cur->items[i] = val;
             } else {
                 val->key = ss_xstrdup(seg);
                 val->key_line = line;
                 val->key_col = col;
-                node_append(cur, val);
+                ss_cfg_node_append(cur, val);
             }
             val = NULL;
             rc = 0;
@@ -427,17 +429,17 @@ static int set_at(ss_doc *doc, const char *path_in, ss_node *val, const char *fi
         }
         if (!old || (old->kind == SS_NODE_SCALAR && old->is_null)) {
             /* a missing (or empty) intermediate key becomes a map */
-            ss_node *m = node_new(SS_NODE_MAP, file, line, col);
+            ss_node *m = ss_cfg_node_new(SS_NODE_MAP, file, line, col);
             if (old) {
                 m->key = old->key;
                 m->key_line = old->key_line;
                 m->key_col = old->key_col;
                 old->key = NULL;
-                node_free(old);
+                ss_cfg_node_free(old);
                 cur->items[i] = m;
             } else {
                 m->key = ss_xstrdup(seg);
-                node_append(cur, m);
+                ss_cfg_node_append(cur, m);
             }
             old = m;
         }
@@ -446,7 +448,7 @@ static int set_at(ss_doc *doc, const char *path_in, ss_node *val, const char *fi
         seg = dot + 1;
     }
     free(path);
-    node_free(val);
+    ss_cfg_node_free(val);
     return rc;
 }
 
@@ -475,7 +477,7 @@ int ss_doc_set(ss_doc *doc, const char *assignment, int index, ss_err *err)
     const char *vtext = eq + 1;
     if (yaml_parse(vtext, strlen(vtext), SET_FILE, line, vcol, 1, &val, err) < 0) return -1;
     if (!val) {  /* "key=" (nothing after '='): an explicit null */
-        val = node_new(SS_NODE_SCALAR, SET_FILE, line, vcol);
+        val = ss_cfg_node_new(SS_NODE_SCALAR, SET_FILE, line, vcol);
         val->value = ss_xstrdup("");
         val->is_null = 1;
     }
@@ -491,14 +493,14 @@ int ss_doc_set(ss_doc *doc, const char *assignment, int index, ss_err *err)
  * must live in the document the original came from. */
 static ss_node *node_copy(const ss_node *n)
 {
-    ss_node *c = node_new(n->kind, n->file, n->line, n->col);
+    ss_node *c = ss_cfg_node_new(n->kind, n->file, n->line, n->col);
     c->value = n->value ? ss_xstrdup(n->value) : NULL;
     c->quoted = n->quoted;
     c->is_null = n->is_null;
     c->key_line = n->key_line;
     c->key_col = n->key_col;
     c->key = n->key ? ss_xstrdup(n->key) : NULL;
-    for (size_t i = 0; i < n->n; i++) node_append(c, node_copy(n->items[i]));
+    for (size_t i = 0; i < n->n; i++) ss_cfg_node_append(c, node_copy(n->items[i]));
     return c;
 }
 

@@ -2,43 +2,13 @@
  * cJSON forgets positions, so a small scanner walks the same text in step
  * with the parsed tree to put file:line:col on every node. */
 #include "cfg.h"
+#include "cfg_internal.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Kept private to this file (rather than shared with cfg.c) so that cfg.h
- * stays the only interface between the two front-ends. */
-static ss_node *jnode(ss_node_kind kind, const char *file, int line, int col)
-{
-    ss_node *n = ss_xcalloc(1, sizeof *n);
-    n->kind = kind;
-    n->file = file;
-    n->line = n->key_line = line;
-    n->col = n->key_col = col;
-    return n;
-}
-
-static void jappend(ss_node *parent, ss_node *child)
-{
-    if (parent->n == parent->cap) {
-        parent->cap = parent->cap ? parent->cap * 2 : 4;
-        parent->items = ss_xrealloc(parent->items, parent->cap * sizeof *parent->items);
-    }
-    parent->items[parent->n++] = child;
-}
-
-/* A subtree that never made it into a document. */
-static void jfree(ss_node *n)
-{
-    for (size_t i = 0; i < n->n; i++) jfree(n->items[i]);
-    free(n->items);
-    free(n->key);
-    free(n->value);
-    free(n);
-}
 
 typedef struct jscan {
     const char *t;
@@ -119,12 +89,12 @@ static ss_node *jcontainer(jscan *s, const cJSON *j, ss_node *n)
             v->key_line = kline;
             v->key_col = kcol;
         }
-        jappend(n, v);
+        ss_cfg_node_append(n, v);
     }
     if (jexpect(s, obj ? '}' : ']') < 0) goto fail;
     return n;
 fail:
-    jfree(n);
+    ss_cfg_node_free(n);
     return NULL;
 }
 
@@ -134,8 +104,8 @@ static ss_node *jbuild(jscan *s, const cJSON *j)
     jskip_ws(s);
     jpos(s, s->pos, &line, &col);
     if (cJSON_IsObject(j) || cJSON_IsArray(j))
-        return jcontainer(s, j, jnode(cJSON_IsObject(j) ? SS_NODE_MAP : SS_NODE_SEQ, s->file, line, col));
-    ss_node *n = jnode(SS_NODE_SCALAR, s->file, line, col);
+        return jcontainer(s, j, ss_cfg_node_new(cJSON_IsObject(j) ? SS_NODE_MAP : SS_NODE_SEQ, s->file, line, col));
+    ss_node *n = ss_cfg_node_new(SS_NODE_SCALAR, s->file, line, col);
     size_t start = s->pos;
     if (cJSON_IsString(j)) {
         n->value = ss_xstrdup(j->valuestring);
@@ -157,40 +127,12 @@ static ss_node *jbuild(jscan *s, const cJSON *j)
     return n;
 }
 
-static char *jread(const char *path, size_t *len, ss_err *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        ss_err_at(err, path, 0, 0, "cannot read: %s", strerror(errno));
-        return NULL;
-    }
-    size_t cap = 4096, n = 0;
-    char *buf = ss_xmalloc(cap);
-    for (;;) {
-        n += fread(buf + n, 1, cap - n - 1, f);
-        if (n < cap - 1) break;
-        buf = ss_xrealloc(buf, cap *= 2);
-    }
-    int bad = ferror(f), e = errno;
-    fclose(f);
-    if (bad) {
-        free(buf);
-        ss_err_at(err, path, 0, 0, "cannot read: %s", strerror(e ? e : EIO));
-        return NULL;
-    }
-    buf[n] = '\0';
-    *len = n;
-    return buf;
-}
-
 ss_doc *ss_doc_load_json(const char *path, ss_err *err)
 {
     size_t len;
-    char *text = jread(path, &len, err);
+    char *text = ss_cfg_read_file(path, &len, err);
     if (!text) return NULL;
-    ss_doc *doc = ss_xcalloc(1, sizeof *doc);
-    doc->path = ss_xstrdup(path);
-    doc->dir = ss_dirname(path);
+    ss_doc *doc = ss_cfg_doc_new(path);
     jscan s = {.t = text, .len = len, .line = 1, .col = 1, .file = doc->path, .err = err};
     size_t bom = len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;  /* cJSON skips a BOM too */
     s.pos = s.at = bom;
