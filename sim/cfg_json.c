@@ -143,6 +143,17 @@ ss_doc *ss_doc_load_json(const char *path, ss_err *err)
     if (j) {  /* cJSON stops after one value; anything but space after it is an error */
         while (off < len && (unsigned char)text[off] <= ' ') off++;
     }
+    /* Where an object key should start but no '"' does (`{"a": 1,}`),
+     * cJSON's error points one past the offending character: step back. */
+    int want_key = 0;
+    if (!j && off > 0 && off <= len && text[off - 1] != '"' && (unsigned char)text[off - 1] > ' ') {
+        size_t k = off - 1;
+        while (k > 0 && (unsigned char)text[k - 1] <= ' ') k--;
+        if (k > 0 && (text[k - 1] == ',' || text[k - 1] == '{')) {
+            off--;
+            want_key = 1;
+        }
+    }
     if (!j || off < len) {
         int line, col;
         jpos(&s, off, &line, &col);
@@ -151,7 +162,9 @@ ss_doc *ss_doc_load_json(const char *path, ss_err *err)
         size_t ws = bom;
         while (ws < len && (unsigned char)text[ws] <= ' ') ws++;
         ss_err_at(err, path, line, col, "JSON syntax error%s",
-                  j ? ": unexpected text after the value" : ws == len ? ": the file is empty" : "");
+                  j ? ": unexpected text after the value"
+                    : ws == len ? ": the file is empty"
+                    : want_key ? ": expected a quoted key" : "");
         cJSON_Delete(j);
         free(text);
         ss_doc_free(doc);

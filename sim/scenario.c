@@ -580,7 +580,7 @@ int ss_scenario_variants(const char *path, char ***names, size_t *n, ss_err *err
     if (rc == 0) rc = variant_node(doc, NULL, &dummy, err);
     if (rc == 0) rc = ss_cfg_seq(doc->root, "variants", &vs, 0, err) < 0 ? -1 : 0;
     if (rc == 0 && vs) {
-        *names = ss_xcalloc(vs->n ? vs->n : 1, sizeof **names);
+        *names = ss_xcalloc(vs->n + 1, sizeof **names); /* NULL-terminated, for ss_suggest */
         for (size_t i = 0; i < vs->n; i++) (*names)[i] = ss_xstrdup(str_of(vs->items[i], "name"));
         *n = vs->n;
     }

@@ -110,8 +110,9 @@ typedef struct ss_scenario {
     ss_setting *settings;     size_t nsettings;
 } ss_scenario;
 
-/* Names of the variants a scenario declares (`variants:`), in order; 0 if
- * none.  *names is newly allocated (free each, then the array). */
+/* Names of the variants a scenario declares (`variants:`), in order, in a
+ * NULL-terminated array (*n of them; NULL if none).  *names is newly
+ * allocated (free each, then the array). */
 int ss_scenario_variants(const char *path, char ***names, size_t *n, ss_err *err);
 
 /* Read and validate `path`, applying the variant named `variant` (NULL for
