@@ -242,6 +242,7 @@ void ss_report_print(const ss_report *rep, FILE *fp)
         size_t j = group_end(rep, i);
         const entry *e = &rep->e[i];
         for (size_t t = 0; t < e->r.ntasks; t++) {
+            if (e->r.ntasks == 2 && t == 1) continue; /* "all" would repeat the one model's row */
             fprintf(fp, "%-16s %-16s", e->variant[0] ? e->variant : "-", e->r.tasks[t].name);
             for (size_t c = 0; c < NSHOWN; c++) {
                 const metric *m = metric_named(shown[c]);
