@@ -1,5 +1,5 @@
 /* metrics.c: the log-bucketed histogram (bucket index straight from the
- * IEEE-754 bits), Welford running statistics with Chan et al. merging, and
+ * IEEE-754 bits), shifted-sum running statistics with exact merging, and
  * Student-t confidence intervals over replications (see metrics.h). */
 #include "metrics.h"
 

@@ -1,5 +1,5 @@
 /* test_metrics.c: histogram coverage, nearest-rank quantiles within the
- * stated relative error, merging, out-of-range values; Welford statistics
+ * stated relative error, merging, out-of-range values; running statistics
  * and their merge; Student-t confidence half-widths. */
 #include "test.h"
 
@@ -254,6 +254,6 @@ SS_TEST_SUITE("metrics",
               {"quantiles match a sorted sample within rel_error", test_quantile_vs_sorted},
               {"merge equals adding everything to one", test_merge},
               {"values below MIN and above MAX", test_out_of_range},
-              {"Welford mean, variance, min, max", test_stat_welford},
+              {"running mean, variance, min, max", test_stat_welford},
               {"Chan merge equals one pass", test_stat_merge},
               {"Student-t confidence half-widths", test_ci})
