@@ -75,6 +75,26 @@ char *ss_test_write(const char *dir, const char *name, const char *text)
     return path;
 }
 
+void ss_test_rmtree(char *dir)
+{
+    if (dir) ss_test_sh(NULL, "rm -rf '%s'", dir);
+    free(dir);
+}
+
+int ss_test_col_of(const char *text, int line, const char *needle)
+{
+    const char *p = text;
+    for (int l = 1; l < line && p; l++) {
+        p = strchr(p, '\n');
+        if (p) p++;
+    }
+    if (!p) return 0;
+    const char *eol = strchr(p, '\n');
+    const char *hit = strstr(p, needle);
+    if (!hit || (eol && hit > eol)) return 0;
+    return (int)(hit - p) + 1;
+}
+
 static int wanted(const char *name, int argc, char **argv)
 {
     if (argc < 2) return 1;

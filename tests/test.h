@@ -30,6 +30,12 @@ int ss_test_sh(char **out, const char *fmt, ...) __attribute__((format(printf, 2
 char *ss_test_tmpdir(void);
 /* Write text to dir/name; returns the malloc'd path. */
 char *ss_test_write(const char *dir, const char *name, const char *text);
+/* Remove a directory tree and free its (malloc'd) path; NULL is fine. */
+void ss_test_rmtree(char *dir);
+/* 1-based column of the first `needle` on 1-based line `line` of `text`
+ * (0 if absent): expected positions are computed from the text a test
+ * wrote, not typed in by hand. */
+int ss_test_col_of(const char *text, int line, const char *needle);
 
 #define SS_TEST_SUITE(suite_name, ...)                                              \
     static const ss_test_case ss_test_cases_[] = {__VA_ARGS__, {0, 0}};             \

@@ -36,32 +36,9 @@ static char *xdir(void)
     return d;
 }
 
-static void rmtree(char *dir)
-{
-    if (dir) ss_test_sh(NULL, "rm -rf '%s'", dir);
-    free(dir);
-}
-
 static void write_file(const char *dir, const char *name, const char *text)
 {
     free(ss_test_write(dir, name, text));
-}
-
-/* 1-based column of the first `needle` on 1-based line `line` of `text`
- * (0 if absent): positions are counted from the text the test wrote, not
- * typed in by hand. */
-static int col_of(const char *text, int line, const char *needle)
-{
-    const char *p = text;
-    for (int l = 1; l < line && p; l++) {
-        p = strchr(p, '\n');
-        if (p) p++;
-    }
-    if (!p) return 0;
-    const char *eol = strchr(p, '\n');
-    const char *hit = strstr(p, needle);
-    if (!hit || (eol && hit > eol)) return 0;
-    return (int)(hit - p) + 1;
 }
 
 /* Does a file exist? */
@@ -152,7 +129,7 @@ static void bad_scenario(const char *text, int line, int col, const char *const 
     snprintf(prefix, sizeof prefix, "%s/e.yaml:%d:%d: ", dir, line, col);
     CU_ASSERT_TRUE(starts(err, prefix));
     free(err);
-    rmtree(dir);
+    ss_test_rmtree(dir);
 }
 
 /* Run a scenario into DIR/OUT (quiet); asserts exit 0. */
@@ -195,7 +172,7 @@ static void test_determinism_seed(void)
     free(o);
     /* one replication: no summary CSV */
     CU_ASSERT_FALSE(exists(dir, "a/out.summary.csv"));
-    rmtree(dir);
+    ss_test_rmtree(dir);
 }
 
 static void test_determinism_variants(void)
@@ -223,7 +200,7 @@ static void test_determinism_variants(void)
     run_ok(dir, "v.yaml", "c/out.csv", "--seed 2");
     CU_ASSERT_FALSE(same_file(dir, "a/out.csv", "c/out.csv"));
     CU_ASSERT_FALSE(same_file(dir, "a/out.summary.csv", "c/out.summary.csv"));
-    rmtree(dir);
+    ss_test_rmtree(dir);
 }
 
 /* (replication, request, arrival_s) of each row of a per-request CSV, found
@@ -273,7 +250,7 @@ static void test_variants_same_arrivals(void)
     ss_test_sh(&o, "cd '%s' && uniq both.arr | cmp - rr.arr && echo same", dir);
     CU_ASSERT_STRING_EQUAL(o ? o : "", "same\n");
     free(o);
-    rmtree(dir);
+    ss_test_rmtree(dir);
 }
 
 /* ---- 2. bad input ------------------------------------------------------------ */
@@ -289,7 +266,7 @@ static void test_bad_yaml_indent(void)
 {
     /* `devices:` indented deeper than `name:` of the same host */
     static const char text[] = HEAD "hosts:\n  - name: h\n     devices:\n      - {name: d0, kind: gpu}\n" MODELS DEPLOY WL;
-    bad_scenario(text, 6, col_of(text, 6, ":"),
+    bad_scenario(text, 6, ss_test_col_of(text, 6, ":"),
                  NEEDLES("YAML syntax error", "mapping values are not allowed"));
 }
 
@@ -302,26 +279,26 @@ static void test_bad_unknown_key(void)
 static void test_bad_unknown_workload_key(void)
 {
     static const char text[] = HEAD HOSTS MODELS DEPLOY "workloads:\n  - {name: w, kind: poisson, target: m, rate_rsp: 50}\n";
-    bad_scenario(text, 12, col_of(text, 12, "rate_rsp"),
+    bad_scenario(text, 12, ss_test_col_of(text, 12, "rate_rsp"),
                  NEEDLES("unknown key 'rate_rsp' in poisson workload", "(did you mean 'rate_rps'?)"));
 }
 
 static void test_bad_type_number(void)
 {
     static const char text[] = HEAD "duration_s: abc\n" HOSTS MODELS DEPLOY WL;
-    bad_scenario(text, 4, col_of(text, 4, "abc"), NEEDLES("duration_s: expected a number > 0, got 'abc'"));
+    bad_scenario(text, 4, ss_test_col_of(text, 4, "abc"), NEEDLES("duration_s: expected a number > 0, got 'abc'"));
 }
 
 static void test_bad_type_list(void)
 {
     static const char text[] = HEAD "hosts: 5\n" MODELS DEPLOY WL;
-    bad_scenario(text, 4, col_of(text, 4, "5"), NEEDLES("hosts: expected a list, got '5'"));
+    bad_scenario(text, 4, ss_test_col_of(text, 4, "5"), NEEDLES("hosts: expected a list, got '5'"));
 }
 
 static void test_bad_negative_rate(void)
 {
     static const char text[] = HEAD HOSTS MODELS DEPLOY "workloads:\n  - {name: w, kind: poisson, target: m, rate_rps: -3}\n";
-    bad_scenario(text, 12, col_of(text, 12, "-3"), NEEDLES("rate_rps: expected a number > 0, got '-3'"));
+    bad_scenario(text, 12, ss_test_col_of(text, 12, "-3"), NEEDLES("rate_rps: expected a number > 0, got '-3'"));
 }
 
 static void test_bad_missing_profile(void)
@@ -331,8 +308,8 @@ static void test_bad_missing_profile(void)
     write_file(dir, "e.yaml", text);
     char want[600];
     snprintf(want, sizeof want, "model profile '%s/nothere.json' not found or not readable", dir);
-    expect_bad_run(dir, "e.yaml", "", "", "e.yaml", 8, col_of(text, 8, "nothere"), NEEDLES(want));
-    rmtree(dir);
+    expect_bad_run(dir, "e.yaml", "", "", "e.yaml", 8, ss_test_col_of(text, 8, "nothere"), NEEDLES(want));
+    ss_test_rmtree(dir);
 }
 
 static void test_bad_bare_model(void)
@@ -343,9 +320,9 @@ static void test_bad_bare_model(void)
                                           "workloads:\n  - {name: w, kind: poisson, target: no-such-model-xq7, rate_rps: 5}\n";
     char *dir = xdir();
     write_file(dir, "e.yaml", text);
-    expect_bad_run(dir, "e.yaml", "env -u SERVESIM_MODEL_PATH", "", "e.yaml", 8, col_of(text, 8, "no-such"),
+    expect_bad_run(dir, "e.yaml", "env -u SERVESIM_MODEL_PATH", "", "e.yaml", 8, ss_test_col_of(text, 8, "no-such"),
                    NEEDLES("no profile for model 'no-such-model-xq7'", "models/no-such-model-xq7.json"));
-    rmtree(dir);
+    ss_test_rmtree(dir);
 }
 
 static void test_bad_missing_trace(void)
@@ -355,14 +332,14 @@ static void test_bad_missing_trace(void)
     write_file(dir, "e.yaml", text);
     char want[600];
     snprintf(want, sizeof want, "trace file '%s/nothere.csv' not found or not readable", dir);
-    expect_bad_run(dir, "e.yaml", "", "", "e.yaml", 12, col_of(text, 12, "nothere"), NEEDLES(want));
-    rmtree(dir);
+    expect_bad_run(dir, "e.yaml", "", "", "e.yaml", 12, ss_test_col_of(text, 12, "nothere"), NEEDLES(want));
+    ss_test_rmtree(dir);
 }
 
 static void test_bad_plugin_missing(void)
 {
     static const char text[] = GOOD "policies: {load_balancer: rund-robin}\n";
-    bad_scenario(text, 13, col_of(text, 13, "rund"),
+    bad_scenario(text, 13, ss_test_col_of(text, 13, "rund"),
                  NEEDLES("no policy plugin 'rund-robin' (did you mean 'round-robin'?)", "searched: ",
                          SS_BUILD_DIR "/policies"));
 }
@@ -373,23 +350,23 @@ static void test_bad_plugin_abi(void)
     char *dir = xdir();
     write_file(dir, "e.yaml", text);
     expect_bad_run(dir, "e.yaml", "SERVESIM_PLUGIN_PATH='" SS_BUILD_DIR "/tests/plugins'", "", "e.yaml", 13,
-                   col_of(text, 13, "bad-abi"),
+                   ss_test_col_of(text, 13, "bad-abi"),
                    NEEDLES("plugin 'bad-abi' (" SS_BUILD_DIR "/tests/plugins/bad-abi.so)",
                            "was built for policy ABI 999, this servesim speaks ABI 1: rebuild it"));
-    rmtree(dir);
+    ss_test_rmtree(dir);
 }
 
 static void test_bad_plugin_kind(void)
 {
     static const char text[] = GOOD "policies: {load_balancer: fifo}\n";
-    bad_scenario(text, 13, col_of(text, 13, "fifo"),
+    bad_scenario(text, 13, ss_test_col_of(text, 13, "fifo"),
                  NEEDLES("policy 'fifo' (" SS_BUILD_DIR "/policies/fifo.so) is a scheduler, expected a load_balancer"));
 }
 
 static void test_bad_policy_param(void)
 {
     static const char text[] = GOOD "policies: {load_balancer: {name: least-loaded, tiez: random}}\n";
-    bad_scenario(text, 13, col_of(text, 13, "tiez"),
+    bad_scenario(text, 13, ss_test_col_of(text, 13, "tiez"),
                  NEEDLES("policy 'least-loaded' has no parameter 'tiez' (did you mean 'ties'?)"));
 }
 
@@ -402,7 +379,7 @@ static void test_bad_trace_line(void)
     char where[600];
     snprintf(where, sizeof where, "%s/tr.csv", dir);
     expect_bad_run(dir, "e.yaml", "", "", where, 3, 1, NEEDLES("expected a time in seconds, got 'abc'"));
-    rmtree(dir);
+    ss_test_rmtree(dir);
 }
 
 static void test_bad_json_profile(void)
@@ -419,14 +396,14 @@ static void test_bad_json_profile(void)
     /* well-formed JSON, but a negative mean: positioned at the value in the JSON file */
     static const char neg[] = "{\n  \"name\": \"m\",\n  \"service\": {\"dist\": \"exponential\", \"mean_s\": -0.01}\n}\n";
     write_file(dir, "p.json", neg);
-    expect_bad_run(dir, "e.yaml", "", "", where, 3, col_of(neg, 3, "-0.01"),
+    expect_bad_run(dir, "e.yaml", "", "", where, 3, ss_test_col_of(neg, 3, "-0.01"),
                    NEEDLES("mean_s: expected a number > 0, got '-0.01'"));
     /* an unknown key in the profile, with a suggestion */
     static const char typo[] = "{\n  \"name\": \"m\",\n  \"servise\": {\"dist\": \"exponential\", \"mean_s\": 0.01}\n}\n";
     write_file(dir, "p.json", typo);
-    expect_bad_run(dir, "e.yaml", "", "", where, 3, col_of(typo, 3, "\"servise\""),
+    expect_bad_run(dir, "e.yaml", "", "", where, 3, ss_test_col_of(typo, 3, "\"servise\""),
                    NEEDLES("unknown key 'servise' in model profile", "(did you mean 'service'?)"));
-    rmtree(dir);
+    ss_test_rmtree(dir);
 }
 
 /* A trailing comma in a JSON profile: the position must be on the comma or
@@ -445,14 +422,14 @@ static void test_bad_json_trailing_comma(void)
     snprintf(where, sizeof where, "%s/p.json:3:", dir);
     CU_ASSERT_TRUE(starts(err, where));
     int col = err && strlen(err) > strlen(where) ? atoi(err + strlen(where)) : -1;
-    int comma = col_of(json, 3, ",}"), brace = comma + 1;
+    int comma = ss_test_col_of(json, 3, ",}"), brace = comma + 1;
     CU_ASSERT_TRUE(col == comma || col == brace);
     if (col != comma && col != brace)
         fprintf(stderr, "\n  column %d: want %d (the ',') or %d (the '}'); the line has %d characters\n", col, comma,
                 brace, brace);
     CU_ASSERT_TRUE(has(err, "JSON syntax error"));
     free(err);
-    rmtree(dir);
+    ss_test_rmtree(dir);
 }
 
 static void test_bad_set(void)
@@ -469,7 +446,7 @@ static void test_bad_set(void)
     /* a key the schema does not know, set from the command line */
     expect_bad_run(dir, "s.yaml", "", "--set duraton_s=5", "--set", 1, 1,
                    NEEDLES("unknown key 'duraton_s' in scenario (did you mean 'duration_s'?)"));
-    rmtree(dir);
+    ss_test_rmtree(dir);
 }
 
 /* A variant's `set:` is part of the scenario file: its mistakes are
@@ -478,7 +455,7 @@ static void test_bad_variant_set(void)
 {
     static const char text[] = GOOD "variants:\n  - {name: a, set: {policies.load_balancer: random}}\n"
                                     "  - {name: b, set: {duration_s: -5}}\n";
-    bad_scenario(text, 15, col_of(text, 15, "-5"), NEEDLES("duration_s: expected a number > 0, got '-5'"));
+    bad_scenario(text, 15, ss_test_col_of(text, 15, "-5"), NEEDLES("duration_s: expected a number > 0, got '-5'"));
 }
 
 static void test_bad_variant_name(void)
@@ -499,7 +476,7 @@ static void test_bad_variant_name(void)
     CU_ASSERT_STRING_EQUAL(err ? err : "", "s.yaml: no variant named 'rr'\n");
     CU_ASSERT_FALSE(exists(dir, "out"));
     free(err);
-    rmtree(dir);
+    ss_test_rmtree(dir);
 }
 
 static void test_bad_command_and_option(void)
@@ -544,7 +521,7 @@ static void test_bad_command_and_option(void)
     /* nothing ran: no results folder appeared */
     CU_ASSERT_FALSE(exists(dir, "out"));
     CU_ASSERT_FALSE(exists(dir, "results"));
-    rmtree(dir);
+    ss_test_rmtree(dir);
 }
 
 static void test_bad_output_path(void)
@@ -586,7 +563,7 @@ static void test_bad_output_path(void)
     free(ls);
     /* no default results/ either */
     CU_ASSERT_FALSE(exists(dir, "results"));
-    rmtree(dir);
+    ss_test_rmtree(dir);
 }
 
 /* A bad input does not clobber an earlier result at the same path. */
@@ -607,7 +584,7 @@ static void test_bad_keeps_old_result(void)
     char *ls = listing(sub);
     CU_ASSERT_STRING_EQUAL(ls, "out.csv\n");
     free(ls);
-    rmtree(dir);
+    ss_test_rmtree(dir);
 }
 
 /* ---- 3. check ---------------------------------------------------------------- */
@@ -653,7 +630,7 @@ static void test_check(void)
     CU_ASSERT_EQUAL(rc, 2);
     CU_ASSERT_TRUE(starts(out, "e.yaml:4:11: warmup_s (1) must be shorter than duration_s (1)"));
     free(out);
-    rmtree(dir);
+    ss_test_rmtree(dir);
 }
 
 /* ---- 4. plugins ----------------------------------------------------------------- */

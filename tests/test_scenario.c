@@ -24,30 +24,9 @@ static char *xdir(void)
     return d;
 }
 
-static void rmtree(char *dir)
-{
-    if (dir) ss_test_sh(NULL, "rm -rf '%s'", dir);
-    free(dir);
-}
-
 static char *put(const char *dir, const char *name, const char *text)
 {
     return ss_test_write(dir, name, text);
-}
-
-/* 1-based column of the first `needle` on 1-based line `line` of `text`. */
-static int col_of(const char *text, int line, const char *needle)
-{
-    const char *p = text;
-    for (int l = 1; l < line && p; l++) {
-        p = strchr(p, '\n');
-        if (p) p++;
-    }
-    if (!p) return 0;
-    const char *eol = strchr(p, '\n');
-    const char *hit = strstr(p, needle);
-    if (!hit || (eol && hit > eol)) return 0;
-    return (int)(hit - p) + 1;
 }
 
 /* err->msg must be exactly "<file>:<line>:<col>: <rest>". */
@@ -71,7 +50,7 @@ static void expect_refused(const char *text, int line, int col, const char *rest
     expect_err(&err, path, line, col, rest);
     ss_scenario_free(&sc);
     free(path);
-    rmtree(dir);
+    ss_test_rmtree(dir);
 }
 
 /* ---- a full scenario ------------------------------------------------------ */
@@ -291,20 +270,20 @@ static void test_full(void)
     CU_ASSERT_STRING_EQUAL(sc.load_balancer.params[0].key, "ties");
     CU_ASSERT_STRING_EQUAL(sc.load_balancer.params[0].value, "random");
     CU_ASSERT_EQUAL(sc.load_balancer.param_pos[0][0], 40);
-    CU_ASSERT_EQUAL(sc.load_balancer.param_pos[0][1], col_of(FULL, 40, "ties"));
+    CU_ASSERT_EQUAL(sc.load_balancer.param_pos[0][1], ss_test_col_of(FULL, 40, "ties"));
     CU_ASSERT_STRING_EQUAL(sc.load_balancer.file, path);
     CU_ASSERT_EQUAL(sc.load_balancer.line, 40);
-    CU_ASSERT_EQUAL(sc.load_balancer.col, col_of(FULL, 40, "{"));
+    CU_ASSERT_EQUAL(sc.load_balancer.col, ss_test_col_of(FULL, 40, "{"));
     CU_ASSERT_STRING_EQUAL(sc.scheduler.name, "priority");
     CU_ASSERT_EQUAL(sc.scheduler.nparams, 0);
     CU_ASSERT_EQUAL(sc.scheduler.line, 41);
-    CU_ASSERT_EQUAL(sc.scheduler.col, col_of(FULL, 41, "priority"));
+    CU_ASSERT_EQUAL(sc.scheduler.col, ss_test_col_of(FULL, 41, "priority"));
 
     CU_ASSERT_STRING_EQUAL(sc.csv_path, "out/x.csv");
     CU_ASSERT_STRING_EQUAL(sc.requests_csv_path ? sc.requests_csv_path : "", "out/r.csv");
     ss_scenario_free(&sc);
     free(path);
-    rmtree(dir);
+    ss_test_rmtree(dir);
 }
 
 /* Defaults: name from the file, results/<name>.csv, round-robin and fifo
@@ -336,7 +315,7 @@ static void test_defaults(void)
     CU_ASSERT_PTR_NULL(sc.requests_csv_path);
     ss_scenario_free(&sc);
     free(path);
-    rmtree(dir);
+    ss_test_rmtree(dir);
 }
 
 /* ---- --set and settings ------------------------------------------------------ */
@@ -388,7 +367,7 @@ static void test_sets(void)
     expect_err(&err, "--set", 1, 22, "rate_rps: expected a number > 0, got '-2'");
     ss_scenario_free(&sc);
     free(path);
-    rmtree(dir);
+    ss_test_rmtree(dir);
 }
 
 /* ---- variants ---------------------------------------------------------------------- */
@@ -451,7 +430,7 @@ static void test_variants(void)
     /* no such variant: positioned at the list of variants */
     memset(&err, 0, sizeof err);
     CU_ASSERT_EQUAL(ss_scenario_load(&sc, path, "rand", NULL, 0, &err), -1);
-    expect_err(&err, path, 44, col_of(FULL, 44, "-"), "no variant named 'rand'");
+    expect_err(&err, path, 44, ss_test_col_of(FULL, 44, "-"), "no variant named 'rand'");
     ss_scenario_free(&sc);
 
     /* a scenario without variants lists none */
@@ -461,7 +440,7 @@ static void test_variants(void)
     free(names);
     free(plain);
     free(path);
-    rmtree(dir);
+    ss_test_rmtree(dir);
 }
 
 /* A mistake in a variant's `set:` is a mistake in the scenario file and is
@@ -481,7 +460,7 @@ static void test_variant_set_error_position(void)
     ss_scenario sc;
     ss_err err = {0};
     CU_ASSERT_EQUAL(ss_scenario_load(&sc, path, "neg", NULL, 0, &err), -1);
-    expect_err(&err, path, 8, col_of(text, 8, "-5"), "rate_rps: expected a number > 0, got '-5'");
+    expect_err(&err, path, 8, ss_test_col_of(text, 8, "-5"), "rate_rps: expected a number > 0, got '-5'");
     ss_scenario_free(&sc);
     /* and a --set error is still told apart from it: the first --set is --set:1 */
     memset(&err, 0, sizeof err);
@@ -490,7 +469,7 @@ static void test_variant_set_error_position(void)
     expect_err(&err, "--set", 1, 12, "duration_s: expected a number > 0, got '0'");
     ss_scenario_free(&sc);
     free(path);
-    rmtree(dir);
+    ss_test_rmtree(dir);
 }
 
 /* ---- traces ------------------------------------------------------------------------ */
@@ -549,7 +528,7 @@ static void test_trace_servesim(void)
     CU_ASSERT_EQUAL(ss_trace_load(p, 1.0, &t, &n, &err), -1);
     CU_ASSERT_TRUE(strstr(err.msg, "trace holds no arrivals") != NULL);
     free(p);
-    rmtree(dir);
+    ss_test_rmtree(dir);
 }
 
 static void test_trace_azure(void)
@@ -594,7 +573,7 @@ static void test_trace_azure(void)
     CU_ASSERT_TRUE(strncmp(err.msg, p, strlen(p)) == 0 && strstr(err.msg, ":3:1: timestamps must not decrease") != NULL);
     if (!strstr(err.msg, ":3:1: timestamps must not decrease")) fprintf(stderr, "\n  got: %s\n", err.msg);
     free(p);
-    rmtree(dir);
+    ss_test_rmtree(dir);
 }
 
 /* The real Azure code trace, as published, when ../shared/traces has it. */
@@ -645,7 +624,7 @@ static void test_trace_in_scenario(void)
     CU_ASSERT_EQUAL(ss_scenario_load(&sc, path, NULL, NULL, 0, &err), -1);
     char want[700];
     snprintf(want, sizeof want, "trace file '%s/sub/tr.csv' not found or not readable", dir);
-    expect_err(&err, path, 5, col_of(text, 5, "sub/"), want);
+    expect_err(&err, path, 5, ss_test_col_of(text, 5, "sub/"), want);
     ss_scenario_free(&sc);
     char *tr = put(dir, "sub/tr.csv", "timestamp_s\n5\n4\n");
     memset(&err, 0, sizeof err);
@@ -668,7 +647,7 @@ static void test_trace_in_scenario(void)
     ss_scenario_free(&sc);
     free(tr);
     free(path);
-    rmtree(dir);
+    ss_test_rmtree(dir);
 }
 
 /* ---- refusals ------------------------------------------------------------------------ */
@@ -684,13 +663,13 @@ static void test_err_undeployed(void)
                                "workloads:\n"
                                "  - {name: ok, kind: poisson, target: m, rate_rps: 1}\n"
                                "  - {name: w, kind: poisson, target: k, rate_rps: 1}\n";
-    expect_refused(text, 8, col_of(text, 8, "k, rate"), "model 'k' (used by workload 'w') has no instance in deployment");
+    expect_refused(text, 8, ss_test_col_of(text, 8, "k, rate"), "model 'k' (used by workload 'w') has no instance in deployment");
     /* through a task's second stage */
     static const char text2[] = "duration_s: 10\n" S_HOSTS S_MODELS
                                 "tasks: [{name: both, path: [m, k]}]\n"
                                 "deployment: [{model: m, device: d}]\n"
                                 "workloads: [{name: w2, kind: closed, target: both, clients: 2}]\n";
-    expect_refused(text2, 6, col_of(text2, 6, "both"), "model 'k' (used by workload 'w2') has no instance in deployment");
+    expect_refused(text2, 6, ss_test_col_of(text2, 6, "both"), "model 'k' (used by workload 'w2') has no instance in deployment");
 }
 
 static void test_err_duplicates(void)
@@ -699,23 +678,23 @@ static void test_err_duplicates(void)
                              "models: [{name: m, service: 0.01}, {name: m, service: 0.02}]\n"
                              "deployment: [{model: m, device: d}]\n"
                              "workloads: [{name: w, kind: poisson, target: m, rate_rps: 1}]\n";
-    expect_refused(dm, 3, col_of(dm, 3, "{name: m, service: 0.02"), "duplicate model 'm'");
+    expect_refused(dm, 3, ss_test_col_of(dm, 3, "{name: m, service: 0.02"), "duplicate model 'm'");
     static const char dw[] = "duration_s: 10\n" S_HOSTS S_MODELS
                              "deployment: [{model: m, device: d}]\n"
                              "workloads:\n"
                              "  - {name: w, kind: poisson, target: m, rate_rps: 1}\n"
                              "  - {name: w, kind: deterministic, target: m, rate_rps: 2}\n";
-    expect_refused(dw, 7, col_of(dw, 7, "w,"), "duplicate workload 'w'");
+    expect_refused(dw, 7, ss_test_col_of(dw, 7, "w,"), "duplicate workload 'w'");
     static const char dd[] = "duration_s: 10\n"
                              "hosts: [{name: h, devices: [{name: d, kind: cpu}, {name: d, kind: gpu}]}]\n" S_MODELS
                              "deployment: [{model: m, device: d}]\n"
                              "workloads: [{name: w, kind: poisson, target: m, rate_rps: 1}]\n";
-    expect_refused(dd, 2, col_of(dd, 2, "d, kind: gpu"), "duplicate device 'h/d'");
+    expect_refused(dd, 2, ss_test_col_of(dd, 2, "d, kind: gpu"), "duplicate device 'h/d'");
     static const char dt[] = "duration_s: 10\n" S_HOSTS S_MODELS
                              "tasks: [{name: k, path: [m]}]\n"
                              "deployment: [{model: m, device: d}]\n"
                              "workloads: [{name: w, kind: poisson, target: m, rate_rps: 1}]\n";
-    expect_refused(dt, 4, col_of(dt, 4, "k,"), "task name 'k' is already a model");
+    expect_refused(dt, 4, ss_test_col_of(dt, 4, "k,"), "task name 'k' is already a model");
     static const char dv[] = "duration_s: 10\n" S_HOSTS S_MODELS
                              "deployment: [{model: m, device: d}]\n"
                              "workloads: [{name: w, kind: poisson, target: m, rate_rps: 1}]\n"
@@ -728,10 +707,10 @@ static void test_err_duplicates(void)
         size_t n = 0;
         ss_err err = {0};
         CU_ASSERT_EQUAL(ss_scenario_variants(vpath, &names, &n, &err), -1);
-        expect_err(&err, vpath, 6, col_of(dv, 6, "a, set: {seed: 2"), "duplicate variant 'a'");
+        expect_err(&err, vpath, 6, ss_test_col_of(dv, 6, "a, set: {seed: 2"), "duplicate variant 'a'");
         CU_ASSERT_EQUAL(n, 0);
         free(vpath);
-        rmtree(vdir);
+        ss_test_rmtree(vdir);
     }
     /* a YAML map with a key twice */
     static const char dk[] = "duration_s: 10\nseed: 1\nseed: 2\n" S_HOSTS S_MODELS
@@ -748,7 +727,7 @@ static void test_err_duplicates(void)
     if (strncmp(err.msg, want, strlen(want)) != 0) fprintf(stderr, "\n  got: %s\n", err.msg);
     ss_scenario_free(&sc);
     free(path);
-    rmtree(dir);
+    ss_test_rmtree(dir);
 }
 
 static void test_err_warmup(void)
@@ -784,16 +763,16 @@ static void test_err_references(void)
     static const char dev[] = "duration_s: 10\n" S_HOSTS S_MODELS
                               "deployment: [{model: m, device: h/dd}]\n"
                               "workloads: [{name: w, kind: poisson, target: m, rate_rps: 1}]\n";
-    expect_refused(dev, 4, col_of(dev, 4, "h/dd"), "unknown device 'h/dd' (did you mean 'h/d'?)");
+    expect_refused(dev, 4, ss_test_col_of(dev, 4, "h/dd"), "unknown device 'h/dd' (did you mean 'h/d'?)");
     static const char amb[] = "duration_s: 10\n"
                               "hosts: [{name: a, devices: [{name: g, kind: gpu}]}, {name: b, devices: [{name: g, kind: gpu}]}]\n"
                               S_MODELS "deployment: [{model: m, device: g}]\n"
                               "workloads: [{name: w, kind: poisson, target: m, rate_rps: 1}]\n";
-    expect_refused(amb, 4, col_of(amb, 4, "g}"), "device 'g' is ambiguous: write it as host/device");
+    expect_refused(amb, 4, ss_test_col_of(amb, 4, "g}"), "device 'g' is ambiguous: write it as host/device");
     static const char tgt[] = "duration_s: 10\n" S_HOSTS S_MODELS
                               "deployment: [{model: m, device: d}]\n"
                               "workloads: [{name: w, kind: poisson, target: mm, rate_rps: 1}]\n";
-    expect_refused(tgt, 5, col_of(tgt, 5, "mm"), "unknown model or task 'mm' (did you mean 'm'?)");
+    expect_refused(tgt, 5, ss_test_col_of(tgt, 5, "mm"), "unknown model or task 'mm' (did you mean 'm'?)");
     static const char kind[] = "duration_s: 10\n" S_HOSTS S_MODELS
                                "deployment: [{model: m, device: d}]\n"
                                "workloads: [{name: w, kind: poison, target: m, rate_rps: 1}]\n";
@@ -803,12 +782,12 @@ static void test_err_references(void)
     ss_err err = {0};
     CU_ASSERT_EQUAL(ss_scenario_load(&sc, path, NULL, NULL, 0, &err), -1);
     char want[700];
-    snprintf(want, sizeof want, "%s:5:%d: ", path, col_of(kind, 5, "poison"));
+    snprintf(want, sizeof want, "%s:5:%d: ", path, ss_test_col_of(kind, 5, "poison"));
     CU_ASSERT_TRUE(strncmp(err.msg, want, strlen(want)) == 0 && strstr(err.msg, "'poisson'") != NULL);
     if (strncmp(err.msg, want, strlen(want)) != 0) fprintf(stderr, "\n  got: %s\n", err.msg);
     ss_scenario_free(&sc);
     free(path);
-    rmtree(dir);
+    ss_test_rmtree(dir);
     /* a profile naming another model */
     dir = xdir();
     free(put(dir, "p.json", "{\"name\": \"other\", \"service\": 0.01}"));
@@ -824,7 +803,7 @@ static void test_err_references(void)
     expect_err(&err, pj, 1, 10, "profile is for model 'other', but the scenario calls it 'm'");
     ss_scenario_free(&sc);
     free(path);
-    rmtree(dir);
+    ss_test_rmtree(dir);
 }
 
 SS_TEST_SUITE("scenario",
