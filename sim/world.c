@@ -66,10 +66,14 @@ static void task_stats_init(ss_task_stats *t)
 static void request_line(ss_world *w, const ss_request *r, int dropped)
 {
     double now = ss_now(w->eng);
+    /* Names are quoted like every other CSV field (ss_csv_field), as report.c does. */
     ss_csv_field(w->req_csv, w->sc->variant);
-    fprintf(w->req_csv, ",%u,%llu,%s,%s,%.9f,%.9f,%.9f,%.9f,%d,%d\n", w->rep, (unsigned long long)r->id,
-            w->sc->workloads[r->workload].name, w->sc->tasks[r->task].name, r->created_s, now,
-            (now - r->created_s) * 1e3, r->queue_s * 1e3, dropped, r->measured);
+    fprintf(w->req_csv, ",%u,%llu,", w->rep, (unsigned long long)r->id);
+    ss_csv_field(w->req_csv, w->sc->workloads[r->workload].name);
+    fputc(',', w->req_csv);
+    ss_csv_field(w->req_csv, w->sc->tasks[r->task].name);
+    fprintf(w->req_csv, ",%.9f,%.9f,%.9f,%.9f,%d,%d\n", r->created_s, now, (now - r->created_s) * 1e3,
+            r->queue_s * 1e3, dropped, r->measured);
 }
 
 /* Busy time accrues only inside the measured window [warmup_end_s, end). */
