@@ -5,11 +5,17 @@
 #   BUILD=dir      output folder (default build)
 #   PREFIX=dir     install prefix (default /usr/local)
 #   SAN=1          AddressSanitizer + UndefinedBehaviorSanitizer build (used by test-asan)
+#   MPI=1          build with mpicc for `mpirun servesim sweep` (default folder build/mpi)
 #   CFLAGS=...     optimisation and debug flags (default -O2 -g)
 #   V=1            print full compiler command lines
 
 CC      ?= cc
 PREFIX  ?= /usr/local
+ifeq ($(MPI),1)
+BUILD   ?= build/mpi
+CC      := mpicc
+CPPFLAGS += -DSS_MPI
+endif
 BUILD   ?= build
 CFLAGS  ?= -O2 -g
 PKGS    := gsl libcjson yaml-0.1
@@ -44,7 +50,7 @@ TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 TPLUG_SO := $(patsubst tests/plugins/%.c,$(BUILD)/tests/plugins/%.so,$(sort $(wildcard tests/plugins/*.c)))
 BIN      := $(BUILD)/servesim
 
-.PHONY: all deps build run test check-built test-asan bench plots install clean
+.PHONY: all deps build run test check-built mpi-for-tests test-asan bench plots install clean
 
 all: build
 
@@ -57,6 +63,7 @@ deps:
 	    yaml-0.1) missing="$$missing $(DEB_yaml-0.1)";; cunit) missing="$$missing $(DEB_cunit)";; esac; \
 	done; \
 	command -v gnuplot >/dev/null 2>&1 || missing="$$missing gnuplot-nox"; \
+	command -v mpicc >/dev/null 2>&1 || missing="$$missing openmpi-bin libopenmpi-dev"; \
 	if [ -n "$$missing" ]; then \
 	  echo "deps: installing$$missing"; \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
@@ -108,8 +115,15 @@ run: deps
 test: deps
 	@$(MAKE) --no-print-directory check-built
 
-check-built: build $(BUILD)/tests/run_tests $(TPLUG_SO)
+# The sweep tests compare `mpirun` against -j 2: beside a plain build, an MPI
+# build of the same sources is made in $(BUILD)/mpi when mpicc is there.
+MPI_FOR_TESTS := $(if $(filter 1,$(SAN) $(MPI)),,$(if $(shell command -v mpicc),mpi-for-tests))
+
+check-built: build $(BUILD)/tests/run_tests $(TPLUG_SO) $(MPI_FOR_TESTS)
 	$(BUILD)/tests/run_tests $(TESTS)
+
+mpi-for-tests:
+	@$(MAKE) --no-print-directory MPI=1 BUILD=$(BUILD)/mpi build
 
 test-asan: deps
 	@$(MAKE) --no-print-directory BUILD=build/asan SAN=1 check-built

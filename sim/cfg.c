@@ -504,15 +504,21 @@ static ss_node *node_copy(const ss_node *n)
     return c;
 }
 
-int ss_doc_set_node(ss_doc *doc, const ss_node *entry, ss_err *err)
+int ss_doc_set_value(ss_doc *doc, const char *path, const ss_node *value, const char *file, int line, int col,
+                     ss_err *err)
 {
-    const char *path = entry->key;
-    if (!path || !path[0]) return ss_node_err(entry, err, "expected a key path");
-    if (check_segments(path, strlen(path), entry->file, entry->key_line, entry->key_col, err) < 0) return -1;
-    ss_node *val = node_copy(entry);
+    if (!path || !path[0]) return ss_err_at(err, file, line, col, "expected a key path");
+    if (check_segments(path, strlen(path), file, line, col, err) < 0) return -1;
+    ss_node *val = node_copy(value);
     free(val->key);
     val->key = NULL;
-    return set_at(doc, path, val, entry->file, entry->key_line, entry->key_col, err);
+    return set_at(doc, path, val, file, line, col, err);
+}
+
+int ss_doc_set_node(ss_doc *doc, const ss_node *entry, ss_err *err)
+{
+    if (!entry->key || !entry->key[0]) return ss_node_err(entry, err, "expected a key path");
+    return ss_doc_set_value(doc, entry->key, entry, entry->file, entry->key_line, entry->key_col, err);
 }
 
 /* ---- typed readers -------------------------------------------------- */
@@ -735,4 +741,53 @@ char *ss_node_path(const ss_node *n, const char *rel)
     char *p = ss_path_join(dir, rel);
     free(dir);
     return p;
+}
+
+/* ---- writing a node back as flow text ------------------------------------ */
+
+static int plain_ok(const ss_node *n)
+{
+    const char *s = n->value;
+    if (n->quoted || !s[0] || n->is_null) return 0;
+    for (const char *p = s; *p; p++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./+-", *p)) return 0;
+    return 1;
+}
+
+static void flow_write(FILE *fp, const ss_node *n)
+{
+    if (n->kind == SS_NODE_SCALAR) {
+        if (n->is_null && !n->quoted) {
+            fputs("null", fp);
+        } else if (plain_ok(n)) {
+            fputs(n->value, fp);
+        } else {
+            fputc('"', fp);
+            for (const char *p = n->value; *p; p++) {
+                if (*p == '"' || *p == '\\') fputc('\\', fp);
+                if (*p == '\n') fputs("\\n", fp);
+                else fputc(*p, fp);
+            }
+            fputc('"', fp);
+        }
+        return;
+    }
+    fputc(n->kind == SS_NODE_MAP ? '{' : '[', fp);
+    for (size_t i = 0; i < n->n; i++) {
+        if (i) fputs(", ", fp);
+        if (n->kind == SS_NODE_MAP) fprintf(fp, "%s: ", n->items[i]->key);
+        flow_write(fp, n->items[i]);
+    }
+    fputc(n->kind == SS_NODE_MAP ? '}' : ']', fp);
+}
+
+char *ss_node_flow(const ss_node *n)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    if (!fp) abort();
+    flow_write(fp, n);
+    fclose(fp);
+    return buf;
 }

@@ -64,6 +64,18 @@ int ss_doc_set(ss_doc *doc, const char *assignment, int index, ss_err *err);
  * are positioned at the entry's key. */
 int ss_doc_set_node(ss_doc *doc, const ss_node *entry, ss_err *err);
 
+/* The same with the path and the value apart: a copy of `value` (any kind,
+ * positions kept; its document must outlive every reader of this one) goes
+ * to dotted `path`, and path errors are positioned at (file, line, col).
+ * Used by sweep axes, whose values are items of the sweep file. */
+int ss_doc_set_value(ss_doc *doc, const char *path, const ss_node *value, const char *file, int line, int col,
+                     ss_err *err);
+
+/* A node written back as one line of YAML flow text ("290", "round-robin",
+ * "{dist: exponential, mean_s: 1}", "[1, 2]"); scalars that would not
+ * read back as themselves are double-quoted.  Newly allocated. */
+char *ss_node_flow(const ss_node *n);
+
 /* Child of a map by key (NULL if absent or not a map). */
 ss_node *ss_map_find(const ss_node *map, const char *key);
 

@@ -10,11 +10,15 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "afile.h"
 #include "plugin.h"
 #include "report.h"
+#include "compare.h"
 #include "scenario.h"
+#include "sweep.h"
+#include "sweep_run.h"
 #include "world.h"
 
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_BADINPUT = 2 };
@@ -25,6 +29,8 @@ static const char usage_main[] =
     "commands:\n"
     "  run SCENARIO.yaml      simulate a scenario, print a summary table, write results CSV\n"
     "  check SCENARIO.yaml    validate a scenario (and its profiles, traces, plugins) without running\n"
+    "  sweep SWEEP.yaml       run a grid of points of a scenario, in parallel, into one CSV\n"
+    "  compare RESULTS.csv    compare policies in a results CSV against a baseline, with 95% CIs\n"
     "  plugins [SCENARIO]     list the policy plugins found on the search path\n"
     "\n"
     "`servesim <command> --help` describes each command.  --version prints the version.\n"
@@ -39,6 +45,7 @@ static const char usage_run[] =
     "  --seed N                same as --set seed=N\n"
     "  --replications N        same as --set replications=N\n"
     "  --variant NAME          run only this variant (default: all variants of the scenario)\n"
+    "  --replication K         run only replication K (0-based; e.g. to rerun one row of a sweep)\n"
     "  --requests-csv PATH     also write one row per request\n"
     "  --quiet                 print no table\n"
     "  --stats                 print events, events/s, wall time and peak memory to stderr\n"
@@ -52,6 +59,23 @@ static const char usage_check[] =
     "Reads the scenario, every variant, the model profiles and traces it names, and loads and\n"
     "initialises its policy plugins, without running.  Exit 0 if all is valid, 2 otherwise.\n";
 
+static const char usage_sweep[] =
+    "usage: servesim sweep SWEEP.yaml [options]\n"
+    "\n"
+    "  -j, --jobs N            worker processes (default: the number of cores)\n"
+    "  -o, --output PATH       results CSV (default: output: of the sweep, else results/<name>.csv)\n"
+    "  --resume                keep the runs already in the results CSV, run the rest\n"
+    "  --set KEY.PATH=VALUE    override a key of the base scenario at every point; repeatable\n"
+    "  --quiet                 no progress line and no closing summary\n"
+    "\n"
+    "Every point is validated before anything runs (bad input: exit 2, nothing run).  Rows are\n"
+    "appended in run order with fsync as runs finish, so a killed sweep resumes with --resume and\n"
+    "ends with the same file as an uninterrupted one.  A failing run is reported and the others go\n"
+    "on; the exit status is then 1.  Under mpirun (a `make MPI=1` build) rank 0 writes the CSV and\n"
+    "the other ranks run the points.  Any row reruns alone with\n"
+    "  servesim run BASE.yaml --set KEY=VALUE ... --seed S --variant V --replication R\n"
+    "See docs/sweeps.md.\n";
+
 static const char usage_plugins[] =
     "usage: servesim plugins [SCENARIO.yaml]\n"
     "\n"
@@ -63,6 +87,7 @@ typedef struct opts {
     char **sets;
     size_t nsets;
     int quiet, stats;
+    long replication;  /* -1: all */
 } opts;
 
 static int bad_usage(const char *cmd, const char *fmt, const char *arg)
@@ -110,6 +135,12 @@ static int parse_opts(const char *cmd, const char *help, int argc, char **argv, 
         } else if (run && strcmp(a, "--replications") == 0) {
             NEED();
             add_set(o, ss_xasprintf("replications=%s", val));
+        } else if (run && strcmp(a, "--replication") == 0) {
+            NEED();
+            char *end;
+            o->replication = strtol(val, &end, 10);
+            if (*end || !val[0] || o->replication < 0)
+                return bad_usage(cmd, "--replication expects a replication number >= 0, got '%s'", val);
         } else if (run && strcmp(a, "--requests-csv") == 0) {
             NEED();
             o->requests_csv = val;
@@ -235,6 +266,7 @@ static long peak_rss_kib(void)
 static int cmd_run(int argc, char **argv)
 {
     opts o = {0};
+    o.replication = -1;
     int rc = parse_opts("run", usage_run, argc, argv, &o, 1);
     if (rc >= 0) {
         free_opts(&o);
@@ -250,6 +282,13 @@ static int cmd_run(int argc, char **argv)
     ss_report *rep = NULL;
     rc = EXIT_BADINPUT;
     if (load_all(&o, &sc, &n, &err) < 0 || validate_worlds(sc, n, &err) < 0) goto out;
+    for (size_t v = 0; v < n; v++)
+        if (o.replication >= (long)sc[v].replications) {
+            ss_err_at(&err, sc[v].path, 0, 0, "--replication %ld: the scenario has %u replication%s (0 to %u)",
+                      o.replication, sc[v].replications, sc[v].replications == 1 ? "" : "s",
+                      sc[v].replications - 1);
+            goto out;
+        }
     const char *csv_path = o.output ? o.output : sc[0].csv_path;
     const char *req_path = o.requests_csv ? o.requests_csv : sc[0].requests_csv_path;
     /* Open outputs before running, so an unwritable path costs no simulation. */
@@ -267,6 +306,7 @@ static int cmd_run(int argc, char **argv)
     size_t peak_flight = 0;
     for (size_t v = 0; v < n; v++) {
         for (uint32_t r = 0; r < sc[v].replications; r++) {
+            if (o.replication >= 0 && r != (uint32_t)o.replication) continue;
             ss_world *w = ss_world_build(&sc[v], r, have_reqs ? reqs.fp : NULL, &err);
             if (!w) goto out; /* validated above; only a plugin's init can still refuse */
             ss_world_run(w);
@@ -320,6 +360,83 @@ out:
     return rc;
 }
 
+static int cmd_sweep(int argc, char **argv)
+{
+    const char *path = NULL, *output = NULL;
+    char **sets = NULL;
+    size_t nsets = 0;
+    long jobs = sysconf(_SC_NPROCESSORS_ONLN);
+    int resume = 0, quiet = 0, rc = EXIT_OK;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(usage_sweep, stdout);
+            goto done;
+        } else if (strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0 || strncmp(a, "-j", 2) == 0) {
+            const char *v = a[1] == 'j' && a[2] ? a + 2 : val;
+            if (v == val) i++;
+            char *end;
+            jobs = v ? strtol(v, &end, 10) : 0;
+            if (!v || *end || !v[0] || jobs < 1 || jobs > 4096) {
+                rc = bad_usage("sweep", "-j expects a number of jobs from 1 to 4096, got '%s'", v ? v : "");
+                goto done;
+            }
+        } else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && val) {
+            output = argv[++i];
+        } else if (strcmp(a, "--set") == 0 && val) {
+            sets = ss_xrealloc(sets, (nsets + 1) * sizeof *sets);
+            sets[nsets++] = argv[++i];
+        } else if (strcmp(a, "--resume") == 0) {
+            resume = 1;
+        } else if (strcmp(a, "--quiet") == 0) {
+            quiet = 1;
+        } else if (a[0] == '-' && a[1]) {
+            int needs = !val && (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--set"));
+            rc = bad_usage("sweep", needs ? "%s needs a value" : "unknown option '%s'", a);
+            goto done;
+        } else if (!path) {
+            path = a;
+        } else {
+            rc = bad_usage("sweep", "unexpected argument '%s'", a);
+            goto done;
+        }
+    }
+    if (!path) {
+        rc = bad_usage("sweep", "%s", "missing SWEEP.yaml");
+        goto done;
+    }
+    int ranks = ss_mpi_start(NULL, NULL), rank = ss_mpi_rank();
+    ss_err err = {0};
+    ss_sweep *sw = ss_sweep_load(path, sets, nsets, &err);
+    ss_sweep_sink *sink = NULL;
+    if (!sw) {
+        rc = EXIT_BADINPUT;
+    } else if (rank > 0) {
+        ss_sweep_run_mpi_worker(sw);
+    } else {
+        const char *out = output ? output : ss_sweep_output(sw);
+        sink = ss_sweep_sink_open(sw, out, resume, !quiet && isatty(2), &err);
+        int drc;
+        if (ranks > 1) drc = ss_sweep_run_mpi_master(sw, sink, &err);
+        else drc = sink ? ss_sweep_run_local(sw, sink, (unsigned)jobs, &err) : 0;
+        if (!sink) {
+            rc = EXIT_BADINPUT;
+        } else {
+            size_t present = ss_sweep_sink_present(sink), failed = ss_sweep_sink_close(sink);
+            rc = drc < 0 || failed ? EXIT_FAIL : EXIT_OK;
+            if (!quiet && drc == 0)
+                printf("sweep: %zu points, %zu runs (%zu already there, %zu failed) -> %s\n", ss_sweep_points(sw),
+                       ss_sweep_units(sw), present, failed, out);
+        }
+    }
+    if (err.set && rank == 0) fprintf(stderr, "%s\n", err.msg);
+    ss_sweep_free(sw);
+    ss_mpi_stop();
+done:
+    free(sets);
+    return rc;
+}
+
 static int cmd_plugins(int argc, char **argv)
 {
     const char *scen = NULL;
@@ -368,7 +485,9 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2);
     if (strcmp(cmd, "check") == 0) return cmd_check(argc - 2, argv + 2);
     if (strcmp(cmd, "plugins") == 0) return cmd_plugins(argc - 2, argv + 2);
-    static const char *const cmds[] = {"run", "check", "plugins", NULL};
+    if (strcmp(cmd, "sweep") == 0) return cmd_sweep(argc - 2, argv + 2);
+    if (strcmp(cmd, "compare") == 0) return ss_cmd_compare(argc - 2, argv + 2);
+    static const char *const cmds[] = {"run", "check", "plugins", "sweep", "compare", NULL};
     const char *near = ss_suggest(cmd, cmds);
     fprintf(stderr, "servesim: unknown command '%s'%s%s%s\n%s", cmd, near ? " (did you mean '" : "",
             near ? near : "", near ? "'?)" : "", usage_main);

@@ -146,7 +146,27 @@ static void print_num(FILE *fp, const metric *m, double v)
     else fprintf(fp, ",%.6f", v);
 }
 
+ss_report *ss_report_new_like(const ss_report *layout)
+{
+    ss_report *rep = ss_report_new();
+    for (size_t k = 0; k < layout->nkeys; k++) intern(&rep->keys, &rep->nkeys, layout->keys[k]);
+    for (size_t d = 0; d < layout->ndevices; d++) intern(&rep->devices, &rep->ndevices, layout->devices[d]);
+    return rep;
+}
+
+void ss_report_declare(ss_report *rep, const ss_scenario *sc)
+{
+    for (size_t i = 0; i < sc->nsettings; i++) intern(&rep->keys, &rep->nkeys, sc->settings[i].key);
+    for (size_t d = 0; d < sc->ndevices; d++) intern(&rep->devices, &rep->ndevices, sc->devices[d].name);
+}
+
 void ss_report_csv(const ss_report *rep, FILE *fp)
+{
+    ss_report_csv_header(rep, fp);
+    ss_report_csv_rows(rep, fp);
+}
+
+void ss_report_csv_header(const ss_report *rep, FILE *fp)
 {
     header(rep, fp, 1);
     for (size_t i = 0; i < NMETRICS; i++) fprintf(fp, ",%s", metrics[i].col);
@@ -157,6 +177,10 @@ void ss_report_csv(const ss_report *rep, FILE *fp)
         free(c);
     }
     fputc('\n', fp);
+}
+
+void ss_report_csv_rows(const ss_report *rep, FILE *fp)
+{
     for (size_t i = 0; i < rep->n; i++) {
         const entry *e = &rep->e[i];
         for (size_t t = 0; t < e->r.ntasks; t++) {

@@ -23,6 +23,15 @@ ss_report *ss_report_new(void);
 void ss_report_add(ss_report *rep, const ss_scenario *sc, ss_run_result *r);
 /* Write the rows (header first) to fp. */
 void ss_report_csv(const ss_report *rep, FILE *fp);
+/* Make the columns of scenario sc known before any run is added, so that
+ * reports of different runs declared with the same scenarios in the same
+ * order share one header (sweeps append rows run by run). */
+void ss_report_declare(ss_report *rep, const ss_scenario *sc);
+/* An empty report with the columns of `layout` (and no runs). */
+ss_report *ss_report_new_like(const ss_report *layout);
+/* The header line alone, and the rows alone. */
+void ss_report_csv_header(const ss_report *rep, FILE *fp);
+void ss_report_csv_rows(const ss_report *rep, FILE *fp);
 /* Write the replication summary; returns 0 if there is nothing to summarise
  * (every point ran once), 1 if written. */
 int ss_report_summary_csv(const ss_report *rep, FILE *fp);

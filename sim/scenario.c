@@ -600,7 +600,9 @@ static int apply_variant(ss_scenario *sc, ss_doc *doc, const char *variant, ss_e
     for (size_t i = 0; i < set->n; i++) {
         const ss_node *kv = set->items[i];
         TRY(ss_doc_set_node(doc, kv, err));
-        add_setting(sc, kv->key, kv->kind == SS_NODE_SCALAR ? kv->value : "(structured)");
+        char *text = ss_node_flow(kv);
+        add_setting(sc, kv->key, text);
+        free(text);
     }
     return 0;
 }
@@ -688,6 +690,12 @@ static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
 int ss_scenario_load(ss_scenario *sc, const char *path, const char *variant, char *const *sets, size_t nsets,
                      ss_err *err)
 {
+    return ss_scenario_load_with(sc, path, variant, NULL, 0, sets, nsets, err);
+}
+
+int ss_scenario_load_with(ss_scenario *sc, const char *path, const char *variant, const ss_assign *assigns,
+                          size_t nassigns, char *const *sets, size_t nsets, ss_err *err)
+{
     memset(sc, 0, sizeof *sc);
     sc->path = ss_xstrdup(path);
     sc->dir = ss_dirname(path);
@@ -696,6 +704,15 @@ int ss_scenario_load(ss_scenario *sc, const char *path, const char *variant, cha
     if (!doc) return -1;
     int rc = 0;
     if (variant) rc = apply_variant(sc, doc, variant, err);
+    for (size_t i = 0; rc == 0 && i < nassigns; i++) {
+        const ss_assign *a = &assigns[i];
+        rc = ss_doc_set_value(doc, a->key, a->value, a->file, a->line, a->col, err);
+        if (rc == 0) {
+            char *text = ss_node_flow(a->value);
+            add_setting(sc, a->key, text);
+            free(text);
+        }
+    }
     for (size_t i = 0; rc == 0 && i < nsets; i++) {
         rc = ss_doc_set(doc, sets[i], (int)i, err);
         const char *eq = strchr(sets[i], '=');

@@ -120,6 +120,21 @@ int ss_scenario_variants(const char *path, char ***names, size_t *n, ss_err *err
  * command line wins).  0 ok; -1 with err set to one file:line:col message. */
 int ss_scenario_load(ss_scenario *sc, const char *path, const char *variant,
                      char *const *sets, size_t nsets, ss_err *err);
+/* One assignment whose value is a node of another document (a sweep
+ * file's axis value): `key` is the dotted path, and path errors are
+ * positioned at (file, line, col). */
+typedef struct ss_assign {
+    const char *key;
+    const ss_node *value;
+    const char *file;
+    int line, col;
+} ss_assign;
+
+/* ss_scenario_load with `assigns` applied after the variant and before the
+ * command-line sets; each becomes a setting (a CSV column) whose value is
+ * the node written as YAML flow text. */
+int ss_scenario_load_with(ss_scenario *sc, const char *path, const char *variant, const ss_assign *assigns,
+                          size_t nassigns, char *const *sets, size_t nsets, ss_err *err);
 void ss_scenario_free(ss_scenario *sc);
 
 #endif

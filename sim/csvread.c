@@ -1,0 +1,104 @@
+/* csvread.c: an RFC 4180 reader for servesim's own results files (see
+ * csvread.h). */
+#include "csvread.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfg_internal.h"
+
+static void push_field(ss_csv_row *r, const char *s, size_t len)
+{
+    r->f = ss_xrealloc(r->f, (r->n + 1) * sizeof *r->f);
+    char *c = ss_xmalloc(len + 1);
+    memcpy(c, s, len);
+    c[len] = '\0';
+    r->f[r->n++] = c;
+}
+
+static void row_free(ss_csv_row *r)
+{
+    for (size_t i = 0; i < r->n; i++) free(r->f[i]);
+    free(r->f);
+}
+
+int ss_csv_read(const char *path, ss_csv *out, ss_err *err)
+{
+    memset(out, 0, sizeof *out);
+    size_t len;
+    char *text = ss_cfg_read_file(path, &len, err);
+    if (!text) return -1;
+    out->path = ss_xstrdup(path);
+    out->size = len;
+    char *buf = ss_xmalloc(len + 1); /* one field's unquoted text */
+    size_t i = 0;
+    int line = 1;
+    while (i < len) {
+        ss_csv_row row = {0};
+        row.line = line;
+        int done = 0;
+        while (!done) {
+            size_t b = 0;
+            if (i < len && text[i] == '"') {
+                i++;
+                for (;;) {
+                    if (i >= len) { /* the file ends inside quotes: a torn record */
+                        free(buf);
+                        row_free(&row);
+                        out->torn = 1;
+                        free(text);
+                        return 0;
+                    }
+                    if (text[i] == '"') {
+                        if (i + 1 < len && text[i + 1] == '"') {
+                            buf[b++] = '"';
+                            i += 2;
+                            continue;
+                        }
+                        i++;
+                        break;
+                    }
+                    if (text[i] == '\n') line++;
+                    buf[b++] = text[i++];
+                }
+            }
+            while (i < len && text[i] != ',' && text[i] != '\n') {
+                if (text[i] != '\r') buf[b++] = text[i];
+                i++;
+            }
+            push_field(&row, buf, b);
+            if (i >= len) { /* no final newline: a torn record */
+                out->torn = 1;
+                row_free(&row);
+                done = 2;
+                break;
+            }
+            if (text[i++] == '\n') {
+                line++;
+                done = 1;
+            }
+        }
+        if (done == 2) break;
+        row.end = i;
+        out->rows = ss_xrealloc(out->rows, (out->nrows + 1) * sizeof *out->rows);
+        out->rows[out->nrows++] = row;
+    }
+    free(buf);
+    free(text);
+    return 0;
+}
+
+void ss_csv_free(ss_csv *csv)
+{
+    for (size_t i = 0; i < csv->nrows; i++) row_free(&csv->rows[i]);
+    free(csv->rows);
+    free(csv->path);
+    memset(csv, 0, sizeof *csv);
+}
+
+long ss_csv_col(const ss_csv_row *hdr, const char *name)
+{
+    for (size_t i = 0; i < hdr->n; i++)
+        if (strcmp(hdr->f[i], name) == 0) return (long)i;
+    return -1;
+}
