@@ -50,7 +50,7 @@ TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 TPLUG_SO := $(patsubst tests/plugins/%.c,$(BUILD)/tests/plugins/%.so,$(sort $(wildcard tests/plugins/*.c)))
 BIN      := $(BUILD)/servesim
 
-.PHONY: all deps build run test check-built mpi-for-tests test-asan bench plots install clean
+.PHONY: all deps build run test check-built mpi-for-tests test-asan bench plots reference install clean
 
 all: build
 
@@ -131,6 +131,16 @@ test-asan: deps
 bench: deps
 	@$(MAKE) --no-print-directory build
 	bench/run.sh $(BIN)
+
+# Render the committed reference results (results/reference/) to PNG.
+plots: deps
+	@$(MAKE) --no-print-directory build
+	plots/render.sh $(BIN)
+
+# Rerun the reference sweeps, then render.
+reference: deps
+	@$(MAKE) --no-print-directory build
+	plots/render.sh $(BIN) --rerun
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PLUGIN_DIR) $(DESTDIR)$(PREFIX)/include/servesim \

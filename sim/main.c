@@ -47,6 +47,8 @@ static const char usage_run[] =
     "  --variant NAME          run only this variant (default: all variants of the scenario)\n"
     "  --replication K         run only replication K (0-based; e.g. to rerun one row of a sweep)\n"
     "  --requests-csv PATH     also write one row per request\n"
+    "  --timeseries-csv PATH   also write per-model samples (replicas, queued, in service, utilisation)\n"
+    "  --timeseries-interval S sampling interval of that file in simulated seconds (default 1)\n"
     "  --quiet                 print no table\n"
     "  --stats                 print events, events/s, wall time and peak memory to stderr\n"
     "\n"
@@ -83,7 +85,8 @@ static const char usage_plugins[] =
     "$SERVESIM_PLUGIN_PATH, the build folder beside this executable, and " SS_PLUGIN_DIR ".\n";
 
 typedef struct opts {
-    const char *scenario, *output, *variant, *requests_csv;
+    const char *scenario, *output, *variant, *requests_csv, *timeseries_csv;
+    double timeseries_interval_s; /* 0: the scenario's */
     char **sets;
     size_t nsets;
     int quiet, stats;
@@ -141,6 +144,15 @@ static int parse_opts(const char *cmd, const char *help, int argc, char **argv, 
             o->replication = strtol(val, &end, 10);
             if (*end || !val[0] || o->replication < 0)
                 return bad_usage(cmd, "--replication expects a replication number >= 0, got '%s'", val);
+        } else if (run && strcmp(a, "--timeseries-csv") == 0) {
+            NEED();
+            o->timeseries_csv = val;
+        } else if (run && strcmp(a, "--timeseries-interval") == 0) {
+            NEED();
+            char *end;
+            o->timeseries_interval_s = strtod(val, &end);
+            if (*end || !val[0] || !(o->timeseries_interval_s > 0) || o->timeseries_interval_s > 1e12)
+                return bad_usage(cmd, "--timeseries-interval expects a number of seconds > 0, got '%s'", val);
         } else if (run && strcmp(a, "--requests-csv") == 0) {
             NEED();
             o->requests_csv = val;
@@ -277,8 +289,8 @@ static int cmd_run(int argc, char **argv)
     ss_err err = {0};
     ss_scenario *sc = NULL;
     size_t n = 0;
-    ss_afile csv = {0}, reqs = {0}, summary = {0};
-    int have_csv = 0, have_reqs = 0, have_summary = 0;
+    ss_afile csv = {0}, reqs = {0}, summary = {0}, ts = {0};
+    int have_csv = 0, have_reqs = 0, have_summary = 0, have_ts = 0;
     ss_report *rep = NULL;
     rc = EXIT_BADINPUT;
     if (load_all(&o, &sc, &n, &err) < 0 || validate_worlds(sc, n, &err) < 0) goto out;
@@ -299,6 +311,13 @@ static int cmd_run(int argc, char **argv)
         have_reqs = 1;
         ss_world_requests_header(reqs.fp);
     }
+    const char *ts_path = o.timeseries_csv ? o.timeseries_csv : sc[0].timeseries_csv_path;
+    double ts_interval = o.timeseries_interval_s > 0 ? o.timeseries_interval_s : sc[0].timeseries_interval_s;
+    if (ts_path) {
+        if (ss_afile_open(&ts, ts_path, &err) < 0) goto out;
+        have_ts = 1;
+        ss_world_timeseries_header(ts.fp);
+    }
     rc = EXIT_FAIL;
     rep = ss_report_new();
     uint64_t events = 0;
@@ -309,6 +328,7 @@ static int cmd_run(int argc, char **argv)
             if (o.replication >= 0 && r != (uint32_t)o.replication) continue;
             ss_world *w = ss_world_build(&sc[v], r, have_reqs ? reqs.fp : NULL, &err);
             if (!w) goto out; /* validated above; only a plugin's init can still refuse */
+            if (have_ts) ss_world_timeseries(w, ts.fp, ts_interval);
             ss_world_run(w);
             ss_run_result res;
             ss_world_result(w, &res);
@@ -333,6 +353,8 @@ static int cmd_run(int argc, char **argv)
     have_csv = 0;
     if (have_reqs && ss_afile_commit(&reqs, &err) < 0) goto out;
     have_reqs = 0;
+    if (have_ts && ss_afile_commit(&ts, &err) < 0) goto out;
+    have_ts = 0;
     if (!o.quiet) {
         printf("servesim: %s, seed %llu, %zu variant%s x %u replication%s -> %s\n", sc[0].name,
                (unsigned long long)sc[0].seed, n, n == 1 ? "" : "s", sc[0].replications,
@@ -354,6 +376,7 @@ out:
     if (have_csv) ss_afile_abort(&csv);
     if (have_reqs) ss_afile_abort(&reqs);
     if (have_summary) ss_afile_abort(&summary);
+    if (have_ts) ss_afile_abort(&ts);
     ss_report_free(rep);
     free_all(sc, n);
     free_opts(&o);

@@ -517,17 +517,21 @@ static int read_policy(ss_policy_cfg *p, const ss_node *pols, const char *key, c
 
 static int read_outputs(ss_scenario *sc, const ss_node *root, ss_err *err)
 {
-    static const char *const keys[] = {"csv", "requests_csv", NULL};
+    static const char *const keys[] = {"csv", "requests_csv", "timeseries_csv", "timeseries_interval_s", NULL};
     ss_node *out = NULL;
     TRY(ss_cfg_map(root, "outputs", &out, 0, err));
-    const char *csv = NULL, *req = NULL;
+    const char *csv = NULL, *req = NULL, *ts = NULL;
+    sc->timeseries_interval_s = 1.0;
     if (out) {
         TRY(ss_cfg_check_keys(out, keys, "outputs", err));
         TRY(ss_cfg_str(out, "csv", &csv, 0, err));
         TRY(ss_cfg_str(out, "requests_csv", &req, 0, err));
+        TRY(ss_cfg_str(out, "timeseries_csv", &ts, 0, err));
+        TRY(ss_cfg_num(out, "timeseries_interval_s", &sc->timeseries_interval_s, SS_POS, err));
     }
     sc->csv_path = csv ? ss_xstrdup(csv) : ss_xasprintf("results/%s.csv", sc->name);
     sc->requests_csv_path = req ? ss_xstrdup(req) : NULL;
+    sc->timeseries_csv_path = ts ? ss_xstrdup(ts) : NULL;
     return 0;
 }
 
@@ -786,5 +790,6 @@ void ss_scenario_free(ss_scenario *sc)
     free(sc->name);
     free(sc->csv_path);
     free(sc->requests_csv_path);
+    free(sc->timeseries_csv_path);
     memset(sc, 0, sizeof *sc);
 }

@@ -107,6 +107,8 @@ typedef struct ss_scenario {
     ss_policy_cfg scheduler;
     char *csv_path;           /* results CSV (relative to the working directory) */
     char *requests_csv_path;  /* per-request CSV, or NULL */
+    char *timeseries_csv_path;/* time-series CSV, or NULL */
+    double timeseries_interval_s; /* its sampling interval (default 1 s) */
     ss_setting *settings;     size_t nsettings;
 } ss_scenario;
 

@@ -83,6 +83,14 @@ static void busy_add(ss_world *w, ss_instance *in, double from_s, double to_s)
     if (to_s > from_s) in->busy_s += to_s - from_s;
 }
 
+/* The integral of busy servers over time, for the time series: brought up
+ * to date just before `busy` changes. */
+static inline void busy_mark(ss_instance *in, double now)
+{
+    in->area_s += (double)in->busy * (now - in->changed_s);
+    in->changed_s = now;
+}
+
 /* ---- the serving path ---------------------------------------------------------- */
 
 static void service_done(ss_engine *eng, void *ctx, uint64_t arg);
@@ -93,6 +101,7 @@ static void start_service(ss_world *w, ss_instance *in, ss_request *r)
     ss_group *g = &w->groups[in->model];
     r->queue_s += now - r->enqueued_s;
     r->started_s = now;
+    busy_mark(in, now);
     g->views[in->index].busy = ++in->busy;
     double service_s = ss_dist_sample(g->service, g->rng);
     ss_schedule(w->eng, now + service_s, service_done, in, (uint64_t)(uintptr_t)r);
@@ -112,6 +121,7 @@ static void finish(ss_world *w, ss_request *r)
         ss_hist_add(ts->queue_hist, r->queue_s);
         w->last_completion_s = now;
     }
+    w->last_done_s = now;
     if (w->req_csv) request_line(w, r, 0);
     if (r->client != UINT32_MAX) ss_client_done(w, r);
     req_free(w, r);
@@ -120,6 +130,7 @@ static void finish(ss_world *w, ss_request *r)
 static void drop(ss_world *w, ss_request *r)
 {
     if (r->measured) w->stats[r->task].dropped++;
+    w->last_done_s = ss_now(w->eng);
     if (w->req_csv) request_line(w, r, 1);
     if (r->client != UINT32_MAX) ss_client_done(w, r);
     req_free(w, r);
@@ -166,6 +177,7 @@ static void service_done(ss_engine *eng, void *ctx, uint64_t arg)
     ss_request *r = (ss_request *)(uintptr_t)arg;
     double now = ss_now(eng);
     busy_add(w, in, r->started_s, now);
+    busy_mark(in, now);
     g->views[in->index].busy = --in->busy;
     ss_qitem next;
     if (w->sched.pol->ops.scheduler.pop(in->queue, now, &next)) {
@@ -342,7 +354,9 @@ void ss_world_result(const ss_world *w, ss_run_result *r)
     r->ndevices = sc->ndevices;
     r->util = ss_xcalloc(sc->ndevices ? sc->ndevices : 1, sizeof *r->util);
     size_t *count = ss_xcalloc(sc->ndevices ? sc->ndevices : 1, sizeof *count);
-    double span = r->end_s - start;
+    /* Utilisation over [end of warm-up, last request done]: not up to the
+     * last event, which may be a time-series sample after the end. */
+    double span = w->last_done_s - start;
     for (size_t i = 0; i < w->ninst; i++) {
         r->util[w->inst[i].device] += w->inst[i].busy_s;
         count[w->inst[i].device] += w->inst[i].servers;
@@ -394,6 +408,7 @@ void ss_world_free(ss_world *w)
     if (w->sched_rng) gsl_rng_free(w->sched_rng);
     for (size_t i = 0; i < w->nchunks; i++) free(w->chunks[i]);
     free(w->chunks);
+    free(w->ts_area_prev);
     ss_engine_free(w->eng);
     free(w);
 }

@@ -56,4 +56,11 @@ void ss_world_free(ss_world *w);
 void ss_run_result_free(ss_run_result *r);
 void ss_world_requests_header(FILE *fp);
 
+/* Sample every model's state into fp every interval_s of simulated time,
+ * from interval_s on, while anything else is still to happen (timeseries.c).
+ * Call between ss_world_build and ss_world_run.  Sampling does not change
+ * the run's results. */
+void ss_world_timeseries(ss_world *w, FILE *fp, double interval_s);
+void ss_world_timeseries_header(FILE *fp);
+
 #endif

@@ -33,6 +33,8 @@ typedef struct ss_instance {
     uint32_t servers;     /* parallel servers sharing the queue */
     uint32_t busy;        /* servers busy now */
     double busy_s;        /* server-seconds busy inside the measured window */
+    double area_s;        /* server-seconds busy since the start, up to changed_s (time series) */
+    double changed_s;     /* when `busy` last changed */
 } ss_instance;
 
 /* All instances of one model, contiguous in ss_world.inst. */
@@ -67,10 +69,14 @@ struct ss_world {
     uint64_t generated, next_id;
     int measuring;           /* warm-up over */
     double warmup_end_s, last_completion_s;
+    double last_done_s;      /* the last request finished or dropped */
     ss_request *free_reqs;
     ss_request **chunks;
     size_t nchunks, in_flight, peak_in_flight;
     FILE *req_csv;
+    FILE *ts_csv;            /* time-series samples (timeseries.c), or NULL */
+    double ts_interval_s;
+    double *ts_area_prev;    /* per model: busy server-seconds at the previous sample */
     double wall_s;
 };
 
