@@ -19,6 +19,7 @@
 #include "scenario.h"
 #include "sweep.h"
 #include "sweep_run.h"
+#include "topo.h"
 #include "world.h"
 
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_BADINPUT = 2 };
@@ -255,6 +256,7 @@ static int cmd_check(int argc, char **argv)
             for (size_t i = 0; i < n; i++) printf(" %s", sc[i].variant);
         }
         putchar('\n');
+        if (sc[0].topo) ss_topo_describe(sc[0].topo, stdout);
     }
     free_all(sc, n);
     free_opts(&o);

@@ -80,6 +80,15 @@ static size_t intern(char ***list, size_t *n, const char *s)
 
 ss_report *ss_report_new(void) { return ss_xcalloc(1, sizeof(ss_report)); }
 
+/* Devices get a util_ column only if something is deployed on them (a
+ * topology may bring hundreds of GPUs, most of them idle). */
+static int deployed(const ss_scenario *sc, size_t d)
+{
+    for (size_t k = 0; k < sc->ndeploys; k++)
+        if (sc->deploys[k].device == d) return 1;
+    return 0;
+}
+
 void ss_report_add(ss_report *rep, const ss_scenario *sc, ss_run_result *r)
 {
     rep->e = ss_xrealloc(rep->e, (rep->n + 1) * sizeof *rep->e);
@@ -96,7 +105,7 @@ void ss_report_add(ss_report *rep, const ss_scenario *sc, ss_run_result *r)
     e->devices = ss_xcalloc(sc->ndevices + 1, sizeof *e->devices);
     for (size_t d = 0; d < sc->ndevices; d++) {
         e->devices[d] = ss_xstrdup(sc->devices[d].name);
-        intern(&rep->devices, &rep->ndevices, sc->devices[d].name);
+        if (deployed(sc, d)) intern(&rep->devices, &rep->ndevices, sc->devices[d].name);
     }
     e->r = *r;
     memset(r, 0, sizeof *r);
@@ -157,7 +166,8 @@ ss_report *ss_report_new_like(const ss_report *layout)
 void ss_report_declare(ss_report *rep, const ss_scenario *sc)
 {
     for (size_t i = 0; i < sc->nsettings; i++) intern(&rep->keys, &rep->nkeys, sc->settings[i].key);
-    for (size_t d = 0; d < sc->ndevices; d++) intern(&rep->devices, &rep->ndevices, sc->devices[d].name);
+    for (size_t d = 0; d < sc->ndevices; d++)
+        if (deployed(sc, d)) intern(&rep->devices, &rep->ndevices, sc->devices[d].name);
 }
 
 void ss_report_csv(const ss_report *rep, FILE *fp)
@@ -277,10 +287,14 @@ void ss_report_print(const ss_report *rep, FILE *fp)
                 else fprintf(fp, " %9.3f \xc2\xb1%6.3f", mean, hw);
             }
             double u = 0;
-            for (size_t k = i; k < j; k++) {
+            for (size_t k = i; k < j; k++) { /* mean over the devices with something deployed */
                 double s = 0;
-                for (size_t d = 0; d < rep->e[k].r.ndevices; d++) s += rep->e[k].r.util[d];
-                u += rep->e[k].r.ndevices ? s / (double)rep->e[k].r.ndevices : 0;
+                size_t nd = 0;
+                for (size_t d = 0; d < rep->ndevices; d++) {
+                    double ud = util_of(&rep->e[k], rep->devices[d]);
+                    if (!isnan(ud)) s += ud, nd++;
+                }
+                u += nd ? s / (double)nd : 0;
             }
             fprintf(fp, " %6.1f%%\n", 100.0 * u / (double)(j - i));
         }

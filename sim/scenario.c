@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "topo.h"
 #include "trace.h"
 
 #ifndef SS_MODEL_DIR
@@ -48,6 +49,41 @@ static int read_name(const ss_node *map, const char *key, char **out, ss_err *er
 }
 
 /* ---- hosts and devices ------------------------------------------------ */
+
+/* `topology:` a file (relative to the scenario) or an inline map. */
+static int read_topology(ss_scenario *sc, const ss_node *root, ss_err *err)
+{
+    const ss_node *t = ss_map_find(root, "topology");
+    if (!t) return 0;
+    if (t->kind == SS_NODE_SCALAR && !t->is_null) {
+        char *path = ss_node_path(t, t->value);
+        if (access(path, R_OK) != 0) {
+            free(path);
+            return ss_node_err(t, err, "topology file '%s' not found or not readable", t->value);
+        }
+        sc->topo = ss_topo_load(path, err);
+        free(path);
+    } else if (t->kind == SS_NODE_MAP) {
+        sc->topo = ss_topo_from_node(t, err);
+    } else {
+        return ss_node_err(t, err, "topology: expected a file name or a map");
+    }
+    return sc->topo ? 0 : -1;
+}
+
+/* Without `hosts:`, the devices are the topology's GPUs ("h57/gpu3"). */
+static void devices_from_topology(ss_scenario *sc)
+{
+    const ss_topo *t = sc->topo;
+    for (size_t h = 0; h < ss_topo_nhosts(t); h++) {
+        uint32_t g = 0, node;
+        while ((node = ss_topo_host_gpu(t, h, g++)) != SS_TOPO_NONE) {
+            sc->devices = ss_xrealloc(sc->devices, (sc->ndevices + 1) * sizeof *sc->devices);
+            sc->devices[sc->ndevices++] = (ss_device_cfg){.name = ss_xstrdup(ss_topo_node_name(t, node)),
+                                                          .kind = SS_DEV_GPU, .type = ss_xstrdup(""), .cores = 1};
+        }
+    }
+}
 
 static int read_devices(ss_scenario *sc, const ss_node *hosts, ss_err *err)
 {
@@ -616,7 +652,7 @@ static int apply_variant(ss_scenario *sc, ss_doc *doc, const char *variant, ss_e
 static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
 {
     static const char *const top[] = {"name", "description", "seed", "replications", "duration_s", "requests",
-                                      "warmup_s", "warmup_requests", "hosts", "models", "tasks", "deployment",
+                                      "warmup_s", "warmup_requests", "topology", "hosts", "models", "tasks", "deployment",
                                       "workloads", "policies", "outputs", "variants", NULL};
     const ss_node *root = doc->root;
     TRY(ss_node_expect(root, SS_NODE_MAP, "scenario", err));
@@ -657,10 +693,14 @@ static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
         return ss_node_err(ss_map_find(root, "warmup_requests"), err,
                            "warmup_requests (%llu) must be fewer than requests (%llu)", wreq, req);
 
-    ss_node *hosts, *models, *tasks = NULL, *deploy, *wls, *pols = NULL;
-    TRY(ss_cfg_seq(root, "hosts", &hosts, SS_REQ, err));
-    TRY(read_devices(sc, hosts, err));
-    if (sc->ndevices == 0) return ss_node_err(hosts, err, "hosts: expected at least one host");
+    ss_node *hosts = NULL, *models, *tasks = NULL, *deploy, *wls, *pols = NULL;
+    TRY(read_topology(sc, root, err));
+    TRY(ss_cfg_seq(root, "hosts", &hosts, sc->topo ? 0 : SS_REQ, err));
+    if (hosts) TRY(read_devices(sc, hosts, err));
+    else devices_from_topology(sc);
+    if (sc->ndevices == 0)
+        return ss_node_err(hosts ? hosts : ss_map_find(root, "topology"), err,
+                           hosts ? "hosts: expected at least one host" : "topology: it has no GPU to deploy on");
     TRY(ss_cfg_seq(root, "models", &models, SS_REQ, err));
     if (models->n == 0) return ss_node_err(models, err, "models: expected at least one model");
     TRY(read_models(sc, models, err));
@@ -791,5 +831,6 @@ void ss_scenario_free(ss_scenario *sc)
     free(sc->csv_path);
     free(sc->requests_csv_path);
     free(sc->timeseries_csv_path);
+    ss_topo_free(sc->topo);
     memset(sc, 0, sizeof *sc);
 }

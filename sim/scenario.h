@@ -98,6 +98,7 @@ typedef struct ss_scenario {
     uint64_t max_requests;    /* UINT64_MAX if not bounded by count */
     double warmup_s;
     uint64_t warmup_requests;
+    struct ss_topo *topo;     /* `topology:` (network, hosts' insides), or NULL */
     ss_device_cfg *devices;   size_t ndevices;
     ss_model_cfg *models;     size_t nmodels;
     ss_task_cfg *tasks;       size_t ntasks;   /* one implicit task per model comes first */
