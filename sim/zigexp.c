@@ -5,6 +5,8 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "rng.h"
+
 #define STRIPS 256
 #define R_TAIL 7.69711747013104972     /* start of the tail strip */
 #define V_AREA 3.949659822581572e-3    /* area of each strip */
@@ -39,11 +41,11 @@ double ss_ran_exp1(gsl_rng *r)
 {
     if (!ready) build(); /* the 32-bit requirement is checked where streams are made (rng.c) */
     for (;;) {
-        uint32_t j = (uint32_t)gsl_rng_get(r);
+        uint32_t j = ss_rng_u32(r);
         uint32_t i = j & (STRIPS - 1), u = j >> 8;
         if (u < ke[i]) return u * we[i];
-        if (i == 0) return R_TAIL - log(gsl_rng_uniform_pos(r)); /* memoryless tail */
+        if (i == 0) return R_TAIL - log(ss_rng_u01_pos(r)); /* memoryless tail */
         double x = u * we[i];
-        if (fe[i] + gsl_rng_uniform(r) * (fe[i - 1] - fe[i]) < exp(-x)) return x;
+        if (fe[i] + ss_rng_u01(r) * (fe[i - 1] - fe[i]) < exp(-x)) return x;
     }
 }

@@ -12,7 +12,7 @@
  * double-precision uniforms.  Exact in distribution up to that resolution
  * (checked by a Kolmogorov-Smirnov test in tests/test_dist.c).
  * Requires a generator returning 32 random bits per gsl_rng_get (mt19937
- * and taus2 do; asserted). */
+ * and taus2 do; asserted).  servesim's own streams (rng.h) are drawn inline. */
 #ifndef SS_ZIGEXP_H
 #define SS_ZIGEXP_H
 
