@@ -33,28 +33,25 @@ uint64_t ss_rng_uniform_int(void *rng, uint64_t n);
 
 #define SS_MT_N 624
 
-/* The state of an ss_rng_mt19937_type generator (gsl_rng.state). */
+/* The state of an ss_rng_mt19937_type generator (gsl_rng.state).  A refill
+ * regenerates all SS_MT_N state words and tempers them into out[] in two
+ * element-wise passes that the compiler vectorises, so a draw is a load. */
 typedef struct ss_mt_state {
-    uint32_t mti;          /* next word of mt to temper; SS_MT_N: regenerate first */
-    uint32_t mt[SS_MT_N];
+    uint32_t mti;          /* next word of out to return; SS_MT_N: refill first */
+    uint32_t mt[SS_MT_N];  /* the MT19937 state */
+    uint32_t out[SS_MT_N]; /* the tempered outputs of the current state */
 } ss_mt_state;
 
 extern const gsl_rng_type ss_rng_mt19937_type;
 
-/* Regenerate all SS_MT_N words (once every SS_MT_N draws; out of line). */
+/* Regenerate and temper all SS_MT_N words (once every SS_MT_N draws; out of line). */
 void ss_mt_refill(ss_mt_state *s);
 
 /* The next MT19937 output of state s. */
 static inline uint32_t ss_mt_next(ss_mt_state *s)
 {
     if (__builtin_expect(s->mti >= SS_MT_N, 0)) ss_mt_refill(s);
-    uint32_t k = s->mt[s->mti++];
-    /* tempering */
-    k ^= k >> 11;
-    k ^= (k << 7) & 0x9d2c5680u;
-    k ^= (k << 15) & 0xefc60000u;
-    k ^= k >> 18;
-    return k;
+    return s->out[s->mti++];
 }
 
 /* 32 random bits: what gsl_rng_get(r) returns for a 32-bit generator, inline
