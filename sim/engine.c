@@ -58,10 +58,8 @@ void ss_engine_free(ss_engine *e)
     free(e);
 }
 
-/* Grow the slot pool (doubling) and thread the new slots onto the free list.
- * Rare, so kept out of line: inlined, it would crowd the registers of
- * ss_schedule's common path. */
-__attribute__((noinline, cold)) static void slots_grow(ss_engine *e)
+/* Grow the slot pool (doubling) and thread the new slots onto the free list. */
+static void slots_grow(ss_engine *e)
 {
     if (e->nslots == UINT32_MAX - 1) abort();
     uint32_t old = e->nslots, grow = old ? old : 64;
@@ -75,9 +73,9 @@ __attribute__((noinline, cold)) static void slots_grow(ss_engine *e)
     e->free_head = old;
 }
 
+/* A free slot; there must be one (ss_schedule sees to it). */
 static inline uint32_t slot_take(ss_engine *e)
 {
-    if (__builtin_expect(e->free_head == NO_POS, 0)) slots_grow(e);
     uint32_t s = e->free_head;
     e->free_head = e->slots[s].pos;
     return s;
@@ -133,22 +131,35 @@ static inline void sift_down(ss_engine *e, size_t i, const key *kp)
     sl[k.slot].pos = (uint32_t)i;
 }
 
-/* Double the heap's capacity (rare; out of line like slots_grow). */
-__attribute__((noinline, cold)) static void heap_grow(ss_engine *e)
+/* ss_schedule when the slot pool or the heap is full: grow, then schedule
+ * (now on the common path).  Reached by a tail call, so that no value of
+ * ss_schedule has to survive a call to the allocator: its common path calls
+ * nothing, and saves and restores fewer registers. */
+__attribute__((noinline, cold)) static ss_event_id schedule_grow(ss_engine *e, double t_s, ss_handler h,
+                                                                 void *ctx, uint64_t arg)
 {
-    e->cap = e->cap ? 2 * e->cap : 64;
-    e->heap = ss_xrealloc(e->heap, e->cap * sizeof *e->heap);
+    if (e->free_head == NO_POS) slots_grow(e);
+    if (e->n == e->cap) {
+        e->cap = e->cap ? 2 * e->cap : 64;
+        e->heap = ss_xrealloc(e->heap, e->cap * sizeof *e->heap);
+    }
+    return ss_schedule(e, t_s, h, ctx, arg);
 }
 
 ss_event_id ss_schedule(ss_engine *e, double t_s, ss_handler h, void *ctx, uint64_t arg)
 {
     assert(h != NULL);
     assert(t_s >= e->clock.now_s); /* false for NaN too */
+    /* Room for one more: a slot, and a heap entry unless the key replaces
+     * the firing one (checked anyway: a full heap is rare, and it keeps one
+     * test). */
+    if (__builtin_expect(e->free_head == NO_POS || e->n == e->cap, 0)) return schedule_grow(e, t_s, h, ctx, arg);
     uint32_t s = slot_take(e);
     slot *sl = &e->slots[s];
     sl->h = h;
     sl->ctx = ctx;
     sl->arg = arg;
+    ss_event_id id = ((uint64_t)sl->gen << 32) | s; /* taken now: one register less in the sift */
     key k = {t_s, e->seq++, s};
     if (e->firing) {
         /* The fired event's key still sits at the root; t_s >= now makes the
@@ -157,12 +168,11 @@ ss_event_id ss_schedule(ss_engine *e, double t_s, ss_handler h, void *ctx, uint6
         e->firing = 0;
         sift_down(e, 0, &k);
     } else {
-        if (__builtin_expect(e->n == e->cap, 0)) heap_grow(e);
         e->n++;
         if (e->n > e->peak) e->peak = e->n;
         sift_up(e, e->n - 1, &k);
     }
-    return ((uint64_t)sl->gen << 32) | s;
+    return id;
 }
 
 ss_event_id ss_schedule_in(ss_engine *e, double delay_s, ss_handler h, void *ctx, uint64_t arg)
