@@ -1,6 +1,7 @@
 /* dist.c: reading, sampling and exact moments of the time distributions of
- * dist.h.  ss_dist_sample is on the simulator's hot path: one switch, no
- * allocation, no per-call setup (all parameters are converted at read time). */
+ * dist.h.  Sampling is on the simulator's hot path: no allocation, no
+ * per-call setup (all parameters are converted at read time); exponential
+ * and deterministic draws are inline in dist.h, the other kinds here. */
 #include "dist.h"
 
 #include <math.h>
@@ -51,7 +52,9 @@ void ss_dist_free(ss_dist *d)
 
 /* ---- sampling ------------------------------------------------------- */
 
-double ss_dist_sample(const ss_dist *d, gsl_rng *r)
+/* The kinds ss_dist_sample (dist.h) does not draw inline; it handles
+ * exponential and deterministic itself, repeated here for completeness. */
+double ss_dist_sample_other(const ss_dist *d, gsl_rng *r)
 {
     switch (d->kind) {
     case SS_DIST_DETERMINISTIC:

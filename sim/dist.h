@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <gsl/gsl_rng.h>
 #include "cfg.h"
+#include "zigexp.h"
 
 typedef enum ss_dist_kind {
     SS_DIST_DETERMINISTIC,
@@ -43,8 +44,17 @@ int ss_dist_read(const ss_node *n, const char *what, ss_dist *out, ss_err *err);
 void ss_dist_deterministic(ss_dist *d, double value_s);
 void ss_dist_exponential(ss_dist *d, double mean_s);
 
-/* One draw (>= 0). */
-double ss_dist_sample(const ss_dist *d, gsl_rng *r);
+/* One draw (>= 0).  Inline for the kinds on the hot path of the shipped
+ * benchmarks and of M/M/c models (exponential, deterministic); the other
+ * kinds go to ss_dist_sample_other (dist.c). */
+double ss_dist_sample_other(const ss_dist *d, gsl_rng *r);
+
+static inline double ss_dist_sample(const ss_dist *d, gsl_rng *r)
+{
+    if (d->kind == SS_DIST_EXPONENTIAL) return d->p1 * ss_ran_exp1(r); /* ziggurat: no log per draw */
+    if (d->kind == SS_DIST_DETERMINISTIC) return d->p1;
+    return ss_dist_sample_other(d, r);
+}
 /* Exact mean and squared coefficient of variation of what ss_dist_sample
  * draws (truncation included), for analytical checks and expected_s. */
 double ss_dist_mean(const ss_dist *d);

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <gsl/gsl_cdf.h>
 
-#define HIST_SHIFT (52 - SS_HIST_SUB_BITS)
+#define HIST_SHIFT SS_HIST_SHIFT
 
 /* Bits of a double; with a constant argument the compiler folds it. */
 static inline uint64_t dbits(double v)
@@ -31,22 +31,9 @@ static inline uint64_t hist_base(void)
     return dbits(SS_HIST_MIN) >> HIST_SHIFT;
 }
 
-static inline size_t hist_index(double v)
-{
-    if (!(v > SS_HIST_MIN)) return 0; /* also 0, negatives and NaN */
-    uint64_t i = (dbits(v) >> HIST_SHIFT) - hist_base();
-    return i < SS_HIST_NBUCKETS ? (size_t)i : SS_HIST_NBUCKETS - 1; /* +inf too */
-}
-
 void ss_hist_reset(ss_hist *h)
 {
     memset(h, 0, sizeof *h);
-}
-
-void ss_hist_add(ss_hist *h, double v)
-{
-    h->count++;
-    h->buckets[hist_index(v)]++;
 }
 
 void ss_hist_merge(ss_hist *dst, const ss_hist *src)
@@ -98,17 +85,6 @@ void ss_stat_reset(ss_stat *s)
     s->s2 = 0;
     s->min = INFINITY;
     s->max = -INFINITY;
-}
-
-void ss_stat_add(ss_stat *s, double v)
-{
-    if (s->n == 0) s->shift = v;
-    s->n++;
-    double d = v - s->shift;
-    s->s1 += d;
-    s->s2 += d * d;
-    if (v < s->min) s->min = v;
-    if (v > s->max) s->max = v;
 }
 
 double ss_stat_mean(const ss_stat *s)

@@ -20,6 +20,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define SS_HIST_SUB_BITS 7
 #define SS_HIST_MIN 1e-9   /* seconds: 1 ns */
@@ -32,7 +33,7 @@ typedef struct ss_hist {
 } ss_hist;
 
 void ss_hist_reset(ss_hist *h);
-void ss_hist_add(ss_hist *h, double v);
+static inline void ss_hist_add(ss_hist *h, double v); /* inline, below */
 /* q in [0,1]; 0 if empty.  The q-quantile is the smallest recorded value v
  * with at least ceil(q*count) values <= v (nearest-rank), up to bucket error. */
 double ss_hist_quantile(const ss_hist *h, double q);
@@ -48,7 +49,7 @@ typedef struct ss_stat {
 } ss_stat;
 
 void ss_stat_reset(ss_stat *s);
-void ss_stat_add(ss_stat *s, double v);
+static inline void ss_stat_add(ss_stat *s, double v); /* inline, below */
 double ss_stat_mean(const ss_stat *s); /* 0 if n = 0 */
 double ss_stat_var(const ss_stat *s);  /* sample variance (n-1); 0 if n < 2 */
 void ss_stat_merge(ss_stat *dst, const ss_stat *src); /* exact up to rounding */
@@ -58,5 +59,39 @@ void ss_stat_merge(ss_stat *dst, const ss_stat *src); /* exact up to rounding */
 double ss_ci95(const double *x, size_t n, double *mean);
 /* Same at confidence level `level` (e.g. 0.99). */
 double ss_ci(const double *x, size_t n, double level, double *mean);
+
+/* ---- the per-sample updates, inline: two of each per finished request ---- */
+
+#define SS_HIST_SHIFT (52 - SS_HIST_SUB_BITS)
+
+/* Bucket of v: its exponent and top SUB_BITS mantissa bits, counted from
+ * those of SS_HIST_MIN (a constant the compiler folds). */
+static inline size_t ss_hist_index(double v)
+{
+    if (!(v > SS_HIST_MIN)) return 0; /* also 0, negatives and NaN */
+    uint64_t b, base;
+    const double lo = SS_HIST_MIN;
+    memcpy(&b, &v, sizeof b);
+    memcpy(&base, &lo, sizeof base);
+    uint64_t i = (b >> SS_HIST_SHIFT) - (base >> SS_HIST_SHIFT);
+    return i < SS_HIST_NBUCKETS ? (size_t)i : SS_HIST_NBUCKETS - 1; /* +inf too */
+}
+
+static inline void ss_hist_add(ss_hist *h, double v)
+{
+    h->count++;
+    h->buckets[ss_hist_index(v)]++;
+}
+
+static inline void ss_stat_add(ss_stat *s, double v)
+{
+    if (s->n == 0) s->shift = v;
+    s->n++;
+    double d = v - s->shift;
+    s->s1 += d;
+    s->s2 += d * d;
+    if (v < s->min) s->min = v;
+    if (v > s->max) s->max = v;
+}
 
 #endif

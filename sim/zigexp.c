@@ -5,18 +5,22 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "rng.h"
+
 #define STRIPS 256
 #define R_TAIL 7.69711747013104972     /* start of the tail strip */
 #define V_AREA 3.949659822581572e-3    /* area of each strip */
 #define SCALE 16777216.0               /* 2^24: positions are 24-bit */
 
-static uint32_t ke[STRIPS]; /* accept u < ke[i] at once */
-static double we[STRIPS];   /* x = u * we[i] */
+uint32_t ss_zig_ke[STRIPS]; /* accept u < ke[i] at once */
+double ss_zig_we[STRIPS];   /* x = u * we[i] */
 static double fe[STRIPS];   /* exp(-x_i) at strip edges */
 static int ready;
 
 static void build(void)
 {
+    uint32_t *ke = ss_zig_ke;
+    double *we = ss_zig_we;
     double de = R_TAIL, te = de;
     double q = V_AREA / exp(-de);
     ke[0] = (uint32_t)((de / q) * SCALE);
@@ -35,15 +39,18 @@ static void build(void)
     ready = 1;
 }
 
-double ss_ran_exp1(gsl_rng *r)
+double ss_ran_exp1_rest(gsl_rng *r, uint32_t j)
 {
     if (!ready) build(); /* the 32-bit requirement is checked where streams are made (rng.c) */
-    for (;;) {
-        uint32_t j = (uint32_t)gsl_rng_get(r);
+    const uint32_t *ke = ss_zig_ke;
+    const double *we = ss_zig_we;
+    for (;; j = ss_rng_u32(r)) {
         uint32_t i = j & (STRIPS - 1), u = j >> 8;
+        /* Tested again: j may be the inline path's word, met before the
+         * tables were built, or a fresh word of this loop. */
         if (u < ke[i]) return u * we[i];
-        if (i == 0) return R_TAIL - log(gsl_rng_uniform_pos(r)); /* memoryless tail */
+        if (i == 0) return R_TAIL - log(ss_rng_u01_pos(r)); /* memoryless tail */
         double x = u * we[i];
-        if (fe[i] + gsl_rng_uniform(r) * (fe[i - 1] - fe[i]) < exp(-x)) return x;
+        if (fe[i] + ss_rng_u01(r) * (fe[i - 1] - fe[i]) < exp(-x)) return x;
     }
 }

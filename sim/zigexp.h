@@ -12,12 +12,33 @@
  * double-precision uniforms.  Exact in distribution up to that resolution
  * (checked by a Kolmogorov-Smirnov test in tests/test_dist.c).
  * Requires a generator returning 32 random bits per gsl_rng_get (mt19937
- * and taus2 do; asserted). */
+ * and taus2 do; asserted).  servesim's own streams (rng.h) are drawn inline.
+ *
+ * The common case (one word, one table look-up) is inline; the rest of the
+ * method, and the building of the tables, is ss_ran_exp1_rest in zigexp.c. */
 #ifndef SS_ZIGEXP_H
 #define SS_ZIGEXP_H
 
+#include <stdint.h>
 #include <gsl/gsl_rng.h>
 
-double ss_ran_exp1(gsl_rng *r);
+#include "rng.h"
+
+/* The strip tables (zigexp.c).  Until the first draw builds them they are
+ * all zero, which sends that draw to ss_ran_exp1_rest: the inline path
+ * needs no "built yet?" test. */
+extern uint32_t ss_zig_ke[256]; /* accept position u of strip i at once if u < ke[i] */
+extern double ss_zig_we[256];   /* the draw is then u * we[i] */
+
+/* Finish a draw whose first word j fell outside the accept-at-once region. */
+double ss_ran_exp1_rest(gsl_rng *r, uint32_t j);
+
+static inline double ss_ran_exp1(gsl_rng *r)
+{
+    uint32_t j = ss_rng_u32(r);
+    uint32_t i = j & 255, u = j >> 8; /* strip index and position: disjoint bits */
+    if (__builtin_expect(u < ss_zig_ke[i], 1)) return u * ss_zig_we[i];
+    return ss_ran_exp1_rest(r, j);
+}
 
 #endif
