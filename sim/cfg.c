@@ -785,8 +785,7 @@ char *ss_node_flow(const ss_node *n)
 {
     char *buf = NULL;
     size_t len = 0;
-    FILE *fp = open_memstream(&buf, &len);
-    if (!fp) abort();
+    FILE *fp = ss_xmemstream(&buf, &len);
     flow_write(fp, n);
     fclose(fp);
     return buf;

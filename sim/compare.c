@@ -202,8 +202,7 @@ static int collect(cmp *c, long metric, const char *model, ss_err *err)
     for (size_t i = 0; i < c->np; i++) {
         char *buf = NULL;
         size_t len = 0;
-        FILE *fp = open_memstream(&buf, &len);
-        if (!fp) abort();
+        FILE *fp = ss_xmemstream(&buf, &len);
         int any = 0;
         for (size_t k = 0; k < c->nids; k++) {
             if (!c->varies[k]) continue;

@@ -285,8 +285,7 @@ char *ss_sweep_unit_describe(const ss_sweep *sw, size_t u)
     const unit *x = &sw->units[u];
     char *buf = NULL;
     size_t len = 0;
-    FILE *fp = open_memstream(&buf, &len);
-    if (!fp) abort();
+    FILE *fp = ss_xmemstream(&buf, &len);
     fprintf(fp, "point %zu (", x->point);
     for (size_t a = 0; a < sw->naxes; a++) {
         char *v = ss_node_flow(sw->axes[a].values->items[value_index(sw, x->point, a)]);
@@ -304,8 +303,7 @@ char *ss_sweep_header(const ss_sweep *sw)
 {
     char *buf = NULL;
     size_t len = 0;
-    FILE *fp = open_memstream(&buf, &len);
-    if (!fp) abort();
+    FILE *fp = ss_xmemstream(&buf, &len);
     fputs("point,", fp);
     ss_report_csv_header(sw->layout, fp);
     fclose(fp);
@@ -333,8 +331,7 @@ int ss_sweep_unit_run(const ss_sweep *sw, size_t u, char **text)
     ss_scenario_free(&sc);
     char *rows = NULL;
     size_t len = 0;
-    FILE *fp = open_memstream(&rows, &len);
-    if (!fp) abort();
+    FILE *fp = ss_xmemstream(&rows, &len);
     ss_report_csv_rows(rep, fp);
     fclose(fp);
     ss_report_free(rep);

@@ -51,8 +51,7 @@ static char *row_text(const ss_csv_row *r)
 {
     char *buf = NULL;
     size_t len = 0;
-    FILE *fp = open_memstream(&buf, &len);
-    if (!fp) abort();
+    FILE *fp = ss_xmemstream(&buf, &len);
     for (size_t i = 0; i < r->n; i++) {
         if (i) fputc(',', fp);
         ss_csv_field(fp, r->f[i]);

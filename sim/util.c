@@ -139,3 +139,15 @@ char *ss_path_join(const char *dir, const char *rel)
     if (rel[0] == '/' || !dir || !dir[0] || strcmp(dir, ".") == 0) return ss_xstrdup(rel);
     return ss_xasprintf("%s/%s", dir, rel);
 }
+
+FILE *ss_xmemstream(char **buf, size_t *len)
+{
+    *buf = NULL;
+    *len = 0;
+    FILE *fp = open_memstream(buf, len);
+    if (!fp) {
+        fputs("servesim: out of memory\n", stderr);
+        abort();
+    }
+    return fp;
+}

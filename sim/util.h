@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 typedef struct ss_err {
     int set;         /* 1 once a message is recorded; later ones are ignored */
@@ -25,6 +26,10 @@ void *ss_xcalloc(size_t n, size_t size);
 void *ss_xrealloc(void *p, size_t n);
 char *ss_xstrdup(const char *s);
 char *ss_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* open_memstream(3) that aborts when it cannot allocate: text built with
+ * stdio into *buf (NUL-terminated, *len bytes once the stream is closed). */
+FILE *ss_xmemstream(char **buf, size_t *len);
 
 /* Edit distance (Levenshtein) between two strings. */
 size_t ss_edit_distance(const char *a, const char *b);
