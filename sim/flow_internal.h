@@ -1,0 +1,129 @@
+/* flow_internal.h: the flow model's records, shared by flow.c (time line,
+ * completions, API) and flow_solve.c (max-min re-solve) and by nothing else.
+ * The algorithm is described at the top of flow.c. */
+#ifndef SS_FLOW_INTERNAL_H
+#define SS_FLOW_INTERNAL_H
+
+#include <stdint.h>
+
+#include "flow.h"
+#include "util.h"
+
+#define SS_FLOW_NONE UINT32_MAX /* no slot, no position */
+
+enum { SS_PH_FREE = 0, SS_PH_SETUP, SS_PH_ACTIVE, SS_PH_DELIVERING };
+
+typedef struct ss_vec32 {
+    uint32_t *v;
+    size_t n, cap;
+} ss_vec32;
+
+static inline void ss_vpush(ss_vec32 *a, uint32_t x)
+{
+    if (a->n == a->cap) {
+        a->cap = a->cap ? 2 * a->cap : 64;
+        a->v = ss_xrealloc(a->v, a->cap * sizeof *a->v);
+    }
+    a->v[a->n++] = x;
+}
+
+/* One occurrence of a flow on a link: the flow's rate (a copy, so that the
+ * search can pass over fixed flows without touching their records), its
+ * slot, and the position of the link in the flow's route. */
+typedef struct ss_flow_entry {
+    double rate_bps;
+    uint32_t flow;
+    uint32_t k;
+} ss_flow_entry;
+
+typedef struct ss_flow_link {
+    ss_flow_entry *ent;  /* flows crossing it now */
+    uint32_t n, ncap;
+    double cap_bps;
+    /* re-solve scratch (its epoch mark is in ss_flownet.lstamp) */
+    double left_bps;     /* capacity not yet given to frozen flows */
+    uint32_t unfrozen;   /* entries of unfrozen flows */
+    uint32_t fpos;       /* position among the filling candidates */
+    double bytes_done;   /* payload bytes settled so far (flows add theirs when their rate
+                          * changes and when they leave) */
+} ss_flow_link;
+
+typedef struct ss_flow_rec {
+    /* what a re-solve reads, in the first 64 bytes (its marks are in
+     * ss_flownet.fmark) */
+    double rate_bps;     /* allocated wire rate; ACTIVE flows have rate_bps > 0 after
+                          * their first re-solve */
+    double new_rate_bps; /* re-solve scratch */
+    double eff_cap_bps;  /* re-solve scratch: cap_bps and the capacity of every link it
+                          * has to itself, INFINITY if none */
+    uint32_t *links;
+    uint32_t n_links;    /* route length (all hops of a chain, concatenated) */
+    uint32_t fpos;       /* position of eff_cap_bps among the filling candidates, or
+                          * SS_FLOW_NONE */
+    uint32_t sh_off, sh_n; /* re-solve scratch: its links shared with other flows are
+                            * ss_flownet.shared[sh_off .. sh_off + sh_n - 1] */
+    /* the rest */
+    double cap_bps;
+    uint32_t hpos;       /* index in the completion heap, SS_FLOW_NONE if absent */
+    int phase;
+    ss_flow_id id;       /* 0 while free */
+    uint32_t route_cap;  /* capacity of links[] and pos[]: kept when the slot is reused */
+    uint32_t *pos;       /* pos[k]: index of this flow's entry in links[k]'s array */
+    double bytes;        /* payload size */
+    double rem_bytes;    /* payload left at t_last_s */
+    double t_last_s;
+    double payload_Bps;  /* rate_bps * goodput / 8 */
+    double finish_s;     /* last byte leaves, at the current rate */
+    double goodput;
+    uint32_t next_free;
+    ss_event_id ev;      /* pending set-up or delivery event */
+    /* delivery: receiver i is notified at t_sent_s + recv_s[i] */
+    double t_sent_s;
+    double *recv_s;
+    uint32_t n_recv, recv_cap, next_recv, recv_base;
+    ss_flow_done done;
+    ss_chain_done cdone;
+    void *ctx;
+} ss_flow_rec;
+
+struct ss_flownet {
+    ss_engine *eng;
+    ss_flow_link *links;
+    uint64_t *lstamp;      /* per link: the last epoch that visited it */
+    uint64_t *fmark;       /* per flow slot: 2 * epoch once in that epoch's re-solve,
+                            * 2 * epoch + 1 once frozen in it */
+    size_t n_links;
+    ss_flow_rec *pool;
+    uint32_t n_slots, free_head;
+    uint64_t seq;          /* flow ids: seq << 32 | slot */
+    size_t active, peak_active;
+    /* completion heap of flow slots, ordered by (finish_s, id) */
+    uint32_t *ch;
+    size_t ch_n, ch_cap;
+    ss_event_id ev;        /* engine event for the heap's minimum */
+    double ev_t;
+    /* re-solve scratch */
+    uint64_t epoch;
+    double fixed_below;    /* this re-solve's threshold: 0 < rate < fixed_below is fixed */
+    ss_vec32 comp_links, comp_flows, shared, seeds, batch;
+    double *cand_key;      /* filling candidates: saturation level */
+    uint32_t *cand_idx;    /* link id, or CAND_FLOW | flow slot for a cap (flow_solve.c) */
+    size_t cand_n, cand_cap;
+    int heap_mode;         /* see flow_solve.c */
+    ss_flownet_stats st;
+};
+
+/* Re-solve after a change on the links in seeds: every flow whose rate is
+ * at least lambda_bps (less a tiny margin) and that is reachable from seeds
+ * through such flows gets its max-min rate in new_rate_bps; they are listed
+ * in comp_flows.  Flows below lambda_bps keep their rates.  Exact
+ * when lambda_bps is at most the level where the new filling departs from
+ * the old one.  new_flow (SS_FLOW_NONE if none) has just joined and is
+ * always re-solved. */
+void ss_flow_solve(ss_flownet *net, const uint32_t *seeds, size_t n_seeds, double lambda_bps,
+                   uint32_t new_flow);
+/* A lower bound of the rate that f, which has just joined its links, will
+ * get: the lambda_bps of its join. */
+double ss_flow_join_level(const ss_flownet *net, const ss_flow_rec *f);
+
+#endif
