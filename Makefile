@@ -131,6 +131,7 @@ test-asan: deps
 bench: deps
 	@$(MAKE) --no-print-directory build
 	bench/run.sh $(BIN)
+	bench/flows.sh $(BIN)
 
 # Render the committed reference results (results/reference/) to PNG.
 plots: deps

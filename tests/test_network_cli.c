@@ -1,0 +1,141 @@
+/* test_network_cli.c: the network through the command line - `servesim
+ * flows` (transfer-list replay: exact finish times, the Flashpoint
+ * two-receiver fan-out, bad input with file:line:col and exit 2), and
+ * scenarios with a `topology:` (inline or by file, devices from its GPUs,
+ * `check` printing the oversubscription, bad references). */
+#include "test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int has(const char *hay, const char *needle)
+{
+    int ok = hay && strstr(hay, needle) != NULL;
+    if (!ok) fprintf(stderr, "\n  missing: %s\n  in:      %s\n", needle, hay ? hay : "(null)");
+    return ok;
+}
+
+static void test_fanout_two_receivers(void)
+{
+    /* Flashpoint's example: a 10 Gbit model from host1 to host2 and host3
+     * on one ToR with 10 Gbit/s duplex links.  Unicast: both flows share
+     * host1's uplink at 5 Gbit/s, 1.25e9 bytes / 0.625e9 B/s = 2 s. */
+    char *dir = ss_test_tmpdir();
+    free(ss_test_write(dir, "t.csv", "start_s,src,dst,bytes\n0,host1,host2,1250000000\n0,host1,host3,1250000000\n"));
+    char *out = NULL;
+    int rc = ss_test_sh(&out, "cd '%s' && '%s' flows '%s/topologies/three-hosts-one-tor.yaml' t.csv", dir, SS_BIN,
+                        SS_SRC_DIR);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_TRUE(has(out, "transfer,start_s,src,dst,bytes,finish_s,duration_s\n"
+                            "0,0.000000000,host1,host2,1250000000,2.000000000,2.000000000\n"
+                            "1,0.000000000,host1,host3,1250000000,2.000000000,2.000000000\n"));
+    free(out);
+    /* Alone, one transfer takes 1 s; one starting at 0.5 s on the same
+     * uplink: 0-0.5 s at 10 G (625 MB sent), then 5 G each: the first has
+     * 625 MB left -> 1 s more, done at 1.5 s; the second has sent 625 MB by
+     * then, and finishes the rest alone at 10 G: 0.5 s more, done at 2.0 s. */
+    free(ss_test_write(dir, "u.csv", "0,host1,host2,1250000000\n0.5,host1,host3,1250000000\n"));
+    rc = ss_test_sh(&out, "cd '%s' && '%s' flows '%s/topologies/three-hosts-one-tor.yaml' u.csv -o o.csv && cat o.csv",
+                    dir, SS_BIN, SS_SRC_DIR);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_TRUE(has(out, "0,0.000000000,host1,host2,1250000000,1.500000000,1.500000000\n"
+                            "1,0.500000000,host1,host3,1250000000,2.000000000,1.500000000\n"));
+    free(out);
+    ss_test_rmtree(dir);
+}
+
+static void test_hosts_by_index(void)
+{
+    /* On flashpoint-dc, host indices follow generator order: 0 is h0 and
+     * 199 is h199; a same-leaf transfer is capped by the 50 Gbit/s host
+     * links (plus two 1 us hops): 6.25e9 bytes at 50 Gbit/s = 1 s. */
+    char *dir = ss_test_tmpdir();
+    free(ss_test_write(dir, "t.csv", "0,0,1,6250000000\n"));
+    char *out = NULL;
+    int rc = ss_test_sh(&out, "cd '%s' && '%s' flows '%s/topologies/flashpoint-dc.yaml' t.csv --links-csv l.csv "
+                              "&& grep -c . l.csv", dir, SS_BIN, SS_SRC_DIR);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_TRUE(has(out, "0,0.000000000,h0,h1,6250000000,1.000002000,1.000002000\n"));
+    CU_ASSERT_TRUE(has(out, "\n5291\n")); /* header + 5290 directed links */
+    free(out);
+    ss_test_rmtree(dir);
+}
+
+static void bad_flows(const char *csv, const char *want)
+{
+    char *dir = ss_test_tmpdir();
+    free(ss_test_write(dir, "t.csv", csv));
+    char *out = NULL;
+    int rc = ss_test_sh(&out, "cd '%s' && '%s' flows '%s/topologies/flashpoint-dc.yaml' t.csv -o out/o.csv 2>&1",
+                        dir, SS_BIN, SS_SRC_DIR);
+    CU_ASSERT_EQUAL(rc, 2);
+    CU_ASSERT_TRUE(has(out, want));
+    CU_ASSERT_NOT_EQUAL(ss_test_sh(NULL, "test -e '%s/out'", dir), 0);
+    free(out);
+    ss_test_rmtree(dir);
+}
+
+static void test_flows_bad_input(void)
+{
+    bad_flows("start_s,src,dst,bytes\n0,h0,h999,100\n", "t.csv:2:6: unknown node 'h999' (did you mean 'h99'?)");
+    bad_flows("0,h0,h1,abc\n", "t.csv:1:9: bytes: expected a number >= 0, got 'abc'");
+    bad_flows("0,h0,h1,-5\n", "t.csv:1:9: bytes: expected a number >= 0, got '-5'");
+    bad_flows("0,200,h1,5\n", "t.csv:1:3: host index 200 out of range (the topology has 200 hosts)");
+    bad_flows("0,h0,h1\n", "t.csv:1:1: expected 4 fields start_s,src,dst,bytes, found 3");
+}
+
+#define SCEN_TAIL                                                         \
+    "models: [{name: m, service: {dist: exponential, mean_s: 0.01}}]\n"  \
+    "deployment: [{model: m, device: h1/gpu1}]\n"                         \
+    "workloads: [{name: w, kind: poisson, target: m, rate_rps: 10}]\n"
+
+static void test_scenario_topology(void)
+{
+    char *dir = ss_test_tmpdir();
+    char *out = NULL;
+    /* inline, hosts of a type with 2 GPUs each; devices come from it */
+    free(ss_test_write(dir, "in.yaml",
+                       "requests: 100\n"
+                       "topology:\n"
+                       "  host_types: [{name: small, sockets: 1, gpus: 2, gpu_link: {bandwidth_gbps: 32},\n"
+                       "                ram: {bandwidth_gbps: 400}, nic: {attach: cpu0, bandwidth_gbps: 25}}]\n"
+                       "  spine_leaf: {spines: 2, leaves: 2, hosts_per_leaf: 2, host_type: small,\n"
+                       "               host_links: {bandwidth_gbps: 25}, spine_links: {bandwidth_gbps: 100}}\n" SCEN_TAIL));
+    int rc = ss_test_sh(&out, "cd '%s' && '%s' check in.yaml 2>&1", dir, SS_BIN);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_TRUE(has(out, "8 devices"));
+    CU_ASSERT_TRUE(has(out, "2 host links 50 Gbit/s / 2 uplinks 200 Gbit/s = 0.25:1"));
+    free(out);
+    rc = ss_test_sh(&out, "cd '%s' && '%s' run in.yaml -o r.csv --quiet && head -1 r.csv", dir, SS_BIN);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_TRUE(has(out, ",util_h1/gpu1\n")); /* only the device in use has a column */
+    free(out);
+    /* a missing topology file: at the reference */
+    free(ss_test_write(dir, "miss.yaml", "requests: 100\ntopology: nothere.yaml\n" SCEN_TAIL));
+    rc = ss_test_sh(&out, "cd '%s' && '%s' check miss.yaml 2>&1", dir, SS_BIN);
+    CU_ASSERT_EQUAL(rc, 2);
+    CU_ASSERT_TRUE(has(out, "miss.yaml:2:11: topology file 'nothere.yaml' not found or not readable"));
+    free(out);
+    /* a device that is not in the topology */
+    free(ss_test_write(dir, "dev.yaml", "requests: 100\ntopology: '" SS_SRC_DIR "/topologies/flashpoint-dc.yaml'\n"
+                                        "models: [{name: m, service: {dist: exponential, mean_s: 0.01}}]\n"
+                                        "deployment: [{model: m, device: h200/gpu0}]\n"
+                                        "workloads: [{name: w, kind: poisson, target: m, rate_rps: 10}]\n"));
+    rc = ss_test_sh(&out, "cd '%s' && '%s' check dev.yaml 2>&1", dir, SS_BIN);
+    CU_ASSERT_EQUAL(rc, 2);
+    CU_ASSERT_TRUE(has(out, "dev.yaml:4:33: "));
+    free(out);
+    /* the shipped data-centre scenario: check prints the oversubscription */
+    rc = ss_test_sh(&out, "cd '%s' && '%s' check scenarios/network/flashpoint-dc.yaml", SS_SRC_DIR, SS_BIN);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_TRUE(has(out, "1600 devices"));
+    CU_ASSERT_TRUE(has(out, "leaf9        20 host links 1000 Gbit/s / 4 uplinks 400 Gbit/s = 2.50:1"));
+    free(out);
+    ss_test_rmtree(dir);
+}
+
+SS_TEST_SUITE("network-cli", {"flows: two-receiver fan-out and mid-transfer start, exact", test_fanout_two_receivers},
+              {"flows: hosts by index, link counters", test_hosts_by_index},
+              {"flows: bad input, exit 2, nothing written", test_flows_bad_input},
+              {"scenarios with a topology", test_scenario_topology})
