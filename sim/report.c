@@ -299,7 +299,7 @@ void ss_report_print(const ss_report *rep, FILE *fp)
             fprintf(fp, " %6.1f%%\n", 100.0 * u / (double)(j - i));
         }
     }
-    if (nrep > 1) fprintf(fp, "(%zu replications per variant; \xc2\xb1 is the 95%% confidence half-width; util = mean over devices)\n", nrep);
+    if (nrep > 1) fprintf(fp, "(%zu replications per variant; \xc2\xb1 is the 95%% confidence half-width; util = mean over the devices in use)\n", nrep);
 }
 
 void ss_report_free(ss_report *rep)
