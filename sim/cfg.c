@@ -66,32 +66,6 @@ ss_doc *ss_cfg_doc_new(const char *path)
 
 /* The whole file, NUL-terminated; errors carry no line because there is
  * no text to point into. */
-char *ss_cfg_read_file(const char *path, size_t *len, ss_err *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        ss_err_at(err, path, 0, 0, "cannot read: %s", strerror(errno));
-        return NULL;
-    }
-    size_t cap = 4096, n = 0;
-    char *buf = ss_xmalloc(cap);
-    for (;;) {
-        n += fread(buf + n, 1, cap - n - 1, f);
-        if (n < cap - 1) break;
-        buf = ss_xrealloc(buf, cap *= 2);
-    }
-    if (ferror(f)) {
-        int e = errno;
-        fclose(f);
-        free(buf);
-        ss_err_at(err, path, 0, 0, "cannot read: %s", strerror(e ? e : EIO));
-        return NULL;
-    }
-    fclose(f);
-    buf[n] = '\0';
-    *len = n;
-    return buf;
-}
 
 /* ---- YAML ----------------------------------------------------------- */
 
@@ -329,7 +303,7 @@ ss_doc *ss_doc_parse_yaml(const char *text, size_t len, const char *name, ss_err
 ss_doc *ss_doc_load_yaml(const char *path, ss_err *err)
 {
     size_t len;
-    char *text = ss_cfg_read_file(path, &len, err);
+    char *text = ss_read_file(path, &len, err);
     if (!text) return NULL;
     ss_doc *doc = ss_doc_parse_yaml(text, len, path, err);
     free(text);

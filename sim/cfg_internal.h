@@ -13,8 +13,5 @@ void ss_cfg_node_free(ss_node *n);
 void ss_cfg_node_append(ss_node *parent, ss_node *child);
 /* An empty document for `path` (path and dir set, no root). */
 ss_doc *ss_cfg_doc_new(const char *path);
-/* The whole file, NUL-terminated, length in *len; NULL with err set
- * ("path: cannot read: reason"). */
-char *ss_cfg_read_file(const char *path, size_t *len, ss_err *err);
 
 #endif

@@ -130,7 +130,7 @@ static ss_node *jbuild(jscan *s, const cJSON *j)
 ss_doc *ss_doc_load_json(const char *path, ss_err *err)
 {
     size_t len;
-    char *text = ss_cfg_read_file(path, &len, err);
+    char *text = ss_read_file(path, &len, err);
     if (!text) return NULL;
     ss_doc *doc = ss_cfg_doc_new(path);
     jscan s = {.t = text, .len = len, .line = 1, .col = 1, .file = doc->path, .err = err};

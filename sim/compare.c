@@ -97,15 +97,6 @@ static long find_col(const ss_csv_row *h, const char *name, ss_err *err, const c
     return -1;
 }
 
-static size_t intern(char ***list, size_t *n, const char *s)
-{
-    for (size_t i = 0; i < *n; i++)
-        if (strcmp((*list)[i], s) == 0) return i;
-    *list = ss_xrealloc(*list, (*n + 1) * sizeof **list);
-    (*list)[*n] = ss_xstrdup(s);
-    return (*n)++;
-}
-
 static point *point_of(cmp *c, const ss_csv_row *r)
 {
     for (size_t i = 0; i < c->np; i++) {
@@ -141,7 +132,8 @@ static void set_value(series *s, size_t rep, double v)
     s->x[rep] = v;
 }
 
-static void cmp_free(cmp *c)
+/* Drop the points and policies of one metric (the columns stay). */
+static void points_clear(cmp *c)
 {
     for (size_t i = 0; i < c->np; i++) {
         for (size_t k = 0; k < c->nids; k++) free(c->p[i].ident[k]);
@@ -156,12 +148,10 @@ static void cmp_free(cmp *c)
     free(c->p);
     for (size_t i = 0; i < c->npol; i++) free(c->policies[i]);
     free(c->policies);
-    free(c->ids);
     c->p = NULL;
     c->np = 0;
     c->policies = NULL;
     c->npol = 0;
-    c->ids = NULL;
 }
 
 /* Group the rows of one metric into points and policy series. */
@@ -184,7 +174,7 @@ static int collect(cmp *c, long metric, const char *model, ss_err *err)
             return ss_err_at(err, csv->path, r->line, 1, "%s: expected a number, got '%s'", h->f[metric], txt);
         }
         point *p = point_of(c, r);
-        intern(&c->policies, &c->npol, r->f[c->by]);
+        ss_intern(&c->policies, &c->npol, r->f[c->by]);
         series *s = series_of(p, r->f[c->by]);
         size_t rep;
         if (c->rep_col >= 0) {
@@ -464,12 +454,7 @@ int ss_cmd_compare(int argc, char **argv)
             break;
         }
         rc = compare_metric(&c, fp, csv, m == 0, stat, h->f[mcols[m]], baseline);
-        long *ids = c.ids;
-        size_t nids = c.nids;
-        c.ids = NULL;
-        cmp_free(&c);
-        c.ids = ids;
-        c.nids = nids;
+        points_clear(&c);
     }
     if (rc == 0 && have_af) {
         have_af = 0;
@@ -480,7 +465,8 @@ out_csv:
 out:
     if (have_af) ss_afile_abort(&af);
     if (err.set) fprintf(stderr, "%s\n", err.msg);
-    cmp_free(&c);
+    points_clear(&c);
+    free(c.ids);
     free(c.varies);
     free(mcols);
     free(metrics);

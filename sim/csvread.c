@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfg_internal.h"
 
 static void push_field(ss_csv_row *r, const char *s, size_t len)
 {
@@ -26,7 +25,7 @@ int ss_csv_read(const char *path, ss_csv *out, ss_err *err)
 {
     memset(out, 0, sizeof *out);
     size_t len;
-    char *text = ss_cfg_read_file(path, &len, err);
+    char *text = ss_read_file(path, &len, err);
     if (!text) return -1;
     out->path = ss_xstrdup(path);
     out->size = len;

@@ -69,15 +69,6 @@ struct ss_report {
     size_t ndevices;
 };
 
-static size_t intern(char ***list, size_t *n, const char *s)
-{
-    for (size_t i = 0; i < *n; i++)
-        if (strcmp((*list)[i], s) == 0) return i;
-    *list = ss_xrealloc(*list, (*n + 1) * sizeof **list);
-    (*list)[*n] = ss_xstrdup(s);
-    return (*n)++;
-}
-
 ss_report *ss_report_new(void) { return ss_xcalloc(1, sizeof(ss_report)); }
 
 /* Devices get a util_ column only if something is deployed on them (a
@@ -100,12 +91,12 @@ void ss_report_add(ss_report *rep, const ss_scenario *sc, ss_run_result *r)
     for (size_t i = 0; i < sc->nsettings; i++) {
         e->settings[i].key = ss_xstrdup(sc->settings[i].key);
         e->settings[i].value = ss_xstrdup(sc->settings[i].value);
-        intern(&rep->keys, &rep->nkeys, sc->settings[i].key);
+        ss_intern(&rep->keys, &rep->nkeys, sc->settings[i].key);
     }
     e->devices = ss_xcalloc(sc->ndevices + 1, sizeof *e->devices);
     for (size_t d = 0; d < sc->ndevices; d++) {
         e->devices[d] = ss_xstrdup(sc->devices[d].name);
-        if (deployed(sc, d)) intern(&rep->devices, &rep->ndevices, sc->devices[d].name);
+        if (deployed(sc, d)) ss_intern(&rep->devices, &rep->ndevices, sc->devices[d].name);
     }
     e->r = *r;
     memset(r, 0, sizeof *r);
@@ -158,16 +149,16 @@ static void print_num(FILE *fp, const metric *m, double v)
 ss_report *ss_report_new_like(const ss_report *layout)
 {
     ss_report *rep = ss_report_new();
-    for (size_t k = 0; k < layout->nkeys; k++) intern(&rep->keys, &rep->nkeys, layout->keys[k]);
-    for (size_t d = 0; d < layout->ndevices; d++) intern(&rep->devices, &rep->ndevices, layout->devices[d]);
+    for (size_t k = 0; k < layout->nkeys; k++) ss_intern(&rep->keys, &rep->nkeys, layout->keys[k]);
+    for (size_t d = 0; d < layout->ndevices; d++) ss_intern(&rep->devices, &rep->ndevices, layout->devices[d]);
     return rep;
 }
 
 void ss_report_declare(ss_report *rep, const ss_scenario *sc)
 {
-    for (size_t i = 0; i < sc->nsettings; i++) intern(&rep->keys, &rep->nkeys, sc->settings[i].key);
+    for (size_t i = 0; i < sc->nsettings; i++) ss_intern(&rep->keys, &rep->nkeys, sc->settings[i].key);
     for (size_t d = 0; d < sc->ndevices; d++)
-        if (deployed(sc, d)) intern(&rep->devices, &rep->ndevices, sc->devices[d].name);
+        if (deployed(sc, d)) ss_intern(&rep->devices, &rep->ndevices, sc->devices[d].name);
 }
 
 void ss_report_csv(const ss_report *rep, FILE *fp)

@@ -70,11 +70,14 @@ static int resume(ss_sweep_sink *s, ss_err *err)
     if (ss_csv_read(s->path, &csv, err) < 0) return -1;
     char *want = ss_sweep_header(s->sw);
     if (csv.nrows == 0 && csv.size < strlen(want)) { /* killed while writing the header? */
-        FILE *f = fopen(s->path, "r");
-        char *buf = ss_xcalloc(csv.size + 1, 1);
-        size_t got = f ? fread(buf, 1, csv.size, f) : 0;
-        if (f) fclose(f);
-        int prefix = got == csv.size && memcmp(buf, want, csv.size) == 0;
+        size_t got = 0;
+        char *buf = ss_read_file(s->path, &got, err);
+        if (!buf) {
+            free(want);
+            ss_csv_free(&csv);
+            return -1;
+        }
+        int prefix = memcmp(buf, want, got) == 0;
         free(buf);
         if (prefix) {
             free(want);

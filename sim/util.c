@@ -2,6 +2,7 @@
  * and path helpers (see util.h for the contracts). */
 #include "util.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,4 +151,40 @@ FILE *ss_xmemstream(char **buf, size_t *len)
         abort();
     }
     return fp;
+}
+
+char *ss_read_file(const char *path, size_t *len, ss_err *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        ss_err_at(err, path, 0, 0, "cannot read: %s", strerror(errno));
+        return NULL;
+    }
+    size_t cap = 4096, n = 0;
+    char *buf = ss_xmalloc(cap);
+    for (;;) {
+        n += fread(buf + n, 1, cap - n - 1, f);
+        if (n < cap - 1) break;
+        buf = ss_xrealloc(buf, cap *= 2);
+    }
+    if (ferror(f)) {
+        int e = errno;
+        fclose(f);
+        free(buf);
+        ss_err_at(err, path, 0, 0, "cannot read: %s", strerror(e ? e : EIO));
+        return NULL;
+    }
+    fclose(f);
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+size_t ss_intern(char ***list, size_t *n, const char *s)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp((*list)[i], s) == 0) return i;
+    *list = ss_xrealloc(*list, (*n + 1) * sizeof **list);
+    (*list)[*n] = ss_xstrdup(s);
+    return (*n)++;
 }

@@ -31,6 +31,14 @@ char *ss_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * stdio into *buf (NUL-terminated, *len bytes once the stream is closed). */
 FILE *ss_xmemstream(char **buf, size_t *len);
 
+/* The whole file, NUL-terminated, length in *len; NULL with err set
+ * ("path: cannot read: reason"). */
+char *ss_read_file(const char *path, size_t *len, ss_err *err);
+
+/* Index of string s in list[0..*n-1], appending a copy first if it is not
+ * there (first-seen order; linear, for the short lists of column names). */
+size_t ss_intern(char ***list, size_t *n, const char *s);
+
 /* Edit distance (Levenshtein) between two strings. */
 size_t ss_edit_distance(const char *a, const char *b);
 
