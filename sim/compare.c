@@ -58,14 +58,6 @@ typedef struct cmp {
     size_t npol;
 } cmp;
 
-static int bad(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "servesim compare: ");
-    fprintf(stderr, fmt, arg);
-    fputc('\n', stderr);
-    return 2;
-}
-
 /* The column `name` names: exact, else a unique column ending in ".name",
  * else a unique column containing it. */
 static long find_col(const ss_csv_row *h, const char *name, ss_err *err, const char *csv_path)
@@ -375,7 +367,7 @@ int ss_cmd_compare(int argc, char **argv)
             free(metrics);
             return 0;
         }
-        if (takes && !val) rc = bad("%s needs a value (try 'servesim compare --help')", a);
+        if (takes && !val) rc = ss_bad_usage("compare", "%s needs a value", a);
         else if (takes) i++;
         if (rc) break;
         if (strcmp(a, "--by") == 0) by = val;
@@ -389,15 +381,15 @@ int ss_cmd_compare(int argc, char **argv)
             stat = -1;
             for (int k = 0; stat_names[k]; k++)
                 if (strcmp(val, stat_names[k]) == 0) stat = k;
-            if (stat < 0) rc = bad("--stat expects ratio, change or thesis, got '%s'", val);
+            if (stat < 0) rc = ss_bad_usage("compare", "--stat expects ratio, change or thesis, got '%s'", val);
         } else if (strcmp(a, "--csv") == 0) csv = 1;
-        else if (a[0] == '-' && a[1]) rc = bad("unknown option '%s' (try 'servesim compare --help')", a);
+        else if (a[0] == '-' && a[1]) rc = ss_bad_usage("compare", "unknown option '%s'", a);
         else if (!path) path = a;
-        else rc = bad("unexpected argument '%s'", a);
+        else rc = ss_bad_usage("compare", "unexpected argument '%s'", a);
     }
-    if (rc == 0 && !path) rc = bad("%s", "missing RESULTS.csv (try 'servesim compare --help')");
-    if (rc == 0 && !by) rc = bad("%s", "--by COLUMN is required");
-    if (rc == 0 && !baseline) rc = bad("%s", "--baseline VALUE is required");
+    if (rc == 0 && !path) rc = ss_bad_usage("compare", "%s", "missing RESULTS.csv");
+    if (rc == 0 && !by) rc = ss_bad_usage("compare", "%s", "--by COLUMN is required");
+    if (rc == 0 && !baseline) rc = ss_bad_usage("compare", "%s", "--baseline VALUE is required");
     if (rc) {
         free(metrics);
         return rc;

@@ -68,14 +68,6 @@ struct replay {
     done_ctx *ctxs;      /* one per transfer */
 };
 
-static int bad(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "servesim flows: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n(try 'servesim flows --help')\n");
-    return 2;
-}
-
 /* 1-based column where field k of row r starts (exact for unquoted fields). */
 static int col_of(const ss_csv_row *r, size_t k)
 {
@@ -211,27 +203,27 @@ int ss_cmd_flows(int argc, char **argv)
             fputs(usage, stdout);
             return 0;
         }
-        if (takes && !val) return bad("%s needs a value", a);
+        if (takes && !val) return ss_bad_usage("flows", "%s needs a value", a);
         char *end = NULL;
         if (!strcmp(a, "-o") || !strcmp(a, "--output")) out = val;
         else if (!strcmp(a, "--links-csv")) links_out = val;
         else if (!strcmp(a, "--goodput")) {
             goodput = strtod(val, &end);
-            if (*end || !(goodput > 0 && goodput <= 1)) return bad("--goodput expects a number in (0, 1], got '%s'", val);
+            if (*end || !(goodput > 0 && goodput <= 1)) return ss_bad_usage("flows", "--goodput expects a number in (0, 1], got '%s'", val);
         } else if (!strcmp(a, "--setup-s")) {
             setup_s = strtod(val, &end);
-            if (*end || !(setup_s >= 0 && setup_s < 1e12)) return bad("--setup-s expects a number >= 0, got '%s'", val);
+            if (*end || !(setup_s >= 0 && setup_s < 1e12)) return ss_bad_usage("flows", "--setup-s expects a number >= 0, got '%s'", val);
         } else if (!strcmp(a, "--seed")) {
             seed = strtoull(val, &end, 10);
-            if (*end || !val[0]) return bad("--seed expects an integer, got '%s'", val);
+            if (*end || !val[0]) return ss_bad_usage("flows", "--seed expects an integer, got '%s'", val);
         } else if (!strcmp(a, "--stats")) stats = 1;
-        else if (a[0] == '-' && a[1]) return bad("unknown option '%s'", a);
+        else if (a[0] == '-' && a[1]) return ss_bad_usage("flows", "unknown option '%s'", a);
         else if (!topo_path) topo_path = a;
         else if (!xfer_path) xfer_path = a;
-        else return bad("unexpected argument '%s'", a);
+        else return ss_bad_usage("flows", "unexpected argument '%s'", a);
         if (takes) i++;
     }
-    if (!topo_path || !xfer_path) return bad("%s", "expected TOPOLOGY.yaml TRANSFERS.csv");
+    if (!topo_path || !xfer_path) return ss_bad_usage("flows", "%s", "expected TOPOLOGY.yaml TRANSFERS.csv");
 
     ss_err err = {0};
     replay rp = {0};

@@ -96,14 +96,6 @@ typedef struct opts {
     long replication;  /* -1: all */
 } opts;
 
-static int bad_usage(const char *cmd, const char *fmt, const char *arg)
-{
-    fprintf(stderr, "servesim %s: ", cmd);
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n(try 'servesim %s --help')\n", cmd);
-    return EXIT_BADINPUT;
-}
-
 static void add_set(opts *o, char *s)
 {
     o->sets = ss_xrealloc(o->sets, (o->nsets + 1) * sizeof *o->sets);
@@ -118,7 +110,7 @@ static int parse_opts(const char *cmd, const char *help, int argc, char **argv, 
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
 #define NEED()                                                        \
     do {                                                              \
-        if (!val) return bad_usage(cmd, "%s needs a value", a);       \
+        if (!val) return ss_bad_usage(cmd, "%s needs a value", a);       \
         i++;                                                          \
     } while (0)
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -146,7 +138,7 @@ static int parse_opts(const char *cmd, const char *help, int argc, char **argv, 
             char *end;
             o->replication = strtol(val, &end, 10);
             if (*end || !val[0] || o->replication < 0)
-                return bad_usage(cmd, "--replication expects a replication number >= 0, got '%s'", val);
+                return ss_bad_usage(cmd, "--replication expects a replication number >= 0, got '%s'", val);
         } else if (run && strcmp(a, "--timeseries-csv") == 0) {
             NEED();
             o->timeseries_csv = val;
@@ -155,7 +147,7 @@ static int parse_opts(const char *cmd, const char *help, int argc, char **argv, 
             char *end;
             o->timeseries_interval_s = strtod(val, &end);
             if (*end || !val[0] || !(o->timeseries_interval_s > 0) || o->timeseries_interval_s > 1e12)
-                return bad_usage(cmd, "--timeseries-interval expects a number of seconds > 0, got '%s'", val);
+                return ss_bad_usage(cmd, "--timeseries-interval expects a number of seconds > 0, got '%s'", val);
         } else if (run && strcmp(a, "--requests-csv") == 0) {
             NEED();
             o->requests_csv = val;
@@ -164,15 +156,15 @@ static int parse_opts(const char *cmd, const char *help, int argc, char **argv, 
         } else if (run && strcmp(a, "--stats") == 0) {
             o->stats = 1;
         } else if (a[0] == '-' && a[1]) {
-            return bad_usage(cmd, "unknown option '%s'", a);
+            return ss_bad_usage(cmd, "unknown option '%s'", a);
         } else if (!o->scenario) {
             o->scenario = a;
         } else {
-            return bad_usage(cmd, "unexpected argument '%s'", a);
+            return ss_bad_usage(cmd, "unexpected argument '%s'", a);
         }
 #undef NEED
     }
-    if (!o->scenario) return bad_usage(cmd, "%s", "missing SCENARIO.yaml");
+    if (!o->scenario) return ss_bad_usage(cmd, "%s", "missing SCENARIO.yaml");
     return -1;
 }
 
@@ -405,7 +397,7 @@ static int cmd_sweep(int argc, char **argv)
             char *end;
             jobs = v ? strtol(v, &end, 10) : 0;
             if (!v || *end || !v[0] || jobs < 1 || jobs > 4096) {
-                rc = bad_usage("sweep", "-j expects a number of jobs from 1 to 4096, got '%s'", v ? v : "");
+                rc = ss_bad_usage("sweep", "-j expects a number of jobs from 1 to 4096, got '%s'", v ? v : "");
                 goto done;
             }
         } else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && val) {
@@ -419,17 +411,17 @@ static int cmd_sweep(int argc, char **argv)
             quiet = 1;
         } else if (a[0] == '-' && a[1]) {
             int needs = !val && (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--set"));
-            rc = bad_usage("sweep", needs ? "%s needs a value" : "unknown option '%s'", a);
+            rc = ss_bad_usage("sweep", needs ? "%s needs a value" : "unknown option '%s'", a);
             goto done;
         } else if (!path) {
             path = a;
         } else {
-            rc = bad_usage("sweep", "unexpected argument '%s'", a);
+            rc = ss_bad_usage("sweep", "unexpected argument '%s'", a);
             goto done;
         }
     }
     if (!path) {
-        rc = bad_usage("sweep", "%s", "missing SWEEP.yaml");
+        rc = ss_bad_usage("sweep", "%s", "missing SWEEP.yaml");
         goto done;
     }
     int ranks = ss_mpi_start(NULL, NULL), rank = ss_mpi_rank();
@@ -472,7 +464,7 @@ static int cmd_plugins(int argc, char **argv)
             fputs(usage_plugins, stdout);
             return EXIT_OK;
         }
-        if (argv[i][0] == '-' || scen) return bad_usage("plugins", "unexpected argument '%s'", argv[i]);
+        if (argv[i][0] == '-' || scen) return ss_bad_usage("plugins", "unexpected argument '%s'", argv[i]);
         scen = argv[i];
     }
     char *dir = scen ? ss_dirname(scen) : NULL;

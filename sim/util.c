@@ -188,3 +188,11 @@ size_t ss_intern(char ***list, size_t *n, const char *s)
     (*list)[*n] = ss_xstrdup(s);
     return (*n)++;
 }
+
+int ss_bad_usage(const char *cmd, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "servesim %s: ", cmd);
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n(try 'servesim %s --help')\n", cmd);
+    return 2;
+}

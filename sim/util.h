@@ -31,6 +31,11 @@ char *ss_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * stdio into *buf (NUL-terminated, *len bytes once the stream is closed). */
 FILE *ss_xmemstream(char **buf, size_t *len);
 
+/* A command-line usage error: prints "servesim CMD: <fmt with arg>" and
+ * "(try 'servesim CMD --help')" to stderr; returns 2, the bad-input exit
+ * status, so commands can `return ss_bad_usage(...)`. */
+int ss_bad_usage(const char *cmd, const char *fmt, const char *arg);
+
 /* The whole file, NUL-terminated, length in *len; NULL with err set
  * ("path: cannot read: reason"). */
 char *ss_read_file(const char *path, size_t *len, ss_err *err);
