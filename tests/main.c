@@ -81,6 +81,13 @@ void ss_test_rmtree(char *dir)
     free(dir);
 }
 
+int ss_test_has(const char *hay, const char *needle)
+{
+    int ok = hay && strstr(hay, needle) != NULL;
+    if (!ok) fprintf(stderr, "\n  missing: %s\n  in:      %s\n", needle, hay ? hay : "(null)");
+    return ok;
+}
+
 int ss_test_col_of(const char *text, int line, const char *needle)
 {
     const char *p = text;

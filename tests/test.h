@@ -32,6 +32,9 @@ char *ss_test_tmpdir(void);
 char *ss_test_write(const char *dir, const char *name, const char *text);
 /* Remove a directory tree and free its (malloc'd) path; NULL is fine. */
 void ss_test_rmtree(char *dir);
+/* 1 if `needle` occurs in `hay`; otherwise 0, with both printed to stderr
+ * so a failed assertion shows what was there instead. */
+int ss_test_has(const char *hay, const char *needle);
 /* 1-based column of the first `needle` on 1-based line `line` of `text`
  * (0 if absent): expected positions are computed from the text a test
  * wrote, not typed in by hand. */

@@ -55,13 +55,6 @@ static char *listing(const char *dir)
     return out ? out : strdup("?");
 }
 
-static int has(const char *hay, const char *needle)
-{
-    int ok = hay && strstr(hay, needle) != NULL;
-    if (!ok) fprintf(stderr, "\n  missing: %s\n  in:      %s\n", needle, hay ? hay : "(null)");
-    return ok;
-}
-
 static int starts(const char *s, const char *prefix)
 {
     int ok = s && strncmp(s, prefix, strlen(prefix)) == 0;
@@ -99,7 +92,7 @@ static void expect_bad_run(const char *dir, const char *scen, const char *env, c
         snprintf(prefix, sizeof prefix, "%s/%s:%d:%d: ", dir, where, line, col);
     CU_ASSERT_TRUE(starts(err, prefix));
     CU_ASSERT_EQUAL(nlines(err), 1);
-    for (size_t i = 0; needles && needles[i]; i++) CU_ASSERT_TRUE(has(err, needles[i]));
+    for (size_t i = 0; needles && needles[i]; i++) CU_ASSERT_TRUE(ss_test_has(err, needles[i]));
     char *o = NULL;
     ss_test_sh(&o, "cat '%s/stdout'", dir);
     CU_ASSERT_STRING_EQUAL(o ? o : "?", "");
@@ -194,7 +187,7 @@ static void test_determinism_variants(void)
     CU_ASSERT_STRING_EQUAL(o ? o : "", " 6 ll\n 6 rr\n 1 variant\n");
     free(o);
     ss_test_sh(&o, "head -1 '%s/a/out.summary.csv'", dir);
-    CU_ASSERT_TRUE(has(o, "policies.load_balancer"));
+    CU_ASSERT_TRUE(ss_test_has(o, "policies.load_balancer"));
     free(o);
     /* a different seed changes both */
     run_ok(dir, "v.yaml", "c/out.csv", "--seed 2");
@@ -427,7 +420,7 @@ static void test_bad_json_trailing_comma(void)
     if (col != comma && col != brace)
         fprintf(stderr, "\n  column %d: want %d (the ',') or %d (the '}'); the line has %d characters\n", col, comma,
                 brace, brace);
-    CU_ASSERT_TRUE(has(err, "JSON syntax error"));
+    CU_ASSERT_TRUE(ss_test_has(err, "JSON syntax error"));
     free(err);
     ss_test_rmtree(dir);
 }
@@ -466,7 +459,7 @@ static void test_bad_variant_name(void)
     int rc = ss_test_sh(&err, "cd '%s' && '%s' run v.yaml --variant lll -o out/out.csv 2>&1 >/dev/null", dir, SS_BIN);
     CU_ASSERT_EQUAL(rc, 2);
     CU_ASSERT_TRUE(starts(err, "v.yaml"));
-    CU_ASSERT_TRUE(has(err, "no variant named 'lll' (did you mean 'll'?)"));
+    CU_ASSERT_TRUE(ss_test_has(err, "no variant named 'lll' (did you mean 'll'?)"));
     CU_ASSERT_FALSE(exists(dir, "out"));
     free(err);
     /* a scenario without variants has none to name */
@@ -485,7 +478,7 @@ static void test_bad_command_and_option(void)
     int rc = ss_test_sh(&err, "'%s' chek x.yaml 2>&1 >/dev/null", SS_BIN);
     CU_ASSERT_EQUAL(rc, 2);
     CU_ASSERT_TRUE(starts(err, "servesim: unknown command 'chek' (did you mean 'check'?)\n"));
-    CU_ASSERT_TRUE(has(err, "usage: servesim <command>"));
+    CU_ASSERT_TRUE(ss_test_has(err, "usage: servesim <command>"));
     free(err);
     rc = ss_test_sh(&err, "'%s' frobnicate 2>&1 >/dev/null", SS_BIN);
     CU_ASSERT_EQUAL(rc, 2);
@@ -603,11 +596,11 @@ static void test_check(void)
     free(out);
     rc = ss_test_sh(&out, "cd '%s' && '%s' check v.yaml", dir, SS_BIN);
     CU_ASSERT_EQUAL(rc, 0);
-    CU_ASSERT_TRUE(has(out, ": ok: ") && has(out, ", variants: rr ll\n"));
+    CU_ASSERT_TRUE(ss_test_has(out, ": ok: ") && ss_test_has(out, ", variants: rr ll\n"));
     free(out);
     rc = ss_test_sh(&out, "cd '%s' && '%s' check v.yaml --variant ll --set workloads.w.rate_rps=10", dir, SS_BIN);
     CU_ASSERT_EQUAL(rc, 0);
-    CU_ASSERT_TRUE(has(out, "load balancer least-loaded") && has(out, "variants: ll\n"));
+    CU_ASSERT_TRUE(ss_test_has(out, "load balancer least-loaded") && ss_test_has(out, "variants: ll\n"));
     free(out);
     /* check runs nothing and writes nothing */
     CU_ASSERT_FALSE(exists(dir, "results"));
@@ -619,7 +612,7 @@ static void test_check(void)
     free(out);
     rc = ss_test_sh(&out, "cd '%s' && '%s' check s.yaml --set policies.scheduler=round-robin 2>&1", dir, SS_BIN);
     CU_ASSERT_EQUAL(rc, 2);
-    CU_ASSERT_TRUE(has(out, "is a load_balancer, expected a scheduler"));
+    CU_ASSERT_TRUE(ss_test_has(out, "is a load_balancer, expected a scheduler"));
     free(out);
     rc = ss_test_sh(&out, "cd '%s' && '%s' check nothere.yaml 2>&1", dir, SS_BIN);
     CU_ASSERT_EQUAL(rc, 2);
@@ -640,8 +633,8 @@ static void test_plugins(void)
     char *out = NULL;
     int rc = ss_test_sh(&out, "cd / && '%s' plugins 2>&1", SS_BIN);
     CU_ASSERT_EQUAL(rc, 0);
-    CU_ASSERT_TRUE(has(out, "search path:\n"));
-    CU_ASSERT_TRUE(has(out, SS_BUILD_DIR "/policies\n"));
+    CU_ASSERT_TRUE(ss_test_has(out, "search path:\n"));
+    CU_ASSERT_TRUE(ss_test_has(out, SS_BUILD_DIR "/policies\n"));
     static const char *const want[][2] = {{"fifo", "scheduler"},          {"priority", "scheduler"},
                                           {"random", "load_balancer"},    {"round-robin", "load_balancer"},
                                           {"least-loaded", "load_balancer"}};
@@ -662,14 +655,14 @@ static void test_plugins(void)
         if (!found) fprintf(stderr, "\n  plugin %s not listed in:\n%s\n", want[i][0], out);
         char path[600];
         snprintf(path, sizeof path, SS_BUILD_DIR "/policies/%s.so\n", want[i][0]);
-        CU_ASSERT_TRUE(has(out, path));
+        CU_ASSERT_TRUE(ss_test_has(out, path));
     }
     free(out);
     /* $SERVESIM_PLUGIN_PATH adds the test plugins; the bad ones are reported, not listed */
     rc = ss_test_sh(&out, "cd / && SERVESIM_PLUGIN_PATH='" SS_BUILD_DIR "/tests/plugins' '%s' plugins 2>/dev/null",
                     SS_BIN);
     CU_ASSERT_EQUAL(rc, 0);
-    CU_ASSERT_TRUE(has(out, SS_BUILD_DIR "/tests/plugins\n"));
+    CU_ASSERT_TRUE(ss_test_has(out, SS_BUILD_DIR "/tests/plugins\n"));
     CU_ASSERT_TRUE(out && !strstr(out, "\nbad-abi "));
     free(out);
     rc = ss_test_sh(&out, "'%s' plugins a.yaml b.yaml 2>&1 >/dev/null", SS_BIN);
@@ -701,11 +694,11 @@ static void test_help(void)
     int rc = ss_test_sh(&out, "'%s' --help 2>/dev/null", SS_BIN);
     CU_ASSERT_EQUAL(rc, 0);
     CU_ASSERT_TRUE(starts(out, "usage: servesim <command>"));
-    CU_ASSERT_TRUE(has(out, "  run SCENARIO.yaml") && has(out, "  check SCENARIO.yaml") && has(out, "  plugins"));
+    CU_ASSERT_TRUE(ss_test_has(out, "  run SCENARIO.yaml") && ss_test_has(out, "  check SCENARIO.yaml") && ss_test_has(out, "  plugins"));
     free(out);
     rc = ss_test_sh(&out, "'%s' run --help", SS_BIN);
-    CU_ASSERT_TRUE(has(out, "--set KEY.PATH=VALUE") && has(out, "--seed N") && has(out, "--variant NAME") &&
-                   has(out, "--requests-csv PATH") && has(out, "-o, --output PATH"));
+    CU_ASSERT_TRUE(ss_test_has(out, "--set KEY.PATH=VALUE") && ss_test_has(out, "--seed N") && ss_test_has(out, "--variant NAME") &&
+                   ss_test_has(out, "--requests-csv PATH") && ss_test_has(out, "-o, --output PATH"));
     free(out);
     rc = ss_test_sh(&out, "'%s' --version", SS_BIN);
     CU_ASSERT_EQUAL(rc, 0);
@@ -721,7 +714,7 @@ static void test_default_scenario(void)
     int rc = ss_test_sh(&out, "cd / && env -u SERVESIM_MODEL_PATH '%s' check '%s/scenarios/default.yaml'", SS_BIN,
                         SS_SRC_DIR);
     CU_ASSERT_EQUAL(rc, 0);
-    CU_ASSERT_TRUE(has(out, "default.yaml: ok: scenario 'default', 4 devices, 1 model, 4 instances, 1 workload, "
+    CU_ASSERT_TRUE(ss_test_has(out, "default.yaml: ok: scenario 'default', 4 devices, 1 model, 4 instances, 1 workload, "
                             "load balancer round-robin, scheduler fifo, variants: round-robin random least-loaded\n"));
     free(out);
 }

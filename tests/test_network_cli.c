@@ -9,13 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int has(const char *hay, const char *needle)
-{
-    int ok = hay && strstr(hay, needle) != NULL;
-    if (!ok) fprintf(stderr, "\n  missing: %s\n  in:      %s\n", needle, hay ? hay : "(null)");
-    return ok;
-}
-
 static void test_fanout_two_receivers(void)
 {
     /* Flashpoint's example: a 10 Gbit model from host1 to host2 and host3
@@ -27,7 +20,7 @@ static void test_fanout_two_receivers(void)
     int rc = ss_test_sh(&out, "cd '%s' && '%s' flows '%s/topologies/three-hosts-one-tor.yaml' t.csv", dir, SS_BIN,
                         SS_SRC_DIR);
     CU_ASSERT_EQUAL(rc, 0);
-    CU_ASSERT_TRUE(has(out, "transfer,start_s,src,dst,bytes,finish_s,duration_s\n"
+    CU_ASSERT_TRUE(ss_test_has(out, "transfer,start_s,src,dst,bytes,finish_s,duration_s\n"
                             "0,0.000000000,host1,host2,1250000000,2.000000000,2.000000000\n"
                             "1,0.000000000,host1,host3,1250000000,2.000000000,2.000000000\n"));
     free(out);
@@ -39,7 +32,7 @@ static void test_fanout_two_receivers(void)
     rc = ss_test_sh(&out, "cd '%s' && '%s' flows '%s/topologies/three-hosts-one-tor.yaml' u.csv -o o.csv && cat o.csv",
                     dir, SS_BIN, SS_SRC_DIR);
     CU_ASSERT_EQUAL(rc, 0);
-    CU_ASSERT_TRUE(has(out, "0,0.000000000,host1,host2,1250000000,1.500000000,1.500000000\n"
+    CU_ASSERT_TRUE(ss_test_has(out, "0,0.000000000,host1,host2,1250000000,1.500000000,1.500000000\n"
                             "1,0.500000000,host1,host3,1250000000,2.000000000,1.500000000\n"));
     free(out);
     ss_test_rmtree(dir);
@@ -56,8 +49,8 @@ static void test_hosts_by_index(void)
     int rc = ss_test_sh(&out, "cd '%s' && '%s' flows '%s/topologies/flashpoint-dc.yaml' t.csv --links-csv l.csv "
                               "&& grep -c . l.csv", dir, SS_BIN, SS_SRC_DIR);
     CU_ASSERT_EQUAL(rc, 0);
-    CU_ASSERT_TRUE(has(out, "0,0.000000000,h0,h1,6250000000,1.000002000,1.000002000\n"));
-    CU_ASSERT_TRUE(has(out, "\n5291\n")); /* header + 5290 directed links */
+    CU_ASSERT_TRUE(ss_test_has(out, "0,0.000000000,h0,h1,6250000000,1.000002000,1.000002000\n"));
+    CU_ASSERT_TRUE(ss_test_has(out, "\n5291\n")); /* header + 5290 directed links */
     free(out);
     ss_test_rmtree(dir);
 }
@@ -70,7 +63,7 @@ static void bad_flows(const char *csv, const char *want)
     int rc = ss_test_sh(&out, "cd '%s' && '%s' flows '%s/topologies/flashpoint-dc.yaml' t.csv -o out/o.csv 2>&1",
                         dir, SS_BIN, SS_SRC_DIR);
     CU_ASSERT_EQUAL(rc, 2);
-    CU_ASSERT_TRUE(has(out, want));
+    CU_ASSERT_TRUE(ss_test_has(out, want));
     CU_ASSERT_NOT_EQUAL(ss_test_sh(NULL, "test -e '%s/out'", dir), 0);
     free(out);
     ss_test_rmtree(dir);
@@ -104,18 +97,18 @@ static void test_scenario_topology(void)
                        "               host_links: {bandwidth_gbps: 25}, spine_links: {bandwidth_gbps: 100}}\n" SCEN_TAIL));
     int rc = ss_test_sh(&out, "cd '%s' && '%s' check in.yaml 2>&1", dir, SS_BIN);
     CU_ASSERT_EQUAL(rc, 0);
-    CU_ASSERT_TRUE(has(out, "8 devices"));
-    CU_ASSERT_TRUE(has(out, "2 host links 50 Gbit/s / 2 uplinks 200 Gbit/s = 0.25:1"));
+    CU_ASSERT_TRUE(ss_test_has(out, "8 devices"));
+    CU_ASSERT_TRUE(ss_test_has(out, "2 host links 50 Gbit/s / 2 uplinks 200 Gbit/s = 0.25:1"));
     free(out);
     rc = ss_test_sh(&out, "cd '%s' && '%s' run in.yaml -o r.csv --quiet && head -1 r.csv", dir, SS_BIN);
     CU_ASSERT_EQUAL(rc, 0);
-    CU_ASSERT_TRUE(has(out, ",util_h1/gpu1\n")); /* only the device in use has a column */
+    CU_ASSERT_TRUE(ss_test_has(out, ",util_h1/gpu1\n")); /* only the device in use has a column */
     free(out);
     /* a missing topology file: at the reference */
     free(ss_test_write(dir, "miss.yaml", "requests: 100\ntopology: nothere.yaml\n" SCEN_TAIL));
     rc = ss_test_sh(&out, "cd '%s' && '%s' check miss.yaml 2>&1", dir, SS_BIN);
     CU_ASSERT_EQUAL(rc, 2);
-    CU_ASSERT_TRUE(has(out, "miss.yaml:2:11: topology file 'nothere.yaml' not found or not readable"));
+    CU_ASSERT_TRUE(ss_test_has(out, "miss.yaml:2:11: topology file 'nothere.yaml' not found or not readable"));
     free(out);
     /* a device that is not in the topology */
     free(ss_test_write(dir, "dev.yaml", "requests: 100\ntopology: '" SS_SRC_DIR "/topologies/flashpoint-dc.yaml'\n"
@@ -124,13 +117,13 @@ static void test_scenario_topology(void)
                                         "workloads: [{name: w, kind: poisson, target: m, rate_rps: 10}]\n"));
     rc = ss_test_sh(&out, "cd '%s' && '%s' check dev.yaml 2>&1", dir, SS_BIN);
     CU_ASSERT_EQUAL(rc, 2);
-    CU_ASSERT_TRUE(has(out, "dev.yaml:4:33: "));
+    CU_ASSERT_TRUE(ss_test_has(out, "dev.yaml:4:33: "));
     free(out);
     /* the shipped data-centre scenario: check prints the oversubscription */
     rc = ss_test_sh(&out, "cd '%s' && '%s' check scenarios/network/flashpoint-dc.yaml", SS_SRC_DIR, SS_BIN);
     CU_ASSERT_EQUAL(rc, 0);
-    CU_ASSERT_TRUE(has(out, "1600 devices"));
-    CU_ASSERT_TRUE(has(out, "leaf9        20 host links 1000 Gbit/s / 4 uplinks 400 Gbit/s = 2.50:1"));
+    CU_ASSERT_TRUE(ss_test_has(out, "1600 devices"));
+    CU_ASSERT_TRUE(ss_test_has(out, "leaf9        20 host links 1000 Gbit/s / 4 uplinks 400 Gbit/s = 2.50:1"));
     free(out);
     ss_test_rmtree(dir);
 }
