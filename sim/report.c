@@ -67,6 +67,8 @@ struct ss_report {
     size_t nkeys;
     char **devices;  /* union of device names, first-seen order */
     size_t ndevices;
+    char **extras;   /* union of extra columns (ss_extra), first-seen order */
+    size_t nextras;
 };
 
 ss_report *ss_report_new(void) { return ss_xcalloc(1, sizeof(ss_report)); }
@@ -98,6 +100,7 @@ void ss_report_add(ss_report *rep, const ss_scenario *sc, ss_run_result *r)
         e->devices[d] = ss_xstrdup(sc->devices[d].name);
         if (deployed(sc, d)) ss_intern(&rep->devices, &rep->ndevices, sc->devices[d].name);
     }
+    for (size_t x = 0; x < r->nextras; x++) ss_intern(&rep->extras, &rep->nextras, r->extras[x].col);
     e->r = *r;
     memset(r, 0, sizeof *r);
 }
@@ -113,6 +116,14 @@ static double util_of(const entry *e, const char *dev)
 {
     for (size_t d = 0; d < e->r.ndevices; d++)
         if (strcmp(e->devices[d], dev) == 0) return e->r.util[d];
+    return NAN;
+}
+
+/* Extra column `col` of e's run; NaN if the run has none. */
+static double extra_of(const entry *e, const char *col)
+{
+    for (size_t x = 0; x < e->r.nextras; x++)
+        if (strcmp(e->r.extras[x].col, col) == 0) return e->r.extras[x].value;
     return NAN;
 }
 
@@ -151,6 +162,7 @@ ss_report *ss_report_new_like(const ss_report *layout)
     ss_report *rep = ss_report_new();
     for (size_t k = 0; k < layout->nkeys; k++) ss_intern(&rep->keys, &rep->nkeys, layout->keys[k]);
     for (size_t d = 0; d < layout->ndevices; d++) ss_intern(&rep->devices, &rep->ndevices, layout->devices[d]);
+    ss_report_declare_extras(rep, (const char *const *)layout->extras, layout->nextras);
     return rep;
 }
 
@@ -159,6 +171,11 @@ void ss_report_declare(ss_report *rep, const ss_scenario *sc)
     for (size_t i = 0; i < sc->nsettings; i++) ss_intern(&rep->keys, &rep->nkeys, sc->settings[i].key);
     for (size_t d = 0; d < sc->ndevices; d++)
         if (deployed(sc, d)) ss_intern(&rep->devices, &rep->ndevices, sc->devices[d].name);
+}
+
+void ss_report_declare_extras(ss_report *rep, const char *const *cols, size_t n)
+{
+    for (size_t x = 0; x < n; x++) ss_intern(&rep->extras, &rep->nextras, cols[x]);
 }
 
 void ss_report_csv(const ss_report *rep, FILE *fp)
@@ -177,6 +194,10 @@ void ss_report_csv_header(const ss_report *rep, FILE *fp)
         ss_csv_field(fp, c);
         free(c);
     }
+    for (size_t x = 0; x < rep->nextras; x++) {
+        fputc(',', fp);
+        ss_csv_field(fp, rep->extras[x]);
+    }
     fputc('\n', fp);
 }
 
@@ -193,6 +214,11 @@ void ss_report_csv_rows(const ss_report *rep, FILE *fp)
                 double u = util_of(e, rep->devices[d]);
                 if (isnan(u)) fputc(',', fp);
                 else fprintf(fp, ",%.6f", u);
+            }
+            for (size_t x = 0; x < rep->nextras; x++) {
+                double v = extra_of(e, rep->extras[x]);
+                if (isnan(v)) fputc(',', fp);
+                else fprintf(fp, ",%.6f", v);
             }
             fputc('\n', fp);
         }
@@ -218,6 +244,26 @@ static void summarise(const ss_report *rep, size_t i, size_t j, size_t t, const 
     free(x);
 }
 
+/* Mean and 95% half-width of extra column col over the entries [i, j)
+ * that have it, as two CSV cells. */
+static void summarise_extra(const ss_report *rep, size_t i, size_t j, const char *col, FILE *fp)
+{
+    double *x = ss_xcalloc(j - i, sizeof *x);
+    size_t n = 0;
+    for (size_t k = i; k < j; k++) {
+        double v = extra_of(&rep->e[k], col);
+        if (!isnan(v)) x[n++] = v;
+    }
+    double mean = NAN, hw = NAN;
+    if (n) hw = ss_ci95(x, n, &mean);
+    if (n == 1) mean = x[0];
+    fputc(',', fp);
+    if (!isnan(mean)) fprintf(fp, "%.6f", mean);
+    fputc(',', fp);
+    if (!isnan(hw)) fprintf(fp, "%.6f", hw);
+    free(x);
+}
+
 int ss_report_summary_csv(const ss_report *rep, FILE *fp)
 {
     int any = 0;
@@ -225,6 +271,14 @@ int ss_report_summary_csv(const ss_report *rep, FILE *fp)
     if (!any) return 0;
     header(rep, fp, 0);
     for (size_t m = 0; m < NMETRICS; m++) fprintf(fp, ",%s,%s_ci95", metrics[m].col, metrics[m].col);
+    for (size_t x = 0; x < rep->nextras; x++) {
+        fputc(',', fp);
+        ss_csv_field(fp, rep->extras[x]);
+        char *c = ss_xasprintf("%s_ci95", rep->extras[x]);
+        fputc(',', fp);
+        ss_csv_field(fp, c);
+        free(c);
+    }
     fputc('\n', fp);
     for (size_t i = 0; i < rep->n; i = group_end(rep, i)) {
         size_t j = group_end(rep, i);
@@ -239,6 +293,7 @@ int ss_report_summary_csv(const ss_report *rep, FILE *fp)
                 fprintf(fp, ",%.6f,", mean);
                 if (!isnan(hw)) fprintf(fp, "%.6f", hw);
             }
+            for (size_t x = 0; x < rep->nextras; x++) summarise_extra(rep, i, j, rep->extras[x], fp);
             fputc('\n', fp);
         }
     }
@@ -311,6 +366,8 @@ void ss_report_free(ss_report *rep)
     }
     for (size_t k = 0; k < rep->nkeys; k++) free(rep->keys[k]);
     for (size_t d = 0; d < rep->ndevices; d++) free(rep->devices[d]);
+    for (size_t x = 0; x < rep->nextras; x++) free(rep->extras[x]);
+    free(rep->extras);
     free(rep->keys);
     free(rep->devices);
     free(rep->e);

@@ -4,7 +4,8 @@
  * Results CSV: one row per (variant, replication, model), plus a row
  * "all" per run; columns: scenario, variant, replication, seed, one column
  * per setting that shaped the run (--set keys, variant keys), then the
- * metrics (times in ms) and util_<device> per device.  Numbers are printed
+ * metrics (times in ms), util_<device> per device, then the run-level
+ * extra columns its subsystems report (ss_extra: energy, peak memory...).  Numbers are printed
  * with fixed formats, so one scenario and seed give byte-identical files.
  * With replications > 1 a second file, <csv stem>.summary.csv, holds per
  * (variant, model) the mean of each metric over replications and its 95%
@@ -27,6 +28,9 @@ void ss_report_csv(const ss_report *rep, FILE *fp);
  * reports of different runs declared with the same scenarios in the same
  * order share one header (sweeps append rows run by run). */
 void ss_report_declare(ss_report *rep, const ss_scenario *sc);
+/* Declare extra columns (ss_extra; from ss_world_extra_columns) so that
+ * runs of a sweep share one header; runs also declare theirs when added. */
+void ss_report_declare_extras(ss_report *rep, const char *const *cols, size_t n);
 /* An empty report with the columns of `layout` (and no runs). */
 ss_report *ss_report_new_like(const ss_report *layout);
 /* The header line alone, and the rows alone. */

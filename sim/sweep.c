@@ -212,8 +212,11 @@ static int expand(ss_sweep *sw, ss_err *err)
             int rc = load_point(sw, p, v, &sc, err);
             ss_world *w = rc == 0 ? ss_world_build(&sc, 0, NULL, err) : NULL;
             if (w) {
-                ss_world_free(w);
+                const char *const *cols;
+                size_t ncols = ss_world_extra_columns(w, &cols);
                 ss_report_declare(sw->layout, &sc);
+                ss_report_declare_extras(sw->layout, cols, ncols);
+                ss_world_free(w);
                 unsigned reps = sw->reps ? sw->reps : sc.replications;
                 sw->units = ss_xrealloc(sw->units, (sw->nunits + reps) * sizeof *sw->units);
                 for (unsigned r = 0; r < reps; r++) sw->units[sw->nunits++] = (unit){p, v, r};

@@ -371,7 +371,27 @@ void ss_run_result_free(ss_run_result *r)
     for (size_t i = 0; i < r->ntasks; i++) free(r->tasks[i].name);
     free(r->tasks);
     free(r->util);
+    for (size_t i = 0; i < r->nextras; i++) free(r->extras[i].col);
+    free(r->extras);
     memset(r, 0, sizeof *r);
+}
+
+void ss_run_result_extra(ss_run_result *r, const char *col, double value)
+{
+    r->extras = ss_xrealloc(r->extras, (r->nextras + 1) * sizeof *r->extras);
+    r->extras[r->nextras++] = (ss_extra){ss_xstrdup(col), value};
+}
+
+size_t ss_world_extra_columns(const ss_world *w, const char *const **names)
+{
+    *names = (const char *const *)w->extra_cols;
+    return w->nextra_cols;
+}
+
+void ss_world_declare_extra(ss_world *w, const char *col)
+{
+    w->extra_cols = ss_xrealloc(w->extra_cols, (w->nextra_cols + 1) * sizeof *w->extra_cols);
+    w->extra_cols[w->nextra_cols++] = ss_xstrdup(col);
 }
 
 void ss_world_requests_header(FILE *fp)
@@ -382,6 +402,8 @@ void ss_world_requests_header(FILE *fp)
 void ss_world_free(ss_world *w)
 {
     if (!w) return;
+    for (size_t i = 0; i < w->nextra_cols; i++) free(w->extra_cols[i]);
+    free(w->extra_cols);
     for (size_t i = 0; i < w->ninst; i++)
         if (w->inst[i].queue) w->sched.pol->ops.scheduler.queue_free(w->inst[i].queue);
     free(w->inst);

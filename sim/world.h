@@ -26,6 +26,16 @@ typedef struct ss_task_result {
     double queue_mean_s, queue_p99_s;
 } ss_task_result;
 
+/* One run-level result beyond the per-task metrics (energy, peak memory,
+ * per-block overhead, deadline misses, ...): a CSV column of its own,
+ * written on every row of the run.  Subsystems add them with
+ * ss_run_result_extra; the column names a world will report are known when
+ * it is built (ss_world_extra_columns), so sweeps can declare them. */
+typedef struct ss_extra {
+    char *col;     /* CSV column name, units in the name (energy_j, vram_peak_mib_gpu0) */
+    double value;  /* NaN: not measured in this run (an empty cell) */
+} ss_extra;
+
 typedef struct ss_run_result {
     uint32_t replication;
     uint64_t seed;
@@ -38,6 +48,8 @@ typedef struct ss_run_result {
     uint64_t events;         /* events fired */
     double wall_s;           /* wall-clock time of the event loop */
     size_t peak_in_flight;   /* most requests alive at once */
+    ss_extra *extras;        /* run-level extra columns, in the order the world declares them */
+    size_t nextras;
 } ss_run_result;
 
 typedef struct ss_world ss_world;
@@ -54,6 +66,11 @@ void ss_world_result(const ss_world *w, ss_run_result *r);
 void ss_world_free(ss_world *w);
 
 void ss_run_result_free(ss_run_result *r);
+/* Append extra column `col` (copied) with `value` to r. */
+void ss_run_result_extra(ss_run_result *r, const char *col, double value);
+/* The extra columns w's results will carry, in order: *names points into
+ * the world (valid until ss_world_free).  Returns their number. */
+size_t ss_world_extra_columns(const ss_world *w, const char *const **names);
 void ss_world_requests_header(FILE *fp);
 
 /* Sample every model's state into fp every interval_s of simulated time,

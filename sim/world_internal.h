@@ -78,6 +78,8 @@ struct ss_world {
     double ts_interval_s;
     double *ts_area_prev;    /* per model: busy server-seconds at the previous sample */
     double wall_s;
+    char **extra_cols;       /* ss_world_extra_columns: names subsystems declare at build (owned) */
+    size_t nextra_cols;
 };
 
 /* world.c */
@@ -90,5 +92,9 @@ void ss_world_warmup_over(ss_world *w);
 void ss_sources_start(ss_world *w);
 void ss_sources_free(ss_world *w);
 void ss_client_done(ss_world *w, const ss_request *r);
+
+/* Declare, while building w, an extra result column its results will carry
+ * (ss_world_extra_columns); the name is copied. */
+void ss_world_declare_extra(ss_world *w, const char *col);
 
 #endif
