@@ -17,6 +17,7 @@
 #include "report.h"
 #include "compare.h"
 #include "flows_cmd.h"
+#include "plan_cmd.h"
 #include "scenario.h"
 #include "sweep.h"
 #include "sweep_run.h"
@@ -34,6 +35,7 @@ static const char usage_main[] =
     "  sweep SWEEP.yaml       run a grid of points of a scenario, in parallel, into one CSV\n"
     "  compare RESULTS.csv    compare policies in a results CSV against a baseline, with 95% CIs\n"
     "  flows TOPO.yaml CSV    replay a list of transfers on a topology (max-min flow sharing)\n"
+    "  plan PLAN.yaml         VRAM, processes and GPUs of block deployments for task mixes\n"
     "  plugins [SCENARIO]     list the policy plugins found on the search path\n"
     "\n"
     "`servesim <command> --help` describes each command.  --version prints the version.\n"
@@ -507,7 +509,8 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "sweep") == 0) return cmd_sweep(argc - 2, argv + 2);
     if (strcmp(cmd, "compare") == 0) return ss_cmd_compare(argc - 2, argv + 2);
     if (strcmp(cmd, "flows") == 0) return ss_cmd_flows(argc - 2, argv + 2);
-    static const char *const cmds[] = {"run", "check", "plugins", "sweep", "compare", "flows", NULL};
+    if (strcmp(cmd, "plan") == 0) return ss_cmd_plan(argc - 2, argv + 2);
+    static const char *const cmds[] = {"run", "check", "plugins", "sweep", "compare", "flows", "plan", NULL};
     const char *near = ss_suggest(cmd, cmds);
     fprintf(stderr, "servesim: unknown command '%s'%s%s%s\n%s", cmd, near ? " (did you mean '" : "",
             near ? near : "", near ? "'?)" : "", usage_main);
