@@ -339,16 +339,23 @@ static int cmd_run(int argc, char **argv)
     }
     ss_report_csv(rep, csv.fp);
     char *spath = summary_path(csv_path);
-    int sum_rc = ss_afile_open(&summary, spath, &err);
-    free(spath);
-    if (sum_rc < 0) goto out;
-    have_summary = 1;
-    if (ss_report_summary_csv(rep, summary.fp)) {
-        have_summary = 0;
-        if (ss_afile_commit(&summary, &err) < 0) goto out;
+    int sum_rc = ss_afile_open(&summary, spath, &err), stale = 0;
+    if (sum_rc == 0) {
+        have_summary = 1;
+        if (ss_report_summary_csv(rep, summary.fp)) {
+            have_summary = 0;
+            sum_rc = ss_afile_commit(&summary, &err);
+        } else {
+            stale = 1; /* one replication per variant: no summary, and none left from an earlier run */
+        }
     }
-    if (ss_afile_commit(&csv, &err) < 0) goto out;
-    have_csv = 0;
+    if (sum_rc == 0 && ss_afile_commit(&csv, &err) == 0) {
+        have_csv = 0;
+        if (stale && unlink(spath) < 0 && errno != ENOENT)
+            fprintf(stderr, "servesim: warning: cannot remove stale %s: %s\n", spath, strerror(errno));
+    }
+    free(spath);
+    if (have_csv) goto out;
     if (have_reqs && ss_afile_commit(&reqs, &err) < 0) goto out;
     have_reqs = 0;
     if (have_ts && ss_afile_commit(&ts, &err) < 0) goto out;

@@ -193,6 +193,10 @@ static void test_determinism_variants(void)
     run_ok(dir, "v.yaml", "c/out.csv", "--seed 2");
     CU_ASSERT_FALSE(same_file(dir, "a/out.csv", "c/out.csv"));
     CU_ASSERT_FALSE(same_file(dir, "a/out.summary.csv", "c/out.summary.csv"));
+    /* one replication into the same file: the earlier summary would be stale, so it goes */
+    run_ok(dir, "v.yaml", "c/out.csv", "--set replications=1");
+    CU_ASSERT_TRUE(exists(dir, "c/out.csv"));
+    CU_ASSERT_FALSE(exists(dir, "c/out.summary.csv"));
     ss_test_rmtree(dir);
 }
 
