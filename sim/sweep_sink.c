@@ -23,6 +23,8 @@ struct ss_sweep_sink {
     char **text;           /* rows or error of a finished unit waiting for its turn */
     int *ok;
     size_t next;           /* first unit not yet through the file */
+    size_t last_present;   /* highest unit found by --resume, +1 (0: none) */
+    int reorder;           /* a unit below last_present was appended: sort the file at close */
     size_t present, todo, done, failed;
     int progress;
     struct timespec t0;
@@ -122,6 +124,7 @@ static int resume(ss_sweep_sink *s, ss_err *err)
         if (strcmp(r->f[cm], "all") == 0) { /* the last row of a unit: the unit is whole */
             if (s->state[u] != PRESENT) s->present++;
             s->state[u] = PRESENT;
+            if (u + 1 > s->last_present) s->last_present = u + 1;
             keep = r->end;
         }
     }
@@ -205,6 +208,7 @@ int ss_sweep_sink_put(ss_sweep_sink *s, size_t unit, int ok, char *text, ss_err 
         size_t u = s->next++;
         if (s->state[u] != FINISHED) continue;
         int rc = s->ok[u] ? append(s, s->text[u], err) : 0;
+        if (s->ok[u] && u < s->last_present) s->reorder = 1;
         free(s->text[u]);
         s->text[u] = NULL;
         s->state[u] = WRITTEN;
@@ -213,11 +217,67 @@ int ss_sweep_sink_put(ss_sweep_sink *s, size_t unit, int ok, char *text, ss_err 
     return 0;
 }
 
+/* One unit's rows in the file: bytes [start, end). */
+typedef struct span {
+    size_t unit, start, end;
+} span;
+
+static int by_unit(const void *a, const void *b)
+{
+    const span *x = a, *y = b;
+    return (x->unit > y->unit) - (x->unit < y->unit);
+}
+
+/* A resume that filled a gap (a unit that had failed, or was cut) appended
+ * it after later units.  Put every unit back in unit order, so the file is
+ * byte for byte the one an uninterrupted sweep writes; the new file replaces
+ * the old one whole, so a crash here loses nothing. */
+static int rewrite_in_unit_order(ss_sweep_sink *s, ss_err *err)
+{
+    size_t len = 0;
+    char *buf = ss_read_file(s->path, &len, err);
+    ss_csv csv;
+    if (!buf) return -1;
+    if (ss_csv_read(s->path, &csv, err) < 0) {
+        free(buf);
+        return -1;
+    }
+    long cp = ss_csv_col(&csv.rows[0], "point"), cv = ss_csv_col(&csv.rows[0], "variant"),
+         cr = ss_csv_col(&csv.rows[0], "replication"), cm = ss_csv_col(&csv.rows[0], "model");
+    span *sp = ss_xcalloc(csv.nrows + 1, sizeof *sp);
+    size_t n = 0, start = csv.rows[0].end;
+    for (size_t i = 1; i < csv.nrows; i++) {
+        const ss_csv_row *r = &csv.rows[i];
+        if (strcmp(r->f[cm], "all") != 0) continue;
+        size_t u = ss_sweep_unit_find(s->sw, strtoull(r->f[cp], NULL, 10), r->f[cv],
+                                      (unsigned)strtoull(r->f[cr], NULL, 10));
+        sp[n++] = (span){u, start, r->end};
+        start = r->end;
+    }
+    qsort(sp, n, sizeof *sp, by_unit);
+    ss_afile f;
+    int rc = ss_afile_open(&f, s->path, err);
+    if (rc == 0) {
+        fwrite(buf, 1, csv.rows[0].end, f.fp);
+        for (size_t k = 0; k < n; k++) fwrite(buf + sp[k].start, 1, sp[k].end - sp[k].start, f.fp);
+        rc = ss_afile_commit(&f, err);
+    }
+    free(sp);
+    ss_csv_free(&csv);
+    free(buf);
+    return rc;
+}
+
 size_t ss_sweep_sink_close(ss_sweep_sink *s)
 {
     size_t failed = s->failed;
     if (s->progress && s->done) fputc('\n', stderr);
     if (s->fd >= 0) close(s->fd);
+    if (s->fd >= 0 && s->reorder) {
+        ss_err err = {0};
+        if (rewrite_in_unit_order(s, &err) < 0)
+            fprintf(stderr, "sweep: %s (the rows are all there, but not in run order)\n", err.msg);
+    }
     size_t n = ss_sweep_units(s->sw);
     for (size_t u = 0; u < n; u++) free(s->text[u]);
     free(s->text);

@@ -8,7 +8,9 @@
  * `--resume` reads that file back, cuts a torn or unfinished tail, skips
  * the units present, and appends the rest in order: an interrupted and
  * resumed sweep ends with the same bytes as an uninterrupted one.  A failed
- * unit writes no rows (a resume runs it again). */
+ * unit writes no rows (a resume runs it again); when a resume fills such a
+ * gap, closing rewrites the file (atomically) in unit order, so it too ends
+ * with the uninterrupted bytes. */
 #ifndef SS_SWEEP_SINK_H
 #define SS_SWEEP_SINK_H
 
