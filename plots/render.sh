@@ -10,6 +10,10 @@
 #   lb-load-p99.png      the same for p99 latency
 #   default-cdf.png      latency CDF of the default scenario (one 30 s replication per variant)
 #   default-ts.png       time series of the default scenario, round-robin variant, 1 s samples
+#   blockflow-rate.csv, blockflow-clients.csv   servesim sweep scenarios/sweeps/blockflow-{rate,clients}.yaml
+#   blockflow-throughput.png   throughput vs Poisson rate, tensormq vs zmq-copy (GV100, 4 blocks)
+#   blockflow-clients.png      mean client RTT vs number of synchronous clients
+#   blockflow-overhead.csv/.png per-block overhead o_b: one sync client on the GV100, and the L40S PDI placements
 set -euo pipefail
 bin=${1:-build/servesim}
 rerun=${2:-}
@@ -20,6 +24,8 @@ mkdir -p "$ref"
 
 if [ "$rerun" = "--rerun" ]; then
     "$bin" sweep scenarios/sweeps/lb-load.yaml -o "$ref/lb-load.csv" --quiet
+    "$bin" sweep scenarios/sweeps/blockflow-rate.yaml -j 2 -o "$ref/blockflow-rate.csv" --quiet
+    "$bin" sweep scenarios/sweeps/blockflow-clients.yaml -j 2 -o "$ref/blockflow-clients.csv" --quiet
 fi
 "$bin" compare "$ref/lb-load.csv" --by load_balancer --baseline round-robin \
     --metric latency_mean_ms --metric latency_p99_ms --csv -o "$ref/lb-load.compare.csv"
@@ -37,4 +43,29 @@ gnuplot -e "in='$tmp/requests.csv'; out='$ref/default-cdf.png'; logx=1;
             title='default scenario: latency CDF per load balancer (rho 0.85)'" plots/latency-cdf.gp
 gnuplot -e "in='$tmp/ts.csv'; out='$ref/default-ts.png'; variant='round-robin';
             title='default scenario, round-robin: 1 s samples'" plots/timeseries.gp
+# BlockFlow pipelines (docs/blockflow.md).
+"$bin" compare "$ref/blockflow-rate.csv" --by pipeline.transport --baseline zmq-copy \
+    --metric throughput_rps --metric latency_mean_ms --csv -o "$tmp/bf-rate.cmp.csv"
+gnuplot -e "in='$tmp/bf-rate.cmp.csv'; out='$ref/blockflow-throughput.png'; axis='workloads.client.rate_rps';
+            metric='throughput_rps'; xlabel='offered load (Poisson, requests/s)'; ylabel='throughput (results/s)';
+            title='BlockFlow ResNet50, 4 blocks on one GV100: throughput vs offered load (3 reps, 95% CI)'" plots/metric-vs-axis.gp
+"$bin" compare "$ref/blockflow-clients.csv" --by pipeline.transport --baseline zmq-copy \
+    --metric latency_mean_ms --csv -o "$tmp/bf-clients.cmp.csv"
+gnuplot -e "in='$tmp/bf-clients.cmp.csv'; out='$ref/blockflow-clients.png'; axis='workloads.client.clients';
+            metric='latency_mean_ms'; xlabel='synchronous clients'; ylabel='mean client RTT (ms)';
+            title='BlockFlow ResNet50, 4 blocks on one GV100: RTT vs clients (3 reps, 95% CI)'" plots/metric-vs-axis.gp
+"$bin" run scenarios/blockflow/single-gv100.yaml --set replications=1 --quiet -o "$tmp/bf-gv100.csv"
+"$bin" run scenarios/blockflow/l40s-pdi.yaml --set replications=1 --quiet -o "$tmp/bf-pdi.csv"
+# One row per block, one column per run: overhead_ms_<block> of replication 0, row "all".
+awk -F, 'FNR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+         $c["model"] == "all" && $c["replication"] == 0 {
+             run = (FILENAME ~ /gv100/ ? "GV100 " : "L40S ") $c["variant"]; runs[++n] = run
+             for (k in c) if (k ~ /^overhead_ms_/) { b = substr(k, 13); v[run, b] = $c[k]; blocks[b] = 1 } }
+         END { printf "block"; for (i = 1; i <= n; i++) printf ",%s", runs[i]; print ""
+               split("block1 block2 block3 block4_class", order, " ")
+               for (j = 1; j <= 4; j++) { b = order[j]; printf "%s", b
+                   for (i = 1; i <= n; i++) printf ",%s", v[runs[i], b]; print "" } }' \
+    "$tmp/bf-gv100.csv" "$tmp/bf-pdi.csv" > "$ref/blockflow-overhead.csv"
+gnuplot -e "in='$ref/blockflow-overhead.csv'; out='$ref/blockflow-overhead.png'; logy=1;
+            title='BlockFlow per-block overhead o_b: GV100 (1 sync client) and L40S PDI 25/50/100 (300/s)'" plots/blockflow-overhead.gp
 echo "plots: rendered $(ls "$ref"/*.png | wc -l) PNG files in $ref"

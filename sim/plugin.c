@@ -144,6 +144,8 @@ static int check_policy(const ss_policy *pol, const char *name, const char *path
                   : !o->pop     ? "pop"       : !o->len        ? "len"        : NULL;
     } else if (pol->kind == SS_KIND_LOAD_BALANCER) {
         if (!pol->ops.load_balancer.pick) missing = "pick";
+    } else if (pol->kind == SS_KIND_TRANSPORT) {
+        if (!pol->ops.transport.hop) missing = "hop";
     }
     if (missing)
         return ss_err_at(err, file, line, col, "policy '%s' (%s) is a %s without ops.%s.%s", name, path, kn,

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "blockmodel.h"
+#include "pipeline.h"
 #include "topo.h"
 #include "trace.h"
 
@@ -88,7 +90,7 @@ static void devices_from_topology(ss_scenario *sc)
 static int read_devices(ss_scenario *sc, const ss_node *hosts, ss_err *err)
 {
     static const char *const host_keys[] = {"name", "devices", NULL};
-    static const char *const dev_keys[] = {"name", "kind", "type", "vram_gib", "ram_gib", "cores", NULL};
+    static const char *const dev_keys[] = {"name", "kind", "type", "vram_gib", "ram_gib", "cores", "power_w", NULL};
     static const char *const kinds[] = {"gpu", "cpu", NULL};
     size_t cap = 0;
     for (size_t h = 0; h < hosts->n; h++) {
@@ -106,13 +108,14 @@ static int read_devices(ss_scenario *sc, const ss_node *hosts, ss_err *err)
             TRY(ss_cfg_check_keys(dn, dev_keys, "device", err));
             const char *dname, *type = "";
             int kind = SS_DEV_GPU;
-            double vram_gib = 0, ram_gib = 0, cores = 1;
+            double vram_gib = 0, ram_gib = 0, cores = 1, power_w = 0;
             TRY(ss_cfg_str(dn, "name", &dname, SS_REQ, err));
             TRY(ss_cfg_enum(dn, "kind", kinds, &kind, SS_REQ, err));
             TRY(ss_cfg_str(dn, "type", &type, 0, err));
             TRY(ss_cfg_num(dn, "vram_gib", &vram_gib, SS_NONNEG, err));
             TRY(ss_cfg_num(dn, "ram_gib", &ram_gib, SS_NONNEG, err));
             TRY(ss_cfg_num(dn, "cores", &cores, SS_POS | SS_INT, err));
+            TRY(ss_cfg_num(dn, "power_w", &power_w, SS_NONNEG, err));
             char *full = ss_xasprintf("%s/%s", hname, dname);
             for (size_t k = 0; k < sc->ndevices; k++)
                 if (strcmp(sc->devices[k].name, full) == 0) {
@@ -125,7 +128,7 @@ static int read_devices(ss_scenario *sc, const ss_node *hosts, ss_err *err)
             }
             sc->devices[sc->ndevices++] = (ss_device_cfg){
                 .name = full, .kind = (ss_device_kind)kind, .type = ss_xstrdup(type),
-                .vram_bytes = vram_gib * GIB, .ram_bytes = ram_gib * GIB, .cores = (unsigned)cores};
+                .vram_bytes = vram_gib * GIB, .ram_bytes = ram_gib * GIB, .cores = (unsigned)cores, .power_w = power_w};
         }
     }
     return 0;
@@ -233,9 +236,29 @@ static int read_profile(ss_model_cfg *m, const char *path, const ss_node *where,
     return rc;
 }
 
+/* `{name, split: <split profile>, block: <block or process>}`: a block (blockmodel.h). */
+static int read_block_model(ss_scenario *sc, ss_model_cfg *m, const ss_node *it, ss_err *err)
+{
+    static const char *const only[] = {"name", "split", "block", NULL};
+    TRY(ss_cfg_check_keys(it, only, "block model", err));
+    const ss_node *split = ss_map_find(it, "split"), *block = ss_map_find(it, "block");
+    TRY(ss_node_expect(split, SS_NODE_SCALAR, "split", err));
+    if (!block) return ss_node_err(it, err, "model '%s': split: needs block: (a block or process name)", m->name);
+    TRY(ss_node_expect(block, SS_NODE_SCALAR, "block", err));
+    char *path = find_profile(sc->dir, split->value);
+    if (!path) return ss_node_err(split, err, "no split profile '%s': looked for models/%s.json as for models",
+                                  split->value, split->value);
+    m->block = ss_xcalloc(1, sizeof *m->block);
+    int rc = ss_blockmodel_load(path, block, m->block, &m->service, err);
+    m->profile = path;
+    m->weights_bytes = m->block->weights_bytes;
+    return rc;
+}
+
 static int read_models(ss_scenario *sc, const ss_node *seq, ss_err *err)
 {
-    static const char *const model_keys[] = {"name", "profile", "service", "source", "weights_bytes", NULL};
+    static const char *const model_keys[] = {"name", "profile", "service", "source", "weights_bytes", "split",
+                                             "block", NULL};
     sc->models = ss_xcalloc(seq->n, sizeof *sc->models);
     for (size_t i = 0; i < seq->n; i++) {
         const ss_node *it = seq->items[i];
@@ -259,7 +282,9 @@ static int read_models(ss_scenario *sc, const ss_node *seq, ss_err *err)
             TRY(read_name(it, "name", &m->name, err));
             const char *profile = NULL;
             TRY(ss_cfg_str(it, "profile", &profile, 0, err));
-            if (profile) {
+            if (ss_map_find(it, "split")) {
+                TRY(read_block_model(sc, m, it, err));
+            } else if (profile) {
                 static const char *const only[] = {"name", "profile", NULL};
                 TRY(ss_cfg_check_keys(it, only, "model with a profile (put the rest in the profile)", err));
                 char *path = ss_node_path(ss_map_find(it, "profile"), profile);
@@ -653,7 +678,7 @@ static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
 {
     static const char *const top[] = {"name", "description", "seed", "replications", "duration_s", "requests",
                                       "warmup_s", "warmup_requests", "topology", "hosts", "models", "tasks", "deployment",
-                                      "workloads", "policies", "outputs", "variants", NULL};
+                                      "workloads", "policies", "outputs", "variants", "pipeline", NULL};
     const ss_node *root = doc->root;
     TRY(ss_node_expect(root, SS_NODE_MAP, "scenario", err));
     TRY(ss_cfg_check_keys(root, top, "scenario", err));
@@ -722,6 +747,7 @@ static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
                                    sc->models[t->stages[s]].name, sc->workloads[w].name);
         }
     }
+    TRY(ss_pipeline_read(sc, root, err));
     static const char *const pol_keys[] = {"load_balancer", "scheduler", NULL};
     TRY(ss_cfg_map(root, "policies", &pols, 0, err));
     if (pols) TRY(ss_cfg_check_keys(pols, pol_keys, "policies", err));
@@ -799,6 +825,8 @@ void ss_scenario_free(ss_scenario *sc)
         free(sc->models[i].profile);
         free(sc->models[i].source);
         ss_dist_free(&sc->models[i].service);
+        ss_block_free(sc->models[i].block);
+        free(sc->models[i].block);
     }
     for (size_t i = 0; i < sc->ntasks; i++) {
         free(sc->tasks[i].name);
@@ -832,5 +860,16 @@ void ss_scenario_free(ss_scenario *sc)
     free(sc->requests_csv_path);
     free(sc->timeseries_csv_path);
     ss_topo_free(sc->topo);
+    ss_pipeline_free(sc->pipeline);
     memset(sc, 0, sizeof *sc);
+}
+
+int ss_scenario_device(const ss_scenario *sc, const ss_node *n, uint32_t *out, ss_err *err)
+{
+    return resolve_device(sc, n, out, err);
+}
+
+char *ss_scenario_find_profile(const char *scenario_dir, const char *name)
+{
+    return find_profile(scenario_dir, name);
 }

@@ -23,6 +23,7 @@ typedef struct ss_device_cfg {
     double vram_bytes;
     double ram_bytes;
     unsigned cores;
+    double power_w;   /* average power while busy (energy = power x busy time); 0 = not given */
 } ss_device_cfg;
 
 typedef struct ss_model_cfg {
@@ -31,6 +32,7 @@ typedef struct ss_model_cfg {
     char *source;     /* citation of the measurement it is calibrated from */
     ss_dist service;  /* service time of one request on one instance */
     double weights_bytes;
+    struct ss_block_cfg *block; /* a block of a split model (blockmodel.h), or NULL */
 } ss_model_cfg;
 
 typedef struct ss_task_cfg {
@@ -111,6 +113,7 @@ typedef struct ss_scenario {
     char *timeseries_csv_path;/* time-series CSV, or NULL */
     double timeseries_interval_s; /* its sampling interval (default 1 s) */
     ss_setting *settings;     size_t nsettings;
+    struct ss_pipeline_cfg *pipeline; /* `pipeline:` (pipeline.h), or NULL */
 } ss_scenario;
 
 /* Names of the variants a scenario declares (`variants:`), in order, in a
@@ -139,5 +142,11 @@ typedef struct ss_assign {
 int ss_scenario_load_with(ss_scenario *sc, const char *path, const char *variant, const ss_assign *assigns,
                           size_t nassigns, char *const *sets, size_t nsets, ss_err *err);
 void ss_scenario_free(ss_scenario *sc);
+
+/* For schema readers in other files (pipeline_cfg.c): a device reference
+ * ("host/device" or a unique device name) with a positioned error, and a
+ * profile's path found as for a bare model name (NULL if none). */
+int ss_scenario_device(const ss_scenario *sc, const ss_node *n, uint32_t *out, ss_err *err);
+char *ss_scenario_find_profile(const char *scenario_dir, const char *name);
 
 #endif

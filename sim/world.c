@@ -77,7 +77,7 @@ static void request_line(ss_world *w, const ss_request *r, int dropped)
 }
 
 /* Busy time accrues only inside the measured window [warmup_end_s, end). */
-static void busy_add(ss_world *w, ss_instance *in, double from_s, double to_s)
+void ss_inst_busy_add(ss_world *w, ss_instance *in, double from_s, double to_s)
 {
     if (from_s < w->warmup_end_s) from_s = w->warmup_end_s;
     if (to_s > from_s) in->busy_s += to_s - from_s;
@@ -85,7 +85,7 @@ static void busy_add(ss_world *w, ss_instance *in, double from_s, double to_s)
 
 /* The integral of busy servers over time, for the time series: brought up
  * to date just before `busy` changes. */
-static inline void busy_mark(ss_instance *in, double now)
+void ss_inst_busy_mark(ss_instance *in, double now)
 {
     in->area_s += (double)in->busy * (now - in->changed_s);
     in->changed_s = now;
@@ -101,13 +101,13 @@ static void start_service(ss_world *w, ss_instance *in, ss_request *r)
     ss_group *g = &w->groups[in->model];
     r->queue_s += now - r->enqueued_s;
     r->started_s = now;
-    busy_mark(in, now);
+    ss_inst_busy_mark(in, now);
     g->views[in->index].busy = ++in->busy;
     double service_s = ss_dist_sample(g->service, g->rng);
     ss_schedule(w->eng, now + service_s, service_done, in, (uint64_t)(uintptr_t)r);
 }
 
-static void finish(ss_world *w, ss_request *r)
+void ss_world_finish(ss_world *w, ss_request *r)
 {
     double now = ss_now(w->eng);
     if (r->measured) {
@@ -127,7 +127,7 @@ static void finish(ss_world *w, ss_request *r)
     req_free(w, r);
 }
 
-static void drop(ss_world *w, ss_request *r)
+void ss_world_drop(ss_world *w, ss_request *r)
 {
     if (r->measured) w->stats[r->task].dropped++;
     w->last_done_s = ss_now(w->eng);
@@ -139,6 +139,10 @@ static void drop(ss_world *w, ss_request *r)
 /* Send r to an instance of its current stage's model. */
 void ss_route(ss_world *w, ss_request *r)
 {
+    if (w->pipe) {
+        ss_pipe_route(w, r);
+        return;
+    }
     const ss_task_cfg *t = &w->sc->tasks[r->task];
     uint32_t m = t->stages[r->stage];
     ss_group *g = &w->groups[m];
@@ -157,7 +161,7 @@ void ss_route(ss_world *w, ss_request *r)
     }
     ss_instance_view *v = &g->views[pick];
     if (v->queued >= in->capacity) {
-        drop(w, r);
+        ss_world_drop(w, r);
         return;
     }
     ss_qitem item = {.req = r, .enqueued_s = r->enqueued_s, .priority = r->priority, .expected_s = g->mean_s,
@@ -176,8 +180,8 @@ static void service_done(ss_engine *eng, void *ctx, uint64_t arg)
     ss_group *g = &w->groups[in->model];
     ss_request *r = (ss_request *)(uintptr_t)arg;
     double now = ss_now(eng);
-    busy_add(w, in, r->started_s, now);
-    busy_mark(in, now);
+    ss_inst_busy_add(w, in, r->started_s, now);
+    ss_inst_busy_mark(in, now);
     g->views[in->index].busy = --in->busy;
     ss_qitem next;
     if (w->sched.pol->ops.scheduler.pop(in->queue, now, &next)) {
@@ -187,12 +191,12 @@ static void service_done(ss_engine *eng, void *ctx, uint64_t arg)
     if (++r->stage < w->sc->tasks[r->task].nstages)
         ss_route(w, r);
     else
-        finish(w, r);
+        ss_world_finish(w, r);
 }
 
 /* ---- building ---------------------------------------------------------------- */
 
-static int load_policy(ss_world *w, const ss_policy_cfg *pc, ss_policy_kind kind, ss_plugin *pl, void **state,
+int ss_world_load_policy(ss_world *w, const ss_policy_cfg *pc, ss_policy_kind kind, ss_plugin *pl, void **state,
                        gsl_rng **rng, const char *stream, ss_err *err)
 {
     const ss_scenario *sc = w->sc;
@@ -231,9 +235,9 @@ ss_world *ss_world_build(const ss_scenario *sc, uint32_t rep, FILE *req_csv, ss_
     w->req_csv = req_csv;
     w->eng = ss_engine_new();
     w->warmup_end_s = sc->warmup_s;
-    if (load_policy(w, &sc->load_balancer, SS_KIND_LOAD_BALANCER, &w->lb, &w->lb_state, &w->lb_rng,
+    if (ss_world_load_policy(w, &sc->load_balancer, SS_KIND_LOAD_BALANCER, &w->lb, &w->lb_state, &w->lb_rng,
                     "policy/load_balancer", err) < 0 ||
-        load_policy(w, &sc->scheduler, SS_KIND_SCHEDULER, &w->sched, &w->sched_state, &w->sched_rng,
+        ss_world_load_policy(w, &sc->scheduler, SS_KIND_SCHEDULER, &w->sched, &w->sched_state, &w->sched_rng,
                     "policy/scheduler", err) < 0) {
         ss_world_free(w);
         return NULL;
@@ -276,6 +280,10 @@ ss_world *ss_world_build(const ss_scenario *sc, uint32_t rep, FILE *req_csv, ss_
     }
     w->stats = ss_xcalloc(sc->ntasks, sizeof *w->stats);
     for (size_t t = 0; t < sc->ntasks; t++) task_stats_init(&w->stats[t]);
+    if (sc->pipeline && ss_pipe_build(w, err) < 0) {
+        ss_world_free(w);
+        return NULL;
+    }
     ss_sources_start(w);
     return w;
 }
@@ -364,6 +372,7 @@ void ss_world_result(const ss_world *w, ss_run_result *r)
     for (size_t d = 0; d < sc->ndevices; d++)
         r->util[d] = count[d] && span > 0 ? r->util[d] / ((double)count[d] * span) : 0;
     free(count);
+    if (w->pipe) ss_pipe_result(w, r);
 }
 
 void ss_run_result_free(ss_run_result *r)
@@ -422,6 +431,7 @@ void ss_world_free(ss_world *w)
         free(w->stats);
     }
     ss_sources_free(w);
+    ss_pipe_free(w);
     if (w->lb.pol && w->lb.pol->fini && w->lb_state) w->lb.pol->fini(w->lb_state);
     if (w->sched.pol && w->sched.pol->fini && w->sched_state) w->sched.pol->fini(w->sched_state);
     if (w->lb.handle) ss_plugin_unload(&w->lb);
@@ -440,4 +450,5 @@ void ss_world_warmup_over(ss_world *w)
     double now = ss_now(w->eng);
     if (now > w->warmup_end_s) w->warmup_end_s = now;
     for (size_t i = 0; i < w->ninst; i++) w->inst[i].busy_s = 0;
+    if (w->pipe) ss_pipe_warmup_over(w);
 }

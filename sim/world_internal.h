@@ -1,5 +1,6 @@
-/* world_internal.h: the world's insides, shared by world.c (serving path)
- * and workload.c (request sources) and by nothing else. */
+/* world_internal.h: the world's insides, shared by world.c (serving path),
+ * workload.c (request sources) and pipeline.c (block pipelines) and by
+ * nothing else. */
 #ifndef SS_WORLD_INTERNAL_H
 #define SS_WORLD_INTERNAL_H
 
@@ -7,6 +8,7 @@
 
 #include "engine.h"
 #include "metrics.h"
+#include "pipeline.h"
 #include "plugin.h"
 #include "world.h"
 
@@ -20,6 +22,7 @@ typedef struct ss_request {
     uint32_t workload, task, stage;
     uint32_t client;      /* closed-loop client index, or UINT32_MAX */
     int measured;         /* created after the warm-up */
+    ss_pipe_req pipe;     /* block pipelines only (pipeline.c) */
     struct ss_request *next_free;
 } ss_request;
 
@@ -52,7 +55,23 @@ typedef struct ss_task_stats {
     ss_hist *lat_hist, *queue_hist;
 } ss_task_stats;
 
-typedef struct ss_source ss_source; /* workload.c */
+typedef struct ss_source ss_source; /* world.c, for pipeline.c: the end of a request, busy-time accounting, and
+ * loading a policy plugin with its parameters checked. */
+void ss_world_finish(ss_world *w, ss_request *r);
+void ss_world_drop(ss_world *w, ss_request *r);
+void ss_inst_busy_add(ss_world *w, ss_instance *in, double from_s, double to_s);
+void ss_inst_busy_mark(ss_instance *in, double now);
+int ss_world_load_policy(ss_world *w, const ss_policy_cfg *pc, ss_policy_kind kind, ss_plugin *pl, void **state,
+                         gsl_rng **rng, const char *stream, ss_err *err);
+
+/* pipeline.c */
+int ss_pipe_build(ss_world *w, ss_err *err);
+void ss_pipe_route(ss_world *w, ss_request *r);
+void ss_pipe_result(const ss_world *w, ss_run_result *r);
+void ss_pipe_warmup_over(ss_world *w);
+void ss_pipe_free(ss_world *w);
+
+/* workload.c */
 
 struct ss_world {
     const ss_scenario *sc;
@@ -78,6 +97,7 @@ struct ss_world {
     double ts_interval_s;
     double *ts_area_prev;    /* per model: busy server-seconds at the previous sample */
     double wall_s;
+    struct ss_pipe *pipe;    /* block pipeline (pipeline.c), or NULL */
     char **extra_cols;       /* ss_world_extra_columns: names subsystems declare at build (owned) */
     size_t nextra_cols;
 };
@@ -87,6 +107,22 @@ ss_request *ss_req_new(ss_world *w);
 void ss_route(ss_world *w, ss_request *r);
 /* Called when the warm-up ends by request count: restart busy-time accounting. */
 void ss_world_warmup_over(ss_world *w);
+
+/* world.c, for pipeline.c: the end of a request, busy-time accounting, and
+ * loading a policy plugin with its parameters checked. */
+void ss_world_finish(ss_world *w, ss_request *r);
+void ss_world_drop(ss_world *w, ss_request *r);
+void ss_inst_busy_add(ss_world *w, ss_instance *in, double from_s, double to_s);
+void ss_inst_busy_mark(ss_instance *in, double now);
+int ss_world_load_policy(ss_world *w, const ss_policy_cfg *pc, ss_policy_kind kind, ss_plugin *pl, void **state,
+                         gsl_rng **rng, const char *stream, ss_err *err);
+
+/* pipeline.c */
+int ss_pipe_build(ss_world *w, ss_err *err);
+void ss_pipe_route(ss_world *w, ss_request *r);
+void ss_pipe_result(const ss_world *w, ss_run_result *r);
+void ss_pipe_warmup_over(ss_world *w);
+void ss_pipe_free(ss_world *w);
 
 /* workload.c */
 void ss_sources_start(ss_world *w);

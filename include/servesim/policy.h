@@ -14,6 +14,7 @@
  *
  * Units: times in seconds (`_s`), sizes in bytes (`_bytes`).
  * ABI history: 1 = scheduler and load-balancer ops (servesim 0.1).
+ *              2 = transport ops (block pipelines) and layer-scheduler ops (edge devices).
  * Every field has a fixed-width type (no enum in the struct), so a plugin
  * built by another compiler agrees on the layout.
  */
@@ -24,7 +25,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#define SS_POLICY_ABI 1u
+#define SS_POLICY_ABI 2u
 #define SS_POLICY_SYMBOL "servesim_policy"
 
 typedef enum ss_policy_kind {
@@ -106,6 +107,44 @@ typedef struct ss_lb_ops {
     uint32_t (*pick)(void *state, const ss_lb_ctx *ctx, const ss_qitem *req);
 } ss_lb_ops;
 
+/* ---- transport (how a tensor moves between pipeline processes) -------- */
+/* Where a hop goes, as the simulator knows it.  Endpoints are the client,
+ * the dispatcher or a block process; only processes have a main thread, so
+ * costs the plugin puts on a client endpoint are ignored. */
+enum { SS_HOP_CLIENT = 0, SS_HOP_DISPATCHER = 1, SS_HOP_BLOCK = 2 };
+/* GPU-to-GPU path kinds, named as `nvidia-smi topo -m` does (values match
+ * the simulator's topology classes). */
+enum { SS_GPU_PATH_SELF = 0, SS_GPU_PATH_NVLINK, SS_GPU_PATH_PCIE, SS_GPU_PATH_PIX, SS_GPU_PATH_PXB,
+       SS_GPU_PATH_NODE, SS_GPU_PATH_SYS, SS_GPU_PATH_NET };
+/* Where the item's data waits, at the receiving end, from the send until
+ * the receiver's service ends: its GPU's VRAM (a tensor left in place or
+ * copied there) or its host's RAM (a serialised message). */
+enum { SS_QUEUED_NONE = 0, SS_QUEUED_VRAM = 1, SS_QUEUED_HOST_RAM = 2 };
+
+typedef struct ss_hop {
+    double tensor_bytes;  /* the tensor this hop carries, batch included (>= 0) */
+    uint32_t batch;       /* samples in it (>= 1) */
+    uint32_t from_kind, to_kind; /* SS_HOP_* */
+    uint32_t same_gpu;    /* both ends on one GPU */
+    uint32_t same_host;   /* both ends on one host */
+    uint32_t gpu_path;    /* SS_GPU_PATH_* between the ends' GPUs (SELF if same_gpu) */
+} ss_hop;
+
+typedef struct ss_hop_cost {
+    double sender_s;      /* on the sender's main thread, after its compute (serialise, copy, send) */
+    double receiver_s;    /* on the receiver's main thread, before its compute (deserialise, rebuild) */
+    double delivery_s;    /* in flight: occupies neither main thread */
+    double wire_bytes;    /* bytes of the message itself */
+    double queued_bytes;  /* memory the item holds while it waits (see queued_in) */
+    uint32_t queued_in;   /* SS_QUEUED_* */
+} ss_hop_cost;
+
+typedef struct ss_transport_ops {
+    /* Price one hop into *out (zeroed by the caller).  0 ok; -1 if this
+     * transport cannot make the hop (a CUDA IPC handle across hosts, say). */
+    int (*hop)(void *state, const ss_hop *hop, ss_hop_cost *out);
+} ss_transport_ops;
+
 /* ---- the exported descriptor ---------------------------------------- */
 typedef struct ss_policy {
     uint32_t abi;          /* SS_POLICY_ABI at build time */
@@ -120,6 +159,7 @@ typedef struct ss_policy {
     union {
         ss_scheduler_ops scheduler;
         ss_lb_ops load_balancer;
+        ss_transport_ops transport;
     } ops;
 } ss_policy;
 
