@@ -5,6 +5,8 @@
  * and the shipped default scenario. */
 #include "test.h"
 
+#include <servesim/policy.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -345,7 +347,7 @@ static void test_bad_plugin_abi(void)
     expect_bad_run(dir, "e.yaml", "SERVESIM_PLUGIN_PATH='" SS_BUILD_DIR "/tests/plugins'", "", "e.yaml", 13,
                    ss_test_col_of(text, 13, "bad-abi"),
                    NEEDLES("plugin 'bad-abi' (" SS_BUILD_DIR "/tests/plugins/bad-abi.so)",
-                           "was built for policy ABI 999, this servesim speaks ABI 1: rebuild it"));
+                           "was built for policy ABI 999, this servesim speaks ABI 2: rebuild it"));
     ss_test_rmtree(dir);
 }
 
@@ -637,7 +639,8 @@ static void test_plugins(void)
     CU_ASSERT_TRUE(ss_test_has(out, SS_BUILD_DIR "/policies\n"));
     static const char *const want[][2] = {{"fifo", "scheduler"},          {"priority", "scheduler"},
                                           {"random", "load_balancer"},    {"round-robin", "load_balancer"},
-                                          {"least-loaded", "load_balancer"}};
+                                          {"least-loaded", "load_balancer"}, {"masa", "layer_scheduler"},
+                                          {"bulk", "layer_scheduler"}};
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
         int found = 0;
         for (char *line = out; line && *line;) {
@@ -646,7 +649,7 @@ static void test_plugins(void)
             if (sscanf(line, "%63s %63s %u", name, kind, &abi) == 3 && strcmp(name, want[i][0]) == 0) {
                 found = 1;
                 CU_ASSERT_STRING_EQUAL(kind, want[i][1]);
-                CU_ASSERT_EQUAL(abi, 1);
+                CU_ASSERT_EQUAL(abi, SS_POLICY_ABI);
             }
             line = strchr(line, '\n');
             if (line) line++;
@@ -702,7 +705,7 @@ static void test_help(void)
     free(out);
     rc = ss_test_sh(&out, "'%s' --version", SS_BIN);
     CU_ASSERT_EQUAL(rc, 0);
-    CU_ASSERT_TRUE(starts(out, "servesim 0.1.0 (policy ABI 1)"));
+    CU_ASSERT_TRUE(starts(out, "servesim 0.1.0 (policy ABI 2)"));
     free(out);
 }
 

@@ -428,7 +428,7 @@ static void test_bad_abi(void)
     CU_ASSERT_EQUAL(load(&p, "bad-abi", SS_KIND_LOAD_BALANCER, TPL_DIR, &err), -1);
     CU_ASSERT_PTR_NULL(p.pol);
     CU_ASSERT(contains(err.msg, "scn.yaml:3:7: plugin 'bad-abi' (" TPL_DIR "/bad-abi.so) was built for policy "
-                                "ABI 999, this servesim speaks ABI 1: rebuild it"));
+                                "ABI 999, this servesim speaks ABI 2: rebuild it"));
 }
 
 static void test_no_symbol(void)
@@ -677,6 +677,7 @@ static void test_kind_names(void)
     CU_ASSERT_STRING_EQUAL(ss_policy_kind_name(SS_KIND_SCHEDULER), "scheduler");
     CU_ASSERT_STRING_EQUAL(ss_policy_kind_name(SS_KIND_LOAD_BALANCER), "load_balancer");
     CU_ASSERT_STRING_EQUAL(ss_policy_kind_name(SS_KIND_CONTROLLER), "controller");
+    CU_ASSERT_STRING_EQUAL(ss_policy_kind_name(SS_KIND_LAYER_SCHEDULER), "layer_scheduler");
     CU_ASSERT_PTR_NULL(ss_policy_kind_name((ss_policy_kind)0));
     CU_ASSERT_PTR_NULL(ss_policy_kind_name((ss_policy_kind)99));
 }
