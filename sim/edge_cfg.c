@@ -112,7 +112,7 @@ static int read_net_file(ss_edge_net *n, const char *path, ss_err *err)
     const ss_node *root = doc->root;
     ss_node *layers = NULL, *init = NULL, *stats = NULL;
     int rc = ss_node_expect(root, SS_NODE_MAP, "network profile", err);
-    if (rc == 0) rc = ss_cfg_seq(root, "layers", &layers, SS_REQ, err);
+    if (rc == 0) rc = ss_cfg_seq(root, "layers", &layers, SS_REQ, err) < 0 ? -1 : 0;
     if (rc == 0 && layers->n == 0) rc = ss_node_err(layers, err, "layers: a network needs at least one layer");
     if (rc == 0) rc = ss_cfg_num(root, "peak_mem_bytes", &n->peak_bytes, SS_NONNEG, err) < 0 ? -1 : 0;
     if (rc == 0) rc = ss_cfg_map(root, "init", &init, 0, err) < 0 ? -1 : 0;
