@@ -216,7 +216,10 @@ static int resolve_net(ss_edge_cfg *e, const ss_node *name, const char *dir, uin
         char *path = name->value[0] && !strchr(name->value, '/') ? find_net(dir, name->value) : NULL;
         if (!path) {
             const char *near = ss_suggest(name->value, masa_nine);
-            return ss_node_err(name, err, "unknown network '%s'%s%s%s: no inline network and no models/masa/%s.json",
+            if (near && strcmp(near, name->value) == 0) near = NULL;
+            return ss_node_err(name, err,
+                               "unknown network '%s'%s%s%s: not inline in edge.networks, and no models/masa/%s.json "
+                               "in the scenario's folder or above, $SERVESIM_MODEL_PATH/masa or " SS_MODEL_DIR "/masa",
                                name->value, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "",
                                name->value);
         }

@@ -166,6 +166,63 @@ static void test_bulk(void)
     free(yaml);
 }
 
+/* masa-repo: loads unchained and sharing the disk (kappa 0.1: each at
+ * 1/2.2): L1 || L2 until 2.2 s, L1 || L3 until 4.4 s, then E1 E2 E3 = 10.4 s.
+ * The second network's admission (130 MiB) does not fit in 200 - 4.87 - 130
+ * MiB, so it waits for the first to end: the job ends at 20.8 s. */
+static void test_masa_repo(void)
+{
+    char *yaml = ss_xasprintf("requests: 1\nedge:\n  memory_mib: 200\n  scheduler: {name: masa-repo, overhead_s: 0}\n%s",
+                              fig4_net), *trace = NULL;
+    char *two = strstr(yaml, "networks: [fig4]");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(two);
+    char *y2 = ss_xasprintf("%.*snetworks: [fig4, fig4]%s", (int)(two - yaml), yaml, two + strlen("networks: [fig4]"));
+    ss_run_result r;
+    CU_ASSERT_EQUAL_FATAL(run_text(y2, &trace, &r), 0);
+    CU_ASSERT(ss_test_has(trace, "2.200000,start,0,3,L,1,"));
+    CU_ASSERT(ss_test_has(trace, "10.400000,end,0,3,E,0,"));
+    CU_ASSERT(ss_test_has(trace, "10.400000,start,1,1,L,0,"));
+    CU_ASSERT_DOUBLE_EQUAL(r.tasks[r.ntasks - 1].latency_mean_s, 20.8, 1e-9);
+    ss_run_result_free(&r);
+    free(trace);
+    free(y2);
+    free(yaml);
+}
+
+/* DeepEye on two networks of two conv layers and one fc layer (disk shared
+ * without penalty): worker 0 loads both networks' conv parts (8 s, sharing
+ * the disk with worker 1's fc loads), then executes the conv parts; worker 1
+ * runs each fc execution after its conv part: the job ends at 13 s.  Frugal
+ * holds network 1's fc load until network 0's fc part is done: 12 s. */
+static void test_deepeye(void)
+{
+    static const char *const pol[] = {"deepeye", "deepeye-frugal"};
+    static const double want[] = {13.0, 12.0}, want_net0[] = {11.0, 9.0};
+    for (int i = 0; i < 2; i++) {
+        char *yaml = ss_xasprintf(
+            "requests: 1\nedge:\n  memory_mib: 1000\n  paging: {disk_contention: 0}\n"
+            "  scheduler: {name: %s, overhead_s: 0}\n"
+            "  networks:\n    - name: cf\n      layers:\n"
+            "        - {load_s: 1, exec_s: 1, mem_load_mib: 1, mem_exec_mib: 1, part: conv}\n"
+            "        - {load_s: 1, exec_s: 1, mem_load_mib: 1, mem_exec_mib: 1, part: conv}\n"
+            "        - {load_s: 2, exec_s: 1, mem_load_mib: 1, mem_exec_mib: 1, part: fc, type: fc}\n"
+            "  workload: {kind: periodic, networks: [cf, cf], period_s: 100}\n",
+            pol[i]);
+        ss_run_result r;
+        char *trace = NULL, *end0 = ss_xasprintf("%.6f,end,0,3,E,1,", want_net0[i]);
+        CU_ASSERT_EQUAL_FATAL(run_text(yaml, &trace, &r), 0);
+        CU_ASSERT_DOUBLE_EQUAL(r.tasks[r.ntasks - 1].latency_mean_s, want[i], 1e-9);
+        CU_ASSERT(ss_test_has(trace, end0));
+        CU_ASSERT(ss_test_has(trace, "0.000000,start,0,1,L,0,"));
+        CU_ASSERT(ss_test_has(trace, "0.000000,start,0,3,L,1,"));
+        CU_ASSERT_DOUBLE_EQUAL(extra(&r, "forced_starts"), 0.0, 1e-12);
+        ss_run_result_free(&r);
+        free(end0);
+        free(trace);
+        free(yaml);
+    }
+}
+
 /* The framework overhead is paid once per network on a serial dispatcher:
  * 1000 zero-time networks finish after 1000 x the overhead. */
 static void test_overhead(void)
@@ -218,5 +275,70 @@ static void test_calibration(void)
     printf("\n");
 }
 
+/* `servesim check` on a bad `edge:` exits 2 with file:line:col (the line and
+ * column computed from the text) and the message. */
+static void expect_bad(const char *yaml, int line, const char *at, const char *msg)
+{
+    char *dir = ss_test_tmpdir();
+    char *path = ss_test_write(dir, "e.yaml", yaml), *out = NULL;
+    int rc = ss_test_sh(&out, "cd '%s' && SERVESIM_MODEL_PATH='%s/models' '%s' check e.yaml 2>&1", dir, SS_SRC_DIR,
+                        SS_BIN);
+    CU_ASSERT_EQUAL(rc, 2);
+    char *pos = ss_xasprintf("e.yaml:%d:%d: ", line, ss_test_col_of(yaml, line, at));
+    CU_ASSERT(ss_test_has(out, pos));
+    CU_ASSERT(ss_test_has(out, msg));
+    free(pos);
+    free(out);
+    free(path);
+    ss_test_rmtree(dir);
+}
+
+static void test_bad_input(void)
+{
+    const char *wl = "  workload: {kind: periodic, networks: [agenet], period_s: 20}\n";
+    char *y = ss_xasprintf("requests: 1\nedge:\n  memory_mib: 512\n  workload: {kind: periodic, networks: [agnet], "
+                           "period_s: 20}\n");
+    expect_bad(y, 4, "agnet", "unknown network 'agnet' (did you mean 'agenet'?)");
+    free(y);
+    y = ss_xasprintf("requests: 1\nedge:\n  memory_mib: 512\n  scheduler: masaa\n%s", wl);
+    expect_bad(y, 4, "masaa", "no policy plugin 'masaa' (did you mean 'masa'?)");
+    free(y);
+    y = ss_xasprintf("requests: 1\nedge:\n  memory_mib: 512\n  scheduler: fifo\n%s", wl);
+    expect_bad(y, 4, "fifo", "is a scheduler, expected a layer_scheduler");
+    free(y);
+    y = ss_xasprintf("requests: 1\nedge:\n  memory_mib: -512\n%s", wl);
+    expect_bad(y, 3, "-512", "memory_mib: expected a number > 0, got '-512'");
+    free(y);
+    y = ss_xasprintf("requests: 1\nedge:\n  memory_mb: 512\n%s", wl);
+    expect_bad(y, 3, "memory_mb", "unknown key 'memory_mb' in edge (did you mean 'memory_mib'?)");
+    free(y);
+    y = ss_xasprintf("requests: 1\nedge:\n  memory_mib: 512\n  scheduler: {name: masa, overhead: 1}\n%s", wl);
+    expect_bad(y, 4, "overhead", "policy 'masa' has no parameter 'overhead' (did you mean 'overhead_s'?)");
+    free(y);
+    y = ss_xasprintf("requests: 1\nhosts: []\nedge:\n  memory_mib: 512\n%s", wl);
+    expect_bad(y, 2, "hosts", "'hosts' is a serving key");
+    free(y);
+    y = ss_xasprintf("requests: 1\nedge:\n  memory_mib: 512\n  workload: {kind: scenario1, period_s: 3}\n");
+    expect_bad(y, 4, "3}", "period_s: scenario1 draws normal inter-arrival times");
+    free(y);
+}
+
+/* The same seed gives the same CSV, byte for byte; schedulers on one seed
+ * see the same images (the arrival and composition streams are their own). */
+static void test_deterministic(void)
+{
+    char *out = NULL;
+    int rc = ss_test_sh(&out,
+                        "cd '%s' && for i in 1 2; do '%s' run scenarios/masa/scenario1.yaml --variant 1g-i1.0 "
+                        "--set requests=60 -o /tmp/ss-edge-det-$i.csv >/dev/null || exit 1; done; "
+                        "cmp /tmp/ss-edge-det-1.csv /tmp/ss-edge-det-2.csv; r=$?; rm -f /tmp/ss-edge-det-*.csv; exit $r",
+                        SS_SRC_DIR, SS_BIN);
+    CU_ASSERT_EQUAL(rc, 0);
+    if (rc) fprintf(stderr, "\n%s\n", out ? out : "");
+    free(out);
+}
+
 SS_TEST_SUITE("edge", {"fig4", test_fig4}, {"masa_override", test_masa_override}, {"bulk", test_bulk},
-              {"overhead", test_overhead}, {"calibration", test_calibration})
+              {"overhead", test_overhead}, {"calibration", test_calibration},
+              {"masa_repo", test_masa_repo}, {"deepeye", test_deepeye},
+              {"bad_input", test_bad_input}, {"deterministic", test_deterministic})
