@@ -135,6 +135,7 @@ bench: deps
 	@$(MAKE) --no-print-directory build
 	bench/run.sh $(BIN)
 	bench/flows.sh $(BIN)
+	bench/masa.sh $(BIN)
 
 # Render the committed reference results (results/reference/) to PNG.
 plots: deps
