@@ -59,7 +59,7 @@ for m in 512 1024 2048; do
 done
 masa_plot workers bulk edge.workers "workers" "small set, random composition, intensity 1.2: 2 vs 4 workers"
 masa_plot mem-estimate masa edge.mem_estimate "memory estimate / true memory" \
-    "six AgeNets per image, 512 MiB: sensitivity to the memory estimate"
+    "six AgeNets per image, 160 MiB: sensitivity to the memory estimate"
 
 # The per-request and time-series files are large; they are made here and not kept.
 "$bin" run scenarios/default.yaml --set replications=1 --set duration_s=30 --set warmup_s=5 --quiet \
