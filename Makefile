@@ -92,6 +92,9 @@ $(BUILD)/policies/%.so: policies/%.c include/servesim/policy.h
 	@echo "  PLUGIN  $<"
 	$(Q)$(CC) -Iinclude $(WARN) $(CFLAGS) -fPIC -shared $(LDFLAGS) -o $@ $<
 
+# deepeye-frugal.c is deepeye.c built with FRUGAL.
+$(BUILD)/policies/deepeye-frugal.so: policies/deepeye.c
+
 $(BUILD)/tests/plugins/%.so: tests/plugins/%.c include/servesim/policy.h
 	@mkdir -p $(dir $@)
 	@echo "  PLUGIN  $<"
@@ -132,6 +135,7 @@ bench: deps
 	@$(MAKE) --no-print-directory build
 	bench/run.sh $(BIN)
 	bench/flows.sh $(BIN)
+	bench/masa.sh $(BIN)
 
 # Render the committed reference results (results/reference/) to PNG.
 plots: deps
@@ -145,11 +149,12 @@ reference: deps
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PLUGIN_DIR) $(DESTDIR)$(PREFIX)/include/servesim \
-	  $(DESTDIR)$(MODEL_DIR)
+	  $(DESTDIR)$(MODEL_DIR) $(DESTDIR)$(MODEL_DIR)/masa
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/servesim
 	install -m 644 $(POL_SO) $(DESTDIR)$(PLUGIN_DIR)/
 	install -m 644 include/servesim/policy.h $(DESTDIR)$(PREFIX)/include/servesim/
 	install -m 644 models/*.json $(DESTDIR)$(MODEL_DIR)/
+	install -m 644 models/masa/*.json $(DESTDIR)$(MODEL_DIR)/masa/
 
 clean:
 	rm -rf $(BUILD)

@@ -14,6 +14,9 @@
 #   blockflow-throughput.png   throughput vs Poisson rate, tensormq vs zmq-copy (GV100, 4 blocks)
 #   blockflow-clients.png      mean client RTT vs number of synchronous clients
 #   blockflow-overhead.csv/.png per-block overhead o_b: one sync client on the GV100, and the L40S PDI placements
+#   masa-*.csv           servesim sweep scenarios/masa/sweeps/*.yaml (edge devices, issue 5; docs/masa.md)
+#   masa-*.compare.csv   servesim compare of each against bulk (masa for mem-estimate)
+#   masa-*.png           mean response time per layer scheduler vs memory, intensity, workers or estimate
 set -euo pipefail
 bin=${1:-build/servesim}
 rerun=${2:-}
@@ -22,10 +25,12 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$ref"
 
+masa_sweeps="det-small det-mixed det-lifelogging scenario1 scenario2 workers mem-estimate"
 if [ "$rerun" = "--rerun" ]; then
     "$bin" sweep scenarios/sweeps/lb-load.yaml -o "$ref/lb-load.csv" --quiet
     "$bin" sweep scenarios/sweeps/blockflow-rate.yaml -j 2 -o "$ref/blockflow-rate.csv" --quiet
     "$bin" sweep scenarios/sweeps/blockflow-clients.yaml -j 2 -o "$ref/blockflow-clients.csv" --quiet
+    for s in $masa_sweeps; do "$bin" sweep "scenarios/masa/sweeps/$s.yaml" -j 2 -o "$ref/masa-$s.csv" --quiet; done
 fi
 "$bin" compare "$ref/lb-load.csv" --by load_balancer --baseline round-robin \
     --metric latency_mean_ms --metric latency_p99_ms --csv -o "$ref/lb-load.compare.csv"
@@ -35,6 +40,32 @@ gnuplot -e "in='$ref/lb-load.compare.csv'; out='$ref/lb-load.png'; axis='workloa
 gnuplot -e "in='$ref/lb-load.compare.csv'; out='$ref/lb-load-p99.png'; axis='workloads.images.rate_rps';
             metric='latency_p99_ms'; xlabel='offered load (requests/s)'; ylabel='p99 latency (ms)'; logy=1;
             title='ResNet50 on 4 GV100s: p99 latency vs load (3 reps, 95% CI)'" plots/metric-vs-axis.gp
+
+# Edge devices (MASA): mean response time of each layer scheduler.
+masa_plot() { # sweep, baseline, axis, xlabel, title, [filter column, value]
+    local s=$1 base=$2 axis=$3 xl=$4 title=$5 in="$ref/masa-$1.compare.csv" out="$ref/masa-$1.png"
+    "$bin" compare "$ref/masa-$s.csv" --by edge.scheduler --baseline "$base" --metric latency_mean_ms \
+        --csv -o "$in"
+    if [ $# -ge 7 ]; then # one value of another axis
+        awk -F, -v col="$6" -v v="$7" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; print; next }
+                                       $c == v' "$in" > "$tmp/$s-$7.csv"
+        in="$tmp/$s-$7.csv"; out="$ref/masa-$s-$7.png"
+    fi
+    gnuplot -e "in='$in'; out='$out'; axis='$axis'; metric='latency_mean_ms'; xlabel='$xl';
+                ylabel='mean response time (ms)'; logy=1; title='$title'" plots/metric-vs-axis.gp
+}
+for set in small mixed lifelogging; do
+    masa_plot "det-$set" bulk edge.memory_mib "memory (MiB)" "MASA deterministic $set set: mean response time, 150 images"
+done
+for m in 512 1024 2048; do
+    masa_plot scenario1 bulk edge.workload.intensity "traffic intensity" \
+        "MASA Scenario I, $m MiB: mean response time (3 reps, 95% CI)" edge.memory_mib "$m"
+    masa_plot scenario2 bulk edge.workload.intensity "traffic intensity" \
+        "MASA Scenario II, $m MiB: mean response time (3 reps, 95% CI)" edge.memory_mib "$m"
+done
+masa_plot workers bulk edge.workers "workers" "small set, random composition, intensity 1.2: 2 vs 4 workers"
+masa_plot mem-estimate masa edge.mem_estimate "memory estimate / true memory" \
+    "six AgeNets per image, 160 MiB: sensitivity to the memory estimate"
 
 # The per-request and time-series files are large; they are made here and not kept.
 "$bin" run scenarios/default.yaml --set replications=1 --set duration_s=30 --set warmup_s=5 --quiet \

@@ -483,11 +483,11 @@ static int cmd_plugins(int argc, char **argv)
     ss_plugin_dirs_free(dirs);
     ss_plugin *p = NULL;
     size_t n = ss_plugin_scan(dir, &p);
-    printf("%-16s %-14s %-4s %s\n", "name", "kind", "abi", "summary / file");
+    printf("%-16s %-15s %-4s %s\n", "name", "kind", "abi", "summary / file");
     for (size_t i = 0; i < n; i++) {
-        printf("%-16s %-14s %-4u %s\n", p[i].pol->name, ss_policy_kind_name(p[i].pol->kind), p[i].pol->abi,
+        printf("%-16s %-15s %-4u %s\n", p[i].pol->name, ss_policy_kind_name(p[i].pol->kind), p[i].pol->abi,
                p[i].pol->summary ? p[i].pol->summary : "");
-        printf("%-36s %s\n", "", p[i].path);
+        printf("%-37s %s\n", "", p[i].path);
         ss_plugin_unload(&p[i]);
     }
     free(p);

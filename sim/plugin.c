@@ -20,9 +20,9 @@ static const char *const kind_names[] = {
     [SS_KIND_SCHEDULER] = "scheduler",     [SS_KIND_LOAD_BALANCER] = "load_balancer",
     [SS_KIND_AUTOSCALER] = "autoscaler",   [SS_KIND_PLACEMENT] = "placement",
     [SS_KIND_TRANSPORT] = "transport",     [SS_KIND_PARTITIONER] = "partitioner",
-    [SS_KIND_CONTROLLER] = "controller",
+    [SS_KIND_CONTROLLER] = "controller",   [SS_KIND_LAYER_SCHEDULER] = "layer_scheduler",
 };
-#define KIND_MAX SS_KIND_CONTROLLER
+#define KIND_MAX SS_KIND_LAYER_SCHEDULER
 
 const char *ss_policy_kind_name(ss_policy_kind k)
 {
@@ -146,6 +146,8 @@ static int check_policy(const ss_policy *pol, const char *name, const char *path
         if (!pol->ops.load_balancer.pick) missing = "pick";
     } else if (pol->kind == SS_KIND_TRANSPORT) {
         if (!pol->ops.transport.hop) missing = "hop";
+    } else if (pol->kind == SS_KIND_LAYER_SCHEDULER) {
+        if (!pol->ops.layer_scheduler.pick) missing = "pick";
     }
     if (missing)
         return ss_err_at(err, file, line, col, "policy '%s' (%s) is a %s without ops.%s.%s", name, path, kn,

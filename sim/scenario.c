@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "blockmodel.h"
+#include "edge.h"
 #include "pipeline.h"
 #include "topo.h"
 #include "trace.h"
@@ -546,7 +547,7 @@ static int read_workloads(ss_scenario *sc, const ss_node *seq, ss_err *err)
 /* ---- policies, outputs ---------------------------------------------------- */
 
 /* `kind: name` or `kind: {name: ..., param: value, ...}`. */
-static int read_policy(ss_policy_cfg *p, const ss_node *pols, const char *key, const char *def, ss_err *err)
+int ss_policy_cfg_read(ss_policy_cfg *p, const ss_node *pols, const char *key, const char *def, ss_err *err)
 {
     const ss_node *n = pols ? ss_map_find(pols, key) : NULL;
     if (!n) {
@@ -678,7 +679,7 @@ static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
 {
     static const char *const top[] = {"name", "description", "seed", "replications", "duration_s", "requests",
                                       "warmup_s", "warmup_requests", "topology", "hosts", "models", "tasks", "deployment",
-                                      "workloads", "policies", "outputs", "variants", "pipeline", NULL};
+                                      "workloads", "policies", "outputs", "variants", "pipeline", "edge", NULL};
     const ss_node *root = doc->root;
     TRY(ss_node_expect(root, SS_NODE_MAP, "scenario", err));
     TRY(ss_cfg_check_keys(root, top, "scenario", err));
@@ -718,7 +719,24 @@ static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
         return ss_node_err(ss_map_find(root, "warmup_requests"), err,
                            "warmup_requests (%llu) must be fewer than requests (%llu)", wreq, req);
 
-    ss_node *hosts = NULL, *models, *tasks = NULL, *deploy, *wls, *pols = NULL;
+    ss_node *hosts = NULL, *models, *tasks = NULL, *deploy, *wls, *pols = NULL, *edge = NULL;
+    /* An edge scenario (edge.h) replaces the serving keys. */
+    TRY(ss_cfg_map(root, "edge", &edge, 0, err));
+    if (edge) {
+        static const char *const serving[] = {"topology", "hosts", "models", "tasks", "deployment", "workloads",
+                                              "policies", "pipeline", NULL};
+        for (size_t i = 0; serving[i]; i++) {
+            const ss_node *n = ss_map_find(root, serving[i]);
+            if (n)
+                return ss_err_at(err, n->file, n->key_line, n->key_col,
+                                 "'%s' is a serving key: a scenario with 'edge:' takes its networks, workload and "
+                                 "scheduler from 'edge:'", serving[i]);
+        }
+        TRY(ss_edge_cfg_read(&sc->edge, edge, sc->dir, err));
+        TRY(ss_policy_cfg_read(&sc->load_balancer, NULL, "load_balancer", "round-robin", err));
+        TRY(ss_policy_cfg_read(&sc->scheduler, NULL, "scheduler", "fifo", err));
+        return read_outputs(sc, root, err);
+    }
     TRY(read_topology(sc, root, err));
     TRY(ss_cfg_seq(root, "hosts", &hosts, sc->topo ? 0 : SS_REQ, err));
     if (hosts) TRY(read_devices(sc, hosts, err));
@@ -751,8 +769,8 @@ static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
     static const char *const pol_keys[] = {"load_balancer", "scheduler", NULL};
     TRY(ss_cfg_map(root, "policies", &pols, 0, err));
     if (pols) TRY(ss_cfg_check_keys(pols, pol_keys, "policies", err));
-    TRY(read_policy(&sc->load_balancer, pols, "load_balancer", "round-robin", err));
-    TRY(read_policy(&sc->scheduler, pols, "scheduler", "fifo", err));
+    TRY(ss_policy_cfg_read(&sc->load_balancer, pols, "load_balancer", "round-robin", err));
+    TRY(ss_policy_cfg_read(&sc->scheduler, pols, "scheduler", "fifo", err));
     TRY(read_outputs(sc, root, err));
     return 0;
 }
@@ -802,7 +820,7 @@ int ss_scenario_load_with(ss_scenario *sc, const char *path, const char *variant
     return rc;
 }
 
-static void policy_free(ss_policy_cfg *p)
+void ss_policy_cfg_free(ss_policy_cfg *p)
 {
     free(p->name);
     for (size_t i = 0; i < p->nparams; i++) {
@@ -844,8 +862,9 @@ void ss_scenario_free(ss_scenario *sc)
         free(sc->settings[i].key);
         free(sc->settings[i].value);
     }
-    policy_free(&sc->load_balancer);
-    policy_free(&sc->scheduler);
+    ss_policy_cfg_free(&sc->load_balancer);
+    ss_policy_cfg_free(&sc->scheduler);
+    ss_edge_cfg_free(sc->edge);
     free(sc->devices);
     free(sc->models);
     free(sc->tasks);

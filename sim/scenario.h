@@ -114,7 +114,14 @@ typedef struct ss_scenario {
     double timeseries_interval_s; /* its sampling interval (default 1 s) */
     ss_setting *settings;     size_t nsettings;
     struct ss_pipeline_cfg *pipeline; /* `pipeline:` (pipeline.h), or NULL */
+    struct ss_edge_cfg *edge; /* `edge:` (an edge-device scenario, edge.h), or NULL */
 } ss_scenario;
+
+/* A policy choice `key: name` or `key: {name: ..., param: value}` in map
+ * `parent` (def if absent).  p->file points into the document until the
+ * caller copies it.  0 ok, -1 with err set. */
+int ss_policy_cfg_read(ss_policy_cfg *p, const ss_node *parent, const char *key, const char *def, ss_err *err);
+void ss_policy_cfg_free(ss_policy_cfg *p);
 
 /* Names of the variants a scenario declares (`variants:`), in order, in a
  * NULL-terminated array (*n of them; NULL if none).  *names is newly

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "afile.h"
+#include "edge.h"
 #include "engine.h"
 #include "metrics.h"
 #include "plugin.h"
@@ -197,7 +198,7 @@ static void service_done(ss_engine *eng, void *ctx, uint64_t arg)
 /* ---- building ---------------------------------------------------------------- */
 
 int ss_world_load_policy(ss_world *w, const ss_policy_cfg *pc, ss_policy_kind kind, ss_plugin *pl, void **state,
-                       gsl_rng **rng, const char *stream, ss_err *err)
+                         gsl_rng **rng, const char *stream, ss_err *err)
 {
     const ss_scenario *sc = w->sc;
     if (ss_plugin_load(pl, pc->name, kind, sc->dir, pc->file, pc->line, pc->col, err) < 0) return -1;
@@ -235,6 +236,14 @@ ss_world *ss_world_build(const ss_scenario *sc, uint32_t rep, FILE *req_csv, ss_
     w->req_csv = req_csv;
     w->eng = ss_engine_new();
     w->warmup_end_s = sc->warmup_s;
+    if (sc->edge) { /* an edge-device scenario: edge_world.c runs it on this engine */
+        w->edge = ss_edge_world_build(w, err);
+        if (!w->edge) {
+            ss_world_free(w);
+            return NULL;
+        }
+        return w;
+    }
     if (ss_world_load_policy(w, &sc->load_balancer, SS_KIND_LOAD_BALANCER, &w->lb, &w->lb_state, &w->lb_rng,
                     "policy/load_balancer", err) < 0 ||
         ss_world_load_policy(w, &sc->scheduler, SS_KIND_SCHEDULER, &w->sched, &w->sched_state, &w->sched_rng,
@@ -307,7 +316,7 @@ static double quantile(const ss_hist *h, const ss_stat *s, double q)
     return v < s->min ? s->min : v > s->max ? s->max : v;
 }
 
-static void task_result(const ss_task_stats *s, const char *name, double window_s, ss_task_result *t)
+void ss_task_result_fill(const ss_task_stats *s, const char *name, double window_s, ss_task_result *t)
 {
     t->name = ss_xstrdup(name);
     t->arrived = s->arrived;
@@ -337,12 +346,16 @@ void ss_world_result(const ss_world *w, ss_run_result *r)
     r->events = ss_engine_fired(w->eng);
     r->wall_s = w->wall_s;
     r->peak_in_flight = w->peak_in_flight;
+    if (w->edge) {
+        ss_edge_world_result(w->edge, r);
+        return;
+    }
     /* Rows for the tasks some workload targets, then the overall row. */
     r->tasks = ss_xcalloc(sc->ntasks + 1, sizeof *r->tasks);
     for (size_t t = 0; t < sc->ntasks; t++) {
         int used = 0;
         for (size_t i = 0; i < sc->nworkloads; i++) used |= sc->workloads[i].task == t;
-        if (used) task_result(&w->stats[t], sc->tasks[t].name, r->window_s, &r->tasks[r->ntasks++]);
+        if (used) ss_task_result_fill(&w->stats[t], sc->tasks[t].name, r->window_s, &r->tasks[r->ntasks++]);
     }
     ss_task_stats all = {0};
     task_stats_init(&all);
@@ -356,7 +369,7 @@ void ss_world_result(const ss_world *w, ss_run_result *r)
         ss_hist_merge(all.lat_hist, s->lat_hist);
         ss_hist_merge(all.queue_hist, s->queue_hist);
     }
-    task_result(&all, "all", r->window_s, &r->tasks[r->ntasks++]);
+    ss_task_result_fill(&all, "all", r->window_s, &r->tasks[r->ntasks++]);
     free(all.lat_hist);
     free(all.queue_hist);
     r->ndevices = sc->ndevices;
@@ -411,6 +424,7 @@ void ss_world_requests_header(FILE *fp)
 void ss_world_free(ss_world *w)
 {
     if (!w) return;
+    ss_edge_world_free(w->edge);
     for (size_t i = 0; i < w->nextra_cols; i++) free(w->extra_cols[i]);
     free(w->extra_cols);
     for (size_t i = 0; i < w->ninst; i++)

@@ -1,6 +1,6 @@
 /* world_internal.h: the world's insides, shared by world.c (serving path),
- * workload.c (request sources) and pipeline.c (block pipelines) and by
- * nothing else. */
+ * workload.c (request sources), pipeline.c (block pipelines) and
+ * edge_world.c (edge devices), and by nothing else. */
 #ifndef SS_WORLD_INTERNAL_H
 #define SS_WORLD_INTERNAL_H
 
@@ -98,12 +98,19 @@ struct ss_world {
     double *ts_area_prev;    /* per model: busy server-seconds at the previous sample */
     double wall_s;
     struct ss_pipe *pipe;    /* block pipeline (pipeline.c), or NULL */
+    struct ss_edge_world *edge; /* an edge-device world (edge_world.c), or NULL */
     char **extra_cols;       /* ss_world_extra_columns: names subsystems declare at build (owned) */
     size_t nextra_cols;
 };
 
 /* world.c */
 ss_request *ss_req_new(ss_world *w);
+/* Load, check and initialise the policy `pc` of `kind` with its own stream
+ * `stream`; errors positioned at the scenario line that named it. */
+int ss_world_load_policy(ss_world *w, const ss_policy_cfg *pc, ss_policy_kind kind, ss_plugin *pl, void **state,
+                         gsl_rng **rng, const char *stream, ss_err *err);
+/* One result row from a task's statistics over a window of window_s. */
+void ss_task_result_fill(const ss_task_stats *s, const char *name, double window_s, ss_task_result *t);
 void ss_route(ss_world *w, ss_request *r);
 /* Called when the warm-up ends by request count: restart busy-time accounting. */
 void ss_world_warmup_over(ss_world *w);

@@ -5,6 +5,8 @@
  * and the shipped default scenario. */
 #include "test.h"
 
+#include <servesim/policy.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -644,7 +646,10 @@ static void test_plugins(void)
     static const char *const want[][2] = {{"fifo", "scheduler"},          {"priority", "scheduler"},
                                           {"random", "load_balancer"},    {"round-robin", "load_balancer"},
                                           {"least-loaded", "load_balancer"}, {"tensormq", "transport"},
-                                          {"zmq-copy", "transport"},        {"http", "transport"}};
+                                          {"zmq-copy", "transport"},        {"http", "transport"},
+                                          {"masa", "layer_scheduler"},      {"masa-repo", "layer_scheduler"},
+                                          {"bulk", "layer_scheduler"},      {"deepeye", "layer_scheduler"},
+                                          {"deepeye-frugal", "layer_scheduler"}};
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
         int found = 0;
         for (char *line = out; line && *line;) {

@@ -677,6 +677,7 @@ static void test_kind_names(void)
     CU_ASSERT_STRING_EQUAL(ss_policy_kind_name(SS_KIND_SCHEDULER), "scheduler");
     CU_ASSERT_STRING_EQUAL(ss_policy_kind_name(SS_KIND_LOAD_BALANCER), "load_balancer");
     CU_ASSERT_STRING_EQUAL(ss_policy_kind_name(SS_KIND_CONTROLLER), "controller");
+    CU_ASSERT_STRING_EQUAL(ss_policy_kind_name(SS_KIND_LAYER_SCHEDULER), "layer_scheduler");
     CU_ASSERT_PTR_NULL(ss_policy_kind_name((ss_policy_kind)0));
     CU_ASSERT_PTR_NULL(ss_policy_kind_name((ss_policy_kind)99));
 }

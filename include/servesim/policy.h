@@ -35,7 +35,8 @@ typedef enum ss_policy_kind {
     SS_KIND_PLACEMENT,     /* where instances go (ops arrive with their issue) */
     SS_KIND_TRANSPORT,     /* how tensors move between blocks (ops arrive with block pipelines) */
     SS_KIND_PARTITIONER,   /* where a model is cut into blocks */
-    SS_KIND_CONTROLLER     /* CPU/GPU resource controllers */
+    SS_KIND_CONTROLLER,    /* CPU/GPU resource controllers */
+    SS_KIND_LAYER_SCHEDULER /* which ready layer task an idle edge worker runs next (edge devices) */
 } ss_policy_kind;
 
 /* One `key: value` from the scenario's policy section, as text.  The
@@ -144,6 +145,70 @@ typedef struct ss_transport_ops {
      * transport cannot make the hop (a CUDA IPC handle across hosts, say). */
     int (*hop)(void *state, const ss_hop *hop, ss_hop_cost *out);
 } ss_transport_ops;
+/* ---- layer scheduler (edge devices, docs/masa.md) ------------------- */
+/* An edge device runs DNN inferences layer by layer: every layer is a load
+ * task (weights from storage) and an execute task, on a pool of workers
+ * sharing one memory budget.  The simulator owns the task graph, the memory
+ * ledger and the clock; the scheduler only picks, for one idle worker at a
+ * time, which ready task (if any) it runs next. */
+enum { SS_LAYER_LOAD = 0, SS_LAYER_EXEC = 1 };          /* ss_layer_task_view.kind */
+enum { SS_PART_CONV = 0, SS_PART_FC = 1 };              /* .part: before / from the first fc layer */
+/* ss_layer_sched_ops.flags: the task graph and footprint the policy assumes. */
+enum {
+    SS_LAYER_CHAIN_LOADS = 1u << 0,  /* L(j-1) -> L(j): a network loads its layers in order */
+    SS_LAYER_CHAIN_PART = 1u << 1,   /* ... but only within a part (conv loads and fc loads are two chains) */
+    SS_LAYER_NET_FOOTPRINT = 1u << 2 /* a network holds its whole peak memory from its first task to its end */
+};
+
+/* A network inference released to the scheduler and not finished. */
+typedef struct ss_layer_net_view {
+    uint64_t seq;          /* generation order of network inferences (job order, then listed order) */
+    uint64_t job;          /* the job (image) it belongs to, in generation order */
+    uint32_t index_in_job; /* its position in the job's list of networks */
+    uint32_t type;         /* stable id of the network (model) */
+    uint32_t nlayers;
+    uint32_t started;      /* 1 once any of its tasks has started */
+    uint32_t running;      /* its tasks in service now */
+    uint32_t loads_left[2];/* per part (SS_PART_*): load tasks not yet completed */
+    uint32_t execs_left[2];/* per part: execute tasks not yet completed */
+    double peak_bytes;     /* estimated whole-network peak memory (Table I x the estimate factor) */
+    double admit_bytes;    /* estimated admission memory of the released code (max-memory-valgrind x factor) */
+    double mean_exec_s;    /* the released code's shortest-network-first key (mean-execution-time) */
+} ss_layer_net_view;
+
+/* A task whose dependencies are all met. */
+typedef struct ss_layer_task_view {
+    uint32_t kind;        /* SS_LAYER_LOAD or SS_LAYER_EXEC */
+    uint32_t part;        /* SS_PART_CONV or SS_PART_FC */
+    uint32_t layer;       /* index in its network, from 0 */
+    uint32_t net;         /* index into ss_layer_ctx.nets */
+    double req_mem_bytes; /* estimated memory it reserves when it starts (0 under SS_LAYER_NET_FOOTPRINT) */
+    uint64_t id;          /* unique; increases with (network seq, layer, kind): generation order */
+} ss_layer_task_view;
+
+typedef struct ss_layer_ctx {
+    uint32_t worker;          /* the idle worker to fill, in [0, nworkers); workers are offered in index order */
+    uint32_t nworkers;
+    uint32_t busy;            /* workers busy now */
+    double capacity_bytes;    /* device memory available to inference */
+    double free_bytes;        /* capacity minus the estimated memory reserved now (may be < 0) */
+    double now_s;
+    const ss_layer_net_view *nets;   /* in generation order */
+    uint32_t nnets;
+    const ss_layer_task_view *ready; /* in no particular order */
+    uint32_t nready;
+} ss_layer_ctx;
+
+typedef struct ss_layer_sched_ops {
+    uint32_t flags; /* SS_LAYER_* graph and footprint flags */
+    /* Index in [0, nready) of the task worker ctx->worker starts now, or -1
+     * to leave it idle.  Called at every arrival and completion for each
+     * idle worker; nready >= 1. */
+    int32_t (*pick)(void *state, const ss_layer_ctx *ctx);
+    /* Optional: the framework's per-network dispatch overhead in seconds,
+     * paid on a serial dispatcher before a network's tasks become ready. */
+    double (*net_overhead_s)(void *state);
+} ss_layer_sched_ops;
 
 /* ---- the exported descriptor ---------------------------------------- */
 typedef struct ss_policy {
@@ -160,6 +225,7 @@ typedef struct ss_policy {
         ss_scheduler_ops scheduler;
         ss_lb_ops load_balancer;
         ss_transport_ops transport;
+        ss_layer_sched_ops layer_scheduler;
     } ops;
 } ss_policy;
 
