@@ -44,36 +44,10 @@ double ss_edge_slowdown(const ss_edge_paging *p, int cls, double x)
  * then $SERVESIM_MODEL_PATH/masa, then the install folder. */
 static char *find_net(const char *scenario_dir, const char *name)
 {
-    char *dir = ss_xstrdup(scenario_dir && scenario_dir[0] ? scenario_dir : ".");
-    for (int depth = 0; depth < 16; depth++) {
-        char *p = ss_xasprintf("%s/models/masa/%s.json", dir, name);
-        if (access(p, R_OK) == 0) {
-            free(dir);
-            return p;
-        }
-        free(p);
-        char *up = ss_xasprintf("%s/..", dir);
-        free(dir);
-        dir = up;
-    }
-    free(dir);
-    const char *env = getenv("SERVESIM_MODEL_PATH");
-    if (env && *env) {
-        char *copy = ss_xstrdup(env), *save = NULL;
-        for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-            char *p = ss_xasprintf("%s/masa/%s.json", d, name);
-            if (access(p, R_OK) == 0) {
-                free(copy);
-                return p;
-            }
-            free(p);
-        }
-        free(copy);
-    }
-    char *p = ss_xasprintf("%s/masa/%s.json", SS_MODEL_DIR, name);
-    if (access(p, R_OK) == 0) return p;
-    free(p);
-    return NULL;
+    char *rel = ss_xasprintf("masa/%s", name);
+    char *p = ss_scenario_find_profile(scenario_dir && scenario_dir[0] ? scenario_dir : ".", rel);
+    free(rel);
+    return p;
 }
 
 static int read_part(const ss_node *layer, const char *key, uint8_t *out, ss_err *err)

@@ -473,16 +473,6 @@ static void arrival(ss_engine *eng, void *ctx, uint64_t arg)
 
 /* ---- building, results ------------------------------------------------------- */
 
-static void stats_init(ss_task_stats *t)
-{
-    ss_stat_reset(&t->latency);
-    ss_stat_reset(&t->queueing);
-    t->lat_hist = ss_xmalloc(sizeof *t->lat_hist);
-    t->queue_hist = ss_xmalloc(sizeof *t->queue_hist);
-    ss_hist_reset(t->lat_hist);
-    ss_hist_reset(t->queue_hist);
-}
-
 static const char *const extra_cols[] = {"deadline_miss_frac", "energy_j", "peak_mem_mib", "overcommit_frac",
                                          "util_workers", "busy_load_s", "busy_exec_conv_s", "busy_exec_fc_s",
                                          "makespan_s", "forced_starts", NULL};
@@ -512,8 +502,8 @@ ss_edge_world *ss_edge_world_build(ss_world *w, ss_err *err)
     e->mix_rng = ss_rng_stream(sc->seed, w->rep, "edge/composition");
     e->pickbuf = ss_xcalloc(e->cfg->wl.nnets, sizeof *e->pickbuf);
     e->types = ss_xcalloc(e->cfg->nnets, sizeof *e->types);
-    for (size_t i = 0; i < e->cfg->nnets; i++) stats_init(&e->types[i]);
-    stats_init(&e->jobstat);
+    for (size_t i = 0; i < e->cfg->nnets; i++) ss_task_stats_init(&e->types[i]);
+    ss_task_stats_init(&e->jobstat);
     for (size_t i = 0; extra_cols[i]; i++) ss_world_declare_extra(w, extra_cols[i]);
     ss_schedule(e->eng, 0, arrival, e, 0);
     return e;

@@ -109,15 +109,7 @@ static void hold(ss_world *w, uint32_t proc, double bytes, uint32_t in, int sign
 static uint32_t pick_block(ss_world *w, ss_request *r, uint32_t stage)
 {
     uint32_t m = w->sc->tasks[r->task].stages[stage];
-    ss_group *g = &w->groups[m];
-    uint32_t pick = 0;
-    if (g->n > 1) {
-        ss_lb_ctx ctx = {.inst = g->views, .n = g->n, .group = m, .now_s = ss_now(w->eng)};
-        ss_qitem probe = {.req = r, .enqueued_s = ctx.now_s, .priority = r->priority, .expected_s = g->mean_s};
-        pick = w->lb.pol->ops.load_balancer.pick(w->lb_state, &ctx, &probe);
-        if (pick >= g->n) pick = 0;
-    }
-    return g->first + pick;
+    return w->groups[m].first + ss_world_pick(w, r, m);
 }
 
 /* Price the hop from `from` (a process or the client) to `to`; the tensor is

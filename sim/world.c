@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -38,7 +39,8 @@ ss_request *ss_req_new(ss_world *w)
     }
     ss_request *r = w->free_reqs;
     w->free_reqs = r->next_free;
-    memset(r, 0, sizeof *r);
+    memset(r, 0, offsetof(ss_request, pipe));
+    if (w->pipe) memset(&r->pipe, 0, sizeof r->pipe);
     r->id = w->next_id++;
     r->client = UINT32_MAX;
     if (++w->in_flight > w->peak_in_flight) w->peak_in_flight = w->in_flight;
@@ -54,7 +56,7 @@ static void req_free(ss_world *w, ss_request *r)
 
 /* ---- bookkeeping ----------------------------------------------------------- */
 
-static void task_stats_init(ss_task_stats *t)
+void ss_task_stats_init(ss_task_stats *t)
 {
     ss_stat_reset(&t->latency);
     ss_stat_reset(&t->queueing);
@@ -77,20 +79,6 @@ static void request_line(ss_world *w, const ss_request *r, int dropped)
             r->queue_s * 1e3, dropped, r->measured);
 }
 
-/* Busy time accrues only inside the measured window [warmup_end_s, end). */
-void ss_inst_busy_add(ss_world *w, ss_instance *in, double from_s, double to_s)
-{
-    if (from_s < w->warmup_end_s) from_s = w->warmup_end_s;
-    if (to_s > from_s) in->busy_s += to_s - from_s;
-}
-
-/* The integral of busy servers over time, for the time series: brought up
- * to date just before `busy` changes. */
-void ss_inst_busy_mark(ss_instance *in, double now)
-{
-    in->area_s += (double)in->busy * (now - in->changed_s);
-    in->changed_s = now;
-}
 
 /* ---- the serving path ---------------------------------------------------------- */
 
@@ -108,7 +96,7 @@ static void start_service(ss_world *w, ss_instance *in, ss_request *r)
     ss_schedule(w->eng, now + service_s, service_done, in, (uint64_t)(uintptr_t)r);
 }
 
-void ss_world_finish(ss_world *w, ss_request *r)
+static void finish(ss_world *w, ss_request *r)
 {
     double now = ss_now(w->eng);
     if (r->measured) {
@@ -128,7 +116,7 @@ void ss_world_finish(ss_world *w, ss_request *r)
     req_free(w, r);
 }
 
-void ss_world_drop(ss_world *w, ss_request *r)
+static void drop(ss_world *w, ss_request *r)
 {
     if (r->measured) w->stats[r->task].dropped++;
     w->last_done_s = ss_now(w->eng);
@@ -147,13 +135,7 @@ void ss_route(ss_world *w, ss_request *r)
     const ss_task_cfg *t = &w->sc->tasks[r->task];
     uint32_t m = t->stages[r->stage];
     ss_group *g = &w->groups[m];
-    uint32_t pick = 0;
-    if (g->n > 1) {
-        ss_lb_ctx ctx = {.inst = g->views, .n = g->n, .group = m, .now_s = ss_now(w->eng)};
-        ss_qitem probe = {.req = r, .enqueued_s = ctx.now_s, .priority = r->priority, .expected_s = g->mean_s};
-        pick = w->lb.pol->ops.load_balancer.pick(w->lb_state, &ctx, &probe);
-        if (pick >= g->n) pick = 0; /* a misbehaving plugin must not crash the run */
-    }
+    uint32_t pick = ss_world_pick(w, r, m);
     ss_instance *in = &w->inst[g->first + pick];
     r->enqueued_s = ss_now(w->eng);
     if (in->busy < in->servers) {
@@ -162,7 +144,7 @@ void ss_route(ss_world *w, ss_request *r)
     }
     ss_instance_view *v = &g->views[pick];
     if (v->queued >= in->capacity) {
-        ss_world_drop(w, r);
+        drop(w, r);
         return;
     }
     ss_qitem item = {.req = r, .enqueued_s = r->enqueued_s, .priority = r->priority, .expected_s = g->mean_s,
@@ -192,8 +174,12 @@ static void service_done(ss_engine *eng, void *ctx, uint64_t arg)
     if (++r->stage < w->sc->tasks[r->task].nstages)
         ss_route(w, r);
     else
-        ss_world_finish(w, r);
+        finish(w, r);
 }
+
+/* The same, for pipeline.c (kept apart so that the serving path inlines them). */
+void ss_world_finish(ss_world *w, ss_request *r) { finish(w, r); }
+void ss_world_drop(ss_world *w, ss_request *r) { drop(w, r); }
 
 /* ---- building ---------------------------------------------------------------- */
 
@@ -288,7 +274,7 @@ ss_world *ss_world_build(const ss_scenario *sc, uint32_t rep, FILE *req_csv, ss_
         free(stream);
     }
     w->stats = ss_xcalloc(sc->ntasks, sizeof *w->stats);
-    for (size_t t = 0; t < sc->ntasks; t++) task_stats_init(&w->stats[t]);
+    for (size_t t = 0; t < sc->ntasks; t++) ss_task_stats_init(&w->stats[t]);
     if (sc->pipeline && ss_pipe_build(w, err) < 0) {
         ss_world_free(w);
         return NULL;
@@ -358,7 +344,7 @@ void ss_world_result(const ss_world *w, ss_run_result *r)
         if (used) ss_task_result_fill(&w->stats[t], sc->tasks[t].name, r->window_s, &r->tasks[r->ntasks++]);
     }
     ss_task_stats all = {0};
-    task_stats_init(&all);
+    ss_task_stats_init(&all);
     for (size_t t = 0; t < sc->ntasks; t++) {
         const ss_task_stats *s = &w->stats[t];
         all.arrived += s->arrived;

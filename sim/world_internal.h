@@ -22,8 +22,8 @@ typedef struct ss_request {
     uint32_t workload, task, stage;
     uint32_t client;      /* closed-loop client index, or UINT32_MAX */
     int measured;         /* created after the warm-up */
-    ss_pipe_req pipe;     /* block pipelines only (pipeline.c) */
     struct ss_request *next_free;
+    ss_pipe_req pipe;     /* block pipelines only (pipeline.c); last, so serving clears only the rest */
 } ss_request;
 
 typedef struct ss_instance {
@@ -55,23 +55,7 @@ typedef struct ss_task_stats {
     ss_hist *lat_hist, *queue_hist;
 } ss_task_stats;
 
-typedef struct ss_source ss_source; /* world.c, for pipeline.c: the end of a request, busy-time accounting, and
- * loading a policy plugin with its parameters checked. */
-void ss_world_finish(ss_world *w, ss_request *r);
-void ss_world_drop(ss_world *w, ss_request *r);
-void ss_inst_busy_add(ss_world *w, ss_instance *in, double from_s, double to_s);
-void ss_inst_busy_mark(ss_instance *in, double now);
-int ss_world_load_policy(ss_world *w, const ss_policy_cfg *pc, ss_policy_kind kind, ss_plugin *pl, void **state,
-                         gsl_rng **rng, const char *stream, ss_err *err);
-
-/* pipeline.c */
-int ss_pipe_build(ss_world *w, ss_err *err);
-void ss_pipe_route(ss_world *w, ss_request *r);
-void ss_pipe_result(const ss_world *w, ss_run_result *r);
-void ss_pipe_warmup_over(ss_world *w);
-void ss_pipe_free(ss_world *w);
-
-/* workload.c */
+typedef struct ss_source ss_source; /* workload.c */
 
 struct ss_world {
     const ss_scenario *sc;
@@ -115,14 +99,11 @@ void ss_route(ss_world *w, ss_request *r);
 /* Called when the warm-up ends by request count: restart busy-time accounting. */
 void ss_world_warmup_over(ss_world *w);
 
-/* world.c, for pipeline.c: the end of a request, busy-time accounting, and
- * loading a policy plugin with its parameters checked. */
+/* world.c, for pipeline.c and edge_world.c: the end of a request,
+ * busy-time accounting, the load balancer's pick, empty task statistics. */
 void ss_world_finish(ss_world *w, ss_request *r);
 void ss_world_drop(ss_world *w, ss_request *r);
-void ss_inst_busy_add(ss_world *w, ss_instance *in, double from_s, double to_s);
-void ss_inst_busy_mark(ss_instance *in, double now);
-int ss_world_load_policy(ss_world *w, const ss_policy_cfg *pc, ss_policy_kind kind, ss_plugin *pl, void **state,
-                         gsl_rng **rng, const char *stream, ss_err *err);
+void ss_task_stats_init(ss_task_stats *t);
 
 /* pipeline.c */
 int ss_pipe_build(ss_world *w, ss_err *err);
@@ -135,6 +116,33 @@ void ss_pipe_free(ss_world *w);
 void ss_sources_start(ss_world *w);
 void ss_sources_free(ss_world *w);
 void ss_client_done(ss_world *w, const ss_request *r);
+
+/* Busy time accrues only inside the measured window [warmup_end_s, end). */
+static inline void ss_inst_busy_add(ss_world *w, ss_instance *in, double from_s, double to_s)
+{
+    if (from_s < w->warmup_end_s) from_s = w->warmup_end_s;
+    if (to_s > from_s) in->busy_s += to_s - from_s;
+}
+
+/* The integral of busy servers over time, for the time series: brought up
+ * to date just before `busy` changes. */
+static inline void ss_inst_busy_mark(ss_instance *in, double now)
+{
+    in->area_s += (double)in->busy * (now - in->changed_s);
+    in->changed_s = now;
+}
+
+/* Index in model m's group of the instance the load balancer gives r
+ * (the only instance without asking it).  Inline: the serving hot path. */
+static inline uint32_t ss_world_pick(ss_world *w, ss_request *r, uint32_t m)
+{
+    ss_group *g = &w->groups[m];
+    if (g->n <= 1) return 0;
+    ss_lb_ctx ctx = {.inst = g->views, .n = g->n, .group = m, .now_s = ss_now(w->eng)};
+    ss_qitem probe = {.req = r, .enqueued_s = ctx.now_s, .priority = r->priority, .expected_s = g->mean_s};
+    uint32_t pick = w->lb.pol->ops.load_balancer.pick(w->lb_state, &ctx, &probe);
+    return pick < g->n ? pick : 0; /* a misbehaving plugin must not crash the run */
+}
 
 /* Declare, while building w, an extra result column its results will carry
  * (ss_world_extra_columns); the name is copied. */
