@@ -16,6 +16,8 @@
 #include "plugin.h"
 #include "report.h"
 #include "compare.h"
+#include "edge.h"
+#include "pipeline.h"
 #include "flows_cmd.h"
 #include "plan_cmd.h"
 #include "scenario.h"
@@ -239,6 +241,18 @@ static int cmd_check(int argc, char **argv)
     if (load_all(&o, &sc, &n, &err) < 0 || validate_worlds(sc, n, &err) < 0) {
         fprintf(stderr, "%s\n", err.msg);
         rc = EXIT_BADINPUT;
+    } else if (sc[0].edge) {
+        const ss_edge_cfg *e = sc[0].edge;
+        static const char *const wl[] = {"periodic", "scenario1", "scenario2"};
+        printf("%s: ok: scenario '%s', edge device: %u worker%s, %.0f MiB, %zu network%s, workload %s "
+               "(intensity %g), layer scheduler %s",
+               o.scenario, sc[0].name, e->workers, e->workers == 1 ? "" : "s", e->capacity_bytes / 1048576.0,
+               e->nnets, e->nnets == 1 ? "" : "s", wl[e->wl.kind], e->wl.intensity, e->scheduler.name);
+        if (n > 1 || sc[0].variant[0]) {
+            printf(", variants:");
+            for (size_t i = 0; i < n; i++) printf(" %s", sc[i].variant);
+        }
+        putchar('\n');
     } else {
         size_t inst = 0;
         for (size_t d = 0; d < sc[0].ndeploys; d++) inst += sc[0].deploys[d].instances;
@@ -247,6 +261,9 @@ static int cmd_check(int argc, char **argv)
                o.scenario, sc[0].name, sc[0].ndevices, sc[0].ndevices == 1 ? "" : "s", sc[0].nmodels,
                sc[0].nmodels == 1 ? "" : "s", inst, inst == 1 ? "" : "s", sc[0].nworkloads,
                sc[0].nworkloads == 1 ? "" : "s", sc[0].load_balancer.name, sc[0].scheduler.name);
+        if (sc[0].pipeline)
+            printf(", block pipeline: transport %s, batch %u%s", sc[0].pipeline->transport.name,
+                   sc[0].pipeline->batch, sc[0].pipeline->has_dispatcher ? ", with a dispatcher" : "");
         if (n > 1 || sc[0].variant[0]) {
             printf(", variants:");
             for (size_t i = 0; i < n; i++) printf(" %s", sc[i].variant);

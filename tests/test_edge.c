@@ -338,7 +338,19 @@ static void test_deterministic(void)
     free(out);
 }
 
-SS_TEST_SUITE("edge", {"fig4", test_fig4}, {"masa_override", test_masa_override}, {"bulk", test_bulk},
+/* `servesim check` describes an edge scenario as one (not as an empty
+ * serving scenario). */
+static void test_check_summary(void)
+{
+    char *out = NULL;
+    int rc = ss_test_sh(&out, "'%s' check '%s/scenarios/masa/fig4.yaml' 2>&1", SS_BIN, SS_SRC_DIR);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT(ss_test_has(out, ": ok: scenario 'masa-fig4', edge device: 2 workers, 100 MiB, 1 network, workload "
+                               "periodic (intensity 1), layer scheduler masa\n"));
+    free(out);
+}
+
+SS_TEST_SUITE("edge", {"fig4", test_fig4}, {"check_summary", test_check_summary}, {"masa_override", test_masa_override}, {"bulk", test_bulk},
               {"overhead", test_overhead}, {"calibration", test_calibration},
               {"masa_repo", test_masa_repo}, {"deepeye", test_deepeye},
               {"bad_input", test_bad_input}, {"deterministic", test_deterministic})
