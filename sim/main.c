@@ -407,14 +407,17 @@ out:
 
 static int cmd_sweep(int argc, char **argv)
 {
-    const char *path = NULL, *output = NULL;
-    char **sets = NULL;
-    size_t nsets = 0;
+    ss_cli c = {0};
     long jobs = sysconf(_SC_NPROCESSORS_ONLN);
-    int resume = 0, quiet = 0, rc = EXIT_OK;
+    int resume = 0, rc = EXIT_OK;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+        int t = ss_cli_take(&c, "sweep", argc, argv, &i);
+        if (t == 1) continue;
+        if (t) {
+            rc = t;
+            goto done;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(usage_sweep, stdout);
             goto done;
         } else if (strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0 || strncmp(a, "-j", 2) == 0) {
@@ -426,33 +429,22 @@ static int cmd_sweep(int argc, char **argv)
                 rc = ss_bad_usage("sweep", "-j expects a number of jobs from 1 to 4096, got '%s'", v ? v : "");
                 goto done;
             }
-        } else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && val) {
-            output = argv[++i];
-        } else if (strcmp(a, "--set") == 0 && val) {
-            sets = ss_xrealloc(sets, (nsets + 1) * sizeof *sets);
-            sets[nsets++] = argv[++i];
         } else if (strcmp(a, "--resume") == 0) {
             resume = 1;
-        } else if (strcmp(a, "--quiet") == 0) {
-            quiet = 1;
-        } else if (a[0] == '-' && a[1]) {
-            int needs = !val && (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--set"));
-            rc = ss_bad_usage("sweep", needs ? "%s needs a value" : "unknown option '%s'", a);
-            goto done;
-        } else if (!path) {
-            path = a;
         } else {
-            rc = ss_bad_usage("sweep", "unexpected argument '%s'", a);
+            rc = ss_bad_usage("sweep", "unknown option '%s'", a);
             goto done;
         }
     }
+    const char *path = c.path, *output = c.output;
+    int quiet = c.quiet;
     if (!path) {
         rc = ss_bad_usage("sweep", "%s", "missing SWEEP.yaml");
         goto done;
     }
     int ranks = ss_mpi_start(NULL, NULL), rank = ss_mpi_rank();
     ss_err err = {0};
-    ss_sweep *sw = ss_sweep_load(path, sets, nsets, &err);
+    ss_sweep *sw = ss_sweep_load(path, c.sets, c.nsets, &err);
     ss_sweep_sink *sink = NULL;
     if (!sw) {
         rc = EXIT_BADINPUT;
@@ -478,7 +470,7 @@ static int cmd_sweep(int argc, char **argv)
     ss_sweep_free(sw);
     ss_mpi_stop();
 done:
-    free(sets);
+    ss_cli_free(&c);
     return rc;
 }
 

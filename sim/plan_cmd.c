@@ -25,47 +25,34 @@ static const char usage[] =
 
 int ss_cmd_plan(int argc, char **argv)
 {
-    const char *path = NULL, *output = NULL;
-    char **sets = NULL;
-    size_t nsets = 0;
-    int quiet = 0, rc = 0;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+    ss_cli c = {0};
+    int rc = 0;
+    for (int i = 0; i < argc && rc == 0; i++) {
+        int t = ss_cli_take(&c, "plan", argc, argv, &i);
+        if (t == 1) continue;
+        if (t) rc = t;
+        else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             fputs(usage, stdout);
-            goto done;
-        } else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && val) {
-            output = argv[++i];
-        } else if (strcmp(a, "--set") == 0 && val) {
-            sets = ss_xrealloc(sets, (nsets + 1) * sizeof *sets);
-            sets[nsets++] = argv[++i];
-        } else if (strcmp(a, "--quiet") == 0) {
-            quiet = 1;
-        } else if (a[0] == '-' && a[1]) {
-            int needs = !val && (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--set"));
-            rc = ss_bad_usage("plan", needs ? "%s needs a value" : "unknown option '%s'", a);
-            goto done;
-        } else if (!path) {
-            path = a;
-        } else {
-            rc = ss_bad_usage("plan", "unexpected argument '%s'", a);
-            goto done;
-        }
+            ss_cli_free(&c);
+            return 0;
+        } else
+            rc = ss_bad_usage("plan", "unknown option '%s'", argv[i]);
     }
-    if (!path) {
-        rc = ss_bad_usage("plan", "%s", "missing PLAN.yaml");
-        goto done;
+    if (rc == 0 && !c.path) rc = ss_bad_usage("plan", "%s", "missing PLAN.yaml");
+    if (rc) {
+        ss_cli_free(&c);
+        return rc;
     }
     ss_err err = {0};
-    ss_plan *p = ss_plan_load(path, sets, nsets, &err);
+    ss_plan *p = ss_plan_load(c.path, c.sets, c.nsets, &err);
     if (!p) {
         fprintf(stderr, "%s\n", err.msg);
-        rc = 2;
-        goto done;
+        ss_cli_free(&c);
+        return 2;
     }
-    if (output) {
+    if (c.output) {
         ss_afile f;
-        if (ss_afile_open(&f, output, &err) < 0) {
+        if (ss_afile_open(&f, c.output, &err) < 0) {
             rc = 1;
         } else {
             ss_plan_csv(p, f.fp);
@@ -73,9 +60,8 @@ int ss_cmd_plan(int argc, char **argv)
         }
         if (rc) fprintf(stderr, "%s\n", err.msg);
     }
-    if (!quiet && rc == 0) ss_plan_print(p, stdout);
+    if (!c.quiet && rc == 0) ss_plan_print(p, stdout);
     ss_plan_free(p);
-done:
-    free(sets);
+    ss_cli_free(&c);
     return rc;
 }

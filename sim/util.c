@@ -196,3 +196,31 @@ int ss_bad_usage(const char *cmd, const char *fmt, const char *arg)
     fprintf(stderr, "\n(try 'servesim %s --help')\n", cmd);
     return 2;
 }
+
+int ss_cli_take(ss_cli *c, const char *cmd, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i], *val = *i + 1 < argc ? argv[*i + 1] : NULL;
+    int output = strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0, set = strcmp(a, "--set") == 0;
+    if ((output || set) && !val) return ss_bad_usage(cmd, "%s needs a value", a);
+    if (output) {
+        c->output = argv[++*i];
+    } else if (set || strncmp(a, "--set=", 6) == 0) {
+        c->sets = ss_xrealloc(c->sets, (c->nsets + 1) * sizeof *c->sets);
+        c->sets[c->nsets++] = set ? argv[++*i] : argv[*i] + 6;
+    } else if (strcmp(a, "--quiet") == 0) {
+        c->quiet = 1;
+    } else if (a[0] == '-' && a[1]) {
+        return 0;
+    } else if (c->path) {
+        return ss_bad_usage(cmd, "unexpected argument '%s'", a);
+    } else {
+        c->path = a;
+    }
+    return 1;
+}
+
+void ss_cli_free(ss_cli *c)
+{
+    free(c->sets);
+    memset(c, 0, sizeof *c);
+}

@@ -36,6 +36,21 @@ FILE *ss_xmemstream(char **buf, size_t *len);
  * status, so commands can `return ss_bad_usage(...)`. */
 int ss_bad_usage(const char *cmd, const char *fmt, const char *arg);
 
+/* The arguments shared by commands that read one FILE (sweep, plan):
+ * FILE, -o/--output PATH, --set KEY=VALUE (repeatable; also --set=...) and
+ * --quiet.  ss_cli_take looks at argv[*i]: 1 if it took it (and its value:
+ * *i then points at the value), 0 if it is none of these (the command's
+ * own option, or an unknown one), or 2 after printing a usage error (a
+ * missing value, a second FILE). */
+typedef struct ss_cli {
+    const char *path, *output;
+    char **sets;  /* pointers into argv */
+    size_t nsets;
+    int quiet;
+} ss_cli;
+int ss_cli_take(ss_cli *c, const char *cmd, int argc, char **argv, int *i);
+void ss_cli_free(ss_cli *c);
+
 /* The whole file, NUL-terminated, length in *len; NULL with err set
  * ("path: cannot read: reason"). */
 char *ss_read_file(const char *path, size_t *len, ss_err *err);
