@@ -65,6 +65,7 @@ static inline void ta_price(const ta_affine *a, const ss_hop *h, double bytes, s
     if (ta_is_process(h->from_kind)) out->sender_s += bytes * a->block_out_s_per_byte;
     if (ta_is_process(h->to_kind)) out->receiver_s += a->block_fixed_s + bytes * a->block_in_s_per_byte;
     out->delivery_s += a->delivery_fixed_s + bytes * a->delivery_s_per_byte;
+    out->delivery_wire_s += bytes * a->delivery_s_per_byte; /* what a network flow replaces */
 }
 
 #endif

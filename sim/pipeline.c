@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "blockmodel.h"
+#include "pipeline_net.h"
 #include "rng.h"
 #include "topo.h"
 #include "vram.h"
@@ -62,6 +63,7 @@ typedef struct ss_pipe {
     double *dev_occ_since, *dev_occ_s;
     ss_ledger vram, ram;    /* per device, per host */
     ss_stat pipeline, overhead, compute; /* per measured request */
+    ss_pipe_net *net;       /* cross-host hops over the topology (pipeline_net.c), or NULL */
 } ss_pipe;
 
 /* ---- devices and paths ------------------------------------------------------ */
@@ -114,7 +116,7 @@ static uint32_t pick_block(ss_world *w, ss_request *r, uint32_t stage)
 
 /* Price the hop from `from` (a process or the client) to `to`; the tensor is
  * what `from` produced (the client: the input). */
-static void price(ss_world *w, const ss_request *r, uint32_t from, uint32_t to, ss_hop_cost *c)
+static void price(ss_world *w, ss_request *r, uint32_t from, uint32_t to, ss_hop_cost *c)
 {
     ss_pipe *p = w->pipe;
     const ss_scenario *sc = w->sc;
@@ -144,6 +146,15 @@ static void price(ss_world *w, const ss_request *r, uint32_t from, uint32_t to, 
         fprintf(stderr, "servesim: transport '%s' returned a negative or NaN cost\n", p->cfg->transport.name);
         abort();
     }
+    /* Across hosts over a topology the wire bytes become a flow (pipeline_net.c): the
+     * transport's per-byte delivery term gives way to the network's transfer time. */
+    r->pipe.net_bytes = 0;
+    if (p->net && !h.same_host && c->wire_bytes > 0) {
+        r->pipe.net_bytes = c->wire_bytes;
+        r->pipe.net_src_dev = da;
+        r->pipe.net_dst_dev = db;
+        c->delivery_s = c->delivery_s > c->delivery_wire_s ? c->delivery_s - c->delivery_wire_s : 0;
+    }
     if (from == CLIENT) c->sender_s = 0; /* the client has no modelled main thread */
     if (to == CLIENT) c->receiver_s = 0;
     /* A tensor moved to another GPU opens the sender's CUDA context there (docs/blockflow-models.md §4). */
@@ -170,6 +181,12 @@ static void depart(ss_world *w, ss_request *r, double delivery_s, double recv_s,
     r->pipe.recv_s = recv_s;
     r->pipe.held_bytes = held;
     r->pipe.held_in = held_in;
+    if (r->pipe.net_bytes > 0) {
+        ss_pipe_net_send(p->net, r, delivery_s);
+        r->pipe.hops++;
+        return;
+    }
+    r->pipe.hops++;
     if (to == CLIENT)
         ss_schedule(w->eng, now + delivery_s, at_client, w, (uint64_t)(uintptr_t)r);
     else
@@ -373,6 +390,14 @@ static void at_client(ss_engine *eng, void *ctx, uint64_t arg)
     ss_world_finish(w, r);
 }
 
+void ss_pipe_delivered(ss_world *w, ss_request *r)
+{
+    if (r->pipe.at == CLIENT)
+        at_client(w->eng, w, (uint64_t)(uintptr_t)r);
+    else
+        arrive(w->eng, &w->pipe->procs[r->pipe.at], (uint64_t)(uintptr_t)r);
+}
+
 /* ---- building, results ------------------------------------------------------------ */
 
 /* A column-name suffix: letters, digits and '_' only. */
@@ -421,6 +446,50 @@ static int check_hops(ss_world *w, ss_err *err)
                                  w->sc->devices[da].name, w->sc->devices[db].name);
         }
     return 0;
+}
+
+/* The device pairs (from, to) on different hosts that some hop of some
+ * workload's task can join: client -> [dispatcher ->] first block, block ->
+ * next block, last block -> client, over every instance of each block.  With
+ * a topology, those hops go over the network (pipeline_net.c). */
+static int build_net(ss_world *w, ss_err *err)
+{
+    ss_pipe *p = w->pipe;
+    const ss_scenario *sc = w->sc;
+    if (!sc->topo) return 0;
+    size_t nd = sc->ndevices;
+    uint8_t *pairs = ss_xcalloc(nd ? nd * nd : 1, 1);
+    const ss_pipeline_cfg *cfg = p->cfg;
+#define PAIR(a, b) \
+    do { \
+        if (p->dev_host[a] != p->dev_host[b]) pairs[(size_t)(a) * nd + (b)] = 1; \
+    } while (0)
+    for (size_t wl = 0; wl < sc->nworkloads; wl++) {
+        const ss_task_cfg *t = &sc->tasks[sc->workloads[wl].task];
+        for (uint32_t s = 0; s < t->nstages; s++) {
+            const ss_group *g = &w->groups[t->stages[s]];
+            for (uint32_t i = 0; i < g->n; i++) {
+                uint32_t d = w->inst[g->first + i].device;
+                if (s == 0) { /* the way in */
+                    uint32_t src = cfg->has_dispatcher ? cfg->dispatcher_device
+                                   : cfg->has_client_device ? cfg->client_device : d;
+                    PAIR(src, d);
+                }
+                if (s + 1 < t->nstages) {
+                    const ss_group *h = &w->groups[t->stages[s + 1]];
+                    for (uint32_t j = 0; j < h->n; j++) PAIR(d, w->inst[h->first + j].device);
+                } else if (cfg->has_client_device) { /* the way out */
+                    PAIR(d, cfg->client_device);
+                }
+            }
+        }
+    }
+    if (cfg->has_dispatcher && cfg->has_client_device) PAIR(cfg->client_device, cfg->dispatcher_device);
+#undef PAIR
+    int rc = ss_pipe_net_new(w, pairs, nd, cfg->transport.file, cfg->transport.line, cfg->transport.col, &p->net,
+                             err);
+    free(pairs);
+    return rc;
 }
 
 int ss_pipe_build(ss_world *w, ss_err *err)
@@ -490,6 +559,7 @@ int ss_pipe_build(ss_world *w, ss_err *err)
         q->host = p->dev_host[q->device];
     }
     if (check_hops(w, err) < 0) return -1;
+    if (build_net(w, err) < 0) return -1;
     /* The extra columns, known now (sweeps declare them in their layout). */
     ss_world_declare_extra(w, "pipeline_time_ms");
     ss_world_declare_extra(w, "pipeline_overhead_ms");
@@ -524,6 +594,7 @@ int ss_pipe_build(ss_world *w, ss_err *err)
     }
     ss_world_declare_extra(w, "energy_j");
     ss_world_declare_extra(w, "energy_per_request_mj");
+    if (p->net) ss_pipe_net_declare(p->net, w);
     return 0;
 }
 
@@ -582,6 +653,8 @@ void ss_pipe_result(const ss_world *w, ss_run_result *r)
     uint64_t done = r->ntasks ? r->tasks[r->ntasks - 1].completed : 0;
     ss_run_result_extra(r, cols[k++], has_power ? energy : NAN);
     ss_run_result_extra(r, cols[k++], has_power && done ? energy / (double)done * 1e3 : NAN);
+    if (p->net) k = ss_pipe_net_result(p->net, r, cols, k);
+    (void)k;
 }
 
 void ss_pipe_warmup_over(ss_world *w)
@@ -592,6 +665,7 @@ void ss_pipe_warmup_over(ss_world *w)
         p->dev_occ_s[d] = 0;
         p->dev_occ_since[d] = now;
     }
+    if (p->net) ss_pipe_net_warmup_over(p->net);
 }
 
 void ss_pipe_free(ss_world *w)
@@ -605,6 +679,7 @@ void ss_pipe_free(ss_world *w)
         free(p->procs[i].name);
     }
     free(p->procs);
+    ss_pipe_net_free(p->net);
     for (size_t h = 0; h < p->nhosts; h++) free(p->hosts[h]);
     free(p->hosts);
     free(p->dev_host);

@@ -56,6 +56,9 @@ typedef struct ss_pipe_req {
     uint32_t next_held_in;
     double cur_o_s, cur_m_s; /* o_b and m_b at the process serving it now */
     double overhead_s, compute_s, pipeline_s; /* sums over the blocks passed */
+    double net_bytes;     /* the priced hop's wire bytes if it goes over the network, else 0 */
+    uint32_t net_src_dev, net_dst_dev; /* its two ends' devices (pipeline_net.c) */
+    uint32_t hops;        /* hops departed so far (the ECMP key's second half) */
 } ss_pipe_req;
 
 #endif

@@ -138,6 +138,12 @@ typedef struct ss_hop_cost {
     double wire_bytes;    /* bytes of the message itself */
     double queued_bytes;  /* memory the item holds while it waits (see queued_in) */
     uint32_t queued_in;   /* SS_QUEUED_* */
+    double delivery_wire_s; /* the part of delivery_s that moves wire_bytes (the per-byte
+                           * term: bytes / the transport's own throughput).  When the hop
+                           * crosses hosts over a topology the simulator carries wire_bytes
+                           * as a network flow instead and charges delivery_s -
+                           * delivery_wire_s on top of it.  0 (the default) keeps all of
+                           * delivery_s. */
 } ss_hop_cost;
 
 typedef struct ss_transport_ops {
