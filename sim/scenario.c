@@ -3,6 +3,7 @@
  * anything unknown, mistyped or inconsistent with one file:line:col message.
  * docs/scenarios.md documents the same schema for users. */
 #include "scenario.h"
+#include "scenario_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -19,11 +20,6 @@
 #define SS_MODEL_DIR "/usr/local/share/servesim/models"
 #endif
 
-#define TRY(x)                     \
-    do {                           \
-        if ((x) < 0) return -1;    \
-    } while (0)
-
 static const double GIB = 1024.0 * 1024.0 * 1024.0;
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -34,7 +30,7 @@ static char *str_of(const ss_node *map, const char *key)
     return n && n->kind == SS_NODE_SCALAR ? n->value : NULL;
 }
 
-static int find_name(char *const *names, size_t n, const char *name)
+int ss_sc_find_name(char *const *names, size_t n, const char *name)
 {
     for (size_t i = 0; i < n; i++)
         if (strcmp(names[i], name) == 0) return (int)i;
@@ -42,7 +38,7 @@ static int find_name(char *const *names, size_t n, const char *name)
 }
 
 /* Required string naming something: "name" keys, references. */
-static int read_name(const ss_node *map, const char *key, char **out, ss_err *err)
+int ss_sc_read_name(const ss_node *map, const char *key, char **out, ss_err *err)
 {
     const char *s;
     TRY(ss_cfg_str(map, key, &s, SS_REQ, err));
@@ -280,7 +276,7 @@ static int read_models(ss_scenario *sc, const ss_node *seq, ss_err *err)
         } else {
             TRY(ss_node_expect(it, SS_NODE_MAP, "model", err));
             TRY(ss_cfg_check_keys(it, model_keys, "model", err));
-            TRY(read_name(it, "name", &m->name, err));
+            TRY(ss_sc_read_name(it, "name", &m->name, err));
             const char *profile = NULL;
             TRY(ss_cfg_str(it, "profile", &profile, 0, err));
             if (ss_map_find(it, "split")) {
@@ -305,14 +301,14 @@ static int read_models(ss_scenario *sc, const ss_node *seq, ss_err *err)
 
 /* ---- tasks (paths of stages) ------------------------------------------ */
 
-static char **task_names(const ss_scenario *sc)
+char **ss_sc_task_names(const ss_scenario *sc)
 {
     char **names = ss_xcalloc(sc->ntasks + 1, sizeof *names);
     for (size_t i = 0; i < sc->ntasks; i++) names[i] = sc->tasks[i].name;
     return names;
 }
 
-static int unknown_ref(const ss_node *n, const char *what, char **names, ss_err *err)
+int ss_sc_unknown_ref(const ss_node *n, const char *what, char **names, ss_err *err)
 {
     const char *near = ss_suggest(n->value, (const char *const *)names);
     int rc = near ? ss_node_err(n, err, "unknown %s '%s' (did you mean '%s'?)", what, n->value, near)
@@ -339,7 +335,7 @@ static int read_tasks(ss_scenario *sc, const ss_node *seq, ss_err *err)
         TRY(ss_node_expect(it, SS_NODE_MAP, "task", err));
         TRY(ss_cfg_check_keys(it, task_keys, "task", err));
         ss_task_cfg *t = &sc->tasks[sc->ntasks];
-        TRY(read_name(it, "name", &t->name, err));
+        TRY(ss_sc_read_name(it, "name", &t->name, err));
         sc->ntasks++;
         for (size_t k = 0; k + 1 < sc->ntasks; k++)
             if (strcmp(sc->tasks[k].name, t->name) == 0)
@@ -358,7 +354,7 @@ static int read_tasks(ss_scenario *sc, const ss_node *seq, ss_err *err)
             if (m < 0) {
                 char **names = ss_xcalloc(sc->nmodels + 1, sizeof *names);
                 for (size_t k = 0; k < sc->nmodels; k++) names[k] = sc->models[k].name;
-                return unknown_ref(st, "model", names, err);
+                return ss_sc_unknown_ref(st, "model", names, err);
             }
             t->stages[t->nstages++] = (uint32_t)m;
         }
@@ -381,8 +377,8 @@ static int read_deployment(ss_scenario *sc, const ss_node *seq, ss_err *err)
         TRY(ss_cfg_str(it, "model", &model, SS_REQ, err));
         char **names = ss_xcalloc(sc->nmodels + 1, sizeof *names);
         for (size_t k = 0; k < sc->nmodels; k++) names[k] = sc->models[k].name;
-        int m = find_name(names, sc->nmodels, model);
-        if (m < 0) return unknown_ref(ss_map_find(it, "model"), "model", names, err);
+        int m = ss_sc_find_name(names, sc->nmodels, model);
+        if (m < 0) return ss_sc_unknown_ref(ss_map_find(it, "model"), "model", names, err);
         free(names);
         d->model = (uint32_t)m;
         const ss_node *dev = ss_map_find(it, "device");
@@ -401,145 +397,6 @@ static int read_deployment(ss_scenario *sc, const ss_node *seq, ss_err *err)
         d->instances = (uint32_t)inst;
         d->queue_capacity = cap;
         sc->ndeploys = i + 1;
-    }
-    return 0;
-}
-
-/* ---- workloads ---------------------------------------------------------- */
-
-static const char *const wl_kinds[] = {"poisson", "deterministic", "normal", "gamma", "interarrival",
-                                       "steps", "closed", "trace", NULL};
-
-static int read_steps(ss_workload_cfg *w, const ss_node *it, ss_err *err)
-{
-    static const char *const step_keys[] = {"until_s", "rate_rps", NULL};
-    ss_node *seq;
-    TRY(ss_cfg_seq(it, "steps", &seq, SS_REQ, err));
-    if (seq->n == 0) return ss_node_err(seq, err, "steps: expected at least one {until_s, rate_rps}");
-    w->steps = ss_xcalloc(seq->n, sizeof *w->steps);
-    double prev = w->start_s;
-    for (size_t i = 0; i < seq->n; i++) {
-        const ss_node *s = seq->items[i];
-        TRY(ss_node_expect(s, SS_NODE_MAP, "step", err));
-        TRY(ss_cfg_check_keys(s, step_keys, "step", err));
-        ss_rate_step *st = &w->steps[i];
-        TRY(ss_cfg_num(s, "until_s", &st->until_s, SS_REQ | SS_POS, err));
-        TRY(ss_cfg_num(s, "rate_rps", &st->rate_rps, SS_REQ | SS_NONNEG, err));
-        if (st->until_s <= prev)
-            return ss_node_err(ss_map_find(s, "until_s"), err,
-                               "until_s: steps must end in increasing order after start_s (%g <= %g)", st->until_s, prev);
-        prev = st->until_s;
-        w->nsteps = i + 1;
-    }
-    return 0;
-}
-
-static int read_workload(ss_scenario *sc, ss_workload_cfg *w, const ss_node *it, ss_err *err)
-{
-    static const char *const common[] = {"name", "kind", "target", "priority", "start_s"};
-    static const char *const extra[][4] = {
-        [SS_WL_POISSON] = {"rate_rps"},
-        [SS_WL_DETERMINISTIC] = {"rate_rps"},
-        [SS_WL_NORMAL] = {"rate_rps", "sd_s"},
-        [SS_WL_GAMMA] = {"rate_rps", "cv"},
-        [SS_WL_INTERARRIVAL] = {"interarrival"},
-        [SS_WL_STEPS] = {"steps"},
-        [SS_WL_CLOSED] = {"clients", "think"},
-        [SS_WL_TRACE] = {"file", "time_scale"},
-    };
-    TRY(ss_node_expect(it, SS_NODE_MAP, "workload", err));
-    int kind;
-    TRY(ss_cfg_enum(it, "kind", wl_kinds, &kind, SS_REQ, err));
-    w->kind = (ss_workload_kind)kind;
-    const char *allowed[12];
-    size_t na = 0;
-    for (size_t i = 0; i < sizeof common / sizeof *common; i++) allowed[na++] = common[i];
-    for (size_t i = 0; i < 4 && extra[kind][i]; i++) allowed[na++] = extra[kind][i];
-    allowed[na] = NULL;
-    char *where = ss_xasprintf("%s workload", wl_kinds[kind]);
-    int rc = ss_cfg_check_keys(it, allowed, where, err);
-    free(where);
-    TRY(rc);
-    TRY(read_name(it, "name", &w->name, err));
-    const char *target;
-    TRY(ss_cfg_str(it, "target", &target, SS_REQ, err));
-    char **names = task_names(sc);
-    int t = find_name(names, sc->ntasks, target);
-    if (t < 0) return unknown_ref(ss_map_find(it, "target"), "model or task", names, err);
-    free(names);
-    w->task = (uint32_t)t;
-    TRY(ss_cfg_num(it, "priority", &w->priority, 0, err));
-    TRY(ss_cfg_num(it, "start_s", &w->start_s, SS_NONNEG, err));
-    double rate = 0;
-    if (kind <= SS_WL_GAMMA) TRY(ss_cfg_num(it, "rate_rps", &rate, SS_REQ | SS_POS, err));
-    switch (w->kind) {
-    case SS_WL_POISSON: ss_dist_exponential(&w->interarrival, 1.0 / rate); break;
-    case SS_WL_DETERMINISTIC: ss_dist_deterministic(&w->interarrival, 1.0 / rate); break;
-    case SS_WL_NORMAL: {
-        double sd = 0;
-        TRY(ss_cfg_num(it, "sd_s", &sd, SS_REQ | SS_NONNEG, err));
-        w->interarrival = (ss_dist){.kind = SS_DIST_NORMAL, .p1 = 1.0 / rate, .p2 = sd};
-        break;
-    }
-    case SS_WL_GAMMA: {
-        double cv = 0;
-        TRY(ss_cfg_num(it, "cv", &cv, SS_REQ | SS_POS, err));
-        double shape = 1.0 / (cv * cv);
-        w->interarrival = (ss_dist){.kind = SS_DIST_GAMMA, .p1 = shape, .p2 = 1.0 / rate / shape};
-        break;
-    }
-    case SS_WL_INTERARRIVAL: {
-        const ss_node *d = ss_map_find(it, "interarrival");
-        if (!d) return ss_node_err(it, err, "interarrival workload: missing key 'interarrival' (a distribution)");
-        TRY(ss_dist_read(d, "interarrival", &w->interarrival, err));
-        if (ss_dist_mean(&w->interarrival) <= 0)
-            return ss_node_err(d, err, "interarrival: the mean must be > 0");
-        break;
-    }
-    case SS_WL_STEPS: TRY(read_steps(w, it, err)); break;
-    case SS_WL_CLOSED: {
-        unsigned long long clients = 0;
-        TRY(ss_cfg_u64(it, "clients", &clients, SS_REQ, err));
-        if (clients == 0 || clients > 10000000)
-            return ss_node_err(ss_map_find(it, "clients"), err, "clients: expected 1 to 10000000, got %llu", clients);
-        w->clients = (uint32_t)clients;
-        const ss_node *th = ss_map_find(it, "think");
-        if (th) TRY(ss_dist_read(th, "think", &w->think, err));
-        else ss_dist_deterministic(&w->think, 0.0);
-        break;
-    }
-    case SS_WL_TRACE: {
-        const char *file;
-        double scale = 1.0;
-        TRY(ss_cfg_str(it, "file", &file, SS_REQ, err));
-        TRY(ss_cfg_num(it, "time_scale", &scale, SS_POS, err));
-        const ss_node *fn = ss_map_find(it, "file");
-        char *path = ss_node_path(fn, file);
-        if (access(path, R_OK) != 0) {
-            int r = ss_node_err(fn, err, "trace file '%s' not found or not readable", path);
-            free(path);
-            return r;
-        }
-        rc = ss_trace_load(path, scale, &w->times_s, &w->ntimes, err);
-        free(path);
-        TRY(rc);
-        break;
-    }
-    }
-    return 0;
-}
-
-static int read_workloads(ss_scenario *sc, const ss_node *seq, ss_err *err)
-{
-    if (seq->n == 0) return ss_node_err(seq, err, "workloads: expected at least one workload");
-    sc->workloads = ss_xcalloc(seq->n, sizeof *sc->workloads);
-    for (size_t i = 0; i < seq->n; i++) {
-        sc->nworkloads = i + 1;
-        TRY(read_workload(sc, &sc->workloads[i], seq->items[i], err));
-        for (size_t k = 0; k < i; k++)
-            if (strcmp(sc->workloads[k].name, sc->workloads[i].name) == 0)
-                return ss_node_err(ss_map_find(seq->items[i], "name"), err, "duplicate workload '%s'",
-                                   sc->workloads[i].name);
     }
     return 0;
 }
@@ -563,7 +420,7 @@ int ss_policy_cfg_read(ss_policy_cfg *p, const ss_node *pols, const char *key, c
         return 0;
     }
     TRY(ss_node_expect(n, SS_NODE_MAP, key, err));
-    TRY(read_name(n, "name", &p->name, err));
+    TRY(ss_sc_read_name(n, "name", &p->name, err));
     p->params = ss_xcalloc(n->n, sizeof *p->params);
     p->param_pos = ss_xcalloc(n->n, sizeof *p->param_pos);
     for (size_t i = 0; i < n->n; i++) {
@@ -752,7 +609,7 @@ static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
     TRY(ss_cfg_seq(root, "deployment", &deploy, SS_REQ, err));
     TRY(read_deployment(sc, deploy, err));
     TRY(ss_cfg_seq(root, "workloads", &wls, SS_REQ, err));
-    TRY(read_workloads(sc, wls, err));
+    TRY(ss_sc_read_workloads(sc, wls, err));
     /* Every stage a workload can reach needs somewhere to run. */
     for (size_t w = 0; w < sc->nworkloads; w++) {
         const ss_task_cfg *t = &sc->tasks[sc->workloads[w].task];
