@@ -10,6 +10,7 @@
 #include "util.h"
 
 #define SS_FLOW_NONE UINT32_MAX /* no slot, no position */
+#define SS_FILL_SCAN_MAX 2048   /* default of ss_flownet.fill_scan_max */
 
 enum { SS_PH_FREE = 0, SS_PH_SETUP, SS_PH_ACTIVE, SS_PH_DELIVERING };
 
@@ -46,6 +47,8 @@ typedef struct ss_flow_link {
     uint32_t fpos;       /* position among the filling candidates */
     double bytes_done;   /* payload bytes settled so far (flows add theirs when their rate
                           * changes and when they leave) */
+    double load_bps;     /* sum of the entries' rates: kept up to date on every change,
+                          * recomputed exactly whenever a re-solve scans the link */
 } ss_flow_link;
 
 typedef struct ss_flow_rec {
@@ -90,6 +93,7 @@ struct ss_flownet {
     ss_engine *eng;
     ss_flow_link *links;
     uint64_t *lstamp;      /* per link: the last epoch that visited it */
+    uint64_t *lcheck;      /* per link: the last epoch that checked it as a slack link */
     uint64_t *fmark;       /* per flow slot: 2 * epoch once in that epoch's re-solve,
                             * 2 * epoch + 1 once frozen in it */
     size_t n_links;
@@ -109,7 +113,11 @@ struct ss_flownet {
     double *cand_key;      /* filling candidates: saturation level */
     uint32_t *cand_idx;    /* link id, or CAND_FLOW | flow slot for a cap (flow_solve.c) */
     size_t cand_n, cand_cap;
+    uint32_t *pick;        /* re-solve scratch: the unfixed flows of one link */
+    size_t pick_cap;
     int heap_mode;         /* see flow_solve.c */
+    size_t fill_scan_max;  /* more filling candidates than this: a heap, not a scan */
+    int skip_slack;        /* this pass leaves out links with slack (flow_solve.c) */
     ss_flownet_stats st;
 };
 

@@ -7,7 +7,9 @@
 #include "flow_internal.h"
 
 #define FIX_MARGIN_REL 1e-9 /* rates this close below lambda are re-filled too */
-#define FILL_SCAN_MAX 256   /* more filling candidates than this: a heap, not a scan */
+#define SKIP_BELOW 0.95   /* a link loaded below this fraction of its capacity is left out
+                           * of the first pass */
+#define SLACK_REL 1e-6    /* and must stay below 1 - this at the new rates */
 #define CAND_FLOW 0x80000000u /* cand_idx: a flow slot (its cap), not a link id */
 
 /* ---- progressive filling -------------------------------------------------- */
@@ -17,7 +19,7 @@
  * left/unfrozen, and the capped unfrozen flows, keyed by their (effective)
  * cap.  They live in two parallel arrays, cand_key and cand_idx, used in one
  * of two ways:
- *  - scan mode (up to FILL_SCAN_MAX candidates): a dense set with
+ *  - scan mode (up to fill_scan_max candidates, SS_FILL_SCAN_MAX unless tuned): a dense set with
  *    swap-remove.  Each link and flow knows its position (fpos), freezing
  *    updates keys in place, and each step scans for the least key.
  *  - heap mode (more candidates): a binary min-heap of lower bounds.  A key
@@ -189,7 +191,7 @@ static void fill(ss_flownet *net)
         }
     }
     net->cand_n = n;
-    net->heap_mode = n > FILL_SCAN_MAX;
+    net->heap_mode = n > net->fill_scan_max;
     if (net->heap_mode) {
         net->st.heap_fills++;
         for (size_t i = n / 2; i-- > 0;) heap_sift_down(net, i);
@@ -222,7 +224,10 @@ static void fill(ss_flownet *net)
 
 /* Put flow s in the re-solve and queue the links it shares with others.  A
  * link that it has to itself (one entry) is a cap, not a constraint between
- * flows: it goes into eff_cap_bps and is not visited. */
+ * flows: it goes into eff_cap_bps and is not visited.  In a pass with
+ * skip_slack, a link that is not a seed and has slack (load below capacity
+ * by more than SLACK_REL) is left out too: it constrains nobody now, and
+ * the pass checks afterwards that it still does not (see ss_flow_solve). */
 static inline void expand(ss_flownet *net, uint32_t s, uint64_t ep)
 {
     ss_flow_rec *f = &net->pool[s];
@@ -237,14 +242,85 @@ static inline void expand(ss_flownet *net, uint32_t s, uint64_t ep)
             if (l->cap_bps < cap) cap = l->cap_bps;
             continue;
         }
-        ss_vpush(&net->shared, li);
         if (net->lstamp[li] != ep) {
+            if (net->skip_slack && l->load_bps < l->cap_bps * SKIP_BELOW) continue;
             net->lstamp[li] = ep;
             ss_vpush(&net->comp_links, li);
         }
+        ss_vpush(&net->shared, li);
     }
     f->sh_n = (uint32_t)net->shared.n - f->sh_off;
     f->eff_cap_bps = cap;
+}
+
+/* One pass: the search from seeds, then the filling. */
+static void solve_pass(ss_flownet *net, const uint32_t *seeds, size_t n_seeds, uint32_t new_flow)
+{
+    uint64_t ep = ++net->epoch;
+    double fixed_below = net->fixed_below;
+    uint64_t *lstamp = net->lstamp;
+    net->comp_links.n = 0;
+    net->comp_flows.n = 0;
+    net->shared.n = 0;
+    for (size_t i = 0; i < n_seeds; i++) {
+        if (lstamp[seeds[i]] != ep) {
+            lstamp[seeds[i]] = ep;
+            ss_vpush(&net->comp_links, seeds[i]);
+        }
+    }
+    if (new_flow != SS_FLOW_NONE) expand(net, new_flow, ep);
+    for (size_t i = 0; i < net->comp_links.n; i++) {
+        ss_flow_link *l = &net->links[net->comp_links.v[i]];
+        if (l->n > net->pick_cap) {
+            net->pick_cap = 2 * l->n;
+            net->pick = ss_xrealloc(net->pick, net->pick_cap * sizeof *net->pick);
+        }
+        /* without branches: sum the fixed rates, list the others */
+        uint32_t *pick = net->pick;
+        double left = l->cap_bps, load = 0;
+        uint32_t unfrozen = 0, n = l->n;
+        const ss_flow_entry *ent = l->ent;
+        for (uint32_t j = 0; j < n; j++) {
+            double r = ent[j].rate_bps;
+            int fixed = (r > 0) & (r < fixed_below);
+            load += r;
+            left -= r * (double)fixed;
+            pick[unfrozen] = ent[j].flow;
+            unfrozen += (uint32_t)!fixed;
+        }
+        l->load_bps = load;
+        l->left_bps = left;
+        l->unfrozen = unfrozen;
+        for (uint32_t j = 0; j < unfrozen; j++)
+            if (net->fmark[pick[j]] < 2 * ep) expand(net, pick[j], ep);
+    }
+    net->st.flows_touched += net->comp_flows.n;
+    net->st.links_touched += net->comp_links.n;
+    if (net->comp_flows.n) fill(net);
+}
+
+/* After a pass with skip_slack: does every link left out still have slack
+ * at the new rates?  Only a flow that rose can have taken it. */
+static int slack_kept(ss_flownet *net)
+{
+    uint64_t ep = net->epoch;
+    for (size_t i = 0; i < net->comp_flows.n; i++) {
+        const ss_flow_rec *f = &net->pool[net->comp_flows.v[i]];
+        if (!(f->new_rate_bps > f->rate_bps)) continue;
+        for (uint32_t k = 0; k < f->n_links; k++) {
+            uint32_t li = f->links[k];
+            const ss_flow_link *l = &net->links[li];
+            if (l->n == 1 || net->lstamp[li] == ep || net->lcheck[li] == ep) continue;
+            net->lcheck[li] = ep;
+            double load = 0;
+            for (uint32_t j = 0; j < l->n; j++) {
+                uint32_t g = l->ent[j].flow;
+                load += net->fmark[g] >= 2 * ep ? net->pool[g].new_rate_bps : l->ent[j].rate_bps;
+            }
+            if (!(load < l->cap_bps * (1 - SLACK_REL))) return 0;
+        }
+    }
+    return 1;
 }
 
 /* Re-solve after a change on the links in seeds.  Flows whose rate is below
@@ -253,43 +329,25 @@ static inline void expand(ss_flownet *net, uint32_t s, uint64_t ep)
  * reachable from seeds is re-filled.  This is exact when lambda_bps is at
  * most the level at which the new filling first departs from the old one
  * (see the top of flow.c).  new_flow (SS_FLOW_NONE if none) has just joined
- * and is always re-filled. */
+ * and is always re-filled.
+ *
+ * The first pass also leaves out the links with slack: no flow is
+ * bottlenecked there, so no flow outside the search depends on them.  If
+ * the rates it finds leave every such link with slack, they are feasible
+ * for the whole problem and max-min fair for a larger set of allocations
+ * (fewer constraints), so they are the max-min rates.  Otherwise a second
+ * pass solves with every link. */
 void ss_flow_solve(ss_flownet *net, const uint32_t *seeds, size_t n_seeds, double lambda_bps,
                    uint32_t new_flow)
 {
-    uint64_t ep = ++net->epoch;
-    double fixed_below = net->fixed_below = lambda_bps * (1 - FIX_MARGIN_REL);
-    uint64_t *lstamp = net->lstamp;
-    net->comp_links.n = 0;
-    net->comp_flows.n = 0;
-    net->shared.n = 0;
-    if (new_flow != SS_FLOW_NONE) expand(net, new_flow, ep);
-    for (size_t i = 0; i < n_seeds; i++) {
-        if (lstamp[seeds[i]] != ep) {
-            lstamp[seeds[i]] = ep;
-            ss_vpush(&net->comp_links, seeds[i]);
-        }
-    }
-    for (size_t i = 0; i < net->comp_links.n; i++) {
-        ss_flow_link *l = &net->links[net->comp_links.v[i]];
-        double left = l->cap_bps;
-        uint32_t unfrozen = 0;
-        for (uint32_t j = 0; j < l->n; j++) {
-            const ss_flow_entry *e = &l->ent[j];
-            if (e->rate_bps > 0 && e->rate_bps < fixed_below) { /* fixed: not visited */
-                left -= e->rate_bps;
-                continue;
-            }
-            unfrozen++;
-            if (net->fmark[e->flow] < 2 * ep) expand(net, e->flow, ep);
-        }
-        l->left_bps = left;
-        l->unfrozen = unfrozen;
-    }
     net->st.resolves++;
-    net->st.flows_touched += net->comp_flows.n;
-    net->st.links_touched += net->comp_links.n;
-    if (net->comp_flows.n) fill(net);
+    net->fixed_below = lambda_bps * (1 - FIX_MARGIN_REL);
+    net->skip_slack = 1;
+    solve_pass(net, seeds, n_seeds, new_flow);
+    if (slack_kept(net)) return;
+    net->st.slack_retries++;
+    net->skip_slack = 0;
+    solve_pass(net, seeds, n_seeds, new_flow);
 }
 
 /* A lower bound of the rate that flow s, which has just joined its links,

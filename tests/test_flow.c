@@ -734,6 +734,9 @@ static void rcancel(ss_engine *e, void *ctx, uint64_t i)
 /* Runs `seeds` random instances of n_links links and n_flows flows (start
  * gaps of mean gap_s) and cross-checks every check_every-th event.
  * Returns the number of checks made. */
+static size_t rfill_scan_max; /* 0: the default */
+static uint64_t rslack_retries;
+
 static int random_runs(int seeds, int n_links, int n_flows, double gap_s, int check_every)
 {
     RL = n_links;
@@ -745,6 +748,7 @@ static int random_runs(int seeds, int n_links, int n_flows, double gap_s, int ch
         ss_engine *e = ss_engine_new();
         for (int l = 0; l < RL; l++) rcap[l] = (double)(1 + (int)(urand() * 8)) * G;
         rnet = ss_flownet_new(e, (size_t)RL, rcap);
+        ss_flownet_tune(rnet, rfill_scan_max);
         rbad = rchecks = revents = 0;
         double t = 0;
         for (int i = 0; i < RF; i++) {
@@ -777,6 +781,7 @@ static int random_runs(int seeds, int n_links, int n_flows, double gap_s, int ch
         }
         if (ss_flownet_active(rnet) != 0) rbad++;
         rheap_fills += ss_flownet_stats_of(rnet).heap_fills;
+        rslack_retries += ss_flownet_stats_of(rnet).slack_retries;
         total_checks += rchecks;
         total_bad += rbad;
         ss_flownet_free(rnet);
@@ -793,9 +798,11 @@ static int random_runs(int seeds, int n_links, int n_flows, double gap_s, int ch
 static void test_random_vs_reference(void)
 {
     rheap_fills = 0;
+    rslack_retries = 0;
     int checks = random_runs(40, 6, 160, 0.05, 1);
     CU_ASSERT(checks > 40 * 160); /* every start and end was checked */
     CU_ASSERT_EQUAL(rheap_fills, 0);
+    CU_ASSERT(rslack_retries > 0); /* the second pass of flow_solve.c ran */
 }
 
 /* The same instance twice: the same completions at bit-identical times. */
@@ -811,12 +818,18 @@ static void test_random_deterministic(void)
 }
 
 /* Large instances: 300 links and 1200 flows, starting fast enough that
- * several hundred are active at once.  The filling then has more than
- * FILL_SCAN_MAX candidates and runs on its heap.  Checked every 25th event. */
+ * several hundred are active at once.  Checked every 25th event.  Once with
+ * the default scan of the filling candidates, once with the heap forced
+ * from 64 candidates on. */
 static void test_random_large_vs_reference(void)
 {
     rheap_fills = 0;
     int checks = random_runs(2, 300, 1200, 0.002, 25);
+    CU_ASSERT(checks > 2 * 2 * 1200 / 25 - 10);
+    CU_ASSERT_EQUAL(rheap_fills, 0);
+    rfill_scan_max = 64;
+    checks = random_runs(2, 300, 1200, 0.002, 25);
+    rfill_scan_max = 0;
     CU_ASSERT(checks > 2 * 2 * 1200 / 25 - 10);
     CU_ASSERT(rheap_fills > 500);
 }
