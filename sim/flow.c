@@ -1,7 +1,8 @@
 /* flow.c: flow-level network model, max-min fair sharing of directed links,
  * re-solved incrementally around each change (contract in flow.h).  This
  * file holds the time line (set-up, completions, deliveries) and the API;
- * flow_solve.c computes the rates; flow_internal.h holds the records.
+ * flow_prop.c and flow_solve.c compute the rates; flow_internal.h holds
+ * the records.
  *
  * Data.  Every link keeps an index array of the flows crossing it, one entry
  * per occurrence of the link in a route.  An entry holds the flow's slot,
@@ -32,16 +33,7 @@
  *      carry epoch marks, never cleared.  A link with a single entry
  *      constrains only its flow: it becomes part of that flow's effective
  *      cap and is not visited.
- *      Slack links.  A first pass also leaves out every link that is not a
-      seed and is loaded below 95% of its capacity: no flow is bottlenecked
-      there, so it neither constrains nor connects.  If the rates found
-      leave every such link below capacity (less a relative 1e-6), they are
-      feasible for the whole problem and max-min fair over a larger set of
-      allocations, so they are the max-min rates.  Otherwise a second pass
-      searches and fills with every link.  On a 2.5:1 spine-leaf fabric
-      this leaves out most host links, and about 8% of re-solves take the
-      second pass.
-   3. Progressive filling over what was found.  A link saturates at
+ *   3. Progressive filling over what was found.  A link saturates at
  *      L = left/unfrozen, where left is its capacity minus the rates of its
  *      frozen flows (fixed ones included) and unfrozen counts the entries of
  *      its unfrozen flows.  A capped flow saturates at L = cap.  Take the
@@ -57,21 +49,53 @@
  *      settled: remaining bytes are brought to now, the new completion time
  *      is computed, and the flow moves in the completion heap.  The others
  *      keep their completion time bit for bit.
+ * Steps 2 and 3 are the fallback.  Propagation (flow_prop.c) is tried first.
+ *
+ * Propagation.  Run the new progressive filling from lambda upwards, but
+ * only on the links where it departs from the old one ("dirty" links); the
+ * others ("clean") saturate at the same level as before and are never
+ * looked at.  Every flow remembers bn, what froze it in the last re-solve
+ * that touched it: a link, or its cap.  That link is still saturated with
+ * no faster flow on it, since a link stays clean until a flow on it
+ * changes below its level, and a re-solve that dirties a link touches
+ * every flow on it at or above that level.
+ *   - The changed links are dirty from lambda on.  A link turns dirty at
+ *     the current level L: its flows below L keep their rates (anything
+ *     below L has been settled), those at or above L are touched.
+ *   - A dirty link saturates at left/unfrozen, as in step 3, and freezes its
+ *     touched flows there.  A capped touched flow freezes at its cap.
+ *   - A touched flow that nothing froze earlier reaches its old rate: if its
+ *     bn is clean (or its cap), that link saturates there as before and it
+ *     freezes at its old rate.  If bn is dirty, the flow goes on rising.
+ *   - A flow that freezes at another rate than before, or rises past it,
+ *     changes the load of its clean links from that level on: they turn
+ *     dirty.
+ * The levels are handled in increasing order (dirty links by a scan, the
+ * touched flows' old rates and caps in a heap), so this is progressive
+ * filling of the whole network, restricted to where it changes.  A link
+ * loaded below 95% of its capacity is not turned dirty (unless the change
+ * is on it): no flow is bottlenecked there, and it is only noted.  If the
+ * rates found keep every such link below capacity (less a relative 1e-6),
+ * they are feasible for the whole problem and max-min fair over a larger
+ * set of allocations (fewer constraints), so they are the max-min rates.
+ * Otherwise steps 2 and 3 redo the re-solve.  On the 200-host spine-leaf
+ * benchmark (bench/flows.sh: ~400 flows in flight, uplinks ~85% busy) a
+ * change touches ~55 flows, of which ~41 change rate, against ~140 for
+ * steps 2 and 3; under 1% of re-solves fall back.
  * Completions are kept in this module's own binary heap ordered by
  * (finish time, flow id).  Only its minimum is on the engine, as one event.
  * A rate change is then one sift in a heap of the flows in flight, instead
  * of a cancel and a schedule in the engine's larger calendar, and
  * simultaneous completions come out in id order.
  *
- * Complexity per start or end: O(E + S * C) with the scan and
- * O((E + C) log C) with the heap.  E counts the entries on the links
+ * Complexity per start or end, search and fill: O(E + S * C) with the scan
+ * and O((E + C) log C) with the heap.  E counts the entries on the links
  * visited, C the filling candidates (<= links + flows visited) and S the
- * saturation steps.  The scan is used while C <= SS_FILL_SCAN_MAX.  On top of
- * that, O(log F) for each flow whose rate changed, with F the flows in
- * flight.  Nothing is proportional to the network's size or to the flows
- * finished so far.  On a 200-host spine-leaf fabric with ~200 flows in
- * flight and uplinks ~85% busy, one change visits ~65 flows, of which ~27
- * change rate.
+ * saturation steps.  The scan is used while C <= SS_FILL_SCAN_MAX.
+ * Propagation: O(E + S * D + T log T) over the dirty links (D of them) and
+ * the touched flows (T).  On top of that, O(log F) for each flow whose rate
+ * changed, with F the flows in flight.  Nothing is proportional to the
+ * network's size or to the flows finished so far.
  *
  * Assumptions (the model, not the code): a fluid model.  Rates change
  * instantly when the set of flows changes.  TCP slow start, loss and queueing
@@ -93,7 +117,6 @@
 #include "flow_internal.h"
 
 #define REM_EPS_REL 1e-12  /* remaining bytes below this fraction of the size: done */
-#define RATE_EPS_REL 1e-12 /* a rate that moves less than this is unchanged */
 #define TIME_EPS_REL 1e-14 /* completions this close (relative to now) are one batch */
 
 /* ---- flow pool ---------------------------------------------------------- */
@@ -274,8 +297,9 @@ static void resolve(ss_flownet *net, const uint32_t *seeds, size_t n_seeds, doub
     for (size_t i = 0; i < net->comp_flows.n; i++) {
         uint32_t s = net->comp_flows.v[i];
         ss_flow_rec *f = &net->pool[s];
+        f->bn = f->new_bn;
         double r = f->new_rate_bps, old = f->rate_bps;
-        if (fabs(r - old) <= RATE_EPS_REL * (r > old ? r : old)) continue;
+        if (fabs(r - old) <= SS_RATE_EPS_REL * (r > old ? r : old)) continue;
         settle(net, f, now);
         f->rate_bps = r;
         for (uint32_t k = 0; k < f->n_links; k++) {
@@ -435,6 +459,7 @@ static uint32_t flow_new(ss_flownet *net, size_t n_links, size_t n_recv, double 
     f->cap_bps = opts->cap_bps;
     f->goodput = opts->goodput > 0 ? opts->goodput : 1.0;
     net->fmark[s] = 0;
+    f->bn = SS_BN_CAP;
     f->hpos = SS_FLOW_NONE;
     f->ev = 0;
     f->n_recv = (uint32_t)n_recv;
@@ -478,12 +503,14 @@ ss_flownet *ss_flownet_new(ss_engine *eng, size_t n_links, const double *capacit
     net->links = ss_xcalloc(n_links ? n_links : 1, sizeof *net->links);
     net->lstamp = ss_xcalloc(n_links ? n_links : 1, sizeof *net->lstamp);
     net->lcheck = ss_xcalloc(n_links ? n_links : 1, sizeof *net->lcheck);
+    net->lforce = ss_xcalloc(n_links ? n_links : 1, sizeof *net->lforce);
     for (size_t i = 0; i < n_links; i++) {
         assert(capacity_bps[i] > 0 && isfinite(capacity_bps[i]));
         net->links[i].cap_bps = capacity_bps[i];
     }
     net->free_head = SS_FLOW_NONE;
     net->fill_scan_max = SS_FILL_SCAN_MAX;
+    net->propagate = 1;
     return net;
 }
 
@@ -502,6 +529,7 @@ void ss_flownet_free(ss_flownet *net)
     free(net->links);
     free(net->lstamp);
     free(net->lcheck);
+    free(net->lforce);
     free(net->pool);
     free(net->fmark);
     free(net->ch);
@@ -513,14 +541,18 @@ void ss_flownet_free(ss_flownet *net)
     free(net->cand_key);
     free(net->cand_idx);
     free(net->pick);
+    free(net->slack_links.v);
+    free(net->ev_key);
+    free(net->ev_idx);
     free(net);
 }
 
 size_t ss_flownet_links(const ss_flownet *net) { return net->n_links; }
 
-void ss_flownet_tune(ss_flownet *net, size_t fill_scan_max)
+void ss_flownet_tune(ss_flownet *net, size_t fill_scan_max, int propagate)
 {
     net->fill_scan_max = fill_scan_max ? fill_scan_max : SS_FILL_SCAN_MAX;
+    net->propagate = propagate;
 }
 
 ss_flow_id ss_flow_start(ss_flownet *net, const uint32_t *links, size_t n_links, double bytes,

@@ -11,6 +11,11 @@
 
 #define SS_FLOW_NONE UINT32_MAX /* no slot, no position */
 #define SS_FILL_SCAN_MAX 2048   /* default of ss_flownet.fill_scan_max */
+#define SS_BN_CAP (UINT32_MAX - 1) /* ss_flow_rec.bn: frozen by its own cap_bps */
+#define SS_RATE_EPS_REL 1e-12   /* a rate that moves less than this is unchanged */
+#define SS_FIX_MARGIN_REL 1e-9  /* rates this close below a threshold count as above it */
+#define SS_SKIP_BELOW 0.95      /* propagation leaves out links loaded below this fraction */
+#define SS_SLACK_REL 1e-6       /* ... and they must stay below 1 - this at the new rates */
 
 enum { SS_PH_FREE = 0, SS_PH_SETUP, SS_PH_ACTIVE, SS_PH_DELIVERING };
 
@@ -65,7 +70,12 @@ typedef struct ss_flow_rec {
                           * SS_FLOW_NONE */
     uint32_t sh_off, sh_n; /* re-solve scratch: its links shared with other flows are
                             * ss_flownet.shared[sh_off .. sh_off + sh_n - 1] */
+    uint32_t new_bn;     /* re-solve scratch: what froze it (see bn) */
+    uint32_t eff_cap_link; /* re-solve scratch: the link behind eff_cap_bps, or SS_BN_CAP */
     /* the rest */
+    uint32_t bn;         /* what froze it at its rate in the last re-solve that touched it:
+                          * a link of its route, or SS_BN_CAP.  That link is still
+                          * saturated, with no flow on it faster (flow.c, "Propagation") */
     double cap_bps;
     uint32_t hpos;       /* index in the completion heap, SS_FLOW_NONE if absent */
     int phase;
@@ -93,7 +103,8 @@ struct ss_flownet {
     ss_engine *eng;
     ss_flow_link *links;
     uint64_t *lstamp;      /* per link: the last epoch that visited it */
-    uint64_t *lcheck;      /* per link: the last epoch that checked it as a slack link */
+    uint64_t *lcheck;      /* per link: the last epoch that noted it as a slack link */
+    uint64_t *lforce;      /* per link: an epoch that must turn it dirty all the same */
     uint64_t *fmark;       /* per flow slot: 2 * epoch once in that epoch's re-solve,
                             * 2 * epoch + 1 once frozen in it */
     size_t n_links;
@@ -117,7 +128,13 @@ struct ss_flownet {
     size_t pick_cap;
     int heap_mode;         /* see flow_solve.c */
     size_t fill_scan_max;  /* more filling candidates than this: a heap, not a scan */
-    int skip_slack;        /* this pass leaves out links with slack (flow_solve.c) */
+    int propagate;         /* try ss_flow_propagate first (the default) */
+    ss_vec32 slack_links;  /* propagation: links with slack that it left out */
+    double *ev_key;        /* propagation: event heap (flow_prop.c) */
+    uint32_t *ev_idx;
+    size_t ev_n, ev_cap;
+    size_t prop_unfrozen;  /* propagation: touched flows not frozen yet */
+    double prop_level;     /* propagation: the filling's level */
     ss_flownet_stats st;
 };
 
@@ -130,6 +147,10 @@ struct ss_flownet {
  * always re-solved. */
 void ss_flow_solve(ss_flownet *net, const uint32_t *seeds, size_t n_seeds, double lambda_bps,
                    uint32_t new_flow);
+/* The same re-solve by propagation (flow_prop.c): 1 if it could vouch for
+ * its rates (in comp_flows), 0 if ss_flow_solve must redo it. */
+int ss_flow_propagate(ss_flownet *net, const uint32_t *seeds, size_t n_seeds, double lambda_bps,
+                      uint32_t new_flow);
 /* A lower bound of the rate that f, which has just joined its links, will
  * get: the lambda_bps of its join. */
 double ss_flow_join_level(const ss_flownet *net, const ss_flow_rec *f);

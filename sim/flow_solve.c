@@ -6,10 +6,6 @@
 
 #include "flow_internal.h"
 
-#define FIX_MARGIN_REL 1e-9 /* rates this close below lambda are re-filled too */
-#define SKIP_BELOW 0.95   /* a link loaded below this fraction of its capacity is left out
-                           * of the first pass */
-#define SLACK_REL 1e-6    /* and must stay below 1 - this at the new rates */
 #define CAND_FLOW 0x80000000u /* cand_idx: a flow slot (its cap), not a link id */
 
 /* ---- progressive filling -------------------------------------------------- */
@@ -41,11 +37,12 @@ static void cand_remove(ss_flownet *net, uint32_t at)
     }
 }
 
-static void freeze(ss_flownet *net, uint32_t s, double rate_bps)
+static void freeze(ss_flownet *net, uint32_t s, double rate_bps, uint32_t by)
 {
     ss_flow_rec *f = &net->pool[s];
     net->fmark[s] = 2 * net->epoch + 1;
     f->new_rate_bps = rate_bps;
+    f->new_bn = by;
     const uint32_t *shared = net->shared.v + f->sh_off;
     if (net->heap_mode) {
         for (uint32_t k = 0; k < f->sh_n; k++) {
@@ -206,7 +203,7 @@ static void fill(ss_flownet *net)
         if (least > level) level = least;
         if (idx & CAND_FLOW) {
             uint32_t s = idx & ~CAND_FLOW;
-            freeze(net, s, net->pool[s].eff_cap_bps); /* exactly the cap */
+            freeze(net, s, net->pool[s].eff_cap_bps, net->pool[s].eff_cap_link); /* exactly the cap */
             unfrozen--;
             continue;
         }
@@ -216,7 +213,7 @@ static void fill(ss_flownet *net)
             const ss_flow_entry *e = &l->ent[j];
             if (e->rate_bps > 0 && e->rate_bps < net->fixed_below) continue;
             if (net->fmark[e->flow] == frozen) continue;
-            freeze(net, e->flow, level);
+            freeze(net, e->flow, level, idx);
             unfrozen--;
         }
     }
@@ -224,33 +221,34 @@ static void fill(ss_flownet *net)
 
 /* Put flow s in the re-solve and queue the links it shares with others.  A
  * link that it has to itself (one entry) is a cap, not a constraint between
- * flows: it goes into eff_cap_bps and is not visited.  In a pass with
- * skip_slack, a link that is not a seed and has slack (load below capacity
- * by more than SLACK_REL) is left out too: it constrains nobody now, and
- * the pass checks afterwards that it still does not (see ss_flow_solve). */
+ * flows: it goes into eff_cap_bps and is not visited. */
 static inline void expand(ss_flownet *net, uint32_t s, uint64_t ep)
 {
     ss_flow_rec *f = &net->pool[s];
     net->fmark[s] = 2 * ep;
     ss_vpush(&net->comp_flows, s);
     double cap = f->cap_bps > 0 ? f->cap_bps : INFINITY;
+    uint32_t cap_link = SS_BN_CAP;
     f->sh_off = (uint32_t)net->shared.n;
     for (uint32_t k = 0; k < f->n_links; k++) {
         uint32_t li = f->links[k];
         const ss_flow_link *l = &net->links[li];
         if (l->n == 1) {
-            if (l->cap_bps < cap) cap = l->cap_bps;
+            if (l->cap_bps < cap) {
+                cap = l->cap_bps;
+                cap_link = li;
+            }
             continue;
         }
+        ss_vpush(&net->shared, li);
         if (net->lstamp[li] != ep) {
-            if (net->skip_slack && l->load_bps < l->cap_bps * SKIP_BELOW) continue;
             net->lstamp[li] = ep;
             ss_vpush(&net->comp_links, li);
         }
-        ss_vpush(&net->shared, li);
     }
     f->sh_n = (uint32_t)net->shared.n - f->sh_off;
     f->eff_cap_bps = cap;
+    f->eff_cap_link = cap_link;
 }
 
 /* One pass: the search from seeds, then the filling. */
@@ -299,54 +297,23 @@ static void solve_pass(ss_flownet *net, const uint32_t *seeds, size_t n_seeds, u
     if (net->comp_flows.n) fill(net);
 }
 
-/* After a pass with skip_slack: does every link left out still have slack
- * at the new rates?  Only a flow that rose can have taken it. */
-static int slack_kept(ss_flownet *net)
-{
-    uint64_t ep = net->epoch;
-    for (size_t i = 0; i < net->comp_flows.n; i++) {
-        const ss_flow_rec *f = &net->pool[net->comp_flows.v[i]];
-        if (!(f->new_rate_bps > f->rate_bps)) continue;
-        for (uint32_t k = 0; k < f->n_links; k++) {
-            uint32_t li = f->links[k];
-            const ss_flow_link *l = &net->links[li];
-            if (l->n == 1 || net->lstamp[li] == ep || net->lcheck[li] == ep) continue;
-            net->lcheck[li] = ep;
-            double load = 0;
-            for (uint32_t j = 0; j < l->n; j++) {
-                uint32_t g = l->ent[j].flow;
-                load += net->fmark[g] >= 2 * ep ? net->pool[g].new_rate_bps : l->ent[j].rate_bps;
-            }
-            if (!(load < l->cap_bps * (1 - SLACK_REL))) return 0;
-        }
-    }
-    return 1;
-}
-
 /* Re-solve after a change on the links in seeds.  Flows whose rate is below
  * lambda_bps keep it: they are "fixed", and count only as capacity taken
- * from their links.  The search does not go through them.  Every other flow
- * reachable from seeds is re-filled.  This is exact when lambda_bps is at
- * most the level at which the new filling first departs from the old one
- * (see the top of flow.c).  new_flow (SS_FLOW_NONE if none) has just joined
- * and is always re-filled.
- *
- * The first pass also leaves out the links with slack: no flow is
- * bottlenecked there, so no flow outside the search depends on them.  If
- * the rates it finds leave every such link with slack, they are feasible
- * for the whole problem and max-min fair for a larger set of allocations
- * (fewer constraints), so they are the max-min rates.  Otherwise a second
- * pass solves with every link. */
+ * from their links.  This is exact when lambda_bps is at most the level at
+ * which the new filling first departs from the old one (see the top of
+ * flow.c).  new_flow (SS_FLOW_NONE if none) has just joined and is always
+ * re-filled.  Propagation first; when it cannot vouch for its rates, the
+ * search from seeds through every flow that is not fixed, and a filling
+ * over all that it found. */
 void ss_flow_solve(ss_flownet *net, const uint32_t *seeds, size_t n_seeds, double lambda_bps,
                    uint32_t new_flow)
 {
     net->st.resolves++;
-    net->fixed_below = lambda_bps * (1 - FIX_MARGIN_REL);
-    net->skip_slack = 1;
-    solve_pass(net, seeds, n_seeds, new_flow);
-    if (slack_kept(net)) return;
-    net->st.slack_retries++;
-    net->skip_slack = 0;
+    if (net->propagate) {
+        if (ss_flow_propagate(net, seeds, n_seeds, lambda_bps, new_flow)) return;
+        net->st.prop_fallbacks++;
+    }
+    net->fixed_below = lambda_bps * (1 - SS_FIX_MARGIN_REL);
     solve_pass(net, seeds, n_seeds, new_flow);
 }
 

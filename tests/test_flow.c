@@ -526,11 +526,12 @@ static void test_link_counters(void)
  * and gets 8 Gbit/s.  L shares a link with S, but its rate (2) is below
  * S's water level on link 4 ((10 - 2) / 1 = 8), so L is not even re-filled:
  * only S is touched, and L's completion stays where it was. */
-static void test_component(void)
+static void component_case(int propagate)
 {
     ss_engine *e = ss_engine_new();
     double cap[6] = {10 * G, 10 * G, 10 * G, 10 * G, 10 * G, 2 * G};
     ss_flownet *net = ss_flownet_new(e, 6, cap);
+    ss_flownet_tune(net, 0, propagate);
     uint32_t ra[] = {0, 1}, rb[] = {2, 3}, rc[] = {1, 2}, rl[] = {4, 5}, rs[] = {4};
     nrec = 0;
     ss_flow_id a = ss_flow_start(net, ra, 2, 1.25e9, NULL, on_done, NULL);
@@ -549,9 +550,11 @@ static void test_component(void)
     ss_flow_id c = ss_flow_start(net, rc, 2, 0.625e9, NULL, on_done, NULL);
     ss_flownet_stats s2 = ss_flownet_stats_of(net);
     CU_ASSERT_EQUAL(s2.flows_touched - s1.flows_touched, 3);
-    /* links 1 and 2: links 0 and 3 carry one flow each, which makes them that
-     * flow's cap, and they are not visited */
-    CU_ASSERT_EQUAL(s2.links_touched - s1.links_touched, 2);
+    /* search and fill: links 1 and 2; links 0 and 3 carry one flow each,
+     * which makes them that flow's cap, and they are not visited.
+     * Propagation: links 1 and 2, then 0 and 3, where A and B were full and
+     * now fall */
+    CU_ASSERT_EQUAL(s2.links_touched - s1.links_touched, propagate ? 4 : 2);
     CU_ASSERT_EQUAL(s2.rate_changes - s1.rate_changes, 3);
     ss_flow_id L = ss_flow_start(net, rl, 2, 1e9, NULL, on_done, NULL);
     ss_flownet_stats s3 = ss_flownet_stats_of(net);
@@ -573,6 +576,12 @@ static void test_component(void)
     CU_ASSERT_DOUBLE_EQUAL(done_at(S, 0), 0.5 + 1.0, TOL_S);
     ss_flownet_free(net);
     ss_engine_free(e);
+}
+
+static void test_component(void)
+{
+    component_case(0);
+    component_case(1);
 }
 
 /* ---- memory and determinism ----------------------------------------------- */
@@ -735,6 +744,7 @@ static void rcancel(ss_engine *e, void *ctx, uint64_t i)
  * gaps of mean gap_s) and cross-checks every check_every-th event.
  * Returns the number of checks made. */
 static size_t rfill_scan_max; /* 0: the default */
+static int rpropagate = 1;
 static uint64_t rslack_retries;
 
 static int random_runs(int seeds, int n_links, int n_flows, double gap_s, int check_every)
@@ -748,7 +758,7 @@ static int random_runs(int seeds, int n_links, int n_flows, double gap_s, int ch
         ss_engine *e = ss_engine_new();
         for (int l = 0; l < RL; l++) rcap[l] = (double)(1 + (int)(urand() * 8)) * G;
         rnet = ss_flownet_new(e, (size_t)RL, rcap);
-        ss_flownet_tune(rnet, rfill_scan_max);
+        ss_flownet_tune(rnet, rfill_scan_max, rpropagate);
         rbad = rchecks = revents = 0;
         double t = 0;
         for (int i = 0; i < RF; i++) {
@@ -805,6 +815,21 @@ static void test_random_vs_reference(void)
     CU_ASSERT(rslack_retries > 0); /* the second pass of flow_solve.c ran */
 }
 
+/* Medium instances under load (40 links, 800 flows, about a hundred active
+ * at once), checked at every start and end: propagation (with its
+ * fallbacks), then search and fill alone. */
+static void test_random_loaded_vs_reference(void)
+{
+    rslack_retries = 0;
+    int checks = random_runs(3, 40, 800, 0.004, 1);
+    CU_ASSERT(checks > 3 * 800);
+    CU_ASSERT(rslack_retries > 0);
+    rpropagate = 0;
+    checks = random_runs(3, 40, 800, 0.004, 1);
+    rpropagate = 1;
+    CU_ASSERT(checks > 3 * 800);
+}
+
 /* The same instance twice: the same completions at bit-identical times. */
 static void test_random_deterministic(void)
 {
@@ -828,8 +853,10 @@ static void test_random_large_vs_reference(void)
     CU_ASSERT(checks > 2 * 2 * 1200 / 25 - 10);
     CU_ASSERT_EQUAL(rheap_fills, 0);
     rfill_scan_max = 64;
+    rpropagate = 0;
     checks = random_runs(2, 300, 1200, 0.002, 25);
     rfill_scan_max = 0;
+    rpropagate = 1;
     CU_ASSERT(checks > 2 * 2 * 1200 / 25 - 10);
     CU_ASSERT(rheap_fills > 500);
 }
@@ -845,5 +872,6 @@ SS_TEST_SUITE("flow", {"one bottleneck, k = 1..5", test_one_bottleneck},
               {"link counters and utilisation", test_link_counters}, {"component property", test_component},
               {"memory follows flows in flight", test_memory_follows_flows_in_flight},
               {"random vs global reference", test_random_vs_reference},
+              {"random vs global reference, loaded", test_random_loaded_vs_reference},
               {"deterministic", test_random_deterministic},
               {"random vs global reference, large (heap filling)", test_random_large_vs_reference})
