@@ -256,7 +256,7 @@ static void link_join(ss_flownet *net, uint32_t s)
         }
         f->pos[k] = l->n;
         l->ent[l->n++] = (ss_flow_entry){f->rate_bps, s, k};
-        l->load_bps += f->rate_bps;
+        net->lload_bps[f->links[k]] += f->rate_bps;
     }
 }
 
@@ -266,7 +266,7 @@ static void link_leave(ss_flownet *net, ss_flow_rec *f)
         ss_flow_link *l = &net->links[f->links[k]];
         uint32_t i = f->pos[k];
         ss_flow_entry last = l->ent[--l->n];
-        l->load_bps = l->n ? l->load_bps - f->rate_bps : 0;
+        net->lload_bps[f->links[k]] = l->n ? net->lload_bps[f->links[k]] - f->rate_bps : 0;
         if (i != l->n) {
             l->ent[i] = last;
             net->pool[last.flow].pos[last.k] = i;
@@ -303,9 +303,8 @@ static void resolve(ss_flownet *net, const uint32_t *seeds, size_t n_seeds, doub
         settle(net, f, now);
         f->rate_bps = r;
         for (uint32_t k = 0; k < f->n_links; k++) {
-            ss_flow_link *l = &net->links[f->links[k]];
-            l->ent[f->pos[k]].rate_bps = r;
-            l->load_bps += r - old;
+            net->links[f->links[k]].ent[f->pos[k]].rate_bps = r;
+            net->lload_bps[f->links[k]] += r - old;
         }
         f->payload_Bps = r * f->goodput / 8.0;
         f->finish_s = f->rem_bytes == 0 ? now
@@ -474,12 +473,24 @@ static uint32_t flow_new(ss_flownet *net, size_t n_links, size_t n_recv, double 
     return s;
 }
 
+/* The slot of link id: links get slots 0, 1, ... in the order in which
+ * routes first name them, so that the links in use lie together in
+ * memory whatever the network's size. */
+static uint32_t link_slot(ss_flownet *net, uint32_t id)
+{
+    assert(id < net->n_links);
+    uint32_t li = net->link_of[id];
+    if (li == SS_FLOW_NONE) {
+        li = net->link_of[id] = net->n_used++;
+        net->links[li].cap_bps = net->cap_bps[id];
+        net->lskip_bps[li] = net->cap_bps[id] * SS_SKIP_BELOW;
+    }
+    return li;
+}
+
 static void copy_route(ss_flownet *net, ss_flow_rec *f, size_t at, const uint32_t *links, size_t n)
 {
-    for (size_t k = 0; k < n; k++) {
-        assert(links[k] < net->n_links);
-        f->links[at + k] = links[k];
-    }
+    for (size_t k = 0; k < n; k++) f->links[at + k] = link_slot(net, links[k]);
 }
 
 /* After set-up, or at once when setup_s is 0. */
@@ -504,9 +515,14 @@ ss_flownet *ss_flownet_new(ss_engine *eng, size_t n_links, const double *capacit
     net->lstamp = ss_xcalloc(n_links ? n_links : 1, sizeof *net->lstamp);
     net->lcheck = ss_xcalloc(n_links ? n_links : 1, sizeof *net->lcheck);
     net->lforce = ss_xcalloc(n_links ? n_links : 1, sizeof *net->lforce);
+    net->lload_bps = ss_xcalloc(n_links ? n_links : 1, sizeof *net->lload_bps);
+    net->lskip_bps = ss_xcalloc(n_links ? n_links : 1, sizeof *net->lskip_bps);
+    net->cap_bps = ss_xcalloc(n_links ? n_links : 1, sizeof *net->cap_bps);
+    net->link_of = ss_xcalloc(n_links ? n_links : 1, sizeof *net->link_of);
     for (size_t i = 0; i < n_links; i++) {
         assert(capacity_bps[i] > 0 && isfinite(capacity_bps[i]));
-        net->links[i].cap_bps = capacity_bps[i];
+        net->cap_bps[i] = capacity_bps[i];
+        net->link_of[i] = SS_FLOW_NONE;
     }
     net->free_head = SS_FLOW_NONE;
     net->fill_scan_max = SS_FILL_SCAN_MAX;
@@ -525,11 +541,15 @@ void ss_flownet_free(ss_flownet *net)
         free(f->pos);
         free(f->recv_s);
     }
-    for (size_t i = 0; i < net->n_links; i++) free(net->links[i].ent);
+    for (size_t i = 0; i < net->n_used; i++) free(net->links[i].ent);
     free(net->links);
     free(net->lstamp);
     free(net->lcheck);
     free(net->lforce);
+    free(net->cap_bps);
+    free(net->link_of);
+    free(net->lload_bps);
+    free(net->lskip_bps);
     free(net->pool);
     free(net->fmark);
     free(net->ch);
@@ -664,10 +684,18 @@ double ss_flow_remaining_bytes(const ss_flownet *net, ss_flow_id id)
     return 0;
 }
 
-double ss_link_utilisation(const ss_flownet *net, uint32_t link_id)
+/* Link id's record, or NULL if no route has named it yet. */
+static const ss_flow_link *link_of(const ss_flownet *net, uint32_t link_id)
 {
     assert(link_id < net->n_links);
-    const ss_flow_link *l = &net->links[link_id];
+    uint32_t li = net->link_of[link_id];
+    return li == SS_FLOW_NONE ? NULL : &net->links[li];
+}
+
+double ss_link_utilisation(const ss_flownet *net, uint32_t link_id)
+{
+    const ss_flow_link *l = link_of(net, link_id);
+    if (!l) return 0;
     double sum = 0;
     for (uint32_t j = 0; j < l->n; j++) sum += l->ent[j].rate_bps;
     return sum / l->cap_bps;
@@ -675,8 +703,8 @@ double ss_link_utilisation(const ss_flownet *net, uint32_t link_id)
 
 double ss_link_bytes(const ss_flownet *net, uint32_t link_id)
 {
-    assert(link_id < net->n_links);
-    const ss_flow_link *l = &net->links[link_id];
+    const ss_flow_link *l = link_of(net, link_id);
+    if (!l) return 0;
     double sum = l->bytes_done;
     for (uint32_t j = 0; j < l->n; j++) {
         const ss_flow_rec *f = &net->pool[l->ent[j].flow];
@@ -687,8 +715,8 @@ double ss_link_bytes(const ss_flownet *net, uint32_t link_id)
 
 size_t ss_link_flows(const ss_flownet *net, uint32_t link_id)
 {
-    assert(link_id < net->n_links);
-    return net->links[link_id].n;
+    const ss_flow_link *l = link_of(net, link_id);
+    return l ? l->n : 0;
 }
 
 size_t ss_flownet_active(const ss_flownet *net) { return net->active; }

@@ -52,31 +52,29 @@ typedef struct ss_flow_link {
     uint32_t fpos;       /* position among the filling candidates */
     double bytes_done;   /* payload bytes settled so far (flows add theirs when their rate
                           * changes and when they leave) */
-    double load_bps;     /* sum of the entries' rates: kept up to date on every change,
-                          * recomputed exactly whenever a re-solve scans the link */
 } ss_flow_link;
 
 typedef struct ss_flow_rec {
     /* what a re-solve reads, in the first 64 bytes (its marks are in
-     * ss_flownet.fmark) */
+     * ss_flownet.fmark); propagation (flow_prop.c) needs only the first 48 */
     double rate_bps;     /* allocated wire rate; ACTIVE flows have rate_bps > 0 after
                           * their first re-solve */
     double new_rate_bps; /* re-solve scratch */
-    double eff_cap_bps;  /* re-solve scratch: cap_bps and the capacity of every link it
-                          * has to itself, INFINITY if none */
+    double cap_bps;
     uint32_t *links;
     uint32_t n_links;    /* route length (all hops of a chain, concatenated) */
-    uint32_t fpos;       /* position of eff_cap_bps among the filling candidates, or
-                          * SS_FLOW_NONE */
-    uint32_t sh_off, sh_n; /* re-solve scratch: its links shared with other flows are
-                            * ss_flownet.shared[sh_off .. sh_off + sh_n - 1] */
-    uint32_t new_bn;     /* re-solve scratch: what froze it (see bn) */
-    uint32_t eff_cap_link; /* re-solve scratch: the link behind eff_cap_bps, or SS_BN_CAP */
-    /* the rest */
     uint32_t bn;         /* what froze it at its rate in the last re-solve that touched it:
                           * a link of its route, or SS_BN_CAP.  That link is still
                           * saturated, with no flow on it faster (flow.c, "Propagation") */
-    double cap_bps;
+    uint32_t new_bn;     /* re-solve scratch: what froze it (see bn) */
+    uint32_t fpos;       /* position of eff_cap_bps among the filling candidates, or
+                          * SS_FLOW_NONE */
+    double eff_cap_bps;  /* re-solve scratch: cap_bps and the capacity of every link it
+                          * has to itself, INFINITY if none */
+    uint32_t sh_off, sh_n; /* re-solve scratch: its links shared with other flows are
+                            * ss_flownet.shared[sh_off .. sh_off + sh_n - 1] */
+    /* the rest */
+    uint32_t eff_cap_link; /* re-solve scratch: the link behind eff_cap_bps, or SS_BN_CAP */
     uint32_t hpos;       /* index in the completion heap, SS_FLOW_NONE if absent */
     int phase;
     ss_flow_id id;       /* 0 while free */
@@ -101,10 +99,17 @@ typedef struct ss_flow_rec {
 
 struct ss_flownet {
     ss_engine *eng;
-    ss_flow_link *links;
+    ss_flow_link *links;   /* by slot: see link_slot in flow.c; routes hold slots */
+    uint32_t *link_of;     /* per link id: its slot, SS_FLOW_NONE until a route names it */
+    double *cap_bps;       /* per link id: capacity */
+    uint32_t n_used;       /* slots given out */
+    /* per link slot: */
     uint64_t *lstamp;      /* per link: the last epoch that visited it */
     uint64_t *lcheck;      /* per link: the last epoch that noted it as a slack link */
     uint64_t *lforce;      /* per link: an epoch that must turn it dirty all the same */
+    double *lload_bps;     /* per link: the sum of its entries' rates, kept up to date on
+                            * every change, recomputed whenever a re-solve scans the link */
+    double *lskip_bps;     /* per link: capacity * SS_SKIP_BELOW */
     uint64_t *fmark;       /* per flow slot: 2 * epoch once in that epoch's re-solve,
                             * 2 * epoch + 1 once frozen in it */
     size_t n_links;
@@ -135,6 +140,7 @@ struct ss_flownet {
     size_t ev_n, ev_cap;
     size_t prop_unfrozen;  /* propagation: touched flows not frozen yet */
     double prop_level;     /* propagation: the filling's level */
+    int cand_moved;        /* propagation: a dirty link's key changed since the last scan */
     ss_flownet_stats st;
 };
 

@@ -92,14 +92,13 @@ static void touch(ss_flownet *net, uint32_t s)
 static void make_dirty(ss_flownet *net, uint32_t li, int seed)
 {
     uint64_t ep = net->epoch;
-    ss_flow_link *l = &net->links[li];
-    if (!seed && net->lforce[li] != ep && l->load_bps < l->cap_bps * SS_SKIP_BELOW) {
-        if (net->lcheck[li] != ep) {
-            net->lcheck[li] = ep;
-            ss_vpush(&net->slack_links, li);
-        }
+    if (net->lcheck[li] == ep) return; /* noted already */
+    if (!seed && net->lforce[li] != ep && net->lload_bps[li] < net->lskip_bps[li]) {
+        net->lcheck[li] = ep;
+        ss_vpush(&net->slack_links, li);
         return;
     }
+    ss_flow_link *l = &net->links[li];
     net->lstamp[li] = ep;
     ss_vpush(&net->comp_links, li);
     double thr = net->prop_level * (1 - SS_FIX_MARGIN_REL), left = l->cap_bps, load = 0;
@@ -120,7 +119,7 @@ static void make_dirty(ss_flownet *net, uint32_t li, int seed)
             unfrozen++;
         }
     }
-    l->load_bps = load;
+    net->lload_bps[li] = load;
     l->left_bps = left;
     l->unfrozen = unfrozen;
     l->fpos = SS_FLOW_NONE;
@@ -130,6 +129,7 @@ static void make_dirty(ss_flownet *net, uint32_t li, int seed)
             net->cand_key = ss_xrealloc(net->cand_key, net->cand_cap * sizeof *net->cand_key);
             net->cand_idx = ss_xrealloc(net->cand_idx, net->cand_cap * sizeof *net->cand_idx);
         }
+        net->cand_moved = 1;
         l->fpos = (uint32_t)net->cand_n++;
         net->cand_key[l->fpos] = left / unfrozen;
         net->cand_idx[l->fpos] = li;
@@ -153,6 +153,7 @@ static void freeze_at(ss_flownet *net, uint32_t s, double rate_bps, uint32_t by)
         l->left_bps -= rate_bps;
         if (--l->unfrozen) net->cand_key[l->fpos] = l->left_bps / l->unfrozen;
         else if (l->fpos != SS_FLOW_NONE) cand_drop(net, l);
+        net->cand_moved = 1;
     }
     double old = f->rate_bps;
     if (fabs(rate_bps - old) <= SS_RATE_EPS_REL * (rate_bps > old ? rate_bps : old)) return;
@@ -201,7 +202,7 @@ static size_t slack_lost(ss_flownet *net)
     for (size_t i = 0; i < net->slack_links.n; i++) {
         uint32_t li = net->slack_links.v[i];
         const ss_flow_link *l = &net->links[li];
-        if (!(l->load_bps + l->left_bps < l->cap_bps * (1 - SS_SLACK_REL))) {
+        if (!(net->lload_bps[li] + l->left_bps < l->cap_bps * (1 - SS_SLACK_REL))) {
             net->lforce[li] = ep + 1;
             lost++;
         }
@@ -231,9 +232,15 @@ static int propagate_once(ss_flownet *net, const uint32_t *seeds, size_t n_seeds
     for (size_t i = 0; i < n_seeds; i++)
         if (net->lstamp[seeds[i]] != ep) make_dirty(net, seeds[i], 1);
 
+    uint32_t at = 0;
+    double lk = INFINITY;
+    net->cand_moved = 1;
     while (net->prop_unfrozen > 0) {
-        uint32_t at = net->cand_n ? least_at(net->cand_key, net->cand_n) : 0;
-        double lk = net->cand_n ? net->cand_key[at] : INFINITY;
+        if (net->cand_moved) { /* else the least is where it was */
+            at = net->cand_n ? least_at(net->cand_key, net->cand_n) : 0;
+            lk = net->cand_n ? net->cand_key[at] : INFINITY;
+            net->cand_moved = 0;
+        }
         if (net->ev_n && !(lk < net->ev_key[0])) {
             double key = net->ev_key[0];
             uint32_t idx = net->ev_idx[0], s = idx & ~EV_CAP;

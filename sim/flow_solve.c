@@ -286,7 +286,7 @@ static void solve_pass(ss_flownet *net, const uint32_t *seeds, size_t n_seeds, u
             pick[unfrozen] = ent[j].flow;
             unfrozen += (uint32_t)!fixed;
         }
-        l->load_bps = load;
+        net->lload_bps[net->comp_links.v[i]] = load;
         l->left_bps = left;
         l->unfrozen = unfrozen;
         for (uint32_t j = 0; j < unfrozen; j++)
