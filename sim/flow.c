@@ -256,7 +256,7 @@ static void link_join(ss_flownet *net, uint32_t s)
         }
         f->pos[k] = l->n;
         l->ent[l->n++] = (ss_flow_entry){f->rate_bps, s, k};
-        net->lload_bps[f->links[k]] += f->rate_bps;
+        l->load_bps += f->rate_bps;
     }
 }
 
@@ -266,7 +266,7 @@ static void link_leave(ss_flownet *net, ss_flow_rec *f)
         ss_flow_link *l = &net->links[f->links[k]];
         uint32_t i = f->pos[k];
         ss_flow_entry last = l->ent[--l->n];
-        net->lload_bps[f->links[k]] = l->n ? net->lload_bps[f->links[k]] - f->rate_bps : 0;
+        l->load_bps = l->n ? l->load_bps - f->rate_bps : 0;
         if (i != l->n) {
             l->ent[i] = last;
             net->pool[last.flow].pos[last.k] = i;
@@ -283,7 +283,7 @@ static void settle(ss_flownet *net, ss_flow_rec *f, double now)
     double rem = f->rem_bytes - f->payload_Bps * dt;
     if (rem <= REM_EPS_REL * f->bytes) rem = 0;
     double carried = f->rem_bytes - rem;
-    for (uint32_t k = 0; k < f->n_links; k++) net->links[f->links[k]].bytes_done += carried;
+    for (uint32_t k = 0; k < f->n_links; k++) net->lbytes[f->links[k]] += carried;
     f->rem_bytes = rem;
     f->t_last_s = now;
 }
@@ -303,8 +303,9 @@ static void resolve(ss_flownet *net, const uint32_t *seeds, size_t n_seeds, doub
         settle(net, f, now);
         f->rate_bps = r;
         for (uint32_t k = 0; k < f->n_links; k++) {
-            net->links[f->links[k]].ent[f->pos[k]].rate_bps = r;
-            net->lload_bps[f->links[k]] += r - old;
+            ss_flow_link *l = &net->links[f->links[k]];
+            l->ent[f->pos[k]].rate_bps = r;
+            l->load_bps += r - old;
         }
         f->payload_Bps = r * f->goodput / 8.0;
         f->finish_s = f->rem_bytes == 0 ? now
@@ -382,7 +383,7 @@ static void on_complete(ss_engine *eng, void *ctx, uint64_t arg)
         ch_remove(net, s);
         if (f->n_links && f->rate_bps < lambda_bps) lambda_bps = f->rate_bps;
         for (uint32_t k = 0; k < f->n_links; k++) {
-            net->links[f->links[k]].bytes_done += f->rem_bytes;
+            net->lbytes[f->links[k]] += f->rem_bytes;
             ss_vpush(&net->seeds, f->links[k]);
         }
         link_leave(net, f);
@@ -483,7 +484,6 @@ static uint32_t link_slot(ss_flownet *net, uint32_t id)
     if (li == SS_FLOW_NONE) {
         li = net->link_of[id] = net->n_used++;
         net->links[li].cap_bps = net->cap_bps[id];
-        net->lskip_bps[li] = net->cap_bps[id] * SS_SKIP_BELOW;
     }
     return li;
 }
@@ -511,12 +511,11 @@ ss_flownet *ss_flownet_new(ss_engine *eng, size_t n_links, const double *capacit
     ss_flownet *net = ss_xcalloc(1, sizeof *net);
     net->eng = eng;
     net->n_links = n_links;
-    net->links = ss_xcalloc(n_links ? n_links : 1, sizeof *net->links);
-    net->lstamp = ss_xcalloc(n_links ? n_links : 1, sizeof *net->lstamp);
-    net->lcheck = ss_xcalloc(n_links ? n_links : 1, sizeof *net->lcheck);
-    net->lforce = ss_xcalloc(n_links ? n_links : 1, sizeof *net->lforce);
-    net->lload_bps = ss_xcalloc(n_links ? n_links : 1, sizeof *net->lload_bps);
-    net->lskip_bps = ss_xcalloc(n_links ? n_links : 1, sizeof *net->lskip_bps);
+    /* one link slot per cache line */
+    net->links = aligned_alloc(64, (n_links ? n_links : 1) * sizeof *net->links);
+    if (!net->links) abort();
+    memset(net->links, 0, (n_links ? n_links : 1) * sizeof *net->links);
+    net->lbytes = ss_xcalloc(n_links ? n_links : 1, sizeof *net->lbytes);
     net->cap_bps = ss_xcalloc(n_links ? n_links : 1, sizeof *net->cap_bps);
     net->link_of = ss_xcalloc(n_links ? n_links : 1, sizeof *net->link_of);
     for (size_t i = 0; i < n_links; i++) {
@@ -543,13 +542,9 @@ void ss_flownet_free(ss_flownet *net)
     }
     for (size_t i = 0; i < net->n_used; i++) free(net->links[i].ent);
     free(net->links);
-    free(net->lstamp);
-    free(net->lcheck);
-    free(net->lforce);
+    free(net->lbytes);
     free(net->cap_bps);
     free(net->link_of);
-    free(net->lload_bps);
-    free(net->lskip_bps);
     free(net->pool);
     free(net->fmark);
     free(net->ch);
@@ -705,7 +700,7 @@ double ss_link_bytes(const ss_flownet *net, uint32_t link_id)
 {
     const ss_flow_link *l = link_of(net, link_id);
     if (!l) return 0;
-    double sum = l->bytes_done;
+    double sum = net->lbytes[l - net->links];
     for (uint32_t j = 0; j < l->n; j++) {
         const ss_flow_rec *f = &net->pool[l->ent[j].flow];
         sum += f->rem_bytes - remaining_now(net, f);

@@ -42,17 +42,22 @@ typedef struct ss_flow_entry {
     uint32_t k;
 } ss_flow_entry;
 
+/* One link slot, in one cache line: what a re-solve reads and writes. */
 typedef struct ss_flow_link {
     ss_flow_entry *ent;  /* flows crossing it now */
     uint32_t n, ncap;
     double cap_bps;
-    /* re-solve scratch (its epoch mark is in ss_flownet.lstamp) */
+    double load_bps;     /* sum of the entries' rates, kept up to date on every change,
+                          * recomputed whenever a re-solve scans the link */
+    /* re-solve scratch */
     double left_bps;     /* capacity not yet given to frozen flows */
     uint32_t unfrozen;   /* entries of unfrozen flows */
     uint32_t fpos;       /* position among the filling candidates */
-    double bytes_done;   /* payload bytes settled so far (flows add theirs when their rate
-                          * changes and when they leave) */
+    uint64_t stamp;      /* the last epoch that visited it (dirty, for propagation) */
+    uint64_t mark;       /* propagation: 2 * epoch once noted for its slack in that
+                          * epoch, 2 * epoch + 1 if that epoch must turn it dirty */
 } ss_flow_link;
+_Static_assert(sizeof(ss_flow_link) == 64, "ss_flow_link is one cache line");
 
 typedef struct ss_flow_rec {
     /* what a re-solve reads, in the first 64 bytes (its marks are in
@@ -103,13 +108,8 @@ struct ss_flownet {
     uint32_t *link_of;     /* per link id: its slot, SS_FLOW_NONE until a route names it */
     double *cap_bps;       /* per link id: capacity */
     uint32_t n_used;       /* slots given out */
-    /* per link slot: */
-    uint64_t *lstamp;      /* per link: the last epoch that visited it */
-    uint64_t *lcheck;      /* per link: the last epoch that noted it as a slack link */
-    uint64_t *lforce;      /* per link: an epoch that must turn it dirty all the same */
-    double *lload_bps;     /* per link: the sum of its entries' rates, kept up to date on
-                            * every change, recomputed whenever a re-solve scans the link */
-    double *lskip_bps;     /* per link: capacity * SS_SKIP_BELOW */
+    double *lbytes;        /* per link slot: payload bytes settled so far (flows add theirs
+                            * when their rate changes and when they leave) */
     uint64_t *fmark;       /* per flow slot: 2 * epoch once in that epoch's re-solve,
                             * 2 * epoch + 1 once frozen in it */
     size_t n_links;

@@ -6,7 +6,7 @@
  * ("Propagation"); the names below follow it.
  *
  * State of a re-solve (epoch ep):
- *   - a link is dirty once lstamp == ep.  It then keeps left_bps and
+ *   - a link is dirty once its stamp == ep.  It then keeps left_bps and
  *     unfrozen exactly as progressive filling would, and sits in the dense
  *     candidate set (cand_key/cand_idx, position fpos) while it has
  *     unfrozen flows.  Other links are clean: they behave as in the old
@@ -88,18 +88,18 @@ static void touch(ss_flownet *net, uint32_t s)
 /* Link li departs from the old filling at the current level: its frozen
  * flows are the touched ones that froze and the untouched ones below the
  * level (they keep their rates); every other flow on it is touched.  A
- * link with slack that is not a seed is only noted, for slack_held. */
+ * link with slack that is not a seed is only noted, for slack_lost. */
 static void make_dirty(ss_flownet *net, uint32_t li, int seed)
 {
     uint64_t ep = net->epoch;
-    if (net->lcheck[li] == ep) return; /* noted already */
-    if (!seed && net->lforce[li] != ep && net->lload_bps[li] < net->lskip_bps[li]) {
-        net->lcheck[li] = ep;
+    ss_flow_link *l = &net->links[li];
+    if (l->mark == 2 * ep) return; /* noted already */
+    if (!seed && l->mark != 2 * ep + 1 && l->load_bps < l->cap_bps * SS_SKIP_BELOW) {
+        l->mark = 2 * ep;
         ss_vpush(&net->slack_links, li);
         return;
     }
-    ss_flow_link *l = &net->links[li];
-    net->lstamp[li] = ep;
+    l->stamp = ep;
     ss_vpush(&net->comp_links, li);
     double thr = net->prop_level * (1 - SS_FIX_MARGIN_REL), left = l->cap_bps, load = 0;
     uint32_t unfrozen = 0;
@@ -119,7 +119,7 @@ static void make_dirty(ss_flownet *net, uint32_t li, int seed)
             unfrozen++;
         }
     }
-    net->lload_bps[li] = load;
+    net->links[li].load_bps = load;
     l->left_bps = left;
     l->unfrozen = unfrozen;
     l->fpos = SS_FLOW_NONE;
@@ -148,7 +148,7 @@ static void freeze_at(ss_flownet *net, uint32_t s, double rate_bps, uint32_t by)
     f->new_bn = by;
     for (uint32_t k = 0; k < f->n_links; k++) {
         uint32_t li = f->links[k];
-        if (net->lstamp[li] != ep) continue;
+        if (net->links[li].stamp != ep) continue;
         ss_flow_link *l = &net->links[li];
         l->left_bps -= rate_bps;
         if (--l->unfrozen) net->cand_key[l->fpos] = l->left_bps / l->unfrozen;
@@ -158,7 +158,7 @@ static void freeze_at(ss_flownet *net, uint32_t s, double rate_bps, uint32_t by)
     double old = f->rate_bps;
     if (fabs(rate_bps - old) <= SS_RATE_EPS_REL * (rate_bps > old ? rate_bps : old)) return;
     for (uint32_t k = 0; k < f->n_links; k++)
-        if (net->lstamp[f->links[k]] != ep) make_dirty(net, f->links[k], 0);
+        if (net->links[f->links[k]].stamp != ep) make_dirty(net, f->links[k], 0);
 }
 
 /* The least key of the candidate set (n >= 1), and where it is.  Four
@@ -195,15 +195,16 @@ static size_t slack_lost(ss_flownet *net)
         const ss_flow_rec *f = &net->pool[net->comp_flows.v[i]];
         double up = f->new_rate_bps - f->rate_bps;
         if (!(up > 0)) continue;
-        for (uint32_t k = 0; k < f->n_links; k++)
-            if (net->lcheck[f->links[k]] == ep) net->links[f->links[k]].left_bps += up;
+        for (uint32_t k = 0; k < f->n_links; k++) {
+            ss_flow_link *l = &net->links[f->links[k]];
+            if (l->mark == 2 * ep) l->left_bps += up;
+        }
     }
     size_t lost = 0;
     for (size_t i = 0; i < net->slack_links.n; i++) {
-        uint32_t li = net->slack_links.v[i];
-        const ss_flow_link *l = &net->links[li];
-        if (!(net->lload_bps[li] + l->left_bps < l->cap_bps * (1 - SS_SLACK_REL))) {
-            net->lforce[li] = ep + 1;
+        ss_flow_link *l = &net->links[net->slack_links.v[i]];
+        if (!(l->load_bps + l->left_bps < l->cap_bps * (1 - SS_SLACK_REL))) {
+            l->mark = 2 * (ep + 1) + 1; /* the next epoch turns it dirty */
             lost++;
         }
     }
@@ -230,7 +231,7 @@ static int propagate_once(ss_flownet *net, const uint32_t *seeds, size_t n_seeds
         if (f->cap_bps > 0) ev_push(net, f->cap_bps, EV_CAP | new_flow);
     }
     for (size_t i = 0; i < n_seeds; i++)
-        if (net->lstamp[seeds[i]] != ep) make_dirty(net, seeds[i], 1);
+        if (net->links[seeds[i]].stamp != ep) make_dirty(net, seeds[i], 1);
 
     uint32_t at = 0;
     double lk = INFINITY;
@@ -250,12 +251,12 @@ static int propagate_once(ss_flownet *net, const uint32_t *seeds, size_t n_seeds
             ss_flow_rec *f = &net->pool[s];
             if (idx & EV_CAP) {
                 freeze_at(net, s, f->cap_bps, SS_BN_CAP);
-            } else if (f->bn == SS_BN_CAP || net->lstamp[f->bn] != ep) {
+            } else if (f->bn == SS_BN_CAP || net->links[f->bn].stamp != ep) {
                 freeze_at(net, s, f->rate_bps, f->bn); /* its bottleneck is clean */
             } else {
                 /* it does not freeze where it did: it departs from here on */
                 for (uint32_t k = 0; k < f->n_links; k++)
-                    if (net->lstamp[f->links[k]] != ep) make_dirty(net, f->links[k], 0);
+                    if (net->links[f->links[k]].stamp != ep) make_dirty(net, f->links[k], 0);
                 if (f->cap_bps > 0) ev_push(net, f->cap_bps, EV_CAP | s);
             }
             continue;

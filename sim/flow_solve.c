@@ -241,8 +241,8 @@ static inline void expand(ss_flownet *net, uint32_t s, uint64_t ep)
             continue;
         }
         ss_vpush(&net->shared, li);
-        if (net->lstamp[li] != ep) {
-            net->lstamp[li] = ep;
+        if (net->links[li].stamp != ep) {
+            net->links[li].stamp = ep;
             ss_vpush(&net->comp_links, li);
         }
     }
@@ -256,13 +256,12 @@ static void solve_pass(ss_flownet *net, const uint32_t *seeds, size_t n_seeds, u
 {
     uint64_t ep = ++net->epoch;
     double fixed_below = net->fixed_below;
-    uint64_t *lstamp = net->lstamp;
     net->comp_links.n = 0;
     net->comp_flows.n = 0;
     net->shared.n = 0;
     for (size_t i = 0; i < n_seeds; i++) {
-        if (lstamp[seeds[i]] != ep) {
-            lstamp[seeds[i]] = ep;
+        if (net->links[seeds[i]].stamp != ep) {
+            net->links[seeds[i]].stamp = ep;
             ss_vpush(&net->comp_links, seeds[i]);
         }
     }
@@ -286,7 +285,7 @@ static void solve_pass(ss_flownet *net, const uint32_t *seeds, size_t n_seeds, u
             pick[unfrozen] = ent[j].flow;
             unfrozen += (uint32_t)!fixed;
         }
-        net->lload_bps[net->comp_links.v[i]] = load;
+        net->links[net->comp_links.v[i]].load_bps = load;
         l->left_bps = left;
         l->unfrozen = unfrozen;
         for (uint32_t j = 0; j < unfrozen; j++)
