@@ -44,23 +44,31 @@ static void ev_push(ss_flownet *net, double key, uint32_t idx)
     net->ev_idx[i] = idx;
 }
 
+/* Pop the least: the hole goes down to a leaf by the lesser child (one
+ * compare a level), then the last item climbs from there (rarely far). */
 static void ev_pop(ss_flownet *net)
 {
     size_t n = --net->ev_n, i = 0;
     if (n == 0) return;
-    double key = net->ev_key[n];
-    uint32_t idx = net->ev_idx[n];
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= n) break;
-        if (c + 1 < n && net->ev_key[c + 1] < net->ev_key[c]) c++;
-        if (!(net->ev_key[c] < key)) break;
-        net->ev_key[i] = net->ev_key[c];
-        net->ev_idx[i] = net->ev_idx[c];
+    double *key = net->ev_key;
+    uint32_t *idx = net->ev_idx;
+    for (size_t c = 1; c < n; c = 2 * i + 1) {
+        c += c + 1 < n && key[c + 1] < key[c];
+        key[i] = key[c];
+        idx[i] = idx[c];
         i = c;
     }
-    net->ev_key[i] = key;
-    net->ev_idx[i] = idx;
+    double k = key[n];
+    uint32_t x = idx[n];
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (!(k < key[p])) break;
+        key[i] = key[p];
+        idx[i] = idx[p];
+        i = p;
+    }
+    key[i] = k;
+    idx[i] = x;
 }
 
 static void cand_drop(ss_flownet *net, ss_flow_link *l)
@@ -87,18 +95,11 @@ static void touch(ss_flownet *net, uint32_t s)
 
 /* Link li departs from the old filling at the current level: its frozen
  * flows are the touched ones that froze and the untouched ones below the
- * level (they keep their rates); every other flow on it is touched.  A
- * link with slack that is not a seed is only noted, for slack_lost. */
-static void make_dirty(ss_flownet *net, uint32_t li, int seed)
+ * level (they keep their rates); every other flow on it is touched. */
+static void make_dirty(ss_flownet *net, uint32_t li)
 {
     uint64_t ep = net->epoch;
     ss_flow_link *l = &net->links[li];
-    if (l->mark == 2 * ep) return; /* noted already */
-    if (!seed && l->mark != 2 * ep + 1 && l->load_bps < l->cap_bps * SS_SKIP_BELOW) {
-        l->mark = 2 * ep;
-        ss_vpush(&net->slack_links, li);
-        return;
-    }
     l->stamp = ep;
     ss_vpush(&net->comp_links, li);
     double thr = net->prop_level * (1 - SS_FIX_MARGIN_REL), left = l->cap_bps, load = 0;
@@ -136,6 +137,21 @@ static void make_dirty(ss_flownet *net, uint32_t li, int seed)
     }
 }
 
+/* Link li of a flow that departs: turn it dirty, unless it is already, or
+ * has slack (then note it). */
+static inline void reach(ss_flownet *net, uint32_t li)
+{
+    uint64_t ep = net->epoch;
+    ss_flow_link *l = &net->links[li];
+    if (l->stamp == ep || l->mark == 2 * ep) return;
+    if (l->mark != 2 * ep + 1 && l->load_bps < l->cap_bps * SS_SKIP_BELOW) {
+        l->mark = 2 * ep;
+        ss_vpush(&net->slack_links, li);
+        return;
+    }
+    make_dirty(net, li);
+}
+
 /* Freeze touched flow s at rate_bps, frozen by link by (or SS_BN_CAP).  If
  * that is not its old rate, its clean links depart from here on. */
 static void freeze_at(ss_flownet *net, uint32_t s, double rate_bps, uint32_t by)
@@ -157,8 +173,7 @@ static void freeze_at(ss_flownet *net, uint32_t s, double rate_bps, uint32_t by)
     }
     double old = f->rate_bps;
     if (fabs(rate_bps - old) <= SS_RATE_EPS_REL * (rate_bps > old ? rate_bps : old)) return;
-    for (uint32_t k = 0; k < f->n_links; k++)
-        if (net->links[f->links[k]].stamp != ep) make_dirty(net, f->links[k], 0);
+    for (uint32_t k = 0; k < f->n_links; k++) reach(net, f->links[k]);
 }
 
 /* The least key of the candidate set (n >= 1), and where it is.  Four
@@ -231,7 +246,7 @@ static int propagate_once(ss_flownet *net, const uint32_t *seeds, size_t n_seeds
         if (f->cap_bps > 0) ev_push(net, f->cap_bps, EV_CAP | new_flow);
     }
     for (size_t i = 0; i < n_seeds; i++)
-        if (net->links[seeds[i]].stamp != ep) make_dirty(net, seeds[i], 1);
+        if (net->links[seeds[i]].stamp != ep) make_dirty(net, seeds[i]);
 
     uint32_t at = 0;
     double lk = INFINITY;
@@ -255,8 +270,7 @@ static int propagate_once(ss_flownet *net, const uint32_t *seeds, size_t n_seeds
                 freeze_at(net, s, f->rate_bps, f->bn); /* its bottleneck is clean */
             } else {
                 /* it does not freeze where it did: it departs from here on */
-                for (uint32_t k = 0; k < f->n_links; k++)
-                    if (net->links[f->links[k]].stamp != ep) make_dirty(net, f->links[k], 0);
+                for (uint32_t k = 0; k < f->n_links; k++) reach(net, f->links[k]);
                 if (f->cap_bps > 0) ev_push(net, f->cap_bps, EV_CAP | s);
             }
             continue;
