@@ -134,7 +134,19 @@ static uint32_t slot_take(ss_flownet *net)
     if (net->free_head == SS_FLOW_NONE) {
         uint32_t old = net->n_slots, grow = old ? old : 64;
         if ((uint64_t)old + grow >= SS_FLOW_NONE) abort();
-        net->pool = ss_xrealloc(net->pool, (size_t)(old + grow) * sizeof *net->pool);
+        /* records on cache lines; short routes point into their record */
+        ss_flow_rec *pool = aligned_alloc(64, (size_t)(old + grow) * sizeof *pool);
+        if (!pool) abort();
+        if (old) memcpy(pool, net->pool, (size_t)old * sizeof *pool);
+        free(net->pool);
+        net->pool = pool;
+        for (uint32_t i = 0; i < old; i++) {
+            ss_flow_rec *f = &pool[i];
+            if (f->phase != SS_PH_FREE && f->n_links <= SS_ROUTE_INLINE) {
+                f->links = f->route_inl;
+                f->pos = f->pos_inl;
+            }
+        }
         net->fmark = ss_xrealloc(net->fmark, (size_t)(old + grow) * sizeof *net->fmark);
         memset(net->fmark + old, 0, (size_t)grow * sizeof *net->fmark);
         memset(net->pool + old, 0, (size_t)grow * sizeof *net->pool);
@@ -439,10 +451,17 @@ static uint32_t flow_new(ss_flownet *net, size_t n_links, size_t n_recv, double 
     assert(n_links < SS_FLOW_NONE && n_recv >= 1 && n_recv < SS_FLOW_NONE);
     uint32_t s = slot_take(net);
     ss_flow_rec *f = &net->pool[s];
-    if (f->route_cap < n_links) {
-        f->route_cap = (uint32_t)n_links;
-        f->links = ss_xrealloc(f->links, n_links * sizeof *f->links);
-        f->pos = ss_xrealloc(f->pos, n_links * sizeof *f->pos);
+    if (n_links <= SS_ROUTE_INLINE) {
+        f->links = f->route_inl;
+        f->pos = f->pos_inl;
+    } else {
+        if (f->route_cap < n_links) {
+            f->route_cap = (uint32_t)n_links;
+            f->heap_links = ss_xrealloc(f->heap_links, n_links * sizeof *f->heap_links);
+            f->heap_pos = ss_xrealloc(f->heap_pos, n_links * sizeof *f->heap_pos);
+        }
+        f->links = f->heap_links;
+        f->pos = f->heap_pos;
     }
     if (f->recv_cap < n_recv) {
         f->recv_cap = (uint32_t)n_recv;
@@ -536,8 +555,8 @@ void ss_flownet_free(ss_flownet *net)
     for (uint32_t s = 0; s < net->n_slots; s++) {
         ss_flow_rec *f = &net->pool[s];
         if (f->phase != SS_PH_FREE && f->ev) ss_cancel(net->eng, f->ev);
-        free(f->links);
-        free(f->pos);
+        free(f->heap_links);
+        free(f->heap_pos);
         free(f->recv_s);
     }
     for (size_t i = 0; i < net->n_used; i++) free(net->links[i].ent);

@@ -11,6 +11,7 @@
 
 #define SS_FLOW_NONE UINT32_MAX /* no slot, no position */
 #define SS_FILL_SCAN_MAX 2048   /* default of ss_flownet.fill_scan_max */
+#define SS_ROUTE_INLINE 4       /* routes up to this long live in the flow record */
 #define SS_BN_CAP (UINT32_MAX - 1) /* ss_flow_rec.bn: frozen by its own cap_bps */
 #define SS_RATE_EPS_REL 1e-12   /* a rate that moves less than this is unchanged */
 #define SS_FIX_MARGIN_REL 1e-9  /* rates this close below a threshold count as above it */
@@ -59,14 +60,15 @@ typedef struct ss_flow_link {
 } ss_flow_link;
 _Static_assert(sizeof(ss_flow_link) == 64, "ss_flow_link is one cache line");
 
+/* A flow record, in four cache lines: what propagation reads first, then
+ * what settling a rate change and the completion heap read. */
 typedef struct ss_flow_rec {
-    /* what a re-solve reads, in the first 64 bytes (its marks are in
-     * ss_flownet.fmark); propagation (flow_prop.c) needs only the first 48 */
-    double rate_bps;     /* allocated wire rate; ACTIVE flows have rate_bps > 0 after
-                          * their first re-solve */
+    /* line 0: propagation (its marks are in ss_flownet.fmark) */
+    _Alignas(64) double rate_bps; /* allocated wire rate; ACTIVE flows have rate_bps > 0
+                                   * after their first re-solve */
     double new_rate_bps; /* re-solve scratch */
     double cap_bps;
-    uint32_t *links;
+    uint32_t *links;     /* route (link slots): route_inl, or heap_links when long */
     uint32_t n_links;    /* route length (all hops of a chain, concatenated) */
     uint32_t bn;         /* what froze it at its rate in the last re-solve that touched it:
                           * a link of its route, or SS_BN_CAP.  That link is still
@@ -74,23 +76,29 @@ typedef struct ss_flow_rec {
     uint32_t new_bn;     /* re-solve scratch: what froze it (see bn) */
     uint32_t fpos;       /* position of eff_cap_bps among the filling candidates, or
                           * SS_FLOW_NONE */
+    uint32_t route_inl[SS_ROUTE_INLINE];
+    /* line 1: rate changes, completion heap */
+    uint32_t *pos;       /* pos[k]: index of this flow's entry in links[k]'s array */
+    uint32_t pos_inl[SS_ROUTE_INLINE];
+    uint32_t hpos;       /* index in the completion heap, SS_FLOW_NONE if absent */
+    int phase;
+    ss_flow_id id;       /* 0 while free */
+    double finish_s;     /* last byte leaves, at the current rate */
+    double rem_bytes;    /* payload left at t_last_s */
+    double payload_Bps;  /* rate_bps * goodput / 8 */
+    /* line 2 */
+    double t_last_s;
+    double bytes;        /* payload size */
+    double goodput;
     double eff_cap_bps;  /* re-solve scratch: cap_bps and the capacity of every link it
                           * has to itself, INFINITY if none */
     uint32_t sh_off, sh_n; /* re-solve scratch: its links shared with other flows are
                             * ss_flownet.shared[sh_off .. sh_off + sh_n - 1] */
-    /* the rest */
     uint32_t eff_cap_link; /* re-solve scratch: the link behind eff_cap_bps, or SS_BN_CAP */
-    uint32_t hpos;       /* index in the completion heap, SS_FLOW_NONE if absent */
-    int phase;
-    ss_flow_id id;       /* 0 while free */
-    uint32_t route_cap;  /* capacity of links[] and pos[]: kept when the slot is reused */
-    uint32_t *pos;       /* pos[k]: index of this flow's entry in links[k]'s array */
-    double bytes;        /* payload size */
-    double rem_bytes;    /* payload left at t_last_s */
-    double t_last_s;
-    double payload_Bps;  /* rate_bps * goodput / 8 */
-    double finish_s;     /* last byte leaves, at the current rate */
-    double goodput;
+    uint32_t route_cap;  /* capacity of heap_links[] and heap_pos[]: kept when the slot is
+                          * reused */
+    uint32_t *heap_links, *heap_pos; /* routes longer than SS_ROUTE_INLINE */
+    /* the rest */
     uint32_t next_free;
     ss_event_id ev;      /* pending set-up or delivery event */
     /* delivery: receiver i is notified at t_sent_s + recv_s[i] */

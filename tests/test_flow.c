@@ -617,7 +617,7 @@ static void test_memory_follows_flows_in_flight(void)
 
 /* ---- 8. randomized cross-check against a global reference ------------------ */
 
-enum { RL_MAX = 400, RF_MAX = 1200, RMAXR = 4 };
+enum { RL_MAX = 400, RF_MAX = 1200, RMAXR = 6 }; /* routes of 5 and 6 links live outside the flow record */
 
 typedef struct rflow {
     uint32_t route[RMAXR];
