@@ -172,61 +172,64 @@ static void slot_release(ss_flownet *net, ss_flow_rec *f)
 
 /* ---- completion heap ------------------------------------------------------ */
 
-static inline int ch_before(const ss_flownet *net, uint32_t a, uint32_t b)
+/* The heap holds each flow's (finish_s, id), so that sifting compares
+ * without visiting the records; the slot is the id's low 32 bits. */
+static inline int ch_before(ss_flow_due a, ss_flow_due b)
 {
-    const ss_flow_rec *x = &net->pool[a], *y = &net->pool[b];
-    return x->finish_s < y->finish_s || (x->finish_s == y->finish_s && x->id < y->id);
+    return a.t_s < b.t_s || (a.t_s == b.t_s && a.id < b.id);
 }
 
-static void ch_place(ss_flownet *net, size_t i, uint32_t s)
+static inline void ch_place(ss_flownet *net, size_t i, ss_flow_due d)
 {
-    net->ch[i] = s;
-    net->pool[s].hpos = (uint32_t)i;
+    net->ch[i] = d;
+    net->pool[(uint32_t)d.id].hpos = (uint32_t)i;
 }
 
-static void ch_up(ss_flownet *net, size_t i)
+static void ch_up(ss_flownet *net, size_t i, ss_flow_due d)
 {
-    uint32_t s = net->ch[i];
     while (i > 0) {
         size_t p = (i - 1) / 2;
-        if (!ch_before(net, s, net->ch[p])) break;
+        if (!ch_before(d, net->ch[p])) break;
         ch_place(net, i, net->ch[p]);
         i = p;
     }
-    ch_place(net, i, s);
+    ch_place(net, i, d);
 }
 
-static void ch_down(ss_flownet *net, size_t i)
+static void ch_down(ss_flownet *net, size_t i, ss_flow_due d)
 {
-    uint32_t s = net->ch[i];
     for (;;) {
         size_t c = 2 * i + 1;
         if (c >= net->ch_n) break;
-        if (c + 1 < net->ch_n && ch_before(net, net->ch[c + 1], net->ch[c])) c++;
-        if (!ch_before(net, net->ch[c], s)) break;
+        if (c + 1 < net->ch_n && ch_before(net->ch[c + 1], net->ch[c])) c++;
+        if (!ch_before(net->ch[c], d)) break;
         ch_place(net, i, net->ch[c]);
         i = c;
     }
-    ch_place(net, i, s);
+    ch_place(net, i, d);
+}
+
+/* Put item d at position i (or at the end if i is ch_n) in order. */
+static void ch_settle(ss_flownet *net, size_t i, ss_flow_due d)
+{
+    if (i > 0 && ch_before(d, net->ch[(i - 1) / 2])) ch_up(net, i, d);
+    else ch_down(net, i, d);
 }
 
 /* Insert slot s, or restore order after its finish_s changed. */
 static void ch_update(ss_flownet *net, uint32_t s)
 {
     ss_flow_rec *f = &net->pool[s];
+    ss_flow_due d = {f->finish_s, f->id};
     if (f->hpos == SS_FLOW_NONE) {
         if (net->ch_n == net->ch_cap) {
             net->ch_cap = net->ch_cap ? 2 * net->ch_cap : 64;
             net->ch = ss_xrealloc(net->ch, net->ch_cap * sizeof *net->ch);
         }
-        net->ch_n++;
-        ch_place(net, net->ch_n - 1, s);
-        ch_up(net, net->ch_n - 1);
+        ch_up(net, net->ch_n++, d);
         return;
     }
-    size_t i = f->hpos;
-    if (i > 0 && ch_before(net, s, net->ch[(i - 1) / 2])) ch_up(net, i);
-    else ch_down(net, i);
+    ch_settle(net, f->hpos, d);
 }
 
 static void ch_remove(ss_flownet *net, uint32_t s)
@@ -236,8 +239,7 @@ static void ch_remove(ss_flownet *net, uint32_t s)
     net->pool[s].hpos = SS_FLOW_NONE;
     net->ch_n--;
     if (i == net->ch_n) return;
-    ch_place(net, i, net->ch[net->ch_n]);
-    ch_update(net, net->ch[i]);
+    ch_settle(net, i, net->ch[net->ch_n]);
 }
 
 static void on_complete(ss_engine *eng, void *ctx, uint64_t arg);
@@ -245,7 +247,7 @@ static void on_complete(ss_engine *eng, void *ctx, uint64_t arg);
 /* Keep one engine event at the earliest completion. */
 static void arm(ss_flownet *net)
 {
-    double t = net->ch_n ? net->pool[net->ch[0]].finish_s : INFINITY;
+    double t = net->ch_n ? net->ch[0].t_s : INFINITY;
     if (net->ev && net->ev_t == t) return;
     if (net->ev) ss_cancel(net->eng, net->ev);
     net->ev = 0;
@@ -389,8 +391,8 @@ static void on_complete(ss_engine *eng, void *ctx, uint64_t arg)
     net->seeds.n = 0;
     net->batch.n = 0;
     double lambda_bps = INFINITY; /* the least rate among the leavers */
-    while (net->ch_n && net->pool[net->ch[0]].finish_s <= horizon) {
-        uint32_t s = net->ch[0];
+    while (net->ch_n && net->ch[0].t_s <= horizon) {
+        uint32_t s = (uint32_t)net->ch[0].id;
         ss_flow_rec *f = &net->pool[s];
         ch_remove(net, s);
         if (f->n_links && f->rate_bps < lambda_bps) lambda_bps = f->rate_bps;

@@ -43,6 +43,13 @@ typedef struct ss_flow_entry {
     uint32_t k;
 } ss_flow_entry;
 
+/* A completion heap item: a flow's finish_s and id (its slot in the low 32
+ * bits). */
+typedef struct ss_flow_due {
+    double t_s;
+    ss_flow_id id;
+} ss_flow_due;
+
 /* One link slot, in one cache line: what a re-solve reads and writes. */
 typedef struct ss_flow_link {
     ss_flow_entry *ent;  /* flows crossing it now */
@@ -125,8 +132,8 @@ struct ss_flownet {
     uint32_t n_slots, free_head;
     uint64_t seq;          /* flow ids: seq << 32 | slot */
     size_t active, peak_active;
-    /* completion heap of flow slots, ordered by (finish_s, id) */
-    uint32_t *ch;
+    /* completion heap, ordered by (finish_s, id) */
+    ss_flow_due *ch;
     size_t ch_n, ch_cap;
     ss_event_id ev;        /* engine event for the heap's minimum */
     double ev_t;
