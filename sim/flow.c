@@ -302,6 +302,18 @@ static void settle(ss_flownet *net, ss_flow_rec *f, double now)
     f->t_last_s = now;
 }
 
+/* Before f leaves its links, queue those that it nearly filled as the
+ * re-solve's seeds.  A link below SS_SKIP_BELOW of its capacity is the
+ * bottleneck of no flow, f included, so nothing needs re-solving on its
+ * account (if the re-solve reaches it, it notes it as a link with slack). */
+static void push_leave_seeds(ss_flownet *net, const ss_flow_rec *f)
+{
+    for (uint32_t k = 0; k < f->n_links; k++) {
+        const ss_flow_link *l = &net->links[f->links[k]];
+        if (!(l->load_bps < l->cap_bps * SS_SKIP_BELOW)) ss_vpush(&net->seeds, f->links[k]);
+    }
+}
+
 /* Re-solve (flow_solve.c), then move the flows whose rate changed. */
 static void resolve(ss_flownet *net, const uint32_t *seeds, size_t n_seeds, double lambda_bps,
                     uint32_t new_flow)
@@ -396,10 +408,8 @@ static void on_complete(ss_engine *eng, void *ctx, uint64_t arg)
         ss_flow_rec *f = &net->pool[s];
         ch_remove(net, s);
         if (f->n_links && f->rate_bps < lambda_bps) lambda_bps = f->rate_bps;
-        for (uint32_t k = 0; k < f->n_links; k++) {
-            net->lbytes[f->links[k]] += f->rem_bytes;
-            ss_vpush(&net->seeds, f->links[k]);
-        }
+        for (uint32_t k = 0; k < f->n_links; k++) net->lbytes[f->links[k]] += f->rem_bytes;
+        push_leave_seeds(net, f);
         link_leave(net, f);
         /* insertion by id: popped in (time, id) order, so nearly sorted */
         ss_vpush(&net->batch, s);
@@ -657,8 +667,10 @@ int ss_flow_cancel(ss_flownet *net, ss_flow_id id)
         uint32_t s = (uint32_t)(f - net->pool);
         settle(net, f, ss_now(net->eng));
         ch_remove(net, s);
+        net->seeds.n = 0;
+        push_leave_seeds(net, f);
         link_leave(net, f);
-        if (f->n_links) resolve(net, f->links, f->n_links, f->rate_bps, SS_FLOW_NONE);
+        if (net->seeds.n) resolve(net, net->seeds.v, net->seeds.n, f->rate_bps, SS_FLOW_NONE);
         arm(net);
     } else if (f->ev) {
         ss_cancel(net->eng, f->ev);
