@@ -155,7 +155,7 @@ struct ss_flownet {
     size_t ev_n, ev_cap;
     size_t prop_unfrozen;  /* propagation: touched flows not frozen yet */
     double prop_level;     /* propagation: the filling's level */
-    int cand_moved;        /* propagation: a dirty link's key changed since the last scan */
+    uint32_t cand_min;     /* propagation: where the least key is, SS_FLOW_NONE if unknown */
     ss_flownet_stats st;
 };
 

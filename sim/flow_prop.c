@@ -71,15 +71,28 @@ static void ev_pop(ss_flownet *net)
     idx[i] = x;
 }
 
+/* The dirty links with unfrozen flows, keyed by left/unfrozen, and
+ * cand_min, the position of the least key (SS_FLOW_NONE: scan for it). */
 static void cand_drop(ss_flownet *net, ss_flow_link *l)
 {
     uint32_t at = l->fpos, last = (uint32_t)--net->cand_n;
+    if (net->cand_min == at) net->cand_min = SS_FLOW_NONE;
+    else if (net->cand_min == last) net->cand_min = at;
     if (at != last) {
         net->cand_key[at] = net->cand_key[last];
         net->cand_idx[at] = net->cand_idx[last];
         net->links[net->cand_idx[at]].fpos = at;
     }
     l->fpos = SS_FLOW_NONE;
+}
+
+/* Position at has a new key (they only rise, but rounding may say
+ * otherwise). */
+static inline void cand_set(ss_flownet *net, uint32_t at, double key)
+{
+    net->cand_key[at] = key;
+    if (net->cand_min == at) net->cand_min = SS_FLOW_NONE;
+    else if (net->cand_min != SS_FLOW_NONE && key < net->cand_key[net->cand_min]) net->cand_min = at;
 }
 
 /* A flow joins the re-solve, unfrozen, with an event at its old rate. */
@@ -130,10 +143,9 @@ static void make_dirty(ss_flownet *net, uint32_t li)
             net->cand_key = ss_xrealloc(net->cand_key, net->cand_cap * sizeof *net->cand_key);
             net->cand_idx = ss_xrealloc(net->cand_idx, net->cand_cap * sizeof *net->cand_idx);
         }
-        net->cand_moved = 1;
         l->fpos = (uint32_t)net->cand_n++;
-        net->cand_key[l->fpos] = left / unfrozen;
         net->cand_idx[l->fpos] = li;
+        cand_set(net, l->fpos, left / unfrozen);
     }
 }
 
@@ -167,9 +179,8 @@ static void freeze_at(ss_flownet *net, uint32_t s, double rate_bps, uint32_t by)
         if (net->links[li].stamp != ep) continue;
         ss_flow_link *l = &net->links[li];
         l->left_bps -= rate_bps;
-        if (--l->unfrozen) net->cand_key[l->fpos] = l->left_bps / l->unfrozen;
+        if (--l->unfrozen) cand_set(net, l->fpos, l->left_bps / l->unfrozen);
         else if (l->fpos != SS_FLOW_NONE) cand_drop(net, l);
-        net->cand_moved = 1;
     }
     double old = f->rate_bps;
     if (fabs(rate_bps - old) <= SS_RATE_EPS_REL * (rate_bps > old ? rate_bps : old)) return;
@@ -248,15 +259,12 @@ static int propagate_once(ss_flownet *net, const uint32_t *seeds, size_t n_seeds
     for (size_t i = 0; i < n_seeds; i++)
         if (net->links[seeds[i]].stamp != ep) make_dirty(net, seeds[i]);
 
-    uint32_t at = 0;
-    double lk = INFINITY;
-    net->cand_moved = 1;
+    net->cand_min = SS_FLOW_NONE;
     while (net->prop_unfrozen > 0) {
-        if (net->cand_moved) { /* else the least is where it was */
-            at = net->cand_n ? least_at(net->cand_key, net->cand_n) : 0;
-            lk = net->cand_n ? net->cand_key[at] : INFINITY;
-            net->cand_moved = 0;
-        }
+        if (net->cand_min == SS_FLOW_NONE && net->cand_n)
+            net->cand_min = least_at(net->cand_key, net->cand_n);
+        uint32_t at = net->cand_min;
+        double lk = net->cand_n ? net->cand_key[at] : INFINITY;
         if (net->ev_n && !(lk < net->ev_key[0])) {
             double key = net->ev_key[0];
             uint32_t idx = net->ev_idx[0], s = idx & ~EV_CAP;
