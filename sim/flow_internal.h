@@ -156,6 +156,7 @@ struct ss_flownet {
     size_t prop_unfrozen;  /* propagation: touched flows not frozen yet */
     double prop_level;     /* propagation: the filling's level */
     uint32_t cand_min;     /* propagation: where the least key is, SS_FLOW_NONE if unknown */
+    int prop_abort;        /* propagation: too large, give up (flow_prop.c) */
     ss_flownet_stats st;
 };
 

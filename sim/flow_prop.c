@@ -146,6 +146,7 @@ static void make_dirty(ss_flownet *net, uint32_t li)
         l->fpos = (uint32_t)net->cand_n++;
         net->cand_idx[l->fpos] = li;
         cand_set(net, l->fpos, left / unfrozen);
+        if (net->cand_n > net->fill_scan_max / 4) net->prop_abort = 1;
     }
 }
 
@@ -237,11 +238,14 @@ static size_t slack_lost(ss_flownet *net)
     return lost;
 }
 
-/* One attempt: 0 if a link left out for its slack would be full. */
+/* One attempt: 1 if done, 0 if a link left out for its slack would be full,
+ * -1 if it gave up: more than fill_scan_max / 4 dirty links with unfrozen
+ * flows, too many to scan at every step (search and fill has its heap). */
 static int propagate_once(ss_flownet *net, const uint32_t *seeds, size_t n_seeds, double lambda_bps,
                           uint32_t new_flow)
 {
     uint64_t ep = ++net->epoch;
+    net->prop_abort = 0;
     net->comp_links.n = 0;
     net->comp_flows.n = 0;
     net->slack_links.n = 0;
@@ -261,6 +265,7 @@ static int propagate_once(ss_flownet *net, const uint32_t *seeds, size_t n_seeds
 
     net->cand_min = SS_FLOW_NONE;
     while (net->prop_unfrozen > 0) {
+        if (net->prop_abort) return -1;
         if (net->cand_min == SS_FLOW_NONE && net->cand_n)
             net->cand_min = least_at(net->cand_key, net->cand_n);
         uint32_t at = net->cand_min;
@@ -302,7 +307,9 @@ int ss_flow_propagate(ss_flownet *net, const uint32_t *seeds, size_t n_seeds, do
                       uint32_t new_flow)
 {
     for (int attempt = 0; attempt < PROP_ATTEMPTS; attempt++) {
-        if (propagate_once(net, seeds, n_seeds, lambda_bps, new_flow)) return 1;
+        int ok = propagate_once(net, seeds, n_seeds, lambda_bps, new_flow);
+        if (ok > 0) return 1;
+        if (ok < 0) return 0; /* too many dirty links to scan: search and fill */
         net->st.slack_retries++; /* again, with the links it would fill turned dirty */
     }
     return 0;

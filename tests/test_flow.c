@@ -745,7 +745,7 @@ static void rcancel(ss_engine *e, void *ctx, uint64_t i)
  * Returns the number of checks made. */
 static size_t rfill_scan_max; /* 0: the default */
 static int rpropagate = 1;
-static uint64_t rslack_retries;
+static uint64_t rslack_retries, rprop_fallbacks;
 
 static int random_runs(int seeds, int n_links, int n_flows, double gap_s, int check_every)
 {
@@ -792,6 +792,7 @@ static int random_runs(int seeds, int n_links, int n_flows, double gap_s, int ch
         if (ss_flownet_active(rnet) != 0) rbad++;
         rheap_fills += ss_flownet_stats_of(rnet).heap_fills;
         rslack_retries += ss_flownet_stats_of(rnet).slack_retries;
+        rprop_fallbacks += ss_flownet_stats_of(rnet).prop_fallbacks;
         total_checks += rchecks;
         total_bad += rbad;
         ss_flownet_free(rnet);
@@ -844,8 +845,8 @@ static void test_random_deterministic(void)
 
 /* Large instances: 300 links and 1200 flows, starting fast enough that
  * several hundred are active at once.  Checked every 25th event.  Once with
- * the default scan of the filling candidates, once with the heap forced
- * from 64 candidates on. */
+ * the defaults, once by search and fill alone with the heap forced from 64
+ * candidates on, once with propagation giving up early. */
 static void test_random_large_vs_reference(void)
 {
     rheap_fills = 0;
@@ -855,10 +856,16 @@ static void test_random_large_vs_reference(void)
     rfill_scan_max = 64;
     rpropagate = 0;
     checks = random_runs(2, 300, 1200, 0.002, 25);
-    rfill_scan_max = 0;
     rpropagate = 1;
     CU_ASSERT(checks > 2 * 2 * 1200 / 25 - 10);
     CU_ASSERT(rheap_fills > 500);
+    /* propagation gives up beyond 16 dirty links, and search and fill
+     * takes over */
+    rprop_fallbacks = 0;
+    checks = random_runs(2, 300, 1200, 0.002, 25);
+    rfill_scan_max = 0;
+    CU_ASSERT(checks > 2 * 2 * 1200 / 25 - 10);
+    CU_ASSERT(rprop_fallbacks > 100);
 }
 
 SS_TEST_SUITE("flow", {"one bottleneck, k = 1..5", test_one_bottleneck},
