@@ -259,13 +259,22 @@ int ss_cmd_flows(int argc, char **argv)
 
     FILE *fp = have_af ? af.fp : stdout;
     fputs("transfer,start_s,src,dst,bytes,finish_s,duration_s\n", fp);
-    for (size_t i = 0; i < rp.n; i++) {
+    char num[SS_FMT_FIXED_MAX];
+    for (size_t i = 0; i < rp.n; i++) { /* the numbers as printf's %.9f and %.0f, faster */
         const transfer *t = &rp.t[i];
-        fprintf(fp, "%zu,%.9f,", i, t->start_s);
+        fprintf(fp, "%zu,", i);
+        fwrite(num, 1, (size_t)ss_fmt_fixed(num, t->start_s, 9), fp);
+        fputc(',', fp);
         ss_csv_field(fp, ss_topo_node_name(topo, t->src));
         fputc(',', fp);
         ss_csv_field(fp, ss_topo_node_name(topo, t->dst));
-        fprintf(fp, ",%.0f,%.9f,%.9f\n", t->bytes, t->finish_s, t->finish_s - t->start_s);
+        fputc(',', fp);
+        fwrite(num, 1, (size_t)ss_fmt_fixed(num, t->bytes, 0), fp);
+        fputc(',', fp);
+        fwrite(num, 1, (size_t)ss_fmt_fixed(num, t->finish_s, 9), fp);
+        fputc(',', fp);
+        fwrite(num, 1, (size_t)ss_fmt_fixed(num, t->finish_s - t->start_s, 9), fp);
+        fputc('\n', fp);
     }
     double first_s = rp.n ? rp.t[rp.order[0]].start_s : 0, span = rp.last_finish_s - first_s;
     if (have_lf) {
