@@ -8,7 +8,9 @@
 
 static void push_field(ss_csv_row *r, const char *s, size_t len)
 {
-    r->f = ss_xrealloc(r->f, (r->n + 1) * sizeof *r->f);
+    /* room for 4 fields, then doubling: grown when n reaches a power of two */
+    if (r->n == 0 || (r->n >= 4 && (r->n & (r->n - 1)) == 0))
+        r->f = ss_xrealloc(r->f, (r->n ? 2 * r->n : 4) * sizeof *r->f);
     char *c = ss_xmalloc(len + 1);
     memcpy(c, s, len);
     c[len] = '\0';
@@ -30,7 +32,7 @@ int ss_csv_read(const char *path, ss_csv *out, ss_err *err)
     out->path = ss_xstrdup(path);
     out->size = len;
     char *buf = ss_xmalloc(len + 1); /* one field's unquoted text */
-    size_t i = 0;
+    size_t i = 0, rows_cap = 0;
     int line = 1;
     while (i < len) {
         ss_csv_row row = {0};
@@ -79,7 +81,10 @@ int ss_csv_read(const char *path, ss_csv *out, ss_err *err)
         }
         if (done == 2) break;
         row.end = i;
-        out->rows = ss_xrealloc(out->rows, (out->nrows + 1) * sizeof *out->rows);
+        if (out->nrows == rows_cap) {
+            rows_cap = rows_cap ? 2 * rows_cap : 64;
+            out->rows = ss_xrealloc(out->rows, rows_cap * sizeof *out->rows);
+        }
         out->rows[out->nrows++] = row;
     }
     free(buf);
