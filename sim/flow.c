@@ -133,7 +133,7 @@ static uint32_t slot_take(ss_flownet *net)
 {
     if (net->free_head == SS_FLOW_NONE) {
         uint32_t old = net->n_slots, grow = old ? old : 64;
-        if ((uint64_t)old + grow >= SS_FLOW_NONE) abort();
+        if ((uint64_t)old + grow >= 0x40000000u) abort(); /* flow_prop.c tags slots' top bits */
         /* records on cache lines; short routes point into their record */
         ss_flow_rec *pool = aligned_alloc(64, (size_t)(old + grow) * sizeof *pool);
         if (!pool) abort();
@@ -538,7 +538,7 @@ static void launch(ss_flownet *net, uint32_t s, double setup_s)
 ss_flownet *ss_flownet_new(ss_engine *eng, size_t n_links, const double *capacity_bps)
 {
     assert(eng != NULL);
-    assert(n_links < SS_FLOW_NONE);
+    assert(n_links < 0x40000000u); /* flow_prop.c tags link slots' top bits */
     ss_flownet *net = ss_xcalloc(1, sizeof *net);
     net->eng = eng;
     net->n_links = n_links;

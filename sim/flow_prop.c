@@ -22,7 +22,9 @@
 
 #include "flow_internal.h"
 
-#define EV_CAP 0x80000000u /* ev_idx: the flow's cap, not its old rate */
+#define EV_CAP 0x80000000u   /* ev_idx: the flow's cap, not its old rate */
+#define EV_GROUP 0x40000000u /* ev_idx: a link (slot) whose touched flows that it froze
+                              * before rise past their old rates from here on */
 #define PROP_ATTEMPTS 4    /* then search and fill (flow_solve.c) */
 
 static void ev_push(ss_flownet *net, double key, uint32_t idx)
@@ -106,6 +108,19 @@ static void touch(ss_flownet *net, uint32_t s)
     ev_push(net, f->rate_bps, s);
 }
 
+/* The same for a flow on link li, which is turning dirty, that li froze:
+ * it will not freeze there at its old rate.  Its event is li's, at the
+ * least old rate of such flows (see EV_GROUP); returns its old rate. */
+static double touch_grouped(ss_flownet *net, uint32_t s)
+{
+    ss_flow_rec *f = &net->pool[s];
+    net->fmark[s] = 2 * net->epoch;
+    ss_vpush(&net->comp_flows, s);
+    net->prop_unfrozen++;
+    f->new_bn = f->bn;
+    return f->rate_bps;
+}
+
 /* Link li departs from the old filling at the current level: its frozen
  * flows are the touched ones that froze and the untouched ones below the
  * level (they keep their rates); every other flow on it is touched. */
@@ -115,7 +130,7 @@ static void make_dirty(ss_flownet *net, uint32_t li)
     ss_flow_link *l = &net->links[li];
     l->stamp = ep;
     ss_vpush(&net->comp_links, li);
-    double thr = net->prop_level * (1 - SS_FIX_MARGIN_REL), left = l->cap_bps, load = 0;
+    double thr = net->prop_level * (1 - SS_FIX_MARGIN_REL), left = l->cap_bps, load = 0, grp = INFINITY;
     uint32_t unfrozen = 0;
     for (uint32_t j = 0; j < l->n; j++) {
         uint32_t g = l->ent[j].flow;
@@ -128,11 +143,16 @@ static void make_dirty(ss_flownet *net, uint32_t li)
             unfrozen++;
         } else if (r < thr) {
             left -= r;
+        } else if (net->pool[g].bn == li) {
+            double r_old = touch_grouped(net, g);
+            grp = r_old < grp ? r_old : grp;
+            unfrozen++;
         } else {
             touch(net, g);
             unfrozen++;
         }
     }
+    if (grp < INFINITY) ev_push(net, grp, EV_GROUP | li);
     net->links[li].load_bps = load;
     l->left_bps = left;
     l->unfrozen = unfrozen;
@@ -186,6 +206,15 @@ static void freeze_at(ss_flownet *net, uint32_t s, double rate_bps, uint32_t by)
     double old = f->rate_bps;
     if (fabs(rate_bps - old) <= SS_RATE_EPS_REL * (rate_bps > old ? rate_bps : old)) return;
     for (uint32_t k = 0; k < f->n_links; k++) reach(net, f->links[k]);
+}
+
+/* Touched flow s does not freeze where it did, at its old rate: it departs
+ * from here on, on all its links, up to its cap. */
+static void rise(ss_flownet *net, uint32_t s)
+{
+    ss_flow_rec *f = &net->pool[s];
+    for (uint32_t k = 0; k < f->n_links; k++) reach(net, f->links[k]);
+    if (f->cap_bps > 0) ev_push(net, f->cap_bps, EV_CAP | s);
 }
 
 /* The least key of the candidate set (n >= 1), and where it is.  Four
@@ -274,6 +303,16 @@ static int propagate_once(ss_flownet *net, const uint32_t *seeds, size_t n_seeds
             double key = net->ev_key[0];
             uint32_t idx = net->ev_idx[0], s = idx & ~EV_CAP;
             ev_pop(net);
+            if (idx & EV_GROUP) {
+                uint32_t li = idx & ~EV_GROUP;
+                const ss_flow_link *l = &net->links[li];
+                if (key > net->prop_level) net->prop_level = key;
+                for (uint32_t j = 0; j < l->n && l->unfrozen > 0; j++) {
+                    uint32_t g = l->ent[j].flow;
+                    if (net->fmark[g] == 2 * ep && net->pool[g].bn == li) rise(net, g);
+                }
+                continue;
+            }
             if (net->fmark[s] != 2 * ep) continue; /* frozen already */
             if (key > net->prop_level) net->prop_level = key;
             ss_flow_rec *f = &net->pool[s];
@@ -282,9 +321,7 @@ static int propagate_once(ss_flownet *net, const uint32_t *seeds, size_t n_seeds
             } else if (f->bn == SS_BN_CAP || net->links[f->bn].stamp != ep) {
                 freeze_at(net, s, f->rate_bps, f->bn); /* its bottleneck is clean */
             } else {
-                /* it does not freeze where it did: it departs from here on */
-                for (uint32_t k = 0; k < f->n_links; k++) reach(net, f->links[k]);
-                if (f->cap_bps > 0) ev_push(net, f->cap_bps, EV_CAP | s);
+                rise(net, s);
             }
             continue;
         }
