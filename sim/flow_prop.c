@@ -16,7 +16,14 @@
  *     flow keeps its rate;
  *   - pending events in a binary heap with fixed keys (ev_key/ev_idx): a
  *     touched flow's old rate (where it froze before: if the link that froze
- *     it, bn, is still clean, it freezes there again), or its cap. */
+ *     it, bn, is still clean, it freezes there again), its cap, or, for the
+ *     flows that a link turning dirty had frozen, one event for them all at
+ *     the least of their old rates, where they rise (EV_GROUP).  Making a
+ *     link dirty earlier than needed is always exact, just more work.
+ * Links with slack (below SS_SKIP_BELOW of capacity, not seeds) are only
+ * noted; if the rates found would fill one (slack_lost), the attempt is
+ * redone with those links dirty, and after PROP_ATTEMPTS, or when the dirty
+ * links are too many to scan (prop_abort), search and fill takes over. */
 #include <assert.h>
 #include <math.h>
 
