@@ -32,6 +32,7 @@
 #define EV_CAP 0x80000000u   /* ev_idx: the flow's cap, not its old rate */
 #define EV_GROUP 0x40000000u /* ev_idx: a link (slot) whose touched flows that it froze
                               * before rise past their old rates from here on */
+#define BN_RISEN (UINT32_MAX - 2) /* new_bn of a touched flow that rose (reached its links) */
 #define PROP_ATTEMPTS 4    /* then search and fill (flow_solve.c) */
 
 static void ev_push(ss_flownet *net, double key, uint32_t idx)
@@ -201,6 +202,7 @@ static void freeze_at(ss_flownet *net, uint32_t s, double rate_bps, uint32_t by)
     net->fmark[s] = 2 * ep + 1;
     net->prop_unfrozen--;
     f->new_rate_bps = rate_bps;
+    int risen = f->new_bn == BN_RISEN;
     f->new_bn = by;
     for (uint32_t k = 0; k < f->n_links; k++) {
         uint32_t li = f->links[k];
@@ -211,7 +213,7 @@ static void freeze_at(ss_flownet *net, uint32_t s, double rate_bps, uint32_t by)
         else if (l->fpos != SS_FLOW_NONE) cand_drop(net, l);
     }
     double old = f->rate_bps;
-    if (fabs(rate_bps - old) <= SS_RATE_EPS_REL * (rate_bps > old ? rate_bps : old)) return;
+    if (risen || fabs(rate_bps - old) <= SS_RATE_EPS_REL * (rate_bps > old ? rate_bps : old)) return;
     for (uint32_t k = 0; k < f->n_links; k++) reach(net, f->links[k]);
 }
 
@@ -220,6 +222,7 @@ static void freeze_at(ss_flownet *net, uint32_t s, double rate_bps, uint32_t by)
 static void rise(ss_flownet *net, uint32_t s)
 {
     ss_flow_rec *f = &net->pool[s];
+    f->new_bn = BN_RISEN; /* its links are reached: freeze_at need not again */
     for (uint32_t k = 0; k < f->n_links; k++) reach(net, f->links[k]);
     if (f->cap_bps > 0) ev_push(net, f->cap_bps, EV_CAP | s);
 }
