@@ -339,10 +339,18 @@ static int propagate_once(ss_flownet *net, const uint32_t *seeds, size_t n_seeds
         uint32_t li = net->cand_idx[at];
         if (lk > net->prop_level) net->prop_level = lk;
         const ss_flow_link *l = &net->links[li];
-        for (uint32_t j = 0; j < l->n && l->unfrozen > 0; j++) {
-            uint32_t g = l->ent[j].flow;
-            if (net->fmark[g] == 2 * ep) freeze_at(net, g, net->prop_level, li);
+        if (l->n > net->pick_cap) {
+            net->pick_cap = 2 * l->n;
+            net->pick = ss_xrealloc(net->pick, net->pick_cap * sizeof *net->pick);
         }
+        uint32_t m = 0, *pick = net->pick; /* its unfrozen flows, listed without branches */
+        for (uint32_t j = 0; j < l->n; j++) {
+            uint32_t g = l->ent[j].flow;
+            pick[m] = g;
+            m += net->fmark[g] == 2 * ep;
+        }
+        for (uint32_t j = 0; j < m; j++)
+            if (net->fmark[pick[j]] == 2 * ep) freeze_at(net, pick[j], net->prop_level, li); /* twice on it */
         assert(l->unfrozen == 0);
     }
     net->st.flows_touched += net->comp_flows.n;
