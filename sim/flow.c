@@ -339,10 +339,21 @@ static void resolve(ss_flownet *net, const uint32_t *seeds, size_t n_seeds, doub
         f->bn = f->new_bn;
         double r = f->new_rate_bps, old = f->rate_bps;
         if (fabs(r - old) <= SS_RATE_EPS_REL * (r > old ? r : old)) continue;
-        settle(net, f, now);
+        /* settle (as settle() does) and move to the new rate, in one pass
+         * over the links */
+        double carried = 0, dt = now - f->t_last_s;
+        if (dt > 0) {
+            double rem = f->rem_bytes - f->payload_Bps * dt;
+            if (rem <= REM_EPS_REL * f->bytes) rem = 0;
+            carried = f->rem_bytes - rem;
+            f->rem_bytes = rem;
+            f->t_last_s = now;
+        }
         f->rate_bps = r;
         for (uint32_t k = 0; k < f->n_links; k++) {
-            ss_flow_link *l = &net->links[f->links[k]];
+            uint32_t li = f->links[k];
+            ss_flow_link *l = &net->links[li];
+            net->lbytes[li] += carried;
             l->ent[f->pos[k]].rate_bps = r;
             l->load_bps += r - old;
         }

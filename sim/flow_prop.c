@@ -256,6 +256,7 @@ static uint32_t least_at(const double *key, size_t n)
 static size_t slack_lost(ss_flownet *net)
 {
     uint64_t ep = net->epoch;
+    if (!net->slack_links.n) return 0;
     for (size_t i = 0; i < net->slack_links.n; i++) net->links[net->slack_links.v[i]].left_bps = 0;
     for (size_t i = 0; i < net->comp_flows.n; i++) {
         const ss_flow_rec *f = &net->pool[net->comp_flows.v[i]];
