@@ -95,7 +95,7 @@
  * slots.  A flow record starts on a cache line with what propagation reads
  * and keeps routes of up to 4 links inside.  The completion heap holds
  * (finish time, id) pairs, so sifting reads no records.
- * Completions are kept in this module's own binary heap ordered by
+ * Completions are kept in this module's own (4-ary) heap ordered by
  * (finish time, flow id).  Only its minimum is on the engine, as one event.
  * A rate change is then one sift in a heap of the flows in flight, instead
  * of a cancel and a schedule in the engine's larger calendar, and
