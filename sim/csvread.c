@@ -6,20 +6,18 @@
 #include <string.h>
 
 
-static void push_field(ss_csv_row *r, const char *s, size_t len)
+/* Append the field at *arena (len bytes, unquoted in place) to r. */
+static void push_field(ss_csv_row *r, char **arena, size_t len)
 {
-    r->f = ss_xrealloc(r->f, (r->n + 1) * sizeof *r->f);
-    char *c = ss_xmalloc(len + 1);
-    memcpy(c, s, len);
-    c[len] = '\0';
-    r->f[r->n++] = c;
+    /* room for 4 fields, then doubling: grown when n reaches a power of two */
+    if (r->n == 0 || (r->n >= 4 && (r->n & (r->n - 1)) == 0))
+        r->f = ss_xrealloc(r->f, (r->n ? 2 * r->n : 4) * sizeof *r->f);
+    (*arena)[len] = '\0';
+    r->f[r->n++] = *arena;
+    *arena += len + 1;
 }
 
-static void row_free(ss_csv_row *r)
-{
-    for (size_t i = 0; i < r->n; i++) free(r->f[i]);
-    free(r->f);
-}
+static void row_free(ss_csv_row *r) { free(r->f); }
 
 int ss_csv_read(const char *path, ss_csv *out, ss_err *err)
 {
@@ -29,8 +27,12 @@ int ss_csv_read(const char *path, ss_csv *out, ss_err *err)
     if (!text) return -1;
     out->path = ss_xstrdup(path);
     out->size = len;
-    char *buf = ss_xmalloc(len + 1); /* one field's unquoted text */
-    size_t i = 0;
+    /* every field's unquoted text, NUL-terminated, back to back: a field is
+     * no longer than its text in the file, and its NUL takes the place of
+     * the comma or newline after it (or of the end of the file) */
+    out->arena = ss_xmalloc(len + 1);
+    char *at = out->arena;
+    size_t i = 0, rows_cap = 0;
     int line = 1;
     while (i < len) {
         ss_csv_row row = {0};
@@ -42,7 +44,6 @@ int ss_csv_read(const char *path, ss_csv *out, ss_err *err)
                 i++;
                 for (;;) {
                     if (i >= len) { /* the file ends inside quotes: a torn record */
-                        free(buf);
                         row_free(&row);
                         out->torn = 1;
                         free(text);
@@ -50,7 +51,7 @@ int ss_csv_read(const char *path, ss_csv *out, ss_err *err)
                     }
                     if (text[i] == '"') {
                         if (i + 1 < len && text[i + 1] == '"') {
-                            buf[b++] = '"';
+                            at[b++] = '"';
                             i += 2;
                             continue;
                         }
@@ -58,14 +59,14 @@ int ss_csv_read(const char *path, ss_csv *out, ss_err *err)
                         break;
                     }
                     if (text[i] == '\n') line++;
-                    buf[b++] = text[i++];
+                    at[b++] = text[i++];
                 }
             }
             while (i < len && text[i] != ',' && text[i] != '\n') {
-                if (text[i] != '\r') buf[b++] = text[i];
+                if (text[i] != '\r') at[b++] = text[i];
                 i++;
             }
-            push_field(&row, buf, b);
+            push_field(&row, &at, b);
             if (i >= len) { /* no final newline: a torn record */
                 out->torn = 1;
                 row_free(&row);
@@ -79,10 +80,12 @@ int ss_csv_read(const char *path, ss_csv *out, ss_err *err)
         }
         if (done == 2) break;
         row.end = i;
-        out->rows = ss_xrealloc(out->rows, (out->nrows + 1) * sizeof *out->rows);
+        if (out->nrows == rows_cap) {
+            rows_cap = rows_cap ? 2 * rows_cap : 64;
+            out->rows = ss_xrealloc(out->rows, rows_cap * sizeof *out->rows);
+        }
         out->rows[out->nrows++] = row;
     }
-    free(buf);
     free(text);
     return 0;
 }
@@ -91,6 +94,7 @@ void ss_csv_free(ss_csv *csv)
 {
     for (size_t i = 0; i < csv->nrows; i++) row_free(&csv->rows[i]);
     free(csv->rows);
+    free(csv->arena);
     free(csv->path);
     memset(csv, 0, sizeof *csv);
 }

@@ -23,6 +23,7 @@ typedef struct ss_csv {
     size_t nrows;
     size_t size;       /* bytes in the file */
     int torn;          /* the file ends inside a record (no final newline): that record is not in rows */
+    char *arena;       /* the fields' text, all of it */
 } ss_csv;
 
 /* 0 ok; -1 with err set ("path: cannot read: reason").  A missing file is

@@ -1,7 +1,8 @@
 /* flow.c: flow-level network model, max-min fair sharing of directed links,
  * re-solved incrementally around each change (contract in flow.h).  This
  * file holds the time line (set-up, completions, deliveries) and the API;
- * flow_solve.c computes the rates; flow_internal.h holds the records.
+ * flow_prop.c and flow_solve.c compute the rates; flow_internal.h holds
+ * the records.
  *
  * Data.  Every link keeps an index array of the flows crossing it, one entry
  * per occurrence of the link in a route.  An entry holds the flow's slot,
@@ -48,21 +49,66 @@
  *      settled: remaining bytes are brought to now, the new completion time
  *      is computed, and the flow moves in the completion heap.  The others
  *      keep their completion time bit for bit.
- * Completions are kept in this module's own binary heap ordered by
+ * Steps 2 and 3 are the fallback.  Propagation (flow_prop.c) is tried first.
+ *
+ * Propagation.  Run the new progressive filling from lambda upwards, but
+ * only on the links where it departs from the old one ("dirty" links); the
+ * others ("clean") saturate at the same level as before and are never
+ * looked at.  Every flow remembers bn, what froze it in the last re-solve
+ * that touched it: a link, or its cap.  That link is still saturated with
+ * no faster flow on it, since a link stays clean until a flow on it
+ * changes below its level, and a re-solve that dirties a link touches
+ * every flow on it at or above that level.
+ *   - The changed links are dirty from lambda on (a leaving flow's seeds
+ *     are only the links it nearly filled: a link with room to spare
+ *     bottlenecks nobody).  A link turns dirty at the current level L: its
+ *     flows below L keep their rates (anything below L has been settled),
+ *     those at or above L are touched.
+ *   - A dirty link saturates at left/unfrozen, as in step 3, and freezes its
+ *     touched flows there.  A capped touched flow freezes at its cap.
+ *   - A touched flow that nothing froze earlier reaches its old rate: if its
+ *     bn is clean (or its cap), that link saturates there as before and it
+ *     freezes at its old rate.  If bn is dirty, the flow goes on rising.
+ *     The flows that a link turning dirty had frozen all rise together, at
+ *     the least of their old rates (they share it, up to rounding; turning
+ *     their links dirty early is exact).
+ *   - A flow that freezes at another rate than before, or rises past it,
+ *     changes the load of its clean links from that level on: they turn
+ *     dirty.
+ * The levels are handled in increasing order (dirty links by a scan, the
+ * touched flows' old rates and caps in a heap), so this is progressive
+ * filling of the whole network, restricted to where it changes.  A link
+ * loaded below 95% of its capacity is not turned dirty (unless the change
+ * is on it): no flow is bottlenecked there, and it is only noted.  If the
+ * rates found keep every such link below capacity (less a relative 1e-6),
+ * they are feasible for the whole problem and max-min fair over a larger
+ * set of allocations (fewer constraints), so they are the max-min rates.
+ * Otherwise it tries again with those links dirty, and after a few tries
+ * (or when the dirty links are too many to scan) steps 2 and 3 redo the
+ * re-solve.  On the 200-host spine-leaf benchmark (bench/flows.sh: ~400
+ * flows in flight, uplinks ~82% busy) a change touches ~52 flows on ~17
+ * links, of which ~41 flows change rate, against ~140 flows for steps 2
+ * and 3; ~9% of re-solves try twice, ~0.2% fall back.
+ *
+ * Memory layout, for the caches: a link gets a slot (dense, in order of
+ * first use) of one cache line with what a re-solve touches; routes hold
+ * slots.  A flow record starts on a cache line with what propagation reads
+ * and keeps routes of up to 4 links inside.  The completion heap holds
+ * (finish time, id) pairs, so sifting reads no records.
+ * Completions are kept in this module's own (4-ary) heap ordered by
  * (finish time, flow id).  Only its minimum is on the engine, as one event.
  * A rate change is then one sift in a heap of the flows in flight, instead
  * of a cancel and a schedule in the engine's larger calendar, and
  * simultaneous completions come out in id order.
  *
- * Complexity per start or end: O(E + S * C) with the scan and
- * O((E + C) log C) with the heap.  E counts the entries on the links
+ * Complexity per start or end, search and fill: O(E + S * C) with the scan
+ * and O((E + C) log C) with the heap.  E counts the entries on the links
  * visited, C the filling candidates (<= links + flows visited) and S the
- * saturation steps.  The scan is used while C <= FILL_SCAN_MAX.  On top of
- * that, O(log F) for each flow whose rate changed, with F the flows in
- * flight.  Nothing is proportional to the network's size or to the flows
- * finished so far.  On a 200-host spine-leaf fabric with ~200 flows in
- * flight and uplinks ~85% busy, one change visits ~65 flows, of which ~27
- * change rate.
+ * saturation steps.  The scan is used while C <= SS_FILL_SCAN_MAX.
+ * Propagation: O(E + S * D + T log T) over the dirty links (D of them) and
+ * the touched flows (T).  On top of that, O(log F) for each flow whose rate
+ * changed, with F the flows in flight.  Nothing is proportional to the
+ * network's size or to the flows finished so far.
  *
  * Assumptions (the model, not the code): a fluid model.  Rates change
  * instantly when the set of flows changes.  TCP slow start, loss and queueing
@@ -84,7 +130,6 @@
 #include "flow_internal.h"
 
 #define REM_EPS_REL 1e-12  /* remaining bytes below this fraction of the size: done */
-#define RATE_EPS_REL 1e-12 /* a rate that moves less than this is unchanged */
 #define TIME_EPS_REL 1e-14 /* completions this close (relative to now) are one batch */
 
 /* ---- flow pool ---------------------------------------------------------- */
@@ -101,8 +146,20 @@ static uint32_t slot_take(ss_flownet *net)
 {
     if (net->free_head == SS_FLOW_NONE) {
         uint32_t old = net->n_slots, grow = old ? old : 64;
-        if ((uint64_t)old + grow >= SS_FLOW_NONE) abort();
-        net->pool = ss_xrealloc(net->pool, (size_t)(old + grow) * sizeof *net->pool);
+        if ((uint64_t)old + grow >= 0x40000000u) abort(); /* flow_prop.c tags slots' top bits */
+        /* records on cache lines; short routes point into their record */
+        ss_flow_rec *pool = aligned_alloc(64, (size_t)(old + grow) * sizeof *pool);
+        if (!pool) abort();
+        if (old) memcpy(pool, net->pool, (size_t)old * sizeof *pool);
+        free(net->pool);
+        net->pool = pool;
+        for (uint32_t i = 0; i < old; i++) {
+            ss_flow_rec *f = &pool[i];
+            if (f->phase != SS_PH_FREE && f->n_links <= SS_ROUTE_INLINE) {
+                f->links = f->route_inl;
+                f->pos = f->pos_inl;
+            }
+        }
         net->fmark = ss_xrealloc(net->fmark, (size_t)(old + grow) * sizeof *net->fmark);
         memset(net->fmark + old, 0, (size_t)grow * sizeof *net->fmark);
         memset(net->pool + old, 0, (size_t)grow * sizeof *net->pool);
@@ -128,61 +185,68 @@ static void slot_release(ss_flownet *net, ss_flow_rec *f)
 
 /* ---- completion heap ------------------------------------------------------ */
 
-static inline int ch_before(const ss_flownet *net, uint32_t a, uint32_t b)
+/* The heap holds each flow's (finish_s, id), so that sifting compares
+ * without visiting the records; the slot is the id's low 32 bits.  It is
+ * 4-ary (the children of i are CH_ARITY i + 1 ..): half the levels of a
+ * binary heap to move through, four 16-byte children to a cache line. */
+#define CH_ARITY 4
+static inline int ch_before(ss_flow_due a, ss_flow_due b)
 {
-    const ss_flow_rec *x = &net->pool[a], *y = &net->pool[b];
-    return x->finish_s < y->finish_s || (x->finish_s == y->finish_s && x->id < y->id);
+    return a.t_s < b.t_s || (a.t_s == b.t_s && a.id < b.id);
 }
 
-static void ch_place(ss_flownet *net, size_t i, uint32_t s)
+static inline void ch_place(ss_flownet *net, size_t i, ss_flow_due d)
 {
-    net->ch[i] = s;
-    net->pool[s].hpos = (uint32_t)i;
+    net->ch[i] = d;
+    net->pool[(uint32_t)d.id].hpos = (uint32_t)i;
 }
 
-static void ch_up(ss_flownet *net, size_t i)
+static void ch_up(ss_flownet *net, size_t i, ss_flow_due d)
 {
-    uint32_t s = net->ch[i];
     while (i > 0) {
-        size_t p = (i - 1) / 2;
-        if (!ch_before(net, s, net->ch[p])) break;
+        size_t p = (i - 1) / CH_ARITY;
+        if (!ch_before(d, net->ch[p])) break;
         ch_place(net, i, net->ch[p]);
         i = p;
     }
-    ch_place(net, i, s);
+    ch_place(net, i, d);
 }
 
-static void ch_down(ss_flownet *net, size_t i)
+static void ch_down(ss_flownet *net, size_t i, ss_flow_due d)
 {
-    uint32_t s = net->ch[i];
     for (;;) {
-        size_t c = 2 * i + 1;
+        size_t c = CH_ARITY * i + 1, end = c + CH_ARITY;
         if (c >= net->ch_n) break;
-        if (c + 1 < net->ch_n && ch_before(net, net->ch[c + 1], net->ch[c])) c++;
-        if (!ch_before(net, net->ch[c], s)) break;
+        if (end > net->ch_n) end = net->ch_n;
+        for (size_t j = c + 1; j < end; j++) c = ch_before(net->ch[j], net->ch[c]) ? j : c;
+        if (!ch_before(net->ch[c], d)) break;
         ch_place(net, i, net->ch[c]);
         i = c;
     }
-    ch_place(net, i, s);
+    ch_place(net, i, d);
+}
+
+/* Put item d at position i (or at the end if i is ch_n) in order. */
+static void ch_settle(ss_flownet *net, size_t i, ss_flow_due d)
+{
+    if (i > 0 && ch_before(d, net->ch[(i - 1) / CH_ARITY])) ch_up(net, i, d);
+    else ch_down(net, i, d);
 }
 
 /* Insert slot s, or restore order after its finish_s changed. */
 static void ch_update(ss_flownet *net, uint32_t s)
 {
     ss_flow_rec *f = &net->pool[s];
+    ss_flow_due d = {f->finish_s, f->id};
     if (f->hpos == SS_FLOW_NONE) {
         if (net->ch_n == net->ch_cap) {
             net->ch_cap = net->ch_cap ? 2 * net->ch_cap : 64;
             net->ch = ss_xrealloc(net->ch, net->ch_cap * sizeof *net->ch);
         }
-        net->ch_n++;
-        ch_place(net, net->ch_n - 1, s);
-        ch_up(net, net->ch_n - 1);
+        ch_up(net, net->ch_n++, d);
         return;
     }
-    size_t i = f->hpos;
-    if (i > 0 && ch_before(net, s, net->ch[(i - 1) / 2])) ch_up(net, i);
-    else ch_down(net, i);
+    ch_settle(net, f->hpos, d);
 }
 
 static void ch_remove(ss_flownet *net, uint32_t s)
@@ -192,8 +256,7 @@ static void ch_remove(ss_flownet *net, uint32_t s)
     net->pool[s].hpos = SS_FLOW_NONE;
     net->ch_n--;
     if (i == net->ch_n) return;
-    ch_place(net, i, net->ch[net->ch_n]);
-    ch_update(net, net->ch[i]);
+    ch_settle(net, i, net->ch[net->ch_n]);
 }
 
 static void on_complete(ss_engine *eng, void *ctx, uint64_t arg);
@@ -201,7 +264,7 @@ static void on_complete(ss_engine *eng, void *ctx, uint64_t arg);
 /* Keep one engine event at the earliest completion. */
 static void arm(ss_flownet *net)
 {
-    double t = net->ch_n ? net->pool[net->ch[0]].finish_s : INFINITY;
+    double t = net->ch_n ? net->ch[0].t_s : INFINITY;
     if (net->ev && net->ev_t == t) return;
     if (net->ev) ss_cancel(net->eng, net->ev);
     net->ev = 0;
@@ -224,6 +287,7 @@ static void link_join(ss_flownet *net, uint32_t s)
         }
         f->pos[k] = l->n;
         l->ent[l->n++] = (ss_flow_entry){f->rate_bps, s, k};
+        l->load_bps += f->rate_bps;
     }
 }
 
@@ -233,6 +297,7 @@ static void link_leave(ss_flownet *net, ss_flow_rec *f)
         ss_flow_link *l = &net->links[f->links[k]];
         uint32_t i = f->pos[k];
         ss_flow_entry last = l->ent[--l->n];
+        l->load_bps = l->n ? l->load_bps - f->rate_bps : 0;
         if (i != l->n) {
             l->ent[i] = last;
             net->pool[last.flow].pos[last.k] = i;
@@ -249,9 +314,21 @@ static void settle(ss_flownet *net, ss_flow_rec *f, double now)
     double rem = f->rem_bytes - f->payload_Bps * dt;
     if (rem <= REM_EPS_REL * f->bytes) rem = 0;
     double carried = f->rem_bytes - rem;
-    for (uint32_t k = 0; k < f->n_links; k++) net->links[f->links[k]].bytes_done += carried;
+    for (uint32_t k = 0; k < f->n_links; k++) net->lbytes[f->links[k]] += carried;
     f->rem_bytes = rem;
     f->t_last_s = now;
+}
+
+/* Before f leaves its links, queue those that it nearly filled as the
+ * re-solve's seeds.  A link below SS_SKIP_BELOW of its capacity is the
+ * bottleneck of no flow, f included, so nothing needs re-solving on its
+ * account (if the re-solve reaches it, it notes it as a link with slack). */
+static void push_leave_seeds(ss_flownet *net, const ss_flow_rec *f)
+{
+    for (uint32_t k = 0; k < f->n_links; k++) {
+        const ss_flow_link *l = &net->links[f->links[k]];
+        if (!(l->load_bps < l->cap_bps * SS_SKIP_BELOW)) ss_vpush(&net->seeds, f->links[k]);
+    }
 }
 
 /* Re-solve (flow_solve.c), then move the flows whose rate changed. */
@@ -263,12 +340,27 @@ static void resolve(ss_flownet *net, const uint32_t *seeds, size_t n_seeds, doub
     for (size_t i = 0; i < net->comp_flows.n; i++) {
         uint32_t s = net->comp_flows.v[i];
         ss_flow_rec *f = &net->pool[s];
+        f->bn = f->new_bn;
         double r = f->new_rate_bps, old = f->rate_bps;
-        if (fabs(r - old) <= RATE_EPS_REL * (r > old ? r : old)) continue;
-        settle(net, f, now);
+        if (fabs(r - old) <= SS_RATE_EPS_REL * (r > old ? r : old)) continue;
+        /* settle (as settle() does) and move to the new rate, in one pass
+         * over the links */
+        double carried = 0, dt = now - f->t_last_s;
+        if (dt > 0) {
+            double rem = f->rem_bytes - f->payload_Bps * dt;
+            if (rem <= REM_EPS_REL * f->bytes) rem = 0;
+            carried = f->rem_bytes - rem;
+            f->rem_bytes = rem;
+            f->t_last_s = now;
+        }
         f->rate_bps = r;
-        for (uint32_t k = 0; k < f->n_links; k++)
-            net->links[f->links[k]].ent[f->pos[k]].rate_bps = r;
+        for (uint32_t k = 0; k < f->n_links; k++) {
+            uint32_t li = f->links[k];
+            ss_flow_link *l = &net->links[li];
+            net->lbytes[li] += carried;
+            l->ent[f->pos[k]].rate_bps = r;
+            l->load_bps += r - old;
+        }
         f->payload_Bps = r * f->goodput / 8.0;
         f->finish_s = f->rem_bytes == 0 ? now
                     : f->payload_Bps > 0 ? now + f->rem_bytes / f->payload_Bps : INFINITY;
@@ -339,15 +431,13 @@ static void on_complete(ss_engine *eng, void *ctx, uint64_t arg)
     net->seeds.n = 0;
     net->batch.n = 0;
     double lambda_bps = INFINITY; /* the least rate among the leavers */
-    while (net->ch_n && net->pool[net->ch[0]].finish_s <= horizon) {
-        uint32_t s = net->ch[0];
+    while (net->ch_n && net->ch[0].t_s <= horizon) {
+        uint32_t s = (uint32_t)net->ch[0].id;
         ss_flow_rec *f = &net->pool[s];
         ch_remove(net, s);
         if (f->n_links && f->rate_bps < lambda_bps) lambda_bps = f->rate_bps;
-        for (uint32_t k = 0; k < f->n_links; k++) {
-            net->links[f->links[k]].bytes_done += f->rem_bytes;
-            ss_vpush(&net->seeds, f->links[k]);
-        }
+        for (uint32_t k = 0; k < f->n_links; k++) net->lbytes[f->links[k]] += f->rem_bytes;
+        push_leave_seeds(net, f);
         link_leave(net, f);
         /* insertion by id: popped in (time, id) order, so nearly sorted */
         ss_vpush(&net->batch, s);
@@ -401,10 +491,17 @@ static uint32_t flow_new(ss_flownet *net, size_t n_links, size_t n_recv, double 
     assert(n_links < SS_FLOW_NONE && n_recv >= 1 && n_recv < SS_FLOW_NONE);
     uint32_t s = slot_take(net);
     ss_flow_rec *f = &net->pool[s];
-    if (f->route_cap < n_links) {
-        f->route_cap = (uint32_t)n_links;
-        f->links = ss_xrealloc(f->links, n_links * sizeof *f->links);
-        f->pos = ss_xrealloc(f->pos, n_links * sizeof *f->pos);
+    if (n_links <= SS_ROUTE_INLINE) {
+        f->links = f->route_inl;
+        f->pos = f->pos_inl;
+    } else {
+        if (f->route_cap < n_links) {
+            f->route_cap = (uint32_t)n_links;
+            f->heap_links = ss_xrealloc(f->heap_links, n_links * sizeof *f->heap_links);
+            f->heap_pos = ss_xrealloc(f->heap_pos, n_links * sizeof *f->heap_pos);
+        }
+        f->links = f->heap_links;
+        f->pos = f->heap_pos;
     }
     if (f->recv_cap < n_recv) {
         f->recv_cap = (uint32_t)n_recv;
@@ -421,6 +518,7 @@ static uint32_t flow_new(ss_flownet *net, size_t n_links, size_t n_recv, double 
     f->cap_bps = opts->cap_bps;
     f->goodput = opts->goodput > 0 ? opts->goodput : 1.0;
     net->fmark[s] = 0;
+    f->bn = SS_BN_CAP;
     f->hpos = SS_FLOW_NONE;
     f->ev = 0;
     f->n_recv = (uint32_t)n_recv;
@@ -435,12 +533,23 @@ static uint32_t flow_new(ss_flownet *net, size_t n_links, size_t n_recv, double 
     return s;
 }
 
+/* The slot of link id: links get slots 0, 1, ... in the order in which
+ * routes first name them, so that the links in use lie together in
+ * memory whatever the network's size. */
+static uint32_t link_slot(ss_flownet *net, uint32_t id)
+{
+    assert(id < net->n_links);
+    uint32_t li = net->link_of[id];
+    if (li == SS_FLOW_NONE) {
+        li = net->link_of[id] = net->n_used++;
+        net->links[li].cap_bps = net->cap_bps[id];
+    }
+    return li;
+}
+
 static void copy_route(ss_flownet *net, ss_flow_rec *f, size_t at, const uint32_t *links, size_t n)
 {
-    for (size_t k = 0; k < n; k++) {
-        assert(links[k] < net->n_links);
-        f->links[at + k] = links[k];
-    }
+    for (size_t k = 0; k < n; k++) f->links[at + k] = link_slot(net, links[k]);
 }
 
 /* After set-up, or at once when setup_s is 0. */
@@ -457,17 +566,25 @@ static void launch(ss_flownet *net, uint32_t s, double setup_s)
 ss_flownet *ss_flownet_new(ss_engine *eng, size_t n_links, const double *capacity_bps)
 {
     assert(eng != NULL);
-    assert(n_links < SS_FLOW_NONE);
+    assert(n_links < 0x40000000u); /* flow_prop.c tags link slots' top bits */
     ss_flownet *net = ss_xcalloc(1, sizeof *net);
     net->eng = eng;
     net->n_links = n_links;
-    net->links = ss_xcalloc(n_links ? n_links : 1, sizeof *net->links);
-    net->lstamp = ss_xcalloc(n_links ? n_links : 1, sizeof *net->lstamp);
+    /* one link slot per cache line */
+    net->links = aligned_alloc(64, (n_links ? n_links : 1) * sizeof *net->links);
+    if (!net->links) abort();
+    memset(net->links, 0, (n_links ? n_links : 1) * sizeof *net->links);
+    net->lbytes = ss_xcalloc(n_links ? n_links : 1, sizeof *net->lbytes);
+    net->cap_bps = ss_xcalloc(n_links ? n_links : 1, sizeof *net->cap_bps);
+    net->link_of = ss_xcalloc(n_links ? n_links : 1, sizeof *net->link_of);
     for (size_t i = 0; i < n_links; i++) {
         assert(capacity_bps[i] > 0 && isfinite(capacity_bps[i]));
-        net->links[i].cap_bps = capacity_bps[i];
+        net->cap_bps[i] = capacity_bps[i];
+        net->link_of[i] = SS_FLOW_NONE;
     }
     net->free_head = SS_FLOW_NONE;
+    net->fill_scan_max = SS_FILL_SCAN_MAX;
+    net->propagate = 1;
     return net;
 }
 
@@ -478,13 +595,15 @@ void ss_flownet_free(ss_flownet *net)
     for (uint32_t s = 0; s < net->n_slots; s++) {
         ss_flow_rec *f = &net->pool[s];
         if (f->phase != SS_PH_FREE && f->ev) ss_cancel(net->eng, f->ev);
-        free(f->links);
-        free(f->pos);
+        free(f->heap_links);
+        free(f->heap_pos);
         free(f->recv_s);
     }
-    for (size_t i = 0; i < net->n_links; i++) free(net->links[i].ent);
+    for (size_t i = 0; i < net->n_used; i++) free(net->links[i].ent);
     free(net->links);
-    free(net->lstamp);
+    free(net->lbytes);
+    free(net->cap_bps);
+    free(net->link_of);
     free(net->pool);
     free(net->fmark);
     free(net->ch);
@@ -495,10 +614,20 @@ void ss_flownet_free(ss_flownet *net)
     free(net->batch.v);
     free(net->cand_key);
     free(net->cand_idx);
+    free(net->pick);
+    free(net->slack_links.v);
+    free(net->ev_key);
+    free(net->ev_idx);
     free(net);
 }
 
 size_t ss_flownet_links(const ss_flownet *net) { return net->n_links; }
+
+void ss_flownet_tune(ss_flownet *net, size_t fill_scan_max, int propagate)
+{
+    net->fill_scan_max = fill_scan_max ? fill_scan_max : SS_FILL_SCAN_MAX;
+    net->propagate = propagate;
+}
 
 ss_flow_id ss_flow_start(ss_flownet *net, const uint32_t *links, size_t n_links, double bytes,
                          const ss_flow_opts *opts, ss_flow_done done, void *ctx)
@@ -566,8 +695,10 @@ int ss_flow_cancel(ss_flownet *net, ss_flow_id id)
         uint32_t s = (uint32_t)(f - net->pool);
         settle(net, f, ss_now(net->eng));
         ch_remove(net, s);
+        net->seeds.n = 0;
+        push_leave_seeds(net, f);
         link_leave(net, f);
-        if (f->n_links) resolve(net, f->links, f->n_links, f->rate_bps, SS_FLOW_NONE);
+        if (net->seeds.n) resolve(net, net->seeds.v, net->seeds.n, f->rate_bps, SS_FLOW_NONE);
         arm(net);
     } else if (f->ev) {
         ss_cancel(net->eng, f->ev);
@@ -609,10 +740,18 @@ double ss_flow_remaining_bytes(const ss_flownet *net, ss_flow_id id)
     return 0;
 }
 
-double ss_link_utilisation(const ss_flownet *net, uint32_t link_id)
+/* Link id's record, or NULL if no route has named it yet. */
+static const ss_flow_link *link_of(const ss_flownet *net, uint32_t link_id)
 {
     assert(link_id < net->n_links);
-    const ss_flow_link *l = &net->links[link_id];
+    uint32_t li = net->link_of[link_id];
+    return li == SS_FLOW_NONE ? NULL : &net->links[li];
+}
+
+double ss_link_utilisation(const ss_flownet *net, uint32_t link_id)
+{
+    const ss_flow_link *l = link_of(net, link_id);
+    if (!l) return 0;
     double sum = 0;
     for (uint32_t j = 0; j < l->n; j++) sum += l->ent[j].rate_bps;
     return sum / l->cap_bps;
@@ -620,9 +759,9 @@ double ss_link_utilisation(const ss_flownet *net, uint32_t link_id)
 
 double ss_link_bytes(const ss_flownet *net, uint32_t link_id)
 {
-    assert(link_id < net->n_links);
-    const ss_flow_link *l = &net->links[link_id];
-    double sum = l->bytes_done;
+    const ss_flow_link *l = link_of(net, link_id);
+    if (!l) return 0;
+    double sum = net->lbytes[l - net->links];
     for (uint32_t j = 0; j < l->n; j++) {
         const ss_flow_rec *f = &net->pool[l->ent[j].flow];
         sum += f->rem_bytes - remaining_now(net, f);
@@ -632,8 +771,8 @@ double ss_link_bytes(const ss_flownet *net, uint32_t link_id)
 
 size_t ss_link_flows(const ss_flownet *net, uint32_t link_id)
 {
-    assert(link_id < net->n_links);
-    return net->links[link_id].n;
+    const ss_flow_link *l = link_of(net, link_id);
+    return l ? l->n : 0;
 }
 
 size_t ss_flownet_active(const ss_flownet *net) { return net->active; }

@@ -68,6 +68,11 @@ ss_flownet *ss_flownet_new(ss_engine *eng, size_t n_links, const double *capacit
 /* Drops every flow in flight without calling back, and cancels its events. */
 void ss_flownet_free(ss_flownet *net);
 size_t ss_flownet_links(const ss_flownet *net);
+/* For tests, so that every way of re-solving gets exercised: fill from a
+ * heap once a re-solve has more than fill_scan_max candidates (0: the
+ * default), and re-solve by propagation first (propagate = 1, the default)
+ * or always by search and fill (0). */
+void ss_flownet_tune(ss_flownet *net, size_t fill_scan_max, int propagate);
 
 typedef struct ss_flow_opts {
     double cap_bps;   /* per-flow rate cap, 0 = none (e.g. the per-connection cap of
@@ -178,6 +183,9 @@ typedef struct ss_flownet_stats {
     uint64_t links_touched; /* links visited, summed: a link that carries one flow is
                              * that flow's cap and is visited only where the change is */
     uint64_t rate_changes;  /* flows whose rate (and so completion time) moved */
+    uint64_t slack_retries; /* propagations redone, as a link they left out for its slack
+                             * would be full (flow.c) */
+    uint64_t prop_fallbacks; /* re-solves that propagation left to search and fill */
     uint64_t heap_fills;    /* re-solves large enough to fill from a heap (flow_solve.c) */
     uint64_t slots;         /* flow records allocated: grows with the most flows in
                              * flight, never with the flows finished */

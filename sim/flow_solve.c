@@ -6,8 +6,6 @@
 
 #include "flow_internal.h"
 
-#define FIX_MARGIN_REL 1e-9 /* rates this close below lambda are re-filled too */
-#define FILL_SCAN_MAX 256   /* more filling candidates than this: a heap, not a scan */
 #define CAND_FLOW 0x80000000u /* cand_idx: a flow slot (its cap), not a link id */
 
 /* ---- progressive filling -------------------------------------------------- */
@@ -17,7 +15,7 @@
  * left/unfrozen, and the capped unfrozen flows, keyed by their (effective)
  * cap.  They live in two parallel arrays, cand_key and cand_idx, used in one
  * of two ways:
- *  - scan mode (up to FILL_SCAN_MAX candidates): a dense set with
+ *  - scan mode (up to fill_scan_max candidates, SS_FILL_SCAN_MAX unless tuned): a dense set with
  *    swap-remove.  Each link and flow knows its position (fpos), freezing
  *    updates keys in place, and each step scans for the least key.
  *  - heap mode (more candidates): a binary min-heap of lower bounds.  A key
@@ -39,11 +37,12 @@ static void cand_remove(ss_flownet *net, uint32_t at)
     }
 }
 
-static void freeze(ss_flownet *net, uint32_t s, double rate_bps)
+static void freeze(ss_flownet *net, uint32_t s, double rate_bps, uint32_t by)
 {
     ss_flow_rec *f = &net->pool[s];
     net->fmark[s] = 2 * net->epoch + 1;
     f->new_rate_bps = rate_bps;
+    f->new_bn = by;
     const uint32_t *shared = net->shared.v + f->sh_off;
     if (net->heap_mode) {
         for (uint32_t k = 0; k < f->sh_n; k++) {
@@ -189,7 +188,7 @@ static void fill(ss_flownet *net)
         }
     }
     net->cand_n = n;
-    net->heap_mode = n > FILL_SCAN_MAX;
+    net->heap_mode = n > net->fill_scan_max;
     if (net->heap_mode) {
         net->st.heap_fills++;
         for (size_t i = n / 2; i-- > 0;) heap_sift_down(net, i);
@@ -204,7 +203,7 @@ static void fill(ss_flownet *net)
         if (least > level) level = least;
         if (idx & CAND_FLOW) {
             uint32_t s = idx & ~CAND_FLOW;
-            freeze(net, s, net->pool[s].eff_cap_bps); /* exactly the cap */
+            freeze(net, s, net->pool[s].eff_cap_bps, net->pool[s].eff_cap_link); /* exactly the cap */
             unfrozen--;
             continue;
         }
@@ -214,7 +213,7 @@ static void fill(ss_flownet *net)
             const ss_flow_entry *e = &l->ent[j];
             if (e->rate_bps > 0 && e->rate_bps < net->fixed_below) continue;
             if (net->fmark[e->flow] == frozen) continue;
-            freeze(net, e->flow, level);
+            freeze(net, e->flow, level, idx);
             unfrozen--;
         }
     }
@@ -229,67 +228,92 @@ static inline void expand(ss_flownet *net, uint32_t s, uint64_t ep)
     net->fmark[s] = 2 * ep;
     ss_vpush(&net->comp_flows, s);
     double cap = f->cap_bps > 0 ? f->cap_bps : INFINITY;
+    uint32_t cap_link = SS_BN_CAP;
     f->sh_off = (uint32_t)net->shared.n;
     for (uint32_t k = 0; k < f->n_links; k++) {
         uint32_t li = f->links[k];
         const ss_flow_link *l = &net->links[li];
         if (l->n == 1) {
-            if (l->cap_bps < cap) cap = l->cap_bps;
+            if (l->cap_bps < cap) {
+                cap = l->cap_bps;
+                cap_link = li;
+            }
             continue;
         }
         ss_vpush(&net->shared, li);
-        if (net->lstamp[li] != ep) {
-            net->lstamp[li] = ep;
+        if (net->links[li].stamp != ep) {
+            net->links[li].stamp = ep;
             ss_vpush(&net->comp_links, li);
         }
     }
     f->sh_n = (uint32_t)net->shared.n - f->sh_off;
     f->eff_cap_bps = cap;
+    f->eff_cap_link = cap_link;
+}
+
+/* One pass: the search from seeds, then the filling. */
+static void solve_pass(ss_flownet *net, const uint32_t *seeds, size_t n_seeds, uint32_t new_flow)
+{
+    uint64_t ep = ++net->epoch;
+    double fixed_below = net->fixed_below;
+    net->comp_links.n = 0;
+    net->comp_flows.n = 0;
+    net->shared.n = 0;
+    for (size_t i = 0; i < n_seeds; i++) {
+        if (net->links[seeds[i]].stamp != ep) {
+            net->links[seeds[i]].stamp = ep;
+            ss_vpush(&net->comp_links, seeds[i]);
+        }
+    }
+    if (new_flow != SS_FLOW_NONE) expand(net, new_flow, ep);
+    for (size_t i = 0; i < net->comp_links.n; i++) {
+        ss_flow_link *l = &net->links[net->comp_links.v[i]];
+        if (l->n > net->pick_cap) {
+            net->pick_cap = 2 * l->n;
+            net->pick = ss_xrealloc(net->pick, net->pick_cap * sizeof *net->pick);
+        }
+        /* without branches: sum the fixed rates, list the others */
+        uint32_t *pick = net->pick;
+        double left = l->cap_bps, load = 0;
+        uint32_t unfrozen = 0, n = l->n;
+        const ss_flow_entry *ent = l->ent;
+        for (uint32_t j = 0; j < n; j++) {
+            double r = ent[j].rate_bps;
+            int fixed = (r > 0) & (r < fixed_below);
+            load += r;
+            left -= r * (double)fixed;
+            pick[unfrozen] = ent[j].flow;
+            unfrozen += (uint32_t)!fixed;
+        }
+        net->links[net->comp_links.v[i]].load_bps = load;
+        l->left_bps = left;
+        l->unfrozen = unfrozen;
+        for (uint32_t j = 0; j < unfrozen; j++)
+            if (net->fmark[pick[j]] < 2 * ep) expand(net, pick[j], ep);
+    }
+    net->st.flows_touched += net->comp_flows.n;
+    net->st.links_touched += net->comp_links.n;
+    if (net->comp_flows.n) fill(net);
 }
 
 /* Re-solve after a change on the links in seeds.  Flows whose rate is below
  * lambda_bps keep it: they are "fixed", and count only as capacity taken
- * from their links.  The search does not go through them.  Every other flow
- * reachable from seeds is re-filled.  This is exact when lambda_bps is at
- * most the level at which the new filling first departs from the old one
- * (see the top of flow.c).  new_flow (SS_FLOW_NONE if none) has just joined
- * and is always re-filled. */
+ * from their links.  This is exact when lambda_bps is at most the level at
+ * which the new filling first departs from the old one (see the top of
+ * flow.c).  new_flow (SS_FLOW_NONE if none) has just joined and is always
+ * re-filled.  Propagation first; when it cannot vouch for its rates, the
+ * search from seeds through every flow that is not fixed, and a filling
+ * over all that it found. */
 void ss_flow_solve(ss_flownet *net, const uint32_t *seeds, size_t n_seeds, double lambda_bps,
                    uint32_t new_flow)
 {
-    uint64_t ep = ++net->epoch;
-    double fixed_below = net->fixed_below = lambda_bps * (1 - FIX_MARGIN_REL);
-    uint64_t *lstamp = net->lstamp;
-    net->comp_links.n = 0;
-    net->comp_flows.n = 0;
-    net->shared.n = 0;
-    if (new_flow != SS_FLOW_NONE) expand(net, new_flow, ep);
-    for (size_t i = 0; i < n_seeds; i++) {
-        if (lstamp[seeds[i]] != ep) {
-            lstamp[seeds[i]] = ep;
-            ss_vpush(&net->comp_links, seeds[i]);
-        }
-    }
-    for (size_t i = 0; i < net->comp_links.n; i++) {
-        ss_flow_link *l = &net->links[net->comp_links.v[i]];
-        double left = l->cap_bps;
-        uint32_t unfrozen = 0;
-        for (uint32_t j = 0; j < l->n; j++) {
-            const ss_flow_entry *e = &l->ent[j];
-            if (e->rate_bps > 0 && e->rate_bps < fixed_below) { /* fixed: not visited */
-                left -= e->rate_bps;
-                continue;
-            }
-            unfrozen++;
-            if (net->fmark[e->flow] < 2 * ep) expand(net, e->flow, ep);
-        }
-        l->left_bps = left;
-        l->unfrozen = unfrozen;
-    }
     net->st.resolves++;
-    net->st.flows_touched += net->comp_flows.n;
-    net->st.links_touched += net->comp_links.n;
-    if (net->comp_flows.n) fill(net);
+    if (net->propagate) {
+        if (ss_flow_propagate(net, seeds, n_seeds, lambda_bps, new_flow)) return;
+        net->st.prop_fallbacks++;
+    }
+    net->fixed_below = lambda_bps * (1 - SS_FIX_MARGIN_REL);
+    solve_pass(net, seeds, n_seeds, new_flow);
 }
 
 /* A lower bound of the rate that flow s, which has just joined its links,

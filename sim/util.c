@@ -3,6 +3,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -223,4 +224,46 @@ void ss_cli_free(ss_cli *c)
 {
     free(c->sets);
     memset(c, 0, sizeof *c);
+}
+
+int ss_fmt_fixed(char *buf, double x, int decimals)
+{
+#ifdef __SIZEOF_INT128__
+    static const uint64_t p10[10] = {1,         10,         100,         1000,         10000,
+                                     100000,    1000000,    10000000,    100000000,    1000000000};
+    if (decimals >= 0 && decimals <= 9 && x >= 0 && !signbit(x) && x < 0x1p53 / (double)p10[decimals]) {
+        __extension__ typedef unsigned __int128 u128;
+        int e;
+        uint64_t m = (uint64_t)ldexp(frexp(x, &e), 53); /* x = m * 2^(e - 53), exactly */
+        int sh = 53 - e;                                 /* >= 0, as x < 2^53 */
+        u128 p = (u128)m * p10[decimals];                /* x * 10^decimals = p / 2^sh */
+        uint64_t q = 0;
+        if (sh == 0) {
+            q = (uint64_t)p;
+        } else if (sh < 128) {
+            u128 half = (u128)1 << (sh - 1), rem = p & ((half << 1) - 1);
+            q = (uint64_t)(p >> sh);
+            q += rem > half || (rem == half && (q & 1));
+        }
+        uint64_t ip = q / p10[decimals], fp = q % p10[decimals];
+        char digits[24];
+        int n = 0, len = 0;
+        do {
+            digits[n++] = (char)('0' + ip % 10);
+            ip /= 10;
+        } while (ip);
+        while (n) buf[len++] = digits[--n];
+        if (decimals) {
+            buf[len++] = '.';
+            for (int i = decimals - 1; i >= 0; i--) {
+                buf[len + i] = (char)('0' + fp % 10);
+                fp /= 10;
+            }
+            len += decimals;
+        }
+        buf[len] = '\0';
+        return len;
+    }
+#endif
+    return snprintf(buf, SS_FMT_FIXED_MAX, "%.*f", decimals, x);
 }

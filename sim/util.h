@@ -71,6 +71,14 @@ const char *ss_suggest(const char *word, const char *const *cands);
 uint64_t ss_mix64(uint64_t x);
 uint64_t ss_hash_str(const char *s);
 
+/* x with `decimals` (0..9) digits after the point, exactly as
+ * printf("%.*f", decimals, x) writes it (round to nearest, ties to even),
+ * but without printf's multi-precision arithmetic for the common case
+ * 0 <= x < 2^53 / 10^decimals.  buf holds at least SS_FMT_FIXED_MAX bytes;
+ * returns the length written (NUL not counted). */
+#define SS_FMT_FIXED_MAX 400
+int ss_fmt_fixed(char *buf, double x, int decimals);
+
 /* Directory part of a path ("." if none), newly allocated. */
 char *ss_dirname(const char *path);
 /* `rel` resolved against directory `dir` unless absolute; newly allocated. */

@@ -1,7 +1,7 @@
 /* test_flow.c: the flow-level network model (sim/flow.h).  Max-min
  * allocations and finish times computed by hand, the Flashpoint chaining
- * example, the options, the component property, and a randomized
- * cross-check against a global progressive-filling reference. */
+ * example, the options, the component property.  The randomized
+ * cross-check against a global reference is in test_flow_random.c. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -526,11 +526,12 @@ static void test_link_counters(void)
  * and gets 8 Gbit/s.  L shares a link with S, but its rate (2) is below
  * S's water level on link 4 ((10 - 2) / 1 = 8), so L is not even re-filled:
  * only S is touched, and L's completion stays where it was. */
-static void test_component(void)
+static void component_case(int propagate)
 {
     ss_engine *e = ss_engine_new();
     double cap[6] = {10 * G, 10 * G, 10 * G, 10 * G, 10 * G, 2 * G};
     ss_flownet *net = ss_flownet_new(e, 6, cap);
+    ss_flownet_tune(net, 0, propagate);
     uint32_t ra[] = {0, 1}, rb[] = {2, 3}, rc[] = {1, 2}, rl[] = {4, 5}, rs[] = {4};
     nrec = 0;
     ss_flow_id a = ss_flow_start(net, ra, 2, 1.25e9, NULL, on_done, NULL);
@@ -549,9 +550,11 @@ static void test_component(void)
     ss_flow_id c = ss_flow_start(net, rc, 2, 0.625e9, NULL, on_done, NULL);
     ss_flownet_stats s2 = ss_flownet_stats_of(net);
     CU_ASSERT_EQUAL(s2.flows_touched - s1.flows_touched, 3);
-    /* links 1 and 2: links 0 and 3 carry one flow each, which makes them that
-     * flow's cap, and they are not visited */
-    CU_ASSERT_EQUAL(s2.links_touched - s1.links_touched, 2);
+    /* search and fill: links 1 and 2; links 0 and 3 carry one flow each,
+     * which makes them that flow's cap, and they are not visited.
+     * Propagation: links 1 and 2, then 0 and 3, where A and B were full and
+     * now fall */
+    CU_ASSERT_EQUAL(s2.links_touched - s1.links_touched, propagate ? 4 : 2);
     CU_ASSERT_EQUAL(s2.rate_changes - s1.rate_changes, 3);
     ss_flow_id L = ss_flow_start(net, rl, 2, 1e9, NULL, on_done, NULL);
     ss_flownet_stats s3 = ss_flownet_stats_of(net);
@@ -573,6 +576,12 @@ static void test_component(void)
     CU_ASSERT_DOUBLE_EQUAL(done_at(S, 0), 0.5 + 1.0, TOL_S);
     ss_flownet_free(net);
     ss_engine_free(e);
+}
+
+static void test_component(void)
+{
+    component_case(0);
+    component_case(1);
 }
 
 /* ---- memory and determinism ----------------------------------------------- */
@@ -606,221 +615,6 @@ static void test_memory_follows_flows_in_flight(void)
     ss_engine_free(e);
 }
 
-/* ---- 8. randomized cross-check against a global reference ------------------ */
-
-enum { RL_MAX = 400, RF_MAX = 1200, RMAXR = 4 };
-
-typedef struct rflow {
-    uint32_t route[RMAXR];
-    size_t n;
-    double cap_bps, bytes, start_s, setup_s, goodput;
-    double cancel_s;    /* < 0: never */
-    double carried;     /* bytes sent by the time it was cancelled */
-    ss_flow_id id;
-    int done;
-    double done_s;
-} rflow;
-
-static rflow rf[RF_MAX];
-static double rcap[RL_MAX];
-static int RL, RF, rcheck_every, revents;
-static ss_flownet *rnet;
-static int rbad, rchecks;
-static uint64_t rheap_fills;
-
-static uint64_t rs_state;
-static double urand(void) /* xorshift64*, [0,1) */
-{
-    rs_state ^= rs_state >> 12;
-    rs_state ^= rs_state << 25;
-    rs_state ^= rs_state >> 27;
-    return (double)((rs_state * 2685821657736338717ull) >> 11) * 0x1.0p-53;
-}
-
-/* Progressive filling over every active flow at once, the textbook way:
- * each round computes every link's fair share and the smallest cap, and
- * freezes everything at that level. */
-static void reference_rates(double *rate)
-{
-    static int act[RF_MAX], frozen[RF_MAX], inc_off[RL_MAX + 1], inc[RF_MAX * RMAXR];
-    int na = 0, cnt[RL_MAX];
-    memset(cnt, 0, sizeof cnt);
-    for (int i = 0; i < RF; i++) {
-        act[i] = rf[i].id && ss_flow_phase_of(rnet, rf[i].id) == SS_FLOW_ACTIVE;
-        frozen[i] = 0;
-        rate[i] = 0;
-        na += act[i];
-        if (act[i])
-            for (size_t k = 0; k < rf[i].n; k++) cnt[rf[i].route[k]]++;
-    }
-    /* incidence lists: inc[inc_off[l] ..] = flows on link l, with repeats */
-    inc_off[0] = 0;
-    for (int l = 0; l < RL; l++) inc_off[l + 1] = inc_off[l] + cnt[l];
-    for (int l = 0; l < RL; l++) cnt[l] = inc_off[l];
-    for (int i = 0; i < RF; i++)
-        if (act[i])
-            for (size_t k = 0; k < rf[i].n; k++) inc[cnt[rf[i].route[k]]++] = i;
-    double share[RL_MAX];
-    while (na > 0) {
-        double m = INFINITY;
-        for (int l = 0; l < RL; l++) {
-            double left = rcap[l];
-            int c = 0;
-            for (int j = inc_off[l]; j < inc_off[l + 1]; j++) {
-                if (frozen[inc[j]]) left -= rate[inc[j]];
-                else c++;
-            }
-            share[l] = c ? left / c : INFINITY;
-            if (share[l] < m) m = share[l];
-        }
-        for (int i = 0; i < RF; i++)
-            if (act[i] && !frozen[i] && rf[i].cap_bps > 0 && rf[i].cap_bps < m) m = rf[i].cap_bps;
-        for (int i = 0; i < RF; i++) {
-            if (!act[i] || frozen[i]) continue;
-            int fr = rf[i].cap_bps > 0 && rf[i].cap_bps <= m * (1 + 1e-12);
-            for (size_t k = 0; k < rf[i].n && !fr; k++) fr = share[rf[i].route[k]] <= m * (1 + 1e-12);
-            if (fr) {
-                frozen[i] = 1;
-                rate[i] = m;
-                na--;
-            }
-        }
-    }
-}
-
-static void cross_check(void)
-{
-    if (++revents % rcheck_every) return;
-    static double ref[RF_MAX];
-    reference_rates(ref);
-    rchecks++;
-    for (int i = 0; i < RF; i++) {
-        if (!rf[i].id) continue;
-        double r = ss_flow_rate_bps(rnet, rf[i].id);
-        if (fabs(r - ref[i]) > 1e-9 * (ref[i] > 1 ? ref[i] : 1)) rbad++;
-    }
-    for (uint32_t l = 0; l < (uint32_t)RL; l++)
-        if (ss_link_utilisation(rnet, l) > 1 + 1e-9) rbad++;
-}
-
-static void rdone(ss_engine *e, void *ctx, ss_flow_id id, double now_s)
-{
-    rflow *f = ctx;
-    if (f->id != id || f->done) rbad++;
-    f->done = 1;
-    f->done_s = now_s;
-    if (now_s < f->start_s + f->setup_s) rbad++;
-    cross_check();
-}
-
-static void rstart(ss_engine *e, void *ctx, uint64_t i)
-{
-    ss_flow_opts o = {.cap_bps = rf[i].cap_bps, .setup_s = rf[i].setup_s, .goodput = rf[i].goodput};
-    rf[i].id = ss_flow_start(rnet, rf[i].route, rf[i].n, rf[i].bytes, &o, rdone, &rf[i]);
-    cross_check();
-}
-
-static void rcancel(ss_engine *e, void *ctx, uint64_t i)
-{
-    ss_flow_phase ph = ss_flow_phase_of(rnet, rf[i].id);
-    double rem = ss_flow_remaining_bytes(rnet, rf[i].id);
-    int was = ph == SS_FLOW_SETUP || ph == SS_FLOW_ACTIVE || ph == SS_FLOW_DELIVERING;
-    if (ss_flow_cancel(rnet, rf[i].id) != was) rbad++;
-    if (was) rf[i].carried = rf[i].bytes - rem;
-    else rf[i].cancel_s = -1; /* it had finished: counts in full */
-    cross_check();
-}
-
-/* Runs `seeds` random instances of n_links links and n_flows flows (start
- * gaps of mean gap_s) and cross-checks every check_every-th event.
- * Returns the number of checks made. */
-static int random_runs(int seeds, int n_links, int n_flows, double gap_s, int check_every)
-{
-    RL = n_links;
-    RF = n_flows;
-    rcheck_every = check_every;
-    int total_checks = 0, total_bad = 0, total_done = 0, bytes_bad = 0;
-    for (uint64_t seed = 1; seed <= (uint64_t)seeds; seed++) {
-        rs_state = 0x9e3779b97f4a7c15ull * (seed + 1000 * (uint64_t)n_links);
-        ss_engine *e = ss_engine_new();
-        for (int l = 0; l < RL; l++) rcap[l] = (double)(1 + (int)(urand() * 8)) * G;
-        rnet = ss_flownet_new(e, (size_t)RL, rcap);
-        rbad = rchecks = revents = 0;
-        double t = 0;
-        for (int i = 0; i < RF; i++) {
-            rflow *f = &rf[i];
-            memset(f, 0, sizeof *f);
-            f->n = 1 + (size_t)(urand() * RMAXR * 0.99);
-            for (size_t k = 0; k < f->n; k++) f->route[k] = (uint32_t)(urand() * RL);
-            f->cap_bps = urand() < 0.3 ? (double)(1 + (int)(urand() * 4)) * G : 0;
-            f->bytes = urand() < 0.05 ? 0 : 1e8 * (1 + (int)(urand() * 20));
-            f->setup_s = urand() < 0.3 ? 0.01 * (int)(urand() * 10) : 0;
-            f->goodput = urand() < 0.5 ? 0.9 : 1.0;
-            t += urand() < 0.2 ? 0 : gap_s * (int)(urand() * 10); /* many ties */
-            f->start_s = t;
-            f->cancel_s = urand() < 0.1 ? t + 0.5 * urand() : -1;
-            ss_schedule(e, f->start_s, rstart, NULL, (uint64_t)i);
-            if (f->cancel_s >= 0) ss_schedule(e, f->cancel_s, rcancel, NULL, (uint64_t)i);
-        }
-        ss_engine_run(e, INFINITY);
-        for (int i = 0; i < RF; i++) total_done += rf[i].done;
-        for (int i = 0; i < RF; i++)
-            if (rf[i].cancel_s < 0 && !rf[i].done) rbad++;
-        /* byte conservation per link */
-        for (uint32_t l = 0; l < (uint32_t)RL; l++) {
-            double expect = 0;
-            for (int i = 0; i < RF; i++) {
-                double b = rf[i].cancel_s >= 0 ? rf[i].carried : rf[i].bytes;
-                for (size_t k = 0; k < rf[i].n; k++) expect += rf[i].route[k] == l ? b : 0;
-            }
-            if (fabs(ss_link_bytes(rnet, l) - expect) > 1e-9 * (expect > 1 ? expect : 1)) bytes_bad++;
-        }
-        if (ss_flownet_active(rnet) != 0) rbad++;
-        rheap_fills += ss_flownet_stats_of(rnet).heap_fills;
-        total_checks += rchecks;
-        total_bad += rbad;
-        ss_flownet_free(rnet);
-        ss_engine_free(e);
-    }
-    CU_ASSERT_EQUAL(total_bad, 0);
-    CU_ASSERT_EQUAL(bytes_bad, 0);
-    CU_ASSERT(total_done > seeds * n_flows * 8 / 10);
-    return total_checks;
-}
-
-/* Small instances (6 links, 160 flows, many shared links, caps, set-up,
- * cancellations, equal start times), checked at every start and end. */
-static void test_random_vs_reference(void)
-{
-    rheap_fills = 0;
-    int checks = random_runs(40, 6, 160, 0.05, 1);
-    CU_ASSERT(checks > 40 * 160); /* every start and end was checked */
-    CU_ASSERT_EQUAL(rheap_fills, 0);
-}
-
-/* The same instance twice: the same completions at bit-identical times. */
-static void test_random_deterministic(void)
-{
-    static double first[RF_MAX];
-    random_runs(1, 6, 160, 0.05, 1000);
-    for (int i = 0; i < RF; i++) first[i] = rf[i].done ? rf[i].done_s : -1;
-    random_runs(1, 6, 160, 0.05, 1000);
-    int same = 1;
-    for (int i = 0; i < RF; i++) same &= first[i] == (rf[i].done ? rf[i].done_s : -1);
-    CU_ASSERT(same);
-}
-
-/* Large instances: 300 links and 1200 flows, starting fast enough that
- * several hundred are active at once.  The filling then has more than
- * FILL_SCAN_MAX candidates and runs on its heap.  Checked every 25th event. */
-static void test_random_large_vs_reference(void)
-{
-    rheap_fills = 0;
-    int checks = random_runs(2, 300, 1200, 0.002, 25);
-    CU_ASSERT(checks > 2 * 2 * 1200 / 25 - 10);
-    CU_ASSERT(rheap_fills > 500);
-}
-
 SS_TEST_SUITE("flow", {"one bottleneck, k = 1..5", test_one_bottleneck},
               {"parking lot", test_parking_lot}, {"parking lot, unequal capacities", test_parking_lot_unequal},
               {"dumbbell with caps", test_dumbbell_caps}, {"mid-transfer starts and ends", test_mid_transfer},
@@ -830,7 +624,4 @@ SS_TEST_SUITE("flow", {"one bottleneck, k = 1..5", test_one_bottleneck},
               {"goodput, latency, setup", test_goodput_latency_setup}, {"cancel", test_cancel},
               {"zero bytes, empty route", test_zero_bytes_and_empty_route},
               {"link counters and utilisation", test_link_counters}, {"component property", test_component},
-              {"memory follows flows in flight", test_memory_follows_flows_in_flight},
-              {"random vs global reference", test_random_vs_reference},
-              {"deterministic", test_random_deterministic},
-              {"random vs global reference, large (heap filling)", test_random_large_vs_reference})
+              {"memory follows flows in flight", test_memory_follows_flows_in_flight})

@@ -4,7 +4,10 @@
  * scenarios with a `topology:` (inline or by file, devices from its GPUs,
  * `check` printing the oversubscription, bad references). */
 #include "test.h"
+#include "util.h"
 
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,7 +131,45 @@ static void test_scenario_topology(void)
     ss_test_rmtree(dir);
 }
 
-SS_TEST_SUITE("network-cli", {"flows: two-receiver fan-out and mid-transfer start, exact", test_fanout_two_receivers},
+/* ss_fmt_fixed (the flows output's numbers) writes what printf writes:
+ * random magnitudes, exact ties, integers, tiny values, the fallbacks. */
+static void test_fmt_fixed(void)
+{
+    char a[SS_FMT_FIXED_MAX], b[SS_FMT_FIXED_MAX];
+    uint64_t st = 0x9e3779b97f4a7c15ull;
+    int bad = 0;
+    for (int i = 0; i < 400000; i++) {
+        st ^= st << 13;
+        st ^= st >> 7;
+        st ^= st << 17;
+        double x;
+        switch (i % 5) {
+        case 0: x = (double)(st >> 11) * 0x1p-53 * pow(10, (double)(i % 19) - 9); break; /* 1e-9 .. 1e9 */
+        case 1: x = ((double)(st % 2000000000) + 0.5) / 1e9; break;                      /* near ties */
+        case 2: x = (double)(st % 4096) / 1024.0;                                         /* exact ties */
+            break;
+        case 3: x = (double)(st >> 20);                                                   /* integers */
+            break;
+        default: x = ldexp((double)(st >> 11), (int)(st % 200) - 150); break;             /* anything */
+        }
+        int d = (int)(st % 10);
+        int na = ss_fmt_fixed(a, x, d);
+        snprintf(b, sizeof b, "%.*f", d, x);
+        bad += strcmp(a, b) != 0 || na != (int)strlen(b);
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    const double odd[] = {0.0, -0.0, 0.5, 1.5, 2.5, 1e-300, 5e-10, 1.5e-9, 2.5e-9, 9007199.254740991,
+                          1e300, -1.25, NAN, INFINITY, 0x1p53, 123456789.123456789};
+    for (size_t i = 0; i < sizeof odd / sizeof *odd; i++) {
+        for (int d = 0; d <= 9; d++) {
+            ss_fmt_fixed(a, odd[i], d);
+            snprintf(b, sizeof b, "%.*f", d, odd[i]);
+            CU_ASSERT_STRING_EQUAL(a, b);
+        }
+    }
+}
+
+SS_TEST_SUITE("network-cli", {"fixed-point numbers as printf writes them", test_fmt_fixed}, {"flows: two-receiver fan-out and mid-transfer start, exact", test_fanout_two_receivers},
               {"flows: hosts by index, link counters", test_hosts_by_index},
               {"flows: bad input, exit 2, nothing written", test_flows_bad_input},
               {"scenarios with a topology", test_scenario_topology})
