@@ -177,4 +177,22 @@ int ss_flow_propagate(ss_flownet *net, const uint32_t *seeds, size_t n_seeds, do
  * get: the lambda_bps of its join. */
 double ss_flow_join_level(const ss_flownet *net, const ss_flow_rec *f);
 
+/* The least of key[0..n-1], n >= 1 (flow_solve.c, flow_prop.c).  Four independent lanes, so the loop
+ * is not one long chain of dependent compares. */
+static inline double ss_flow_least_key(const double *key, size_t n)
+{
+    double m0 = key[0], m1 = m0, m2 = m0, m3 = m0;
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        m0 = key[i] < m0 ? key[i] : m0;
+        m1 = key[i + 1] < m1 ? key[i + 1] : m1;
+        m2 = key[i + 2] < m2 ? key[i + 2] : m2;
+        m3 = key[i + 3] < m3 ? key[i + 3] : m3;
+    }
+    for (; i < n; i++) m0 = key[i] < m0 ? key[i] : m0;
+    m0 = m1 < m0 ? m1 : m0;
+    m2 = m3 < m2 ? m3 : m2;
+    return m2 < m0 ? m2 : m0;
+}
+
 #endif

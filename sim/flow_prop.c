@@ -227,24 +227,12 @@ static void rise(ss_flownet *net, uint32_t s)
     if (f->cap_bps > 0) ev_push(net, f->cap_bps, EV_CAP | s);
 }
 
-/* The least key of the candidate set (n >= 1), and where it is.  Four
- * independent lanes, so the loop is not one long chain of compares. */
+/* Where the least key of the candidate set (n >= 1) is. */
 static uint32_t least_at(const double *key, size_t n)
 {
-    double m0 = key[0], m1 = m0, m2 = m0, m3 = m0;
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        m0 = key[i] < m0 ? key[i] : m0;
-        m1 = key[i + 1] < m1 ? key[i + 1] : m1;
-        m2 = key[i + 2] < m2 ? key[i + 2] : m2;
-        m3 = key[i + 3] < m3 ? key[i + 3] : m3;
-    }
-    for (; i < n; i++) m0 = key[i] < m0 ? key[i] : m0;
-    m0 = m1 < m0 ? m1 : m0;
-    m2 = m3 < m2 ? m3 : m2;
-    m0 = m2 < m0 ? m2 : m0;
+    double least = ss_flow_least_key(key, n);
     uint32_t at = 0;
-    while (key[at] != m0) at++;
+    while (key[at] != least) at++;
     return at;
 }
 

@@ -68,24 +68,6 @@ static void freeze(ss_flownet *net, uint32_t s, double rate_bps, uint32_t by)
     }
 }
 
-/* The least of key[0..n-1], n >= 1.  Four independent lanes, so the loop
- * is not one long chain of dependent compares. */
-static double least_key(const double *key, size_t n)
-{
-    double m0 = key[0], m1 = m0, m2 = m0, m3 = m0;
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        m0 = key[i] < m0 ? key[i] : m0;
-        m1 = key[i + 1] < m1 ? key[i + 1] : m1;
-        m2 = key[i + 2] < m2 ? key[i + 2] : m2;
-        m3 = key[i + 3] < m3 ? key[i + 3] : m3;
-    }
-    for (; i < n; i++) m0 = key[i] < m0 ? key[i] : m0;
-    m0 = m1 < m0 ? m1 : m0;
-    m2 = m3 < m2 ? m3 : m2;
-    return m2 < m0 ? m2 : m0;
-}
-
 static void heap_sift_down(ss_flownet *net, size_t i)
 {
     double *key = net->cand_key;
@@ -121,7 +103,7 @@ static uint32_t next_saturation(ss_flownet *net, double *level_bps)
 {
     if (!net->heap_mode) {
         const double *key = net->cand_key;
-        double least = least_key(key, net->cand_n);
+        double least = ss_flow_least_key(key, net->cand_n);
         uint32_t m = 0;
         while (key[m] != least) m++;
         *level_bps = least;
