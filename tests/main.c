@@ -67,6 +67,11 @@ char *ss_test_write(const char *dir, const char *name, const char *text)
     size_t n = strlen(dir) + strlen(name) + 2;
     char *path = malloc(n);
     snprintf(path, n, "%s/%s", dir, name);
+    for (char *slash = path + strlen(dir) + 1; (slash = strchr(slash, '/')); slash++) { /* folders in name */
+        *slash = '\0';
+        mkdir(path, 0777);
+        *slash = '/';
+    }
     FILE *f = fopen(path, "w");
     if (f) {
         fputs(text, f);

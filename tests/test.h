@@ -28,7 +28,7 @@ void ss_test_register(const char *suite, const ss_test_case *cases);
 int ss_test_sh(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A fresh empty temporary directory (malloc'd path). */
 char *ss_test_tmpdir(void);
-/* Write text to dir/name; returns the malloc'd path. */
+/* Write text to dir/name (folders in name are made); returns the malloc'd path. */
 char *ss_test_write(const char *dir, const char *name, const char *text);
 /* Remove a directory tree and free its (malloc'd) path; NULL is fine. */
 void ss_test_rmtree(char *dir);

@@ -109,11 +109,7 @@ static const char *const tiny_split =
 
 static char *tiny_scenario(const char *dir, const char *extra)
 {
-    char *models = malloc(strlen(dir) + 16);
-    sprintf(models, "%s/models", dir);
-    ss_test_sh(NULL, "mkdir -p '%s'", models);
-    free(ss_test_write(models, "tiny-split.json", tiny_split));
-    free(models);
+    free(ss_test_write(dir, "models/tiny-split.json", tiny_split));
     free(ss_test_write(dir, "arrivals.csv", "timestamp_s\n0\n0.001\n0.002\n0.020\n"));
     char text[4096];
     snprintf(text, sizeof text,
@@ -178,12 +174,10 @@ static void test_bad_input(void)
     CU_ASSERT_TRUE(ss_test_has(out, "policy 'zmq-copy': parameter 'block_fixed_s': expected a number >= 0"));
     free(out);
     /* negative bytes in a split profile: positioned in the JSON file */
-    char *models = malloc(strlen(dir) + 16);
-    sprintf(models, "%s/models", dir);
     char *bad = strdup(tiny_split);
     char *at = strstr(bad, "\"out_bytes_per_sample\": 0");
     memcpy(at, "\"out_bytes_per_sample\":-1", 25);
-    free(ss_test_write(models, "tiny-split.json", bad));
+    free(ss_test_write(dir, "models/tiny-split.json", bad));
     rc = ss_test_sh(&out, "'%s' check '%s'", SS_BIN, path);
     CU_ASSERT_EQUAL(rc, 2);
     CU_ASSERT_TRUE(ss_test_has(out, "tiny-split.json:3:"));
@@ -192,7 +186,7 @@ static void test_bad_input(void)
     free(bad);
     /* a model on the path that is not a block */
     free(path);
-    free(ss_test_write(models, "tiny-split.json", tiny_split));
+    free(ss_test_write(dir, "models/tiny-split.json", tiny_split));
     path = ss_test_write(dir, "mixed.yaml",
                          "duration_s: 1\nhosts: [{name: h, devices: [{name: gpu0, kind: gpu}]}]\n"
                          "models:\n  - {name: b, split: tiny-split, block: b}\n"
@@ -206,7 +200,6 @@ static void test_bad_input(void)
     CU_ASSERT_TRUE(ss_test_has(out, "mixed.yaml:9:11: pipeline: model 'plain' (on task 'both') is not a block"));
     free(out);
     free(path);
-    free(models);
     ss_test_rmtree(dir);
 }
 

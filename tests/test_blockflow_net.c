@@ -57,11 +57,7 @@ static const char *const transport =
  * (b1 on h1, b2 on h2 or `b2dev`), one request each at t = 0. */
 static char *scenario(const char *dir, const char *where, const char *b2dev, int two)
 {
-    char *models = malloc(strlen(dir) + 16);
-    sprintf(models, "%s/models", dir);
-    ss_test_sh(NULL, "mkdir -p '%s'", models);
-    free(ss_test_write(models, "two-split.json", two_split));
-    free(models);
+    free(ss_test_write(dir, "models/two-split.json", two_split));
     free(ss_test_write(dir, "one.csv", "timestamp_s\n0\n"));
     char text[8192];
     snprintf(text, sizeof text,
