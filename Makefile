@@ -87,7 +87,7 @@ $(BUILD)/sim/%.o: sim/%.c $(wildcard sim/*.h) include/servesim/policy.h
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(WARN) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/policies/%.so: policies/%.c include/servesim/policy.h
+$(BUILD)/policies/%.so: policies/%.c include/servesim/policy.h $(wildcard policies/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  PLUGIN  $<"
 	$(Q)$(CC) -Iinclude $(WARN) $(CFLAGS) -fPIC -shared $(LDFLAGS) -o $@ $<

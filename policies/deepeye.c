@@ -16,35 +16,12 @@
 #include <servesim/policy.h>
 #include <stdio.h>
 
-typedef struct deepeye {
-    double overhead_s;
-} deepeye;
+#include "layer_overhead.h"
 
-static const char *const params[] = {"overhead_s", NULL};
-
+/* The paper's per-DNN overhead for DeepEye, when the scenario gives none. */
 static int init(void **state, const ss_policy_init *args, char *err, size_t errlen)
 {
-    int bad = 0;
-    double o = ss_param_double(args->params, "overhead_s", 0.0199, &bad);
-    if (bad || o < 0) {
-        if (errlen) snprintf(err, errlen, "overhead_s: expected a number >= 0");
-        return -1;
-    }
-    deepeye *d = malloc(sizeof *d);
-    if (!d) return -1;
-    d->overhead_s = o;
-    *state = d;
-    return 0;
-}
-
-static void fini(void *state)
-{
-    free(state);
-}
-
-static double overhead(void *state)
-{
-    return ((const deepeye *)state)->overhead_s;
+    return lo_init(state, args, 0.0199, err, errlen);
 }
 
 /* Conv loads still to do in job `job` (networks are in generation order). */
@@ -112,9 +89,9 @@ const ss_policy servesim_policy = {
     .kind = SS_KIND_LAYER_SCHEDULER,
     .name = NAME,
     .summary = SUMMARY,
-    .params = params,
+    .params = lo_params,
     .init = init,
-    .fini = fini,
+    .fini = lo_fini,
     .ops.layer_scheduler = {.flags = SS_LAYER_CHAIN_LOADS | SS_LAYER_CHAIN_PART, .pick = pick,
-                            .net_overhead_s = overhead},
+                            .net_overhead_s = lo_overhead},
 };

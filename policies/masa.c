@@ -9,35 +9,12 @@
 #include <servesim/policy.h>
 #include <stdio.h>
 
-typedef struct masa {
-    double overhead_s;
-} masa;
+#include "layer_overhead.h"
 
-static const char *const params[] = {"overhead_s", NULL};
-
+/* The paper's per-DNN overhead for MASA, when the scenario gives none. */
 static int init(void **state, const ss_policy_init *args, char *err, size_t errlen)
 {
-    int bad = 0;
-    double o = ss_param_double(args->params, "overhead_s", 0.0220, &bad);
-    if (bad || o < 0) {
-        if (errlen) snprintf(err, errlen, "overhead_s: expected a number >= 0");
-        return -1;
-    }
-    masa *m = malloc(sizeof *m);
-    if (!m) return -1;
-    m->overhead_s = o;
-    *state = m;
-    return 0;
-}
-
-static void fini(void *state)
-{
-    free(state);
-}
-
-static double overhead(void *state)
-{
-    return ((const masa *)state)->overhead_s;
+    return lo_init(state, args, 0.0220, err, errlen);
 }
 
 /* The first valid task of `kind` in (req_mem_bytes, id) order, or -1. */
@@ -69,8 +46,8 @@ const ss_policy servesim_policy = {
     .kind = SS_KIND_LAYER_SCHEDULER,
     .name = "masa",
     .summary = "MASA (paper, Algorithm 1): execute before load, smallest memory first, progress override",
-    .params = params,
+    .params = lo_params,
     .init = init,
-    .fini = fini,
-    .ops.layer_scheduler = {.flags = SS_LAYER_CHAIN_LOADS, .pick = pick, .net_overhead_s = overhead},
+    .fini = lo_fini,
+    .ops.layer_scheduler = {.flags = SS_LAYER_CHAIN_LOADS, .pick = pick, .net_overhead_s = lo_overhead},
 };
