@@ -105,20 +105,10 @@ static inline void cand_set(ss_flownet *net, uint32_t at, double key)
     else if (net->cand_min != SS_FLOW_NONE && key < net->cand_key[net->cand_min]) net->cand_min = at;
 }
 
-/* A flow joins the re-solve, unfrozen, with an event at its old rate. */
-static void touch(ss_flownet *net, uint32_t s)
-{
-    ss_flow_rec *f = &net->pool[s];
-    net->fmark[s] = 2 * net->epoch;
-    ss_vpush(&net->comp_flows, s);
-    net->prop_unfrozen++;
-    f->new_bn = f->bn;
-    ev_push(net, f->rate_bps, s);
-}
-
-/* The same for a flow on link li, which is turning dirty, that li froze:
- * it will not freeze there at its old rate.  Its event is li's, at the
- * least old rate of such flows (see EV_GROUP); returns its old rate. */
+/* A flow on link li, which is turning dirty, that li froze joins the
+ * re-solve, unfrozen: it will not freeze there at its old rate.  Its event
+ * is li's, at the least old rate of such flows (see EV_GROUP); returns its
+ * old rate. */
 static double touch_grouped(ss_flownet *net, uint32_t s)
 {
     ss_flow_rec *f = &net->pool[s];
@@ -127,6 +117,12 @@ static double touch_grouped(ss_flownet *net, uint32_t s)
     net->prop_unfrozen++;
     f->new_bn = f->bn;
     return f->rate_bps;
+}
+
+/* Any other flow joins the same way, with an event of its own at its old rate. */
+static void touch(ss_flownet *net, uint32_t s)
+{
+    ev_push(net, touch_grouped(net, s), s);
 }
 
 /* Link li departs from the old filling at the current level: its frozen
