@@ -508,6 +508,13 @@ int ss_node_err(const ss_node *n, ss_err *err, const char *fmt, ...)
     return ss_err_at(err, n->file, n->line, n->col, "%s", msg);
 }
 
+int ss_node_unknown(const ss_node *n, const char *what, const char *const *names, ss_err *err)
+{
+    const char *near = ss_suggest(n->value, names);
+    return near ? ss_node_err(n, err, "unknown %s '%s' (did you mean '%s'?)", what, n->value, near)
+                : ss_node_err(n, err, "unknown %s '%s'", what, n->value);
+}
+
 /* What a node is, for "expected X, got Y". */
 static void describe(const ss_node *n, char *buf, size_t size)
 {

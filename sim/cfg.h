@@ -111,6 +111,10 @@ int ss_cfg_seq(const ss_node *map, const char *key, ss_node **out, int flags, ss
 int ss_node_num(const ss_node *n, const char *what, double *out, int flags, ss_err *err);
 int ss_node_expect(const ss_node *n, ss_node_kind kind, const char *what, ss_err *err);
 
+/* "unknown <what> '<value>' (did you mean '<nearest>'?)" at n's value,
+ * the nearest of names (NULL-terminated) if one is close: returns -1. */
+int ss_node_unknown(const ss_node *n, const char *what, const char *const *names, ss_err *err);
+
 /* Report an error at a node's value position: returns -1. */
 int ss_node_err(const ss_node *n, ss_err *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

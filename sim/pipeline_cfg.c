@@ -109,9 +109,7 @@ static int model_index(const ss_scenario *sc, const ss_node *n, ss_err *err)
         if (strcmp(sc->models[k].name, n->value) == 0) return (int)k;
     char **names = ss_xcalloc(sc->nmodels + 1, sizeof *names);
     for (size_t k = 0; k < sc->nmodels; k++) names[k] = sc->models[k].name;
-    const char *near = ss_suggest(n->value, (const char *const *)names);
-    int rc = near ? ss_node_err(n, err, "unknown model '%s' (did you mean '%s'?)", n->value, near)
-                  : ss_node_err(n, err, "unknown model '%s'", n->value);
+    int rc = ss_node_unknown(n, "model", (const char *const *)names, err);
     free(names);
     return rc;
 }

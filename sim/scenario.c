@@ -154,9 +154,7 @@ static int resolve_device(const ss_scenario *sc, const ss_node *n, uint32_t *out
         return ss_node_err(n, err, "device '%s' is ambiguous: write it as host/device", n->value);
     char **names = ss_xcalloc(sc->ndevices + 1, sizeof *names);
     for (size_t i = 0; i < sc->ndevices; i++) names[i] = sc->devices[i].name;
-    const char *near = ss_suggest(n->value, (const char *const *)names);
-    int rc = near ? ss_node_err(n, err, "unknown device '%s' (did you mean '%s'?)", n->value, near)
-                  : ss_node_err(n, err, "unknown device '%s'", n->value);
+    int rc = ss_node_unknown(n, "device", (const char *const *)names, err);
     free(names);
     return rc;
 }
@@ -310,9 +308,7 @@ char **ss_sc_task_names(const ss_scenario *sc)
 
 int ss_sc_unknown_ref(const ss_node *n, const char *what, char **names, ss_err *err)
 {
-    const char *near = ss_suggest(n->value, (const char *const *)names);
-    int rc = near ? ss_node_err(n, err, "unknown %s '%s' (did you mean '%s'?)", what, n->value, near)
-                  : ss_node_err(n, err, "unknown %s '%s'", what, n->value);
+    int rc = ss_node_unknown(n, what, (const char *const *)names, err);
     free(names);
     return rc;
 }

@@ -167,9 +167,7 @@ static int unknown_node(const ss_topo *t, const ss_node *n, const char *what, ss
 {
     const char **names = ss_xcalloc(t->nnodes + 1, sizeof *names);
     for (size_t v = 0; v < t->nnodes; v++) names[v] = t->nodes[v].name;
-    const char *near = ss_suggest(n->value, names);
-    int rc = near ? ss_node_err(n, err, "unknown %s '%s' (did you mean '%s'?)", what, n->value, near)
-                  : ss_node_err(n, err, "unknown %s '%s'", what, n->value);
+    int rc = ss_node_unknown(n, what, names, err);
     free(names);
     return rc;
 }

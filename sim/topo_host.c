@@ -243,12 +243,10 @@ int ss_host_type_find(ss_host_type *const *types, size_t n, const ss_node *ref, 
             *out = types[i];
             return 0;
         }
+    if (n == 0) return ss_node_err(ref, err, "unknown host type '%s' (no host_types are defined)", ref->value);
     const char **names = ss_xcalloc(n + 1, sizeof *names);
     for (size_t i = 0; i < n; i++) names[i] = types[i]->name;
-    const char *near = ss_suggest(ref->value, names);
-    int rc = near ? ss_node_err(ref, err, "unknown host type '%s' (did you mean '%s'?)", ref->value, near)
-             : n  ? ss_node_err(ref, err, "unknown host type '%s'", ref->value)
-                  : ss_node_err(ref, err, "unknown host type '%s' (no host_types are defined)", ref->value);
+    int rc = ss_node_unknown(ref, "host type", names, err);
     free(names);
     return rc;
 }
