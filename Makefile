@@ -41,7 +41,7 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CUNIT_LIBS = $(shell pkg-config --libs $(TESTPKG) 2>/dev/null)
 
-SIM_SRC  := $(filter-out sim/main.c,$(sort $(wildcard sim/*.c)))
+SIM_SRC  := $(filter-out sim/cmd/main.c,$(sort $(wildcard sim/*/*.c)))
 SIM_OBJ  := $(SIM_SRC:%.c=$(BUILD)/%.o)
 POL_SRC  := $(sort $(wildcard policies/*.c))
 POL_SO   := $(POL_SRC:policies/%.c=$(BUILD)/policies/%.so)
@@ -73,7 +73,7 @@ deps:
 
 build: $(BIN) $(POL_SO)
 
-$(BIN): $(BUILD)/sim/main.o $(BUILD)/libservesim.a
+$(BIN): $(BUILD)/sim/cmd/main.o $(BUILD)/libservesim.a
 	@echo "  LD      $@"
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -ldl -lm
 
@@ -82,7 +82,7 @@ $(BUILD)/libservesim.a: $(SIM_OBJ)
 	@echo "  AR      $@"
 	$(Q)ar rcs $@ $^
 
-$(BUILD)/sim/%.o: sim/%.c $(wildcard sim/*.h) include/servesim/policy.h
+$(BUILD)/sim/%.o: sim/%.c $(wildcard sim/*/*.h) include/servesim/policy.h
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(WARN) $(CFLAGS) -c -o $@ $<
@@ -100,7 +100,7 @@ $(BUILD)/tests/plugins/%.so: tests/plugins/%.c include/servesim/policy.h
 	@echo "  PLUGIN  $<"
 	$(Q)$(CC) -Iinclude $(WARN) $(CFLAGS) -fPIC -shared $(LDFLAGS) -o $@ $<
 
-$(BUILD)/tests/%.o: tests/%.c tests/test.h $(wildcard sim/*.h)
+$(BUILD)/tests/%.o: tests/%.c tests/test.h $(wildcard sim/*/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CPPFLAGS) $(PKG_CFLAGS) -DSS_BUILD_DIR='"$(abspath $(BUILD))"' -DSS_SRC_DIR='"$(CURDIR)"' \

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "afile.h"
+#include "core/afile.h"
 
 static char *slurp(const char *path)
 {

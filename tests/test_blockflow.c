@@ -1,4 +1,4 @@
-/* test_blockflow.c: block pipelines (sim/pipeline.c, blockmodel.c,
+/* test_blockflow.c: block pipelines (sim/serve/pipeline.c, blockmodel.c,
  * pipeline_cfg.c, vram.c and the transport plugins) against the thesis'
  * figures (docs/blockflow.md), a hand-computed batching case, bad input
  * and the L40S placements.
@@ -15,9 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "metrics.h"
-#include "scenario.h"
-#include "world.h"
+#include "core/metrics.h"
+#include "input/scenario.h"
+#include "input/scenario_load.h"
+#include "serve/world.h"
 
 #define SCN SS_SRC_DIR "/scenarios/blockflow/"
 

@@ -1,5 +1,5 @@
 /* test_blockflow_net.c: cross-host hops of block pipelines over the
- * flow-level network (sim/pipeline_net.c, docs/blockflow.md "Cross-host hops
+ * flow-level network (sim/serve/pipeline_net.c, docs/blockflow.md "Cross-host hops
  * over the network"): hand-computed delivery over one bottleneck link,
  * two hops sharing it max-min fairly, the link byte counters, the columns
  * declared for every ECMP choice, same-host and topology-less scenarios
@@ -24,8 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scenario.h"
-#include "world.h"
+#include "input/scenario.h"
+#include "input/scenario_load.h"
+#include "serve/world.h"
 
 static const char *const two_split =
     "{\"name\": \"two-split\", \"process\": {\"context_vram_mib\": 370, \"host_ram_mib\": 700},\n"

@@ -1,4 +1,4 @@
-/* test_cfg.c: the positioned config tree (sim/cfg.h): YAML and JSON loading
+/* test_cfg.c: the positioned config tree (sim/core/cfg.h): YAML and JSON loading
  * with file:line:col, --set edits, and the typed readers' messages. */
 #include "test.h"
 
@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cfg.h"
+#include "core/cfg.h"
 
 /* Write `text` to a fresh temporary file, load it, and remove the file
  * again; *pathp (if given) receives the path, which error messages use. */

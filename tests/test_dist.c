@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dist.h"
-#include "zigexp.h"
-#include "rng.h"
+#include "core/dist.h"
+#include "core/zigexp.h"
+#include "core/rng.h"
 
 /* ---- helpers --------------------------------------------------------- */
 

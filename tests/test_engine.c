@@ -1,9 +1,9 @@
 /* test_engine.c: the calendar's ordering, tie-breaking, cancellation and
- * recycling guarantees (sim/engine.h). */
+ * recycling guarantees (sim/core/engine.h). */
 #include <math.h>
 #include <stdlib.h>
 
-#include "engine.h"
+#include "core/engine.h"
 #include "test.h"
 
 #define MAXLOG 20000

@@ -1,4 +1,4 @@
-/* test_flow.c: the flow-level network model (sim/flow.h).  Max-min
+/* test_flow.c: the flow-level network model (sim/core/flow.h).  Max-min
  * allocations and finish times computed by hand, the Flashpoint chaining
  * example, the options, the component property.  The randomized
  * cross-check against a global reference is in test_flow_random.c. */
@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
-#include "flow.h"
+#include "core/engine.h"
+#include "core/flow.h"
 #include "test.h"
 
 #define TOL_S 1e-9    /* finish times */

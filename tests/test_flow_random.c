@@ -1,4 +1,4 @@
-/* test_flow_random.c: the flow-level network model (sim/flow.h) against a
+/* test_flow_random.c: the flow-level network model (sim/core/flow.h) against a
  * global progressive-filling reference, on random instances: caps, set-up,
  * cancellations, equal start times, routes that name a link twice; every
  * way of re-solving (propagation with its retries and fallbacks, search
@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
-#include "flow.h"
+#include "core/engine.h"
+#include "core/flow.h"
 #include "test.h"
 
 #define G 1e9

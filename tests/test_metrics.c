@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "metrics.h"
-#include "rng.h"
+#include "core/metrics.h"
+#include "core/rng.h"
 
 #include <gsl/gsl_randist.h>
 

@@ -4,7 +4,7 @@
  * scenarios with a `topology:` (inline or by file, devices from its GPUs,
  * `check` printing the oversubscription, bad references). */
 #include "test.h"
-#include "util.h"
+#include "core/util.h"
 
 #include <math.h>
 #include <stdint.h>

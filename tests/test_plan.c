@@ -1,4 +1,4 @@
-/* test_plan.c: `servesim plan` (sim/plan.c) - the BlockFlow VRAM tables
+/* test_plan.c: `servesim plan` (sim/cmd/plan.c) - the BlockFlow VRAM tables
  * (thesis Tables 4.5-4.6) reproduced by the shipped plan, cell by cell;
  * agreement with the independent Python reference (tools/blockflow_vram.py,
  * its output committed as results/reference/blockflow-vram-model.csv); a
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "csvread.h"
+#include "core/csvread.h"
 
 #define PLAN SS_SRC_DIR "/scenarios/blockflow/plan-vram.yaml"
 

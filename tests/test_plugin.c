@@ -3,7 +3,7 @@
  * loaded from the build folder exactly as the simulator loads them. */
 #include "test.h"
 
-#include <plugin.h>
+#include "serve/plugin.h"
 
 #include <stdio.h>
 #include <stdlib.h>

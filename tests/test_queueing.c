@@ -18,10 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "metrics.h"
-#include "scenario.h"
+#include "core/metrics.h"
+#include "input/scenario.h"
+#include "input/scenario_load.h"
 #include "test.h"
-#include "world.h"
+#include "serve/world.h"
 
 enum { REPS = 10, MAXREPS = 32 };
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "cmd/report.h"
 
 static ss_scenario scenario(void)
 {

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "rng.h"
+#include "core/rng.h"
 
 #define NDRAW 64
 

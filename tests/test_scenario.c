@@ -1,4 +1,4 @@
-/* test_scenario.c: the scenario schema through the library (sim/scenario.h):
+/* test_scenario.c: the scenario schema through the library (sim/input/scenario.h):
  * a full scenario's values, --set overrides and recorded settings, variants,
  * and the schema's refusals with their exact file:line:col messages.  Trace
  * loading is in test_trace.c. */
@@ -10,7 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "scenario.h"
+#include "input/scenario.h"
+#include "input/scenario_load.h"
 #include "test_scenario.h"
 
 #define EPS 1e-12

@@ -5,7 +5,8 @@
 
 #include <stddef.h>
 
-#include "scenario.h"
+#include "input/scenario.h"
+#include "input/scenario_load.h"
 
 /* A fresh temporary folder (fails the test if none). */
 char *xdir(void);

@@ -1,5 +1,5 @@
 /* test_timeseries.c: the optional time-series output of `servesim run`
- * (sim/timeseries.c) and the gnuplot scripts of plots/ on real outputs:
+ * (sim/serve/timeseries.c) and the gnuplot scripts of plots/ on real outputs:
  * sampling leaves the results untouched, samples come at the interval,
  * their utilisation averages to the run's, and every script renders a PNG. */
 #include "test.h"

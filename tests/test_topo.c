@@ -1,4 +1,4 @@
-/* test_topo.c: topologies (sim/topo.h): the spine-leaf generator's counts,
+/* test_topo.c: topologies (sim/net/topo.h): the spine-leaf generator's counts,
  * oversubscription and bisection worked out by hand, routes (same leaf,
  * across spines, ECMP spread and stability, the kinds of GPU-to-GPU paths
  * inside hosts, RAM to GPU, storage) and the shipped topologies/ files.
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "test_topo.h"
-#include "topo.h"
+#include "net/topo.h"
 
 #define TOPO_DIR SS_SRC_DIR "/topologies"
 

@@ -3,8 +3,8 @@
 #ifndef SS_TEST_TOPO_H
 #define SS_TEST_TOPO_H
 
-#include "topo.h"
-#include "util.h"
+#include "net/topo.h"
+#include "core/util.h"
 
 /* Write `text` as DIR/t.yaml in a fresh folder and load it; *dirp and
  * *pathp get the folder and the file (free both; remove the folder). */

@@ -1,5 +1,5 @@
-/* test_topo_errors.c: the topology schema's refusals (sim/topo_read.c,
- * sim/topo_host.c) with their exact file:line:col messages: links to
+/* test_topo_errors.c: the topology schema's refusals (sim/net/topo_read.c,
+ * sim/net/topo_host.c) with their exact file:line:col messages: links to
  * unknown nodes, zero or negative bandwidths, disconnected hosts, bad names,
  * generator and host-type mistakes. */
 #include "test.h"
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "test_topo.h"
-#include "topo.h"
+#include "net/topo.h"
 
 /* ---- refusals --------------------------------------------------------------------- */
 

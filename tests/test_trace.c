@@ -1,4 +1,4 @@
-/* test_trace.c: arrival traces (sim/trace.h) - the servesim CSV and Azure
+/* test_trace.c: arrival traces (sim/input/trace.h) - the servesim CSV and Azure
  * LLM formats turned into relative arrival times, the real Azure traces of
  * ../shared/traces when present, and a `trace` workload in a scenario. */
 #include "test.h"
@@ -9,9 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "scenario.h"
+#include "input/scenario.h"
+#include "input/scenario_load.h"
 #include "test_scenario.h"
-#include "trace.h"
+#include "input/trace.h"
 
 #define EPS 1e-12
 

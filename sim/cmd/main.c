@@ -1,0 +1,535 @@
+/* main.c: the servesim command line - run, check, plugins.
+ *
+ * Exit status: 0 ok; 1 the run failed; 2 bad input (bad usage, scenario,
+ * profile, trace or plugin), reported as file:line:col with nothing written.
+ * Everything is validated (scenario of every variant, plugins, output paths)
+ * before the first event runs. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/afile.h"
+#include "serve/plugin.h"
+#include "cmd/report.h"
+#include "cmd/compare.h"
+#include "input/edge_cfg.h"
+#include "input/pipeline_cfg.h"
+#include "cmd/flows_cmd.h"
+#include "cmd/plan_cmd.h"
+#include "input/scenario.h"
+#include "input/scenario_load.h"
+#include "cmd/sweep.h"
+#include "cmd/sweep_run.h"
+#include "net/topo.h"
+#include "serve/world.h"
+
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_BADINPUT = 2 };
+
+static const char usage_main[] =
+    "usage: servesim <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  run SCENARIO.yaml      simulate a scenario, print a summary table, write results CSV\n"
+    "  check SCENARIO.yaml    validate a scenario (and its profiles, traces, plugins) without running\n"
+    "  sweep SWEEP.yaml       run a grid of points of a scenario, in parallel, into one CSV\n"
+    "  compare RESULTS.csv    compare policies in a results CSV against a baseline, with 95% CIs\n"
+    "  flows TOPO.yaml CSV    replay a list of transfers on a topology (max-min flow sharing)\n"
+    "  plan PLAN.yaml         VRAM, processes and GPUs of block deployments for task mixes\n"
+    "  plugins [SCENARIO]     list the policy plugins found on the search path\n"
+    "\n"
+    "`servesim <command> --help` describes each command.  --version prints the version.\n"
+    "Exit status: 0 ok, 1 run failed, 2 bad input.\n";
+
+static const char usage_run[] =
+    "usage: servesim run SCENARIO.yaml [options]\n"
+    "\n"
+    "  -o, --output PATH       results CSV (default: outputs.csv of the scenario, else results/<name>.csv)\n"
+    "  --set KEY.PATH=VALUE    override any scenario key; repeatable; sequence items by index or name\n"
+    "                          (e.g. --set workloads.chat.rate_rps=40); the value is YAML\n"
+    "  --seed N                same as --set seed=N\n"
+    "  --replications N        same as --set replications=N\n"
+    "  --variant NAME          run only this variant (default: all variants of the scenario)\n"
+    "  --replication K         run only replication K (0-based; e.g. to rerun one row of a sweep)\n"
+    "  --requests-csv PATH     also write one row per request\n"
+    "  --timeseries-csv PATH   also write per-model samples (replicas, queued, in service, utilisation)\n"
+    "  --timeseries-interval S sampling interval of that file in simulated seconds (default 1)\n"
+    "  --quiet                 print no table\n"
+    "  --stats                 print events, events/s, wall time and peak memory to stderr\n"
+    "\n"
+    "Writes the results CSV atomically (and <stem>.summary.csv with 95% confidence intervals\n"
+    "when replications > 1).  Same scenario and seed give byte-identical CSV.\n";
+
+static const char usage_check[] =
+    "usage: servesim check SCENARIO.yaml [--set KEY.PATH=VALUE ...] [--variant NAME]\n"
+    "\n"
+    "Reads the scenario, every variant, the model profiles and traces it names, and loads and\n"
+    "initialises its policy plugins, without running.  Exit 0 if all is valid, 2 otherwise.\n";
+
+static const char usage_sweep[] =
+    "usage: servesim sweep SWEEP.yaml [options]\n"
+    "\n"
+    "  -j, --jobs N            worker processes (default: the number of cores)\n"
+    "  -o, --output PATH       results CSV (default: output: of the sweep, else results/<name>.csv)\n"
+    "  --resume                keep the runs already in the results CSV, run the rest\n"
+    "  --set KEY.PATH=VALUE    override a key of the base scenario at every point; repeatable\n"
+    "  --quiet                 no progress line and no closing summary\n"
+    "\n"
+    "Every point is validated before anything runs (bad input: exit 2, nothing run).  Rows are\n"
+    "appended in run order with fsync as runs finish, so a killed sweep resumes with --resume and\n"
+    "ends with the same file as an uninterrupted one.  A failing run is reported and the others go\n"
+    "on; the exit status is then 1.  Under mpirun (a `make MPI=1` build) rank 0 writes the CSV and\n"
+    "the other ranks run the points.  Any row reruns alone with\n"
+    "  servesim run BASE.yaml --set KEY=VALUE ... --seed S --variant V --replication R\n"
+    "See docs/sweeps.md.\n";
+
+static const char usage_plugins[] =
+    "usage: servesim plugins [SCENARIO.yaml]\n"
+    "\n"
+    "Lists the policy plugins found, in search order: the scenario's folder (if given),\n"
+    "$SERVESIM_PLUGIN_PATH, the build folder beside this executable, and " SS_PLUGIN_DIR ".\n";
+
+typedef struct opts {
+    const char *scenario, *output, *variant, *requests_csv, *timeseries_csv;
+    double timeseries_interval_s; /* 0: the scenario's */
+    char **sets;
+    size_t nsets;
+    int quiet, stats;
+    long replication;  /* -1: all */
+} opts;
+
+static void add_set(opts *o, char *s)
+{
+    o->sets = ss_xrealloc(o->sets, (o->nsets + 1) * sizeof *o->sets);
+    o->sets[o->nsets++] = s;
+}
+
+/* Parse the options of run/check.  Returns -1 to continue, else an exit status. */
+static int parse_opts(const char *cmd, const char *help, int argc, char **argv, opts *o, int run)
+{
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEED()                                                        \
+    do {                                                              \
+        if (!val) return ss_bad_usage(cmd, "%s needs a value", a);       \
+        i++;                                                          \
+    } while (0)
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(help, stdout);
+            return EXIT_OK;
+        } else if (strcmp(a, "--set") == 0) {
+            NEED();
+            add_set(o, ss_xstrdup(val));
+        } else if (strncmp(a, "--set=", 6) == 0) {
+            add_set(o, ss_xstrdup(a + 6));
+        } else if (strcmp(a, "--variant") == 0) {
+            NEED();
+            o->variant = val;
+        } else if (run && (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0)) {
+            NEED();
+            o->output = val;
+        } else if (run && strcmp(a, "--seed") == 0) {
+            NEED();
+            add_set(o, ss_xasprintf("seed=%s", val));
+        } else if (run && strcmp(a, "--replications") == 0) {
+            NEED();
+            add_set(o, ss_xasprintf("replications=%s", val));
+        } else if (run && strcmp(a, "--replication") == 0) {
+            NEED();
+            char *end;
+            o->replication = strtol(val, &end, 10);
+            if (*end || !val[0] || o->replication < 0)
+                return ss_bad_usage(cmd, "--replication expects a replication number >= 0, got '%s'", val);
+        } else if (run && strcmp(a, "--timeseries-csv") == 0) {
+            NEED();
+            o->timeseries_csv = val;
+        } else if (run && strcmp(a, "--timeseries-interval") == 0) {
+            NEED();
+            char *end;
+            o->timeseries_interval_s = strtod(val, &end);
+            if (*end || !val[0] || !(o->timeseries_interval_s > 0) || o->timeseries_interval_s > 1e12)
+                return ss_bad_usage(cmd, "--timeseries-interval expects a number of seconds > 0, got '%s'", val);
+        } else if (run && strcmp(a, "--requests-csv") == 0) {
+            NEED();
+            o->requests_csv = val;
+        } else if (run && strcmp(a, "--quiet") == 0) {
+            o->quiet = 1;
+        } else if (run && strcmp(a, "--stats") == 0) {
+            o->stats = 1;
+        } else if (a[0] == '-' && a[1]) {
+            return ss_bad_usage(cmd, "unknown option '%s'", a);
+        } else if (!o->scenario) {
+            o->scenario = a;
+        } else {
+            return ss_bad_usage(cmd, "unexpected argument '%s'", a);
+        }
+#undef NEED
+    }
+    if (!o->scenario) return ss_bad_usage(cmd, "%s", "missing SCENARIO.yaml");
+    return -1;
+}
+
+/* Load every variant of the scenario (or the one asked for). */
+static int load_all(const opts *o, ss_scenario **out, size_t *n, ss_err *err)
+{
+    char **names = NULL;
+    size_t nv = 0;
+    if (ss_scenario_variants(o->scenario, &names, &nv, err) < 0) return -1;
+    int rc = 0;
+    if (o->variant) {
+        int found = 0;
+        for (size_t i = 0; i < nv; i++) found |= strcmp(names[i], o->variant) == 0;
+        if (!found) {
+            const char *near = ss_suggest(o->variant, (const char *const *)names);
+            rc = ss_err_at(err, o->scenario, 0, 0, "no variant named '%s'%s%s%s", o->variant,
+                           near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+        }
+    }
+    size_t count = o->variant || nv == 0 ? 1 : nv;
+    ss_scenario *sc = ss_xcalloc(count, sizeof *sc);
+    for (size_t i = 0; rc == 0 && i < count; i++) {
+        const char *v = o->variant ? o->variant : nv ? names[i] : NULL;
+        rc = ss_scenario_load(&sc[i], o->scenario, v, o->sets, o->nsets, err);
+        *n = i + 1;
+    }
+    for (size_t i = 0; i < nv; i++) free(names[i]);
+    free(names);
+    *out = sc;
+    if (rc < 0) return -1;
+    *n = count;
+    return 0;
+}
+
+static void free_all(ss_scenario *sc, size_t n)
+{
+    for (size_t i = 0; i < n; i++) ss_scenario_free(&sc[i]);
+    free(sc);
+}
+
+/* Build (and drop) a world per variant: loads and initialises the plugins. */
+static int validate_worlds(ss_scenario *sc, size_t n, ss_err *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        ss_world *w = ss_world_build(&sc[i], 0, NULL, err);
+        if (!w) return -1;
+        ss_world_free(w);
+    }
+    return 0;
+}
+
+static void free_opts(opts *o)
+{
+    for (size_t i = 0; i < o->nsets; i++) free(o->sets[i]);
+    free(o->sets);
+}
+
+static int cmd_check(int argc, char **argv)
+{
+    opts o = {0};
+    int rc = parse_opts("check", usage_check, argc, argv, &o, 0);
+    if (rc >= 0) {
+        free_opts(&o);
+        return rc;
+    }
+    ss_err err = {0};
+    ss_scenario *sc = NULL;
+    size_t n = 0;
+    rc = EXIT_OK;
+    if (load_all(&o, &sc, &n, &err) < 0 || validate_worlds(sc, n, &err) < 0) {
+        fprintf(stderr, "%s\n", err.msg);
+        rc = EXIT_BADINPUT;
+    } else if (sc[0].edge) {
+        const ss_edge_cfg *e = sc[0].edge;
+        static const char *const wl[] = {"periodic", "scenario1", "scenario2"};
+        printf("%s: ok: scenario '%s', edge device: %u worker%s, %.0f MiB, %zu network%s, workload %s "
+               "(intensity %g), layer scheduler %s",
+               o.scenario, sc[0].name, e->workers, e->workers == 1 ? "" : "s", e->capacity_bytes / 1048576.0,
+               e->nnets, e->nnets == 1 ? "" : "s", wl[e->wl.kind], e->wl.intensity, e->scheduler.name);
+        if (n > 1 || sc[0].variant[0]) {
+            printf(", variants:");
+            for (size_t i = 0; i < n; i++) printf(" %s", sc[i].variant);
+        }
+        putchar('\n');
+    } else {
+        size_t inst = 0;
+        for (size_t d = 0; d < sc[0].ndeploys; d++) inst += sc[0].deploys[d].instances;
+        printf("%s: ok: scenario '%s', %zu device%s, %zu model%s, %zu instance%s, %zu workload%s, "
+               "load balancer %s, scheduler %s",
+               o.scenario, sc[0].name, sc[0].ndevices, sc[0].ndevices == 1 ? "" : "s", sc[0].nmodels,
+               sc[0].nmodels == 1 ? "" : "s", inst, inst == 1 ? "" : "s", sc[0].nworkloads,
+               sc[0].nworkloads == 1 ? "" : "s", sc[0].load_balancer.name, sc[0].scheduler.name);
+        if (sc[0].pipeline)
+            printf(", block pipeline: transport %s, batch %u%s", sc[0].pipeline->transport.name,
+                   sc[0].pipeline->batch, sc[0].pipeline->has_dispatcher ? ", with a dispatcher" : "");
+        if (n > 1 || sc[0].variant[0]) {
+            printf(", variants:");
+            for (size_t i = 0; i < n; i++) printf(" %s", sc[i].variant);
+        }
+        putchar('\n');
+        if (sc[0].topo) ss_topo_describe(sc[0].topo, stdout);
+    }
+    free_all(sc, n);
+    free_opts(&o);
+    return rc;
+}
+
+static char *summary_path(const char *csv)
+{
+    size_t len = strlen(csv);
+    if (len > 4 && strcmp(csv + len - 4, ".csv") == 0)
+        return ss_xasprintf("%.*s.summary.csv", (int)(len - 4), csv);
+    return ss_xasprintf("%s.summary.csv", csv);
+}
+
+static long peak_rss_kib(void)
+{
+    struct rusage ru;
+    return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : -1;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    opts o = {0};
+    o.replication = -1;
+    int rc = parse_opts("run", usage_run, argc, argv, &o, 1);
+    if (rc >= 0) {
+        free_opts(&o);
+        return rc;
+    }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    ss_err err = {0};
+    ss_scenario *sc = NULL;
+    size_t n = 0;
+    ss_afile csv = {0}, reqs = {0}, summary = {0}, ts = {0};
+    int have_csv = 0, have_reqs = 0, have_summary = 0, have_ts = 0;
+    ss_report *rep = NULL;
+    rc = EXIT_BADINPUT;
+    if (load_all(&o, &sc, &n, &err) < 0 || validate_worlds(sc, n, &err) < 0) goto out;
+    for (size_t v = 0; v < n; v++)
+        if (o.replication >= (long)sc[v].replications) {
+            ss_err_at(&err, sc[v].path, 0, 0, "--replication %ld: the scenario has %u replication%s (0 to %u)",
+                      o.replication, sc[v].replications, sc[v].replications == 1 ? "" : "s",
+                      sc[v].replications - 1);
+            goto out;
+        }
+    const char *csv_path = o.output ? o.output : sc[0].csv_path;
+    const char *req_path = o.requests_csv ? o.requests_csv : sc[0].requests_csv_path;
+    /* Open outputs before running, so an unwritable path costs no simulation. */
+    if (ss_afile_open(&csv, csv_path, &err) < 0) goto out;
+    have_csv = 1;
+    if (req_path) {
+        if (ss_afile_open(&reqs, req_path, &err) < 0) goto out;
+        have_reqs = 1;
+        ss_world_requests_header(reqs.fp);
+    }
+    const char *ts_path = o.timeseries_csv ? o.timeseries_csv : sc[0].timeseries_csv_path;
+    double ts_interval = o.timeseries_interval_s > 0 ? o.timeseries_interval_s : sc[0].timeseries_interval_s;
+    if (ts_path) {
+        if (ss_afile_open(&ts, ts_path, &err) < 0) goto out;
+        have_ts = 1;
+        ss_world_timeseries_header(ts.fp);
+    }
+    rc = EXIT_FAIL;
+    rep = ss_report_new();
+    uint64_t events = 0;
+    double sim_wall = 0;
+    size_t peak_flight = 0;
+    for (size_t v = 0; v < n; v++) {
+        for (uint32_t r = 0; r < sc[v].replications; r++) {
+            if (o.replication >= 0 && r != (uint32_t)o.replication) continue;
+            ss_world *w = ss_world_build(&sc[v], r, have_reqs ? reqs.fp : NULL, &err);
+            if (!w) goto out; /* validated above; only a plugin's init can still refuse */
+            if (have_ts) ss_world_timeseries(w, ts.fp, ts_interval);
+            ss_world_run(w);
+            ss_run_result res;
+            ss_world_result(w, &res);
+            events += res.events;
+            sim_wall += res.wall_s;
+            if (res.peak_in_flight > peak_flight) peak_flight = res.peak_in_flight;
+            ss_world_free(w);
+            ss_report_add(rep, &sc[v], &res);
+        }
+    }
+    ss_report_csv(rep, csv.fp);
+    char *spath = summary_path(csv_path);
+    int sum_rc = ss_afile_open(&summary, spath, &err), stale = 0;
+    if (sum_rc == 0) {
+        have_summary = 1;
+        if (ss_report_summary_csv(rep, summary.fp)) {
+            have_summary = 0;
+            sum_rc = ss_afile_commit(&summary, &err);
+        } else {
+            stale = 1; /* one replication per variant: no summary, and none left from an earlier run */
+        }
+    }
+    if (sum_rc == 0 && ss_afile_commit(&csv, &err) == 0) {
+        have_csv = 0;
+        if (stale && unlink(spath) < 0 && errno != ENOENT)
+            fprintf(stderr, "servesim: warning: cannot remove stale %s: %s\n", spath, strerror(errno));
+    }
+    free(spath);
+    if (have_csv) goto out;
+    if (have_reqs && ss_afile_commit(&reqs, &err) < 0) goto out;
+    have_reqs = 0;
+    if (have_ts && ss_afile_commit(&ts, &err) < 0) goto out;
+    have_ts = 0;
+    if (!o.quiet) {
+        printf("servesim: %s, seed %llu, %zu variant%s x %u replication%s -> %s\n", sc[0].name,
+               (unsigned long long)sc[0].seed, n, n == 1 ? "" : "s", sc[0].replications,
+               sc[0].replications == 1 ? "" : "s", csv_path);
+        ss_report_print(rep, stdout);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (o.stats) {
+        double wall = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+        fprintf(stderr,
+                "stats: events %llu, event-loop wall %.3f s, %.2f M events/s, total wall %.3f s, "
+                "peak requests in flight %zu, peak RSS %.1f MiB\n",
+                (unsigned long long)events, sim_wall, sim_wall > 0 ? (double)events / sim_wall / 1e6 : 0.0, wall,
+                peak_flight, (double)peak_rss_kib() / 1024.0);
+    }
+    rc = EXIT_OK;
+out:
+    if (err.set) fprintf(stderr, "%s\n", err.msg);
+    if (have_csv) ss_afile_abort(&csv);
+    if (have_reqs) ss_afile_abort(&reqs);
+    if (have_summary) ss_afile_abort(&summary);
+    if (have_ts) ss_afile_abort(&ts);
+    ss_report_free(rep);
+    free_all(sc, n);
+    free_opts(&o);
+    return rc;
+}
+
+static int cmd_sweep(int argc, char **argv)
+{
+    ss_cli c = {0};
+    long jobs = sysconf(_SC_NPROCESSORS_ONLN);
+    int resume = 0, rc = EXIT_OK;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+        int t = ss_cli_take(&c, "sweep", argc, argv, &i);
+        if (t == 1) continue;
+        if (t) {
+            rc = t;
+            goto done;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(usage_sweep, stdout);
+            goto done;
+        } else if (strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0 || strncmp(a, "-j", 2) == 0) {
+            const char *v = a[1] == 'j' && a[2] ? a + 2 : val;
+            if (v == val) i++;
+            char *end;
+            jobs = v ? strtol(v, &end, 10) : 0;
+            if (!v || *end || !v[0] || jobs < 1 || jobs > 4096) {
+                rc = ss_bad_usage("sweep", "-j expects a number of jobs from 1 to 4096, got '%s'", v ? v : "");
+                goto done;
+            }
+        } else if (strcmp(a, "--resume") == 0) {
+            resume = 1;
+        } else {
+            rc = ss_bad_usage("sweep", "unknown option '%s'", a);
+            goto done;
+        }
+    }
+    const char *path = c.path, *output = c.output;
+    int quiet = c.quiet;
+    if (!path) {
+        rc = ss_bad_usage("sweep", "%s", "missing SWEEP.yaml");
+        goto done;
+    }
+    int ranks = ss_mpi_start(NULL, NULL), rank = ss_mpi_rank();
+    ss_err err = {0};
+    ss_sweep *sw = ss_sweep_load(path, c.sets, c.nsets, &err);
+    ss_sweep_sink *sink = NULL;
+    if (!sw) {
+        rc = EXIT_BADINPUT;
+    } else if (rank > 0) {
+        ss_sweep_run_mpi_worker(sw);
+    } else {
+        const char *out = output ? output : ss_sweep_output(sw);
+        sink = ss_sweep_sink_open(sw, out, resume, !quiet && isatty(2), &err);
+        int drc;
+        if (ranks > 1) drc = ss_sweep_run_mpi_master(sw, sink, &err);
+        else drc = sink ? ss_sweep_run_local(sw, sink, (unsigned)jobs, &err) : 0;
+        if (!sink) {
+            rc = EXIT_BADINPUT;
+        } else {
+            size_t present = ss_sweep_sink_present(sink), failed = ss_sweep_sink_close(sink);
+            rc = drc < 0 || failed ? EXIT_FAIL : EXIT_OK;
+            if (!quiet && drc == 0)
+                printf("sweep: %zu points, %zu runs (%zu already there, %zu failed) -> %s\n", ss_sweep_points(sw),
+                       ss_sweep_units(sw), present, failed, out);
+        }
+    }
+    if (err.set && rank == 0) fprintf(stderr, "%s\n", err.msg);
+    ss_sweep_free(sw);
+    ss_mpi_stop();
+done:
+    ss_cli_free(&c);
+    return rc;
+}
+
+static int cmd_plugins(int argc, char **argv)
+{
+    const char *scen = NULL;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            fputs(usage_plugins, stdout);
+            return EXIT_OK;
+        }
+        if (argv[i][0] == '-' || scen) return ss_bad_usage("plugins", "unexpected argument '%s'", argv[i]);
+        scen = argv[i];
+    }
+    char *dir = scen ? ss_dirname(scen) : NULL;
+    char **dirs = ss_plugin_dirs(dir);
+    printf("search path:\n");
+    for (size_t i = 0; dirs[i]; i++) printf("  %s\n", dirs[i]);
+    ss_plugin_dirs_free(dirs);
+    ss_plugin *p = NULL;
+    size_t n = ss_plugin_scan(dir, &p);
+    printf("%-16s %-15s %-4s %s\n", "name", "kind", "abi", "summary / file");
+    for (size_t i = 0; i < n; i++) {
+        printf("%-16s %-15s %-4u %s\n", p[i].pol->name, ss_policy_kind_name(p[i].pol->kind), p[i].pol->abi,
+               p[i].pol->summary ? p[i].pol->summary : "");
+        printf("%-37s %s\n", "", p[i].path);
+        ss_plugin_unload(&p[i]);
+    }
+    free(p);
+    free(dir);
+    return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage_main, stderr);
+        return EXIT_BADINPUT;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
+        fputs(usage_main, stdout);
+        return EXIT_OK;
+    }
+    if (strcmp(cmd, "--version") == 0) {
+        printf("servesim %s (policy ABI %u)\n", SS_VERSION, SS_POLICY_ABI);
+        return EXIT_OK;
+    }
+    if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2);
+    if (strcmp(cmd, "check") == 0) return cmd_check(argc - 2, argv + 2);
+    if (strcmp(cmd, "plugins") == 0) return cmd_plugins(argc - 2, argv + 2);
+    if (strcmp(cmd, "sweep") == 0) return cmd_sweep(argc - 2, argv + 2);
+    if (strcmp(cmd, "compare") == 0) return ss_cmd_compare(argc - 2, argv + 2);
+    if (strcmp(cmd, "flows") == 0) return ss_cmd_flows(argc - 2, argv + 2);
+    if (strcmp(cmd, "plan") == 0) return ss_cmd_plan(argc - 2, argv + 2);
+    static const char *const cmds[] = {"run", "check", "plugins", "sweep", "compare", "flows", "plan", NULL};
+    const char *near = ss_suggest(cmd, cmds);
+    fprintf(stderr, "servesim: unknown command '%s'%s%s%s\n%s", cmd, near ? " (did you mean '" : "",
+            near ? near : "", near ? "'?)" : "", usage_main);
+    return EXIT_BADINPUT;
+}

@@ -1,0 +1,27 @@
+/* afile.h: output files that appear whole or not at all.
+ *
+ * Writes go to a temporary file beside the target ("<path>.tmp.XXXXXX");
+ * commit flushes, fsyncs and renames it over the target; abort unlinks it.
+ * A crash or a bad-input exit therefore never leaves a half-written result.
+ * Missing parent directories of the target are created. */
+#ifndef SS_AFILE_H
+#define SS_AFILE_H
+
+#include <stdio.h>
+#include "core/util.h"
+
+typedef struct ss_afile {
+    FILE *fp;    /* write through this */
+    char *path;  /* final path */
+    char *tmp;   /* temporary path */
+} ss_afile;
+
+/* 0 ok, -1 with err set ("path: cannot create: reason"). */
+int ss_afile_open(ss_afile *f, const char *path, ss_err *err);
+int ss_afile_commit(ss_afile *f, ss_err *err);
+void ss_afile_abort(ss_afile *f);
+
+/* Write s as one CSV field (quoted if it holds a comma, quote or newline). */
+void ss_csv_field(FILE *fp, const char *s);
+
+#endif

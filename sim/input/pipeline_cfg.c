@@ -1,0 +1,227 @@
+/* pipeline_cfg.c: the `pipeline:` section of a scenario (docs/blockflow.md):
+ * the transport plugin with its parameters (imported from the transports
+ * profile, models/transports.json, then the scenario's own), the client
+ * tensor's batch, an optional dispatcher process, the client's GPU, GPU
+ * contention and dynamic batching per block.  Parsing only: pipeline.c runs it. */
+#include "input/pipeline_cfg.h"
+#include "input/section.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "input/blockmodel.h"
+
+#define TRY(x)                  \
+    do {                        \
+        if ((x) < 0) return -1; \
+    } while (0)
+
+static void add_param(ss_policy_cfg *p, const char *key, const char *value, int line, int col)
+{
+    for (size_t i = 0; i < p->nparams; i++)
+        if (strcmp(p->params[i].key, key) == 0) { /* the scenario's value wins over the profile's */
+            free((char *)p->params[i].value);
+            p->params[i].value = ss_xstrdup(value);
+            p->param_pos[i][0] = line;
+            p->param_pos[i][1] = col;
+            return;
+        }
+    p->params = ss_xrealloc(p->params, (p->nparams + 1) * sizeof *p->params);
+    p->param_pos = ss_xrealloc(p->param_pos, (p->nparams + 1) * sizeof *p->param_pos);
+    p->params[p->nparams] = (ss_param){ss_xstrdup(key), ss_xstrdup(value)};
+    p->param_pos[p->nparams][0] = line;
+    p->param_pos[p->nparams][1] = col;
+    p->nparams++;
+}
+
+/* Numeric leaves of the profile's entry as dotted keys ("cross_gpu_copy.fixed_s");
+ * text (citations, enumerations) stays behind: the plugin fixes its semantics. */
+static void import_numbers(ss_policy_cfg *p, const ss_node *n, const char *prefix, int line, int col)
+{
+    for (size_t i = 0; i < n->n; i++) {
+        const ss_node *c = n->items[i];
+        char *key = prefix[0] ? ss_xasprintf("%s.%s", prefix, c->key) : ss_xstrdup(c->key);
+        if (c->kind == SS_NODE_MAP) {
+            import_numbers(p, c, key, line, col);
+        } else if (c->kind == SS_NODE_SCALAR && !c->quoted && !c->is_null) {
+            char *end;
+            double x = strtod(c->value, &end);
+            if (end != c->value && *end == '\0' && isfinite(x)) add_param(p, key, c->value, line, col);
+        }
+        free(key);
+    }
+}
+
+static int read_transport(ss_scenario *sc, ss_pipeline_cfg *pl, const ss_node *n, ss_err *err)
+{
+    ss_policy_cfg *p = &pl->transport;
+    p->file = ss_xstrdup(n->file);
+    p->line = n->line;
+    p->col = n->col;
+    const ss_node *prof = NULL;
+    if (n->kind == SS_NODE_SCALAR) {
+        if (!n->value[0]) return ss_node_err(n, err, "transport: expected a transport name");
+        p->name = ss_xstrdup(n->value);
+    } else {
+        TRY(ss_node_expect(n, SS_NODE_MAP, "transport", err));
+        const char *name;
+        TRY(ss_cfg_str(n, "name", &name, SS_REQ, err));
+        p->name = ss_xstrdup(name);
+        prof = ss_map_find(n, "profile");
+    }
+    /* The profile: `profile:` (a path), else models/transports.json found like a model profile. */
+    char *path = NULL;
+    if (prof) {
+        TRY(ss_node_expect(prof, SS_NODE_SCALAR, "profile", err));
+        path = ss_node_path(prof, prof->value);
+        if (access(path, R_OK) != 0) {
+            free(path);
+            return ss_node_err(prof, err, "transport profile '%s' not found or not readable", prof->value);
+        }
+    } else {
+        path = ss_scenario_find_profile(sc->dir, "transports");
+    }
+    if (path) {
+        ss_doc *doc = ss_doc_load(path, err);
+        free(path);
+        if (!doc) return -1;
+        ss_node *ts = NULL;
+        int rc = ss_cfg_map(doc->root, "transports", &ts, 0, err);
+        const ss_node *mine = ts ? ss_map_find(ts, p->name) : NULL;
+        if (rc >= 0 && mine && mine->kind == SS_NODE_MAP)
+            import_numbers(p, mine, "", prof ? prof->line : n->line, prof ? prof->col : n->col);
+        ss_doc_free(doc);
+        TRY(rc);
+    }
+    for (size_t i = 0; n->kind == SS_NODE_MAP && i < n->n; i++) {
+        const ss_node *c = n->items[i];
+        if (strcmp(c->key, "name") == 0 || strcmp(c->key, "profile") == 0) continue;
+        TRY(ss_node_expect(c, SS_NODE_SCALAR, c->key, err));
+        add_param(p, c->key, c->value, c->key_line, c->key_col);
+    }
+    return 0;
+}
+
+static int model_index(const ss_scenario *sc, const ss_node *n, ss_err *err)
+{
+    for (size_t k = 0; k < sc->nmodels; k++)
+        if (strcmp(sc->models[k].name, n->value) == 0) return (int)k;
+    char **names = ss_xcalloc(sc->nmodels + 1, sizeof *names);
+    for (size_t k = 0; k < sc->nmodels; k++) names[k] = sc->models[k].name;
+    int rc = ss_node_unknown(n, "model", (const char *const *)names, err);
+    free(names);
+    return rc;
+}
+
+static int read_batching(ss_scenario *sc, ss_pipeline_cfg *pl, const ss_node *seq, ss_err *err)
+{
+    static const char *const keys[] = {"model", "max_batch", "max_wait_s", NULL};
+    for (size_t i = 0; i < seq->n; i++) {
+        const ss_node *it = seq->items[i];
+        TRY(ss_node_expect(it, SS_NODE_MAP, "batching entry", err));
+        TRY(ss_cfg_check_keys(it, keys, "batching entry", err));
+        unsigned long long mb = 1;
+        double wait = 0;
+        TRY(ss_cfg_u64(it, "max_batch", &mb, SS_REQ, err));
+        if (mb < 1 || mb > 4096)
+            return ss_node_err(ss_map_find(it, "max_batch"), err, "max_batch: expected 1 to 4096, got %llu", mb);
+        TRY(ss_cfg_num(it, "max_wait_s", &wait, SS_NONNEG, err));
+        const ss_node *m = ss_map_find(it, "model");
+        int lo = 0, hi = (int)sc->nmodels;
+        if (m) {
+            TRY(ss_node_expect(m, SS_NODE_SCALAR, "model", err));
+            TRY(lo = model_index(sc, m, err));
+            hi = lo + 1;
+        }
+        for (int k = lo; k < hi; k++) {
+            pl->max_batch[k] = (uint32_t)mb;
+            pl->max_wait_s[k] = wait;
+        }
+    }
+    return 0;
+}
+
+static int read_section(ss_scenario *sc, ss_pipeline_cfg *pl, const ss_node *n, ss_err *err)
+{
+    static const char *const keys[] = {"transport", "batch", "dispatcher", "client_device", "contention", "batching",
+                                       NULL};
+    TRY(ss_node_expect(n, SS_NODE_MAP, "pipeline", err));
+    TRY(ss_cfg_check_keys(n, keys, "pipeline", err));
+    const ss_node *t = ss_map_find(n, "transport");
+    if (!t) return ss_node_err(n, err, "pipeline: missing key 'transport' (tensormq, zmq-copy or http)");
+    TRY(read_transport(sc, pl, t, err));
+    unsigned long long batch = 1;
+    TRY(ss_cfg_u64(n, "batch", &batch, 0, err));
+    if (batch < 1 || batch > 65536)
+        return ss_node_err(ss_map_find(n, "batch"), err, "batch: expected 1 to 65536, got %llu", batch);
+    pl->batch = (uint32_t)batch;
+    pl->contention = 1;
+    TRY(ss_cfg_num(n, "contention", &pl->contention, SS_POS, err));
+    const ss_node *d = ss_map_find(n, "dispatcher");
+    if (d) {
+        static const char *const dkeys[] = {"device", NULL};
+        TRY(ss_node_expect(d, SS_NODE_MAP, "dispatcher", err));
+        TRY(ss_cfg_check_keys(d, dkeys, "dispatcher", err));
+        const ss_node *dev = ss_map_find(d, "device");
+        if (!dev) return ss_node_err(d, err, "dispatcher: missing key 'device'");
+        TRY(ss_node_expect(dev, SS_NODE_SCALAR, "device", err));
+        TRY(ss_scenario_device(sc, dev, &pl->dispatcher_device, err));
+        pl->has_dispatcher = 1;
+    }
+    const ss_node *cd = ss_map_find(n, "client_device");
+    if (cd) {
+        TRY(ss_node_expect(cd, SS_NODE_SCALAR, "client_device", err));
+        TRY(ss_scenario_device(sc, cd, &pl->client_device, err));
+        pl->has_client_device = 1;
+    }
+    ss_node *bat = NULL;
+    TRY(ss_cfg_seq(n, "batching", &bat, 0, err));
+    if (bat) TRY(read_batching(sc, pl, bat, err));
+    /* Every stage a workload reaches must be a block of one server. */
+    for (size_t w = 0; w < sc->nworkloads; w++) {
+        const ss_task_cfg *task = &sc->tasks[sc->workloads[w].task];
+        for (uint32_t s = 0; s < task->nstages; s++) {
+            const ss_model_cfg *m = &sc->models[task->stages[s]];
+            if (!m->block)
+                return ss_node_err(n, err,
+                                   "pipeline: model '%s' (on task '%s') is not a block: give it split: and block:",
+                                   m->name, task->name);
+        }
+    }
+    for (size_t i = 0; i < sc->ndeploys; i++)
+        if (sc->models[sc->deploys[i].model].block && sc->deploys[i].servers != 1)
+            return ss_node_err(n, err, "pipeline: block '%s' is deployed with servers: %u; a block process has one "
+                               "main thread (servers: 1)", sc->models[sc->deploys[i].model].name,
+                               sc->deploys[i].servers);
+    return 0;
+}
+
+int ss_pipeline_read(ss_scenario *sc, const ss_node *root, ss_err *err)
+{
+    const ss_node *n = ss_map_find(root, "pipeline");
+    if (!n) return 0;
+    ss_pipeline_cfg *pl = ss_xcalloc(1, sizeof *pl);
+    sc->pipeline = pl;
+    pl->max_batch = ss_xcalloc(sc->nmodels ? sc->nmodels : 1, sizeof *pl->max_batch);
+    pl->max_wait_s = ss_xcalloc(sc->nmodels ? sc->nmodels : 1, sizeof *pl->max_wait_s);
+    for (size_t k = 0; k < sc->nmodels; k++) pl->max_batch[k] = 1;
+    return read_section(sc, pl, n, err);
+}
+
+void ss_pipeline_free(ss_pipeline_cfg *p)
+{
+    if (!p) return;
+    free(p->transport.name);
+    for (size_t i = 0; i < p->transport.nparams; i++) {
+        free((char *)p->transport.params[i].key);
+        free((char *)p->transport.params[i].value);
+    }
+    free(p->transport.params);
+    free(p->transport.param_pos);
+    free((char *)p->transport.file);
+    free(p->max_batch);
+    free(p->max_wait_s);
+    free(p);
+}

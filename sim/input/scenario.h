@@ -1,0 +1,121 @@
+/* scenario.h: a validated scenario, read from YAML into plain structs.
+ *
+ * Reading never touches the engine: ss_scenario_load turns the file (plus
+ * --set overrides and one variant's settings) into the structs below, or
+ * into one file:line:col message.  world.c then builds a runnable world from
+ * them.  docs/scenarios.md is the user-facing reference of the same schema. */
+#ifndef SS_SCENARIO_H
+#define SS_SCENARIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <servesim/policy.h>
+#include "core/cfg.h"
+#include "core/dist.h"
+
+typedef enum { SS_DEV_GPU, SS_DEV_CPU } ss_device_kind;
+
+typedef struct ss_device_cfg {
+    char *name;       /* "host/device" */
+    ss_device_kind kind;
+    char *type;       /* free text, e.g. "GV100" */
+    double vram_bytes;
+    double ram_bytes;
+    unsigned cores;
+    double power_w;   /* average power while busy (energy = power x busy time); 0 = not given */
+} ss_device_cfg;
+
+typedef struct ss_model_cfg {
+    char *name;
+    char *profile;    /* path of the JSON profile it came from, or NULL if inline */
+    char *source;     /* citation of the measurement it is calibrated from */
+    ss_dist service;  /* service time of one request on one instance */
+    double weights_bytes;
+    struct ss_block_cfg *block; /* a block of a split model (blockmodel.h), or NULL */
+} ss_model_cfg;
+
+typedef struct ss_task_cfg {
+    char *name;
+    uint32_t *stages; /* model indices, in order */
+    uint32_t nstages;
+} ss_task_cfg;
+
+typedef struct ss_deploy_cfg {
+    uint32_t model, device;
+    uint32_t instances;
+    uint32_t servers;        /* requests one instance serves at once, sharing its queue */
+    uint64_t queue_capacity; /* waiting requests per instance; UINT64_MAX = unbounded */
+} ss_deploy_cfg;
+
+typedef enum {
+    SS_WL_POISSON, SS_WL_DETERMINISTIC, SS_WL_NORMAL, SS_WL_GAMMA, SS_WL_INTERARRIVAL,
+    SS_WL_STEPS, SS_WL_CLOSED, SS_WL_TRACE
+} ss_workload_kind;
+
+typedef struct ss_rate_step {
+    double until_s;   /* this rate holds until here (from the previous step's end) */
+    double rate_rps;  /* >= 0 */
+} ss_rate_step;
+
+typedef struct ss_workload_cfg {
+    char *name;
+    ss_workload_kind kind;
+    uint32_t task;
+    double priority;
+    double start_s;         /* no arrivals before */
+    ss_dist interarrival;   /* open-loop kinds except steps and trace */
+    ss_rate_step *steps;    /* steps */
+    size_t nsteps;
+    uint32_t clients;       /* closed */
+    ss_dist think;          /* closed */
+    double *times_s;        /* trace: arrival times, sorted, relative to start_s */
+    size_t ntimes;
+} ss_workload_cfg;
+
+/* A policy choice as written: name plus parameters, and where it was said. */
+typedef struct ss_policy_cfg {
+    char *name;
+    ss_param *params;
+    int (*param_pos)[2]; /* line, col of each parameter's key */
+    size_t nparams;
+    const char *file;    /* where the policy was named (the scenario if defaulted) */
+    int line, col;
+} ss_policy_cfg;
+
+/* One "key=value" that shaped this scenario (a --set or a variant's set):
+ * they become columns of the results CSV. */
+typedef struct ss_setting {
+    char *key;
+    char *value;
+} ss_setting;
+
+typedef struct ss_scenario {
+    char *path, *dir;         /* scenario file and its directory */
+    char *name;
+    char *variant;            /* variant name, or "" */
+    uint64_t seed;
+    uint32_t replications;
+    double duration_s;        /* INFINITY if not bounded by time */
+    uint64_t max_requests;    /* UINT64_MAX if not bounded by count */
+    double warmup_s;
+    uint64_t warmup_requests;
+    struct ss_topo *topo;     /* `topology:` (network, hosts' insides), or NULL */
+    ss_device_cfg *devices;   size_t ndevices;
+    ss_model_cfg *models;     size_t nmodels;
+    ss_task_cfg *tasks;       size_t ntasks;   /* one implicit task per model comes first */
+    ss_deploy_cfg *deploys;   size_t ndeploys;
+    ss_workload_cfg *workloads; size_t nworkloads;
+    ss_policy_cfg load_balancer;
+    ss_policy_cfg scheduler;
+    char *csv_path;           /* results CSV (relative to the working directory) */
+    char *requests_csv_path;  /* per-request CSV, or NULL */
+    char *timeseries_csv_path;/* time-series CSV, or NULL */
+    double timeseries_interval_s; /* its sampling interval (default 1 s) */
+    ss_setting *settings;     size_t nsettings;
+    struct ss_pipeline_cfg *pipeline; /* `pipeline:` (pipeline.h), or NULL */
+    struct ss_edge_cfg *edge; /* `edge:` (an edge-device scenario, edge.h), or NULL */
+} ss_scenario;
+
+
+#endif

@@ -1,0 +1,600 @@
+/* scenario_load.c: the scenario schema.  Reads a YAML scenario (and the JSON model
+ * profiles it names) through cfg.h into the structs of scenario.h, refusing
+ * anything unknown, mistyped or inconsistent with one file:line:col message.
+ * docs/scenarios.md documents the same schema for users. */
+#include "input/scenario_load.h"
+#include "input/scenario_workload.h"
+#include "input/section.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "input/blockmodel.h"
+#include "input/edge_cfg.h"
+#include "input/pipeline_cfg.h"
+#include "net/topo.h"
+#include "input/trace.h"
+
+#ifndef SS_MODEL_DIR
+#define SS_MODEL_DIR "/usr/local/share/servesim/models"
+#endif
+
+static const double GIB = 1024.0 * 1024.0 * 1024.0;
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static char *str_of(const ss_node *map, const char *key)
+{
+    const ss_node *n = ss_map_find(map, key);
+    return n && n->kind == SS_NODE_SCALAR ? n->value : NULL;
+}
+
+/* ---- hosts and devices ------------------------------------------------ */
+
+/* `topology:` a file (relative to the scenario) or an inline map. */
+static int read_topology(ss_scenario *sc, const ss_node *root, ss_err *err)
+{
+    const ss_node *t = ss_map_find(root, "topology");
+    if (!t) return 0;
+    if (t->kind == SS_NODE_SCALAR && !t->is_null) {
+        char *path = ss_node_path(t, t->value);
+        if (access(path, R_OK) != 0) {
+            free(path);
+            return ss_node_err(t, err, "topology file '%s' not found or not readable", t->value);
+        }
+        sc->topo = ss_topo_load(path, err);
+        free(path);
+    } else if (t->kind == SS_NODE_MAP) {
+        sc->topo = ss_topo_from_node(t, err);
+    } else {
+        return ss_node_err(t, err, "topology: expected a file name or a map");
+    }
+    return sc->topo ? 0 : -1;
+}
+
+/* Without `hosts:`, the devices are the topology's GPUs ("h57/gpu3"). */
+static void devices_from_topology(ss_scenario *sc)
+{
+    const ss_topo *t = sc->topo;
+    for (size_t h = 0; h < ss_topo_nhosts(t); h++) {
+        uint32_t g = 0, node;
+        while ((node = ss_topo_host_gpu(t, h, g++)) != SS_TOPO_NONE) {
+            sc->devices = ss_xrealloc(sc->devices, (sc->ndevices + 1) * sizeof *sc->devices);
+            sc->devices[sc->ndevices++] = (ss_device_cfg){.name = ss_xstrdup(ss_topo_node_name(t, node)),
+                                                          .kind = SS_DEV_GPU, .type = ss_xstrdup(""), .cores = 1};
+        }
+    }
+}
+
+static int read_devices(ss_scenario *sc, const ss_node *hosts, ss_err *err)
+{
+    static const char *const host_keys[] = {"name", "devices", NULL};
+    static const char *const dev_keys[] = {"name", "kind", "type", "vram_gib", "ram_gib", "cores", "power_w", NULL};
+    static const char *const kinds[] = {"gpu", "cpu", NULL};
+    size_t cap = 0;
+    for (size_t h = 0; h < hosts->n; h++) {
+        const ss_node *host = hosts->items[h];
+        TRY(ss_node_expect(host, SS_NODE_MAP, "host", err));
+        TRY(ss_cfg_check_keys(host, host_keys, "host", err));
+        const char *hname;
+        ss_node *devs;
+        TRY(ss_cfg_str(host, "name", &hname, SS_REQ, err));
+        TRY(ss_cfg_seq(host, "devices", &devs, SS_REQ, err));
+        if (devs->n == 0) return ss_node_err(devs, err, "devices: a host needs at least one device");
+        for (size_t d = 0; d < devs->n; d++) {
+            const ss_node *dn = devs->items[d];
+            TRY(ss_node_expect(dn, SS_NODE_MAP, "device", err));
+            TRY(ss_cfg_check_keys(dn, dev_keys, "device", err));
+            const char *dname, *type = "";
+            int kind = SS_DEV_GPU;
+            double vram_gib = 0, ram_gib = 0, cores = 1, power_w = 0;
+            TRY(ss_cfg_str(dn, "name", &dname, SS_REQ, err));
+            TRY(ss_cfg_enum(dn, "kind", kinds, &kind, SS_REQ, err));
+            TRY(ss_cfg_str(dn, "type", &type, 0, err));
+            TRY(ss_cfg_num(dn, "vram_gib", &vram_gib, SS_NONNEG, err));
+            TRY(ss_cfg_num(dn, "ram_gib", &ram_gib, SS_NONNEG, err));
+            TRY(ss_cfg_num(dn, "cores", &cores, SS_POS | SS_INT, err));
+            TRY(ss_cfg_num(dn, "power_w", &power_w, SS_NONNEG, err));
+            char *full = ss_xasprintf("%s/%s", hname, dname);
+            for (size_t k = 0; k < sc->ndevices; k++)
+                if (strcmp(sc->devices[k].name, full) == 0) {
+                    free(full);
+                    return ss_node_err(ss_map_find(dn, "name"), err, "duplicate device '%s/%s'", hname, dname);
+                }
+            if (sc->ndevices == cap) {
+                cap = cap ? 2 * cap : 8;
+                sc->devices = ss_xrealloc(sc->devices, cap * sizeof *sc->devices);
+            }
+            sc->devices[sc->ndevices++] = (ss_device_cfg){
+                .name = full, .kind = (ss_device_kind)kind, .type = ss_xstrdup(type),
+                .vram_bytes = vram_gib * GIB, .ram_bytes = ram_gib * GIB, .cores = (unsigned)cores, .power_w = power_w};
+        }
+    }
+    return 0;
+}
+
+/* ---- models ----------------------------------------------------------- */
+
+/* The fields a model has, from an inline map or a profile file's root. */
+static int read_model_fields(ss_model_cfg *m, const ss_node *map, ss_err *err)
+{
+    ss_node *svc = ss_map_find(map, "service");
+    if (!svc) return ss_node_err(map, err, "model '%s': missing key 'service' (its service-time distribution)", m->name);
+    TRY(ss_dist_read(svc, "service", &m->service, err));
+    const char *src = NULL;
+    TRY(ss_cfg_str(map, "source", &src, 0, err));
+    m->source = src ? ss_xstrdup(src) : NULL;
+    TRY(ss_cfg_num(map, "weights_bytes", &m->weights_bytes, SS_NONNEG, err));
+    return 0;
+}
+
+static int read_profile(ss_model_cfg *m, const char *path, const ss_node *where, ss_err *err)
+{
+    static const char *const profile_keys[] = {"name", "description", "source", "service", "weights_bytes", NULL};
+    if (access(path, R_OK) != 0)
+        return ss_node_err(where, err, "model profile '%s' not found or not readable", path);
+    ss_doc *doc = ss_doc_load(path, err);
+    if (!doc) return -1;
+    int rc = ss_node_expect(doc->root, SS_NODE_MAP, "model profile", err);
+    if (rc == 0) rc = ss_cfg_check_keys(doc->root, profile_keys, "model profile", err);
+    if (rc == 0) {
+        const char *pname = str_of(doc->root, "name");
+        if (pname && strcmp(pname, m->name) != 0)
+            rc = ss_node_err(ss_map_find(doc->root, "name"), err,
+                             "profile is for model '%s', but the scenario calls it '%s'", pname, m->name);
+    }
+    if (rc == 0) rc = read_model_fields(m, doc->root, err);
+    m->profile = ss_xstrdup(path);
+    ss_doc_free(doc);
+    return rc;
+}
+
+/* `{name, split: <split profile>, block: <block or process>}`: a block (blockmodel.h). */
+static int read_block_model(ss_scenario *sc, ss_model_cfg *m, const ss_node *it, ss_err *err)
+{
+    static const char *const only[] = {"name", "split", "block", NULL};
+    TRY(ss_cfg_check_keys(it, only, "block model", err));
+    const ss_node *split = ss_map_find(it, "split"), *block = ss_map_find(it, "block");
+    TRY(ss_node_expect(split, SS_NODE_SCALAR, "split", err));
+    if (!block) return ss_node_err(it, err, "model '%s': split: needs block: (a block or process name)", m->name);
+    TRY(ss_node_expect(block, SS_NODE_SCALAR, "block", err));
+    char *path = ss_scenario_find_profile(sc->dir, split->value);
+    if (!path) return ss_node_err(split, err, "no split profile '%s': looked for models/%s.json as for models",
+                                  split->value, split->value);
+    m->block = ss_xcalloc(1, sizeof *m->block);
+    int rc = ss_blockmodel_load(path, block, m->block, &m->service, err);
+    m->profile = path;
+    m->weights_bytes = m->block->weights_bytes;
+    return rc;
+}
+
+static int read_models(ss_scenario *sc, const ss_node *seq, ss_err *err)
+{
+    static const char *const model_keys[] = {"name", "profile", "service", "source", "weights_bytes", "split",
+                                             "block", NULL};
+    sc->models = ss_xcalloc(seq->n, sizeof *sc->models);
+    for (size_t i = 0; i < seq->n; i++) {
+        const ss_node *it = seq->items[i];
+        ss_model_cfg *m = &sc->models[i];
+        sc->nmodels = i + 1;
+        if (it->kind == SS_NODE_SCALAR) { /* a bare name: models/<name>.json */
+            if (!it->value[0]) return ss_node_err(it, err, "expected a model name or a map");
+            m->name = ss_xstrdup(it->value);
+            char *path = ss_scenario_find_profile(sc->dir, it->value);
+            if (!path)
+                return ss_node_err(it, err,
+                                   "no profile for model '%s': looked for models/%s.json beside the scenario "
+                                   "and above it, in $SERVESIM_MODEL_PATH and in %s",
+                                   it->value, it->value, SS_MODEL_DIR);
+            int rc = read_profile(m, path, it, err);
+            free(path);
+            TRY(rc);
+        } else {
+            TRY(ss_node_expect(it, SS_NODE_MAP, "model", err));
+            TRY(ss_cfg_check_keys(it, model_keys, "model", err));
+            TRY(ss_sc_read_name(it, "name", &m->name, err));
+            const char *profile = NULL;
+            TRY(ss_cfg_str(it, "profile", &profile, 0, err));
+            if (ss_map_find(it, "split")) {
+                TRY(read_block_model(sc, m, it, err));
+            } else if (profile) {
+                static const char *const only[] = {"name", "profile", NULL};
+                TRY(ss_cfg_check_keys(it, only, "model with a profile (put the rest in the profile)", err));
+                char *path = ss_node_path(ss_map_find(it, "profile"), profile);
+                int rc = read_profile(m, path, ss_map_find(it, "profile"), err);
+                free(path);
+                TRY(rc);
+            } else {
+                TRY(read_model_fields(m, it, err));
+            }
+        }
+        for (size_t k = 0; k < i; k++)
+            if (strcmp(sc->models[k].name, m->name) == 0)
+                return ss_node_err(it, err, "duplicate model '%s'", m->name);
+    }
+    return 0;
+}
+
+/* ---- tasks (paths of stages) ------------------------------------------ */
+
+static int read_tasks(ss_scenario *sc, const ss_node *seq, ss_err *err)
+{
+    static const char *const task_keys[] = {"name", "path", NULL};
+    /* One implicit single-stage task per model, so a workload can aim at a model. */
+    size_t n = sc->nmodels + (seq ? seq->n : 0);
+    sc->tasks = ss_xcalloc(n, sizeof *sc->tasks);
+    for (size_t i = 0; i < sc->nmodels; i++) {
+        sc->tasks[i].name = ss_xstrdup(sc->models[i].name);
+        sc->tasks[i].stages = ss_xmalloc(sizeof(uint32_t));
+        sc->tasks[i].stages[0] = (uint32_t)i;
+        sc->tasks[i].nstages = 1;
+    }
+    sc->ntasks = sc->nmodels;
+    for (size_t i = 0; seq && i < seq->n; i++) {
+        const ss_node *it = seq->items[i];
+        TRY(ss_node_expect(it, SS_NODE_MAP, "task", err));
+        TRY(ss_cfg_check_keys(it, task_keys, "task", err));
+        ss_task_cfg *t = &sc->tasks[sc->ntasks];
+        TRY(ss_sc_read_name(it, "name", &t->name, err));
+        sc->ntasks++;
+        for (size_t k = 0; k + 1 < sc->ntasks; k++)
+            if (strcmp(sc->tasks[k].name, t->name) == 0)
+                return ss_node_err(ss_map_find(it, "name"), err, "task name '%s' is already a %s", t->name,
+                                   k < sc->nmodels ? "model" : "task");
+        ss_node *path;
+        TRY(ss_cfg_seq(it, "path", &path, SS_REQ, err));
+        if (path->n == 0) return ss_node_err(path, err, "path: a task needs at least one stage");
+        t->stages = ss_xcalloc(path->n, sizeof *t->stages);
+        for (size_t s = 0; s < path->n; s++) {
+            const ss_node *st = path->items[s];
+            TRY(ss_node_expect(st, SS_NODE_SCALAR, "stage (a model name)", err));
+            int m = -1;
+            for (size_t k = 0; k < sc->nmodels; k++)
+                if (strcmp(sc->models[k].name, st->value) == 0) m = (int)k;
+            if (m < 0) {
+                char **names = ss_xcalloc(sc->nmodels + 1, sizeof *names);
+                for (size_t k = 0; k < sc->nmodels; k++) names[k] = sc->models[k].name;
+                return ss_sc_unknown_ref(st, "model", names, err);
+            }
+            t->stages[t->nstages++] = (uint32_t)m;
+        }
+    }
+    return 0;
+}
+
+/* ---- deployment --------------------------------------------------------- */
+
+static int read_deployment(ss_scenario *sc, const ss_node *seq, ss_err *err)
+{
+    static const char *const keys[] = {"model", "device", "instances", "servers", "queue_capacity", NULL};
+    sc->deploys = ss_xcalloc(seq->n, sizeof *sc->deploys);
+    for (size_t i = 0; i < seq->n; i++) {
+        const ss_node *it = seq->items[i];
+        TRY(ss_node_expect(it, SS_NODE_MAP, "deployment entry", err));
+        TRY(ss_cfg_check_keys(it, keys, "deployment entry", err));
+        ss_deploy_cfg *d = &sc->deploys[i];
+        const char *model;
+        TRY(ss_cfg_str(it, "model", &model, SS_REQ, err));
+        char **names = ss_xcalloc(sc->nmodels + 1, sizeof *names);
+        for (size_t k = 0; k < sc->nmodels; k++) names[k] = sc->models[k].name;
+        int m = ss_sc_find_name(names, sc->nmodels, model);
+        if (m < 0) return ss_sc_unknown_ref(ss_map_find(it, "model"), "model", names, err);
+        free(names);
+        d->model = (uint32_t)m;
+        const ss_node *dev = ss_map_find(it, "device");
+        if (!dev) return ss_node_err(it, err, "deployment entry: missing key 'device'");
+        TRY(ss_node_expect(dev, SS_NODE_SCALAR, "device", err));
+        TRY(ss_scenario_device(sc, dev, &d->device, err));
+        unsigned long long inst = 1, servers = 1, cap = UINT64_MAX;
+        TRY(ss_cfg_u64(it, "instances", &inst, 0, err));
+        if (inst == 0 || inst > 1000000)
+            return ss_node_err(ss_map_find(it, "instances"), err, "instances: expected 1 to 1000000, got %llu", inst);
+        TRY(ss_cfg_u64(it, "servers", &servers, 0, err));
+        if (servers == 0 || servers > 100000)
+            return ss_node_err(ss_map_find(it, "servers"), err, "servers: expected 1 to 100000, got %llu", servers);
+        d->servers = (uint32_t)servers;
+        TRY(ss_cfg_u64(it, "queue_capacity", &cap, 0, err));
+        d->instances = (uint32_t)inst;
+        d->queue_capacity = cap;
+        sc->ndeploys = i + 1;
+    }
+    return 0;
+}
+
+/* ---- policies, outputs ---------------------------------------------------- */
+
+static int read_outputs(ss_scenario *sc, const ss_node *root, ss_err *err)
+{
+    static const char *const keys[] = {"csv", "requests_csv", "timeseries_csv", "timeseries_interval_s", NULL};
+    ss_node *out = NULL;
+    TRY(ss_cfg_map(root, "outputs", &out, 0, err));
+    const char *csv = NULL, *req = NULL, *ts = NULL;
+    sc->timeseries_interval_s = 1.0;
+    if (out) {
+        TRY(ss_cfg_check_keys(out, keys, "outputs", err));
+        TRY(ss_cfg_str(out, "csv", &csv, 0, err));
+        TRY(ss_cfg_str(out, "requests_csv", &req, 0, err));
+        TRY(ss_cfg_str(out, "timeseries_csv", &ts, 0, err));
+        TRY(ss_cfg_num(out, "timeseries_interval_s", &sc->timeseries_interval_s, SS_POS, err));
+    }
+    sc->csv_path = csv ? ss_xstrdup(csv) : ss_xasprintf("results/%s.csv", sc->name);
+    sc->requests_csv_path = req ? ss_xstrdup(req) : NULL;
+    sc->timeseries_csv_path = ts ? ss_xstrdup(ts) : NULL;
+    return 0;
+}
+
+/* ---- variants and settings -------------------------------------------------- */
+
+static void add_setting(ss_scenario *sc, const char *key, const char *value)
+{
+    /* seed and replication(s) are columns of their own in every CSV */
+    if (strcmp(key, "seed") == 0 || strcmp(key, "replications") == 0) return;
+    for (size_t i = 0; i < sc->nsettings; i++)
+        if (strcmp(sc->settings[i].key, key) == 0) { /* a later setting of the same key wins */
+            free(sc->settings[i].value);
+            sc->settings[i].value = ss_xstrdup(value);
+            return;
+        }
+    sc->settings = ss_xrealloc(sc->settings, (sc->nsettings + 1) * sizeof *sc->settings);
+    sc->settings[sc->nsettings++] = (ss_setting){ss_xstrdup(key), ss_xstrdup(value)};
+}
+
+static int variant_node(const ss_doc *doc, const char *want, ss_node **out, ss_err *err)
+{
+    static const char *const keys[] = {"name", "set", NULL};
+    *out = NULL;
+    ss_node *vs = NULL;
+    TRY(ss_cfg_seq(doc->root, "variants", &vs, 0, err));
+    for (size_t i = 0; vs && i < vs->n; i++) {
+        const ss_node *v = vs->items[i];
+        TRY(ss_node_expect(v, SS_NODE_MAP, "variant", err));
+        TRY(ss_cfg_check_keys(v, keys, "variant", err));
+        const char *name;
+        ss_node *set;
+        TRY(ss_cfg_str(v, "name", &name, SS_REQ, err));
+        TRY(ss_cfg_map(v, "set", &set, SS_REQ, err));
+        for (size_t k = 0; k < i; k++)
+            if (strcmp(str_of(vs->items[k], "name"), name) == 0)
+                return ss_node_err(ss_map_find(v, "name"), err, "duplicate variant '%s'", name);
+        if (want && strcmp(name, want) == 0) *out = set;
+    }
+    return 0;
+}
+
+int ss_scenario_variants(const char *path, char ***names, size_t *n, ss_err *err)
+{
+    *names = NULL;
+    *n = 0;
+    ss_doc *doc = ss_doc_load(path, err);
+    if (!doc) return -1;
+    ss_node *dummy, *vs = NULL;
+    int rc = ss_node_expect(doc->root, SS_NODE_MAP, "scenario", err);
+    if (rc == 0) rc = variant_node(doc, NULL, &dummy, err);
+    if (rc == 0) rc = ss_cfg_seq(doc->root, "variants", &vs, 0, err) < 0 ? -1 : 0;
+    if (rc == 0 && vs) {
+        *names = ss_xcalloc(vs->n + 1, sizeof **names); /* NULL-terminated, for ss_suggest */
+        for (size_t i = 0; i < vs->n; i++) (*names)[i] = ss_xstrdup(str_of(vs->items[i], "name"));
+        *n = vs->n;
+    }
+    ss_doc_free(doc);
+    return rc;
+}
+
+/* Apply the variant's `set:` entries, each as `key=<the value's text>`. */
+static int apply_variant(ss_scenario *sc, ss_doc *doc, const char *variant, ss_err *err)
+{
+    ss_node *set;
+    TRY(variant_node(doc, variant, &set, err));
+    if (!set) {
+        ss_node *vs = ss_map_find(doc->root, "variants");
+        return ss_err_at(err, doc->path, vs ? vs->line : 1, vs ? vs->col : 1, "no variant named '%s'", variant);
+    }
+    for (size_t i = 0; i < set->n; i++) {
+        const ss_node *kv = set->items[i];
+        TRY(ss_doc_set_node(doc, kv, err));
+        char *text = ss_node_flow(kv);
+        add_setting(sc, kv->key, text);
+        free(text);
+    }
+    return 0;
+}
+
+/* ---- the whole scenario ------------------------------------------------------ */
+
+static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
+{
+    static const char *const top[] = {"name", "description", "seed", "replications", "duration_s", "requests",
+                                      "warmup_s", "warmup_requests", "topology", "hosts", "models", "tasks", "deployment",
+                                      "workloads", "policies", "outputs", "variants", "pipeline", "edge", NULL};
+    const ss_node *root = doc->root;
+    TRY(ss_node_expect(root, SS_NODE_MAP, "scenario", err));
+    TRY(ss_cfg_check_keys(root, top, "scenario", err));
+    const char *name = NULL, *desc;
+    TRY(ss_cfg_str(root, "name", &name, 0, err));
+    TRY(ss_cfg_str(root, "description", &desc, 0, err));
+    if (!name) { /* default: the file name without folder and extension */
+        const char *base = strrchr(sc->path, '/');
+        base = base ? base + 1 : sc->path;
+        sc->name = ss_xstrdup(base);
+        char *dot = strrchr(sc->name, '.');
+        if (dot && dot != sc->name) *dot = '\0';
+    } else {
+        sc->name = ss_xstrdup(name);
+    }
+    unsigned long long seed = 1, reps = 1, req = 0, wreq = 0;
+    TRY(ss_cfg_u64(root, "seed", &seed, 0, err));
+    TRY(ss_cfg_u64(root, "replications", &reps, 0, err));
+    if (reps < 1 || reps > 100000)
+        return ss_node_err(ss_map_find(root, "replications"), err, "replications: expected 1 to 100000, got %llu", reps);
+    sc->seed = seed;
+    sc->replications = (uint32_t)reps;
+    sc->duration_s = INFINITY;
+    int has_d = 0, has_r = 0;
+    TRY(has_d = ss_cfg_num(root, "duration_s", &sc->duration_s, SS_POS, err));
+    TRY(has_r = ss_cfg_u64(root, "requests", &req, 0, err));
+    if (has_r && req == 0) return ss_node_err(ss_map_find(root, "requests"), err, "requests: expected at least 1");
+    sc->max_requests = has_r ? req : UINT64_MAX;
+    if (!has_d && !has_r) return ss_node_err(root, err, "scenario: give duration_s or requests (or both) to end the run");
+    TRY(ss_cfg_num(root, "warmup_s", &sc->warmup_s, SS_NONNEG, err));
+    TRY(ss_cfg_u64(root, "warmup_requests", &wreq, 0, err));
+    sc->warmup_requests = wreq;
+    if (sc->warmup_s >= sc->duration_s)
+        return ss_node_err(ss_map_find(root, "warmup_s"), err, "warmup_s (%g) must be shorter than duration_s (%g)",
+                           sc->warmup_s, sc->duration_s);
+    if (has_r && wreq >= req)
+        return ss_node_err(ss_map_find(root, "warmup_requests"), err,
+                           "warmup_requests (%llu) must be fewer than requests (%llu)", wreq, req);
+
+    ss_node *hosts = NULL, *models, *tasks = NULL, *deploy, *wls, *pols = NULL, *edge = NULL;
+    /* An edge scenario (edge.h) replaces the serving keys. */
+    TRY(ss_cfg_map(root, "edge", &edge, 0, err));
+    if (edge) {
+        static const char *const serving[] = {"topology", "hosts", "models", "tasks", "deployment", "workloads",
+                                              "policies", "pipeline", NULL};
+        for (size_t i = 0; serving[i]; i++) {
+            const ss_node *n = ss_map_find(root, serving[i]);
+            if (n)
+                return ss_err_at(err, n->file, n->key_line, n->key_col,
+                                 "'%s' is a serving key: a scenario with 'edge:' takes its networks, workload and "
+                                 "scheduler from 'edge:'", serving[i]);
+        }
+        TRY(ss_edge_cfg_read(&sc->edge, edge, sc->dir, err));
+        TRY(ss_policy_cfg_read(&sc->load_balancer, NULL, "load_balancer", "round-robin", err));
+        TRY(ss_policy_cfg_read(&sc->scheduler, NULL, "scheduler", "fifo", err));
+        return read_outputs(sc, root, err);
+    }
+    TRY(read_topology(sc, root, err));
+    TRY(ss_cfg_seq(root, "hosts", &hosts, sc->topo ? 0 : SS_REQ, err));
+    if (hosts) TRY(read_devices(sc, hosts, err));
+    else devices_from_topology(sc);
+    if (sc->ndevices == 0)
+        return ss_node_err(hosts ? hosts : ss_map_find(root, "topology"), err,
+                           hosts ? "hosts: expected at least one host" : "topology: it has no GPU to deploy on");
+    TRY(ss_cfg_seq(root, "models", &models, SS_REQ, err));
+    if (models->n == 0) return ss_node_err(models, err, "models: expected at least one model");
+    TRY(read_models(sc, models, err));
+    TRY(ss_cfg_seq(root, "tasks", &tasks, 0, err));
+    TRY(read_tasks(sc, tasks, err));
+    TRY(ss_cfg_seq(root, "deployment", &deploy, SS_REQ, err));
+    TRY(read_deployment(sc, deploy, err));
+    TRY(ss_cfg_seq(root, "workloads", &wls, SS_REQ, err));
+    TRY(ss_sc_read_workloads(sc, wls, err));
+    /* Every stage a workload can reach needs somewhere to run. */
+    for (size_t w = 0; w < sc->nworkloads; w++) {
+        const ss_task_cfg *t = &sc->tasks[sc->workloads[w].task];
+        for (uint32_t s = 0; s < t->nstages; s++) {
+            int deployed = 0;
+            for (size_t d = 0; d < sc->ndeploys; d++) deployed |= sc->deploys[d].model == t->stages[s];
+            if (!deployed)
+                return ss_node_err(ss_map_find(wls->items[w], "target"), err,
+                                   "model '%s' (used by workload '%s') has no instance in deployment",
+                                   sc->models[t->stages[s]].name, sc->workloads[w].name);
+        }
+    }
+    TRY(ss_pipeline_read(sc, root, err));
+    static const char *const pol_keys[] = {"load_balancer", "scheduler", NULL};
+    TRY(ss_cfg_map(root, "policies", &pols, 0, err));
+    if (pols) TRY(ss_cfg_check_keys(pols, pol_keys, "policies", err));
+    TRY(ss_policy_cfg_read(&sc->load_balancer, pols, "load_balancer", "round-robin", err));
+    TRY(ss_policy_cfg_read(&sc->scheduler, pols, "scheduler", "fifo", err));
+    TRY(read_outputs(sc, root, err));
+    return 0;
+}
+
+int ss_scenario_load(ss_scenario *sc, const char *path, const char *variant, char *const *sets, size_t nsets,
+                     ss_err *err)
+{
+    return ss_scenario_load_with(sc, path, variant, NULL, 0, sets, nsets, err);
+}
+
+int ss_scenario_load_with(ss_scenario *sc, const char *path, const char *variant, const ss_assign *assigns,
+                          size_t nassigns, char *const *sets, size_t nsets, ss_err *err)
+{
+    memset(sc, 0, sizeof *sc);
+    sc->path = ss_xstrdup(path);
+    sc->dir = ss_dirname(path);
+    sc->variant = ss_xstrdup(variant ? variant : "");
+    ss_doc *doc = ss_doc_load(path, err);
+    if (!doc) return -1;
+    int rc = 0;
+    if (variant) rc = apply_variant(sc, doc, variant, err);
+    for (size_t i = 0; rc == 0 && i < nassigns; i++) {
+        const ss_assign *a = &assigns[i];
+        rc = ss_doc_set_value(doc, a->key, a->value, a->file, a->line, a->col, err);
+        if (rc == 0) {
+            char *text = ss_node_flow(a->value);
+            add_setting(sc, a->key, text);
+            free(text);
+        }
+    }
+    for (size_t i = 0; rc == 0 && i < nsets; i++) {
+        rc = ss_doc_set(doc, sets[i], (int)i, err);
+        const char *eq = strchr(sets[i], '=');
+        if (rc == 0 && eq) {
+            char *key = ss_xstrdup(sets[i]);
+            key[eq - sets[i]] = '\0';
+            add_setting(sc, key, eq + 1);
+            free(key);
+        }
+    }
+    if (rc == 0) rc = read_scenario(sc, doc, err);
+    /* Policy positions point into the document: keep copies. */
+    const char *files[2] = {sc->load_balancer.file, sc->scheduler.file};
+    sc->load_balancer.file = files[0] ? ss_xstrdup(files[0]) : ss_xstrdup(path);
+    sc->scheduler.file = files[1] ? ss_xstrdup(files[1]) : ss_xstrdup(path);
+    ss_doc_free(doc);
+    return rc;
+}
+
+void ss_scenario_free(ss_scenario *sc)
+{
+    for (size_t i = 0; i < sc->ndevices; i++) {
+        free(sc->devices[i].name);
+        free(sc->devices[i].type);
+    }
+    for (size_t i = 0; i < sc->nmodels; i++) {
+        free(sc->models[i].name);
+        free(sc->models[i].profile);
+        free(sc->models[i].source);
+        ss_dist_free(&sc->models[i].service);
+        ss_block_free(sc->models[i].block);
+        free(sc->models[i].block);
+    }
+    for (size_t i = 0; i < sc->ntasks; i++) {
+        free(sc->tasks[i].name);
+        free(sc->tasks[i].stages);
+    }
+    for (size_t i = 0; i < sc->nworkloads; i++) {
+        ss_workload_cfg *w = &sc->workloads[i];
+        free(w->name);
+        ss_dist_free(&w->interarrival);
+        ss_dist_free(&w->think);
+        free(w->steps);
+        free(w->times_s);
+    }
+    for (size_t i = 0; i < sc->nsettings; i++) {
+        free(sc->settings[i].key);
+        free(sc->settings[i].value);
+    }
+    ss_policy_cfg_free(&sc->load_balancer);
+    ss_policy_cfg_free(&sc->scheduler);
+    ss_edge_cfg_free(sc->edge);
+    free(sc->devices);
+    free(sc->models);
+    free(sc->tasks);
+    free(sc->deploys);
+    free(sc->workloads);
+    free(sc->settings);
+    free(sc->path);
+    free(sc->dir);
+    free(sc->variant);
+    free(sc->name);
+    free(sc->csv_path);
+    free(sc->requests_csv_path);
+    free(sc->timeseries_csv_path);
+    ss_topo_free(sc->topo);
+    ss_pipeline_free(sc->pipeline);
+    memset(sc, 0, sizeof *sc);
+}

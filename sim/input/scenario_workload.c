@@ -1,0 +1,154 @@
+/* scenario_workload.c: the `workloads:` part of the scenario schema - open
+ * loop (poisson, deterministic, normal, gamma, interarrival), steps of
+ * rates, closed-loop clients and arrival traces - read into
+ * ss_workload_cfg with positioned errors.  The rest of the schema is
+ * scenario.c; docs/scenarios.md documents both for users. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "input/scenario.h"
+#include "input/scenario_workload.h"
+#include "input/section.h"
+#include "input/trace.h"
+
+/* ---- workloads ---------------------------------------------------------- */
+
+static const char *const wl_kinds[] = {"poisson", "deterministic", "normal", "gamma", "interarrival",
+                                       "steps", "closed", "trace", NULL};
+
+static int read_steps(ss_workload_cfg *w, const ss_node *it, ss_err *err)
+{
+    static const char *const step_keys[] = {"until_s", "rate_rps", NULL};
+    ss_node *seq;
+    TRY(ss_cfg_seq(it, "steps", &seq, SS_REQ, err));
+    if (seq->n == 0) return ss_node_err(seq, err, "steps: expected at least one {until_s, rate_rps}");
+    w->steps = ss_xcalloc(seq->n, sizeof *w->steps);
+    double prev = w->start_s;
+    for (size_t i = 0; i < seq->n; i++) {
+        const ss_node *s = seq->items[i];
+        TRY(ss_node_expect(s, SS_NODE_MAP, "step", err));
+        TRY(ss_cfg_check_keys(s, step_keys, "step", err));
+        ss_rate_step *st = &w->steps[i];
+        TRY(ss_cfg_num(s, "until_s", &st->until_s, SS_REQ | SS_POS, err));
+        TRY(ss_cfg_num(s, "rate_rps", &st->rate_rps, SS_REQ | SS_NONNEG, err));
+        if (st->until_s <= prev)
+            return ss_node_err(ss_map_find(s, "until_s"), err,
+                               "until_s: steps must end in increasing order after start_s (%g <= %g)", st->until_s, prev);
+        prev = st->until_s;
+        w->nsteps = i + 1;
+    }
+    return 0;
+}
+
+static int read_workload(ss_scenario *sc, ss_workload_cfg *w, const ss_node *it, ss_err *err)
+{
+    static const char *const common[] = {"name", "kind", "target", "priority", "start_s"};
+    static const char *const extra[][4] = {
+        [SS_WL_POISSON] = {"rate_rps"},
+        [SS_WL_DETERMINISTIC] = {"rate_rps"},
+        [SS_WL_NORMAL] = {"rate_rps", "sd_s"},
+        [SS_WL_GAMMA] = {"rate_rps", "cv"},
+        [SS_WL_INTERARRIVAL] = {"interarrival"},
+        [SS_WL_STEPS] = {"steps"},
+        [SS_WL_CLOSED] = {"clients", "think"},
+        [SS_WL_TRACE] = {"file", "time_scale"},
+    };
+    TRY(ss_node_expect(it, SS_NODE_MAP, "workload", err));
+    int kind;
+    TRY(ss_cfg_enum(it, "kind", wl_kinds, &kind, SS_REQ, err));
+    w->kind = (ss_workload_kind)kind;
+    const char *allowed[12];
+    size_t na = 0;
+    for (size_t i = 0; i < sizeof common / sizeof *common; i++) allowed[na++] = common[i];
+    for (size_t i = 0; i < 4 && extra[kind][i]; i++) allowed[na++] = extra[kind][i];
+    allowed[na] = NULL;
+    char *where = ss_xasprintf("%s workload", wl_kinds[kind]);
+    int rc = ss_cfg_check_keys(it, allowed, where, err);
+    free(where);
+    TRY(rc);
+    TRY(ss_sc_read_name(it, "name", &w->name, err));
+    const char *target;
+    TRY(ss_cfg_str(it, "target", &target, SS_REQ, err));
+    char **names = ss_sc_task_names(sc);
+    int t = ss_sc_find_name(names, sc->ntasks, target);
+    if (t < 0) return ss_sc_unknown_ref(ss_map_find(it, "target"), "model or task", names, err);
+    free(names);
+    w->task = (uint32_t)t;
+    TRY(ss_cfg_num(it, "priority", &w->priority, 0, err));
+    TRY(ss_cfg_num(it, "start_s", &w->start_s, SS_NONNEG, err));
+    double rate = 0;
+    if (kind <= SS_WL_GAMMA) TRY(ss_cfg_num(it, "rate_rps", &rate, SS_REQ | SS_POS, err));
+    switch (w->kind) {
+    case SS_WL_POISSON: ss_dist_exponential(&w->interarrival, 1.0 / rate); break;
+    case SS_WL_DETERMINISTIC: ss_dist_deterministic(&w->interarrival, 1.0 / rate); break;
+    case SS_WL_NORMAL: {
+        double sd = 0;
+        TRY(ss_cfg_num(it, "sd_s", &sd, SS_REQ | SS_NONNEG, err));
+        w->interarrival = (ss_dist){.kind = SS_DIST_NORMAL, .p1 = 1.0 / rate, .p2 = sd};
+        break;
+    }
+    case SS_WL_GAMMA: {
+        double cv = 0;
+        TRY(ss_cfg_num(it, "cv", &cv, SS_REQ | SS_POS, err));
+        double shape = 1.0 / (cv * cv);
+        w->interarrival = (ss_dist){.kind = SS_DIST_GAMMA, .p1 = shape, .p2 = 1.0 / rate / shape};
+        break;
+    }
+    case SS_WL_INTERARRIVAL: {
+        const ss_node *d = ss_map_find(it, "interarrival");
+        if (!d) return ss_node_err(it, err, "interarrival workload: missing key 'interarrival' (a distribution)");
+        TRY(ss_dist_read(d, "interarrival", &w->interarrival, err));
+        if (ss_dist_mean(&w->interarrival) <= 0)
+            return ss_node_err(d, err, "interarrival: the mean must be > 0");
+        break;
+    }
+    case SS_WL_STEPS: TRY(read_steps(w, it, err)); break;
+    case SS_WL_CLOSED: {
+        unsigned long long clients = 0;
+        TRY(ss_cfg_u64(it, "clients", &clients, SS_REQ, err));
+        if (clients == 0 || clients > 10000000)
+            return ss_node_err(ss_map_find(it, "clients"), err, "clients: expected 1 to 10000000, got %llu", clients);
+        w->clients = (uint32_t)clients;
+        const ss_node *th = ss_map_find(it, "think");
+        if (th) TRY(ss_dist_read(th, "think", &w->think, err));
+        else ss_dist_deterministic(&w->think, 0.0);
+        break;
+    }
+    case SS_WL_TRACE: {
+        const char *file;
+        double scale = 1.0;
+        TRY(ss_cfg_str(it, "file", &file, SS_REQ, err));
+        TRY(ss_cfg_num(it, "time_scale", &scale, SS_POS, err));
+        const ss_node *fn = ss_map_find(it, "file");
+        char *path = ss_node_path(fn, file);
+        if (access(path, R_OK) != 0) {
+            int r = ss_node_err(fn, err, "trace file '%s' not found or not readable", path);
+            free(path);
+            return r;
+        }
+        rc = ss_trace_load(path, scale, &w->times_s, &w->ntimes, err);
+        free(path);
+        TRY(rc);
+        break;
+    }
+    }
+    return 0;
+}
+
+int ss_sc_read_workloads(ss_scenario *sc, const ss_node *seq, ss_err *err)
+{
+    if (seq->n == 0) return ss_node_err(seq, err, "workloads: expected at least one workload");
+    sc->workloads = ss_xcalloc(seq->n, sizeof *sc->workloads);
+    for (size_t i = 0; i < seq->n; i++) {
+        sc->nworkloads = i + 1;
+        TRY(read_workload(sc, &sc->workloads[i], seq->items[i], err));
+        for (size_t k = 0; k < i; k++)
+            if (strcmp(sc->workloads[k].name, sc->workloads[i].name) == 0)
+                return ss_node_err(ss_map_find(seq->items[i], "name"), err, "duplicate workload '%s'",
+                                   sc->workloads[i].name);
+    }
+    return 0;
+}
+

@@ -1,0 +1,21 @@
+/* trace.h: loading request-arrival traces from CSV.
+ *
+ * Two formats (traces/README.md documents both):
+ *   servesim: a header line whose first column is `timestamp_s`, then one
+ *             arrival per line, first column seconds (any origin).
+ *   azure:    the Azure LLM inference trace as published, header
+ *             `TIMESTAMP,ContextTokens,GeneratedTokens`, timestamps
+ *             `YYYY-MM-DD HH:MM:SS.fffffff` (UTC, 100 ns ticks).
+ * The format is recognised from the header.  Times are returned relative to
+ * the first arrival, scaled by `time_scale` (0.5 = replay twice as fast),
+ * and must not decrease.  Any unparsable line is an error naming
+ * file:line:col. */
+#ifndef SS_TRACE_H
+#define SS_TRACE_H
+
+#include <stddef.h>
+#include "core/util.h"
+
+int ss_trace_load(const char *path, double time_scale, double **times_s, size_t *n, ss_err *err);
+
+#endif

@@ -1,0 +1,31 @@
+/* pipe_req.h: what a request carries through a block pipeline (pipeline.c):
+ * where it is, what its next hop costs, the memory its data holds, and the
+ * sums its result columns need.  Part of every request (serve.h),
+ * cleared only in pipeline runs. */
+#ifndef SS_PIPE_REQ_H
+#define SS_PIPE_REQ_H
+
+#include <stdint.h>
+
+typedef struct ss_pipe_req {
+    uint32_t batch;       /* samples in its tensor */
+    uint32_t at;          /* process it is at or heading to (UINT32_MAX: the client) */
+    uint32_t next;        /* where it goes after this process */
+    int at_dispatcher;
+    double sent_s;        /* the hop into `at` was sent */
+    double arrived_s;     /* it joined `at`'s queue */
+    double recv_s;        /* receiver cost of that hop, paid when service starts */
+    double delivery_s;    /* delivery of the next hop */
+    double next_recv_s;   /* receiver cost of the next hop */
+    double held_bytes;    /* memory its data holds at `at` until service ends */
+    uint32_t held_in;     /* SS_QUEUED_* */
+    double next_held_bytes;
+    uint32_t next_held_in;
+    double cur_o_s, cur_m_s; /* o_b and m_b at the process serving it now */
+    double overhead_s, compute_s, pipeline_s; /* sums over the blocks passed */
+    double net_bytes;     /* the priced hop's wire bytes if it goes over the network, else 0 */
+    uint32_t net_src_dev, net_dst_dev; /* its two ends' devices (pipeline_net.c) */
+    uint32_t hops;        /* hops departed so far (the ECMP key's second half) */
+} ss_pipe_req;
+
+#endif

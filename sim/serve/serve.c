@@ -1,0 +1,254 @@
+/* serve.c: the serving path of a world and what every kind of world shares.
+ *
+ * Request life: a workload source creates it -> the load balancer picks an
+ * instance of the stage's model -> it waits in that instance's queue (the
+ * scheduler plugin's discipline) -> one server serves it for a time drawn
+ * from the model's profile -> the next stage of its task, or done.  Also
+ * here: the request pool, the end of a request (finish, drop) and its
+ * statistics, policy loading, and the warm-up's end - the parts that the
+ * kind-specific worlds (pipeline.c, edge_world.c) take, so that they sit
+ * above this file and world.c above them. */
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/afile.h"
+#include "core/engine.h"
+#include "core/metrics.h"
+#include "core/rng.h"
+#include "serve/plugin.h"
+#include "serve/serve.h"
+
+/* ---- request pool: recycled, grown in chunks, never shrunk during a run ---- */
+
+enum { POOL_CHUNK = 1024 };
+
+ss_request *ss_req_new(ss_world *w)
+{
+    if (!w->free_reqs) {
+        ss_request *chunk = ss_xcalloc(POOL_CHUNK, sizeof *chunk);
+        w->chunks = ss_xrealloc(w->chunks, (w->nchunks + 1) * sizeof *w->chunks);
+        w->chunks[w->nchunks++] = chunk;
+        for (size_t i = 0; i < POOL_CHUNK; i++) {
+            chunk[i].next_free = w->free_reqs;
+            w->free_reqs = &chunk[i];
+        }
+    }
+    ss_request *r = w->free_reqs;
+    w->free_reqs = r->next_free;
+    memset(r, 0, offsetof(ss_request, pipe));
+    if (w->pipe) memset(&r->pipe, 0, sizeof r->pipe);
+    r->id = w->next_id++;
+    r->client = UINT32_MAX;
+    if (++w->in_flight > w->peak_in_flight) w->peak_in_flight = w->in_flight;
+    return r;
+}
+
+static void req_free(ss_world *w, ss_request *r)
+{
+    r->next_free = w->free_reqs;
+    w->free_reqs = r;
+    w->in_flight--;
+}
+
+/* ---- bookkeeping ----------------------------------------------------------- */
+
+void ss_task_stats_init(ss_task_stats *t)
+{
+    ss_stat_reset(&t->latency);
+    ss_stat_reset(&t->queueing);
+    t->lat_hist = ss_xmalloc(sizeof *t->lat_hist);
+    t->queue_hist = ss_xmalloc(sizeof *t->queue_hist);
+    ss_hist_reset(t->lat_hist);
+    ss_hist_reset(t->queue_hist);
+}
+
+static void request_line(ss_world *w, const ss_request *r, int dropped)
+{
+    double now = ss_now(w->eng);
+    /* Names are quoted like every other CSV field (ss_csv_field), as report.c does. */
+    ss_csv_field(w->req_csv, w->sc->variant);
+    fprintf(w->req_csv, ",%u,%llu,", w->rep, (unsigned long long)r->id);
+    ss_csv_field(w->req_csv, w->sc->workloads[r->workload].name);
+    fputc(',', w->req_csv);
+    ss_csv_field(w->req_csv, w->sc->tasks[r->task].name);
+    fprintf(w->req_csv, ",%.9f,%.9f,%.9f,%.9f,%d,%d\n", r->created_s, now, (now - r->created_s) * 1e3,
+            r->queue_s * 1e3, dropped, r->measured);
+}
+
+
+/* ---- the serving path ---------------------------------------------------------- */
+
+static void service_done(ss_engine *eng, void *ctx, uint64_t arg);
+
+static void start_service(ss_world *w, ss_instance *in, ss_request *r)
+{
+    double now = ss_now(w->eng);
+    ss_group *g = &w->groups[in->model];
+    r->queue_s += now - r->enqueued_s;
+    r->started_s = now;
+    ss_inst_busy_mark(in, now);
+    g->views[in->index].busy = ++in->busy;
+    double service_s = ss_dist_sample(g->service, g->rng);
+    ss_schedule(w->eng, now + service_s, service_done, in, (uint64_t)(uintptr_t)r);
+}
+
+static void finish(ss_world *w, ss_request *r)
+{
+    double now = ss_now(w->eng);
+    if (r->measured) {
+        /* Per task only: the overall row is merged from these at the end. */
+        double lat = now - r->created_s;
+        ss_task_stats *ts = &w->stats[r->task];
+        ts->completed++;
+        ss_stat_add(&ts->latency, lat);
+        ss_hist_add(ts->lat_hist, lat);
+        ss_stat_add(&ts->queueing, r->queue_s);
+        ss_hist_add(ts->queue_hist, r->queue_s);
+        w->last_completion_s = now;
+    }
+    w->last_done_s = now;
+    if (w->req_csv) request_line(w, r, 0);
+    if (r->client != UINT32_MAX) w->client_done(w, r);
+    req_free(w, r);
+}
+
+static void drop(ss_world *w, ss_request *r)
+{
+    if (r->measured) w->stats[r->task].dropped++;
+    w->last_done_s = ss_now(w->eng);
+    if (w->req_csv) request_line(w, r, 1);
+    if (r->client != UINT32_MAX) w->client_done(w, r);
+    req_free(w, r);
+}
+
+/* Send r to an instance of its current stage's model. */
+void ss_route(ss_world *w, ss_request *r)
+{
+    if (w->route_hook) {
+        w->route_hook(w, r);
+        return;
+    }
+    const ss_task_cfg *t = &w->sc->tasks[r->task];
+    uint32_t m = t->stages[r->stage];
+    ss_group *g = &w->groups[m];
+    uint32_t pick = ss_world_pick(w, r, m);
+    ss_instance *in = &w->inst[g->first + pick];
+    r->enqueued_s = ss_now(w->eng);
+    if (in->busy < in->servers) {
+        start_service(w, in, r);
+        return;
+    }
+    ss_instance_view *v = &g->views[pick];
+    if (v->queued >= in->capacity) {
+        drop(w, r);
+        return;
+    }
+    ss_qitem item = {.req = r, .enqueued_s = r->enqueued_s, .priority = r->priority, .expected_s = g->mean_s,
+                     .seq = in->seq++};
+    if (w->sched.pol->ops.scheduler.push(in->queue, &item) != 0) {
+        fputs("servesim: out of memory in the scheduler plugin\n", stderr);
+        abort();
+    }
+    v->queued++;
+}
+
+static void service_done(ss_engine *eng, void *ctx, uint64_t arg)
+{
+    ss_instance *in = ctx;
+    ss_world *w = in->world;
+    ss_group *g = &w->groups[in->model];
+    ss_request *r = (ss_request *)(uintptr_t)arg;
+    double now = ss_now(eng);
+    ss_inst_busy_add(w, in, r->started_s, now);
+    ss_inst_busy_mark(in, now);
+    g->views[in->index].busy = --in->busy;
+    ss_qitem next;
+    if (w->sched.pol->ops.scheduler.pop(in->queue, now, &next)) {
+        g->views[in->index].queued--;
+        start_service(w, in, next.req);
+    }
+    if (++r->stage < w->sc->tasks[r->task].nstages)
+        ss_route(w, r);
+    else
+        finish(w, r);
+}
+
+/* The same, for pipeline.c (kept apart so that the serving path inlines them). */
+void ss_world_finish(ss_world *w, ss_request *r) { finish(w, r); }
+void ss_world_drop(ss_world *w, ss_request *r) { drop(w, r); }
+
+int ss_world_load_policy(ss_world *w, const ss_policy_cfg *pc, ss_policy_kind kind, ss_plugin *pl, void **state,
+                         gsl_rng **rng, const char *stream, ss_err *err)
+{
+    const ss_scenario *sc = w->sc;
+    if (ss_plugin_load(pl, pc->name, kind, sc->dir, pc->file, pc->line, pc->col, err) < 0) return -1;
+    const char *const *ok = pl->pol->params;
+    for (size_t i = 0; i < pc->nparams; i++) {
+        int known = 0;
+        for (size_t k = 0; ok && ok[k]; k++) known |= strcmp(ok[k], pc->params[i].key) == 0;
+        if (!known) {
+            const char *near = ss_suggest(pc->params[i].key, ok);
+            return ss_err_at(err, pc->file, pc->param_pos[i][0], pc->param_pos[i][1],
+                             "policy '%s' has no parameter '%s'%s%s%s", pc->name, pc->params[i].key,
+                             near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+        }
+    }
+    *rng = ss_rng_stream(sc->seed, w->rep, stream);
+    ss_params params = {pc->params, pc->nparams};
+    ss_policy_init args = {.params = &params,
+                           .env = {.rng = *rng, .uniform = ss_rng_uniform, .uniform_int = ss_rng_uniform_int},
+                           .ngroups = (uint32_t)sc->nmodels};
+    *state = NULL;
+    if (pl->pol->init) {
+        char msg[512] = "";
+        if (pl->pol->init(state, &args, msg, sizeof msg) != 0)
+            return ss_err_at(err, pc->file, pc->line, pc->col, "policy '%s': %s", pc->name,
+                             msg[0] ? msg : "initialisation failed");
+    }
+    return 0;
+}
+
+/* A histogram quantile clamped to the exact range seen: the bucket
+ * midpoint may lie just outside it (a p99.9 above the max, or 1 ns for a
+ * queue where nobody waited). */
+static double quantile(const ss_hist *h, const ss_stat *s, double q)
+{
+    if (s->n == 0) return 0;
+    double v = ss_hist_quantile(h, q);
+    return v < s->min ? s->min : v > s->max ? s->max : v;
+}
+
+void ss_task_result_fill(const ss_task_stats *s, const char *name, double window_s, ss_task_result *t)
+{
+    t->name = ss_xstrdup(name);
+    t->arrived = s->arrived;
+    t->completed = s->completed;
+    t->dropped = s->dropped;
+    t->throughput_rps = window_s > 0 ? (double)s->completed / window_s : 0;
+    t->latency_mean_s = ss_stat_mean(&s->latency);
+    t->latency_p50_s = quantile(s->lat_hist, &s->latency, 0.50);
+    t->latency_p90_s = quantile(s->lat_hist, &s->latency, 0.90);
+    t->latency_p95_s = quantile(s->lat_hist, &s->latency, 0.95);
+    t->latency_p99_s = quantile(s->lat_hist, &s->latency, 0.99);
+    t->latency_p999_s = quantile(s->lat_hist, &s->latency, 0.999);
+    t->latency_max_s = s->latency.n ? s->latency.max : 0;
+    t->queue_mean_s = ss_stat_mean(&s->queueing);
+    t->queue_p99_s = quantile(s->queue_hist, &s->queueing, 0.99);
+}
+
+void ss_world_declare_extra(ss_world *w, const char *col)
+{
+    w->extra_cols = ss_xrealloc(w->extra_cols, (w->nextra_cols + 1) * sizeof *w->extra_cols);
+    w->extra_cols[w->nextra_cols++] = ss_xstrdup(col);
+}
+
+void ss_world_warmup_over(ss_world *w)
+{
+    double now = ss_now(w->eng);
+    if (now > w->warmup_end_s) w->warmup_end_s = now;
+    for (size_t i = 0; i < w->ninst; i++) w->inst[i].busy_s = 0;
+    if (w->warmup_hook) w->warmup_hook(w);
+}

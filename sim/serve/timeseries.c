@@ -1,0 +1,64 @@
+/* timeseries.c: the optional time-series output of a run - every model's
+ * replicas, queue length, requests in service and utilisation, sampled at
+ * a fixed interval of simulated time (see ss_world_timeseries in world.h).
+ *
+ * A sample is an engine event that reads the world and writes one row per
+ * model; it changes no state, so a run with samples fires the same other
+ * events in the same order and gives the same results.  It reschedules
+ * itself only while other events are pending, so it never keeps a drained
+ * run alive.  Columns:
+ *   t_s          sample time (s)
+ *   replicas     instances of the model that are up
+ *   queued       requests waiting in their queues
+ *   in_service   requests being served
+ *   utilisation  busy server-seconds in (t - interval, t] over the model's
+ *                servers x interval (exact: busy time is integrated at every
+ *                change, not sampled) */
+#include <stdlib.h>
+
+#include "core/afile.h"
+#include "serve/serve.h"
+#include "serve/world.h"
+
+void ss_world_timeseries_header(FILE *fp)
+{
+    fputs("variant,replication,t_s,model,replicas,queued,in_service,utilisation\n", fp);
+}
+
+static void sample(ss_engine *eng, void *ctx, uint64_t arg)
+{
+    ss_world *w = ctx;
+    const ss_scenario *sc = w->sc;
+    double now = ss_now(eng);
+    for (size_t m = 0; m < sc->nmodels; m++) {
+        const ss_group *g = &w->groups[m];
+        if (g->n == 0) continue;
+        unsigned up = 0, servers = 0, busy = 0;
+        unsigned long long queued = 0;
+        double area = 0;
+        for (uint32_t i = 0; i < g->n; i++) {
+            const ss_instance *in = &w->inst[g->first + i];
+            up += g->views[i].up != 0;
+            queued += g->views[i].queued;
+            busy += in->busy;
+            servers += in->servers;
+            area += in->area_s + (double)in->busy * (now - in->changed_s);
+        }
+        double util = (area - w->ts_area_prev[m]) / ((double)servers * w->ts_interval_s);
+        w->ts_area_prev[m] = area;
+        ss_csv_field(w->ts_csv, sc->variant);
+        fprintf(w->ts_csv, ",%u,%.6f,", w->rep, now);
+        ss_csv_field(w->ts_csv, sc->models[m].name);
+        fprintf(w->ts_csv, ",%u,%llu,%u,%.6f\n", up, queued, busy, util);
+    }
+    if (ss_engine_pending(eng) > 0) ss_schedule_in(eng, w->ts_interval_s, sample, w, 0);
+}
+
+void ss_world_timeseries(ss_world *w, FILE *fp, double interval_s)
+{
+    w->ts_csv = fp;
+    w->ts_interval_s = interval_s;
+    free(w->ts_area_prev);
+    w->ts_area_prev = ss_xcalloc(w->sc->nmodels + 1, sizeof *w->ts_area_prev);
+    ss_schedule(w->eng, interval_s, sample, w, 0);
+}

@@ -1,0 +1,46 @@
+/* world.h: a scenario made runnable - devices, model instances with their
+ * queues, workload sources and policy plugins wired to one engine - and the
+ * results of one run.
+ *
+ * One world runs one replication: ss_world_build loads and initialises the
+ * policies and derives every random stream from (seed, replication, name);
+ * ss_world_run drives the engine until the sources are exhausted and every
+ * admitted request has finished (the run drains, so no request is cut off);
+ * ss_world_result summarises it.  Memory is proportional to requests in
+ * flight: requests come from a recycled pool and statistics are streaming. */
+#ifndef SS_WORLD_H
+#define SS_WORLD_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "input/scenario.h"
+
+#include "serve/result.h"
+
+typedef struct ss_world ss_world;
+
+/* Build the world for replication `rep`.  Plugin errors (not found, wrong
+ * ABI or kind, bad parameters) come back positioned at the scenario line
+ * that named the policy.  `req_csv`, if not NULL, receives one line per
+ * finished or dropped request (header written by ss_world_requests_header).
+ * NULL on error, with err set. */
+ss_world *ss_world_build(const ss_scenario *sc, uint32_t rep, FILE *req_csv, ss_err *err);
+void ss_world_run(ss_world *w);
+/* Fill *r (free with ss_run_result_free). */
+void ss_world_result(const ss_world *w, ss_run_result *r);
+void ss_world_free(ss_world *w);
+
+/* The extra columns w's results will carry, in order: *names points into
+ * the world (valid until ss_world_free).  Returns their number. */
+size_t ss_world_extra_columns(const ss_world *w, const char *const **names);
+void ss_world_requests_header(FILE *fp);
+
+/* Sample every model's state into fp every interval_s of simulated time,
+ * from interval_s on, while anything else is still to happen (timeseries.c).
+ * Call between ss_world_build and ss_world_run.  Sampling does not change
+ * the run's results. */
+void ss_world_timeseries(ss_world *w, FILE *fp, double interval_s);
+void ss_world_timeseries_header(FILE *fp);
+
+#endif
