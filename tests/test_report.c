@@ -53,7 +53,7 @@ static void test_extra_columns_rows(void)
     ss_report_add(rep, &sc, &b);
     char *csv = text_of(rep, 0);
     /* Header ends with the union, in first-seen order; run 0 has no vram cell. */
-    CU_ASSERT(ss_test_has(csv, ",latency_max_ms,queue_mean_ms,queue_p99_ms,energy_j,vram_peak_mib\n"));
+    CU_ASSERT(ss_test_has(csv, ",latency_max_ms,queue_mean_ms,queue_p99_ms,wait_prob,energy_j,vram_peak_mib\n"));
     CU_ASSERT(ss_test_has(csv, ",2.000000,\n"));
     CU_ASSERT(ss_test_has(csv, ",4.000000,512.500000\n"));
     free(csv);
@@ -72,7 +72,7 @@ static void test_extra_columns_declared(void)
     ss_report_declare_extras(layout, cols, 2);
     ss_report *rep = ss_report_new_like(layout);
     char *csv = text_of(rep, 0);
-    CU_ASSERT(ss_test_has(csv, ",queue_p99_ms,energy_j,overhead_ms_block1\n"));
+    CU_ASSERT(ss_test_has(csv, ",queue_p99_ms,wait_prob,energy_j,overhead_ms_block1\n"));
     free(csv);
     ss_report_free(rep);
     ss_report_free(layout);

@@ -36,6 +36,7 @@ static const metric metrics[] = {
     M_MS("latency_max_ms", latency_max_s),
     M_MS("queue_mean_ms", queue_mean_s),
     M_MS("queue_p99_ms", queue_p99_s),
+    M_NUM("wait_prob", wait_prob),
 };
 enum { NMETRICS = sizeof metrics / sizeof *metrics };
 

@@ -41,12 +41,49 @@ typedef struct ss_task_cfg {
     uint32_t nstages;
 } ss_task_cfg;
 
+/* How an instance serves the requests it holds (docs/scenarios.md). */
+typedef enum {
+    SS_DISC_FIFO = 0,  /* `servers` at once, the rest wait in the scheduler plugin's order */
+    SS_DISC_PS,        /* processor sharing: every request it holds runs, sharing the device's
+                        * compute by max-min (core/flow.h) with the other ps instances there */
+    SS_DISC_PREEMPT    /* one server, preemptive-resume priority: a more urgent arrival (smaller
+                        * priority) interrupts the one in service, which resumes later */
+} ss_discipline;
+
 typedef struct ss_deploy_cfg {
     uint32_t model, device;
     uint32_t instances;
     uint32_t servers;        /* requests one instance serves at once, sharing its queue */
-    uint64_t queue_capacity; /* waiting requests per instance; UINT64_MAX = unbounded */
+    uint64_t queue_capacity; /* waiting requests per instance (ps: requests held); UINT64_MAX = unbounded */
+    ss_discipline discipline;
+    int shared_queue;        /* the model's instances pull from one queue (all its entries agree) */
+    double cap;              /* ps: the instance's most compute, in device units (cores, GPUs); 0 = none */
+    double threads;          /* ps: one request's most compute (cores; a GPU request: 0 = none) */
+    int line, col;           /* where the entry was written (for run-time messages) */
 } ss_deploy_cfg;
+
+/* A scripted event (`events:`): at at_s, change the deployment. */
+typedef enum {
+    SS_EV_ADD,       /* start `count` new instances of model on device, up after startup_s */
+    SS_EV_REMOVE,    /* the instance stops taking requests, finishes what it holds, stops */
+    SS_EV_FAIL,      /* the instance fails at once; what it held is re-queued or lost */
+    SS_EV_CAPACITY   /* a device's compute capacity (cores, GPUs) or a ps instance's cap changes */
+} ss_event_kind;
+
+typedef struct ss_event_cfg {
+    double at_s;
+    ss_event_kind kind;
+    uint32_t deploy;         /* add: the deployment entry (of that model on that device) it copies;
+                              * others: the entry of the instance named */
+    uint32_t ordinal;        /* remove, fail, capacity of an instance: its number among the
+                              * instances of that model on that device, in creation order */
+    uint32_t count;          /* add */
+    double startup_s;        /* add */
+    int requeue;             /* fail: 1 re-queue what it held, 0 lose it (counted) */
+    int on_device;           /* capacity: of the device (1) or of an instance's cap (0) */
+    uint32_t device;         /* capacity of a device */
+    double capacity;         /* capacity: new cores / GPUs, or the new cap */
+} ss_event_cfg;
 
 typedef enum {
     SS_WL_POISSON, SS_WL_DETERMINISTIC, SS_WL_NORMAL, SS_WL_GAMMA, SS_WL_INTERARRIVAL,
@@ -105,6 +142,7 @@ typedef struct ss_scenario {
     ss_model_cfg *models;     size_t nmodels;
     ss_task_cfg *tasks;       size_t ntasks;   /* one implicit task per model comes first */
     ss_deploy_cfg *deploys;   size_t ndeploys;
+    ss_event_cfg *events;     size_t nevents;  /* sorted by at_s (stable) */
     ss_workload_cfg *workloads; size_t nworkloads;
     ss_policy_cfg load_balancer;
     ss_policy_cfg scheduler;

@@ -3,6 +3,7 @@
  * anything unknown, mistyped or inconsistent with one file:line:col message.
  * docs/scenarios.md documents the same schema for users. */
 #include "input/scenario_load.h"
+#include "input/scenario_deploy.h"
 #include "input/scenario_workload.h"
 #include "input/section.h"
 
@@ -266,43 +267,6 @@ static int read_tasks(ss_scenario *sc, const ss_node *seq, ss_err *err)
 
 /* ---- deployment --------------------------------------------------------- */
 
-static int read_deployment(ss_scenario *sc, const ss_node *seq, ss_err *err)
-{
-    static const char *const keys[] = {"model", "device", "instances", "servers", "queue_capacity", NULL};
-    sc->deploys = ss_xcalloc(seq->n, sizeof *sc->deploys);
-    for (size_t i = 0; i < seq->n; i++) {
-        const ss_node *it = seq->items[i];
-        TRY(ss_node_expect(it, SS_NODE_MAP, "deployment entry", err));
-        TRY(ss_cfg_check_keys(it, keys, "deployment entry", err));
-        ss_deploy_cfg *d = &sc->deploys[i];
-        const char *model;
-        TRY(ss_cfg_str(it, "model", &model, SS_REQ, err));
-        char **names = ss_xcalloc(sc->nmodels + 1, sizeof *names);
-        for (size_t k = 0; k < sc->nmodels; k++) names[k] = sc->models[k].name;
-        int m = ss_sc_find_name(names, sc->nmodels, model);
-        if (m < 0) return ss_sc_unknown_ref(ss_map_find(it, "model"), "model", names, err);
-        free(names);
-        d->model = (uint32_t)m;
-        const ss_node *dev = ss_map_find(it, "device");
-        if (!dev) return ss_node_err(it, err, "deployment entry: missing key 'device'");
-        TRY(ss_node_expect(dev, SS_NODE_SCALAR, "device", err));
-        TRY(ss_scenario_device(sc, dev, &d->device, err));
-        unsigned long long inst = 1, servers = 1, cap = UINT64_MAX;
-        TRY(ss_cfg_u64(it, "instances", &inst, 0, err));
-        if (inst == 0 || inst > 1000000)
-            return ss_node_err(ss_map_find(it, "instances"), err, "instances: expected 1 to 1000000, got %llu", inst);
-        TRY(ss_cfg_u64(it, "servers", &servers, 0, err));
-        if (servers == 0 || servers > 100000)
-            return ss_node_err(ss_map_find(it, "servers"), err, "servers: expected 1 to 100000, got %llu", servers);
-        d->servers = (uint32_t)servers;
-        TRY(ss_cfg_u64(it, "queue_capacity", &cap, 0, err));
-        d->instances = (uint32_t)inst;
-        d->queue_capacity = cap;
-        sc->ndeploys = i + 1;
-    }
-    return 0;
-}
-
 /* ---- policies, outputs ---------------------------------------------------- */
 
 static int read_outputs(ss_scenario *sc, const ss_node *root, ss_err *err)
@@ -407,7 +371,7 @@ static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
 {
     static const char *const top[] = {"name", "description", "seed", "replications", "duration_s", "requests",
                                       "warmup_s", "warmup_requests", "topology", "hosts", "models", "tasks", "deployment",
-                                      "workloads", "policies", "outputs", "variants", "pipeline", "edge", NULL};
+                                      "workloads", "events", "policies", "outputs", "variants", "pipeline", "edge", NULL};
     const ss_node *root = doc->root;
     TRY(ss_node_expect(root, SS_NODE_MAP, "scenario", err));
     TRY(ss_cfg_check_keys(root, top, "scenario", err));
@@ -478,15 +442,21 @@ static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
     TRY(ss_cfg_seq(root, "tasks", &tasks, 0, err));
     TRY(read_tasks(sc, tasks, err));
     TRY(ss_cfg_seq(root, "deployment", &deploy, SS_REQ, err));
-    TRY(read_deployment(sc, deploy, err));
+    TRY(ss_sc_read_deployment(sc, deploy, err));
     TRY(ss_cfg_seq(root, "workloads", &wls, SS_REQ, err));
     TRY(ss_sc_read_workloads(sc, wls, err));
+    ss_node *events = NULL;
+    TRY(ss_cfg_seq(root, "events", &events, 0, err));
+    TRY(ss_sc_read_events(sc, events, deploy, err));
     /* Every stage a workload can reach needs somewhere to run. */
     for (size_t w = 0; w < sc->nworkloads; w++) {
         const ss_task_cfg *t = &sc->tasks[sc->workloads[w].task];
         for (uint32_t s = 0; s < t->nstages; s++) {
             int deployed = 0;
-            for (size_t d = 0; d < sc->ndeploys; d++) deployed |= sc->deploys[d].model == t->stages[s];
+            for (size_t d = 0; d < sc->ndeploys; d++)
+                deployed |= sc->deploys[d].model == t->stages[s] && sc->deploys[d].instances > 0;
+            for (size_t e = 0; e < sc->nevents; e++)
+                deployed |= sc->events[e].kind == SS_EV_ADD && sc->deploys[sc->events[e].deploy].model == t->stages[s];
             if (!deployed)
                 return ss_node_err(ss_map_find(wls->items[w], "target"), err,
                                    "model '%s' (used by workload '%s') has no instance in deployment",
@@ -494,6 +464,15 @@ static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
         }
     }
     TRY(ss_pipeline_read(sc, root, err));
+    if (sc->pipeline) { /* block processes are FIFO servers that live for the whole run */
+        for (size_t d = 0; d < sc->ndeploys; d++)
+            if (sc->deploys[d].discipline != SS_DISC_FIFO || sc->deploys[d].shared_queue || !sc->deploys[d].instances)
+                return ss_err_at(err, deploy->file, sc->deploys[d].line, sc->deploys[d].col,
+                                 "deployment entry: a block pipeline's processes are per-instance FIFO servers "
+                                 "with at least one instance (no discipline, queue or instances: 0 here)");
+        if (sc->nevents)
+            return ss_node_err(events, err, "events: a block pipeline's processes live for the whole run");
+    }
     static const char *const pol_keys[] = {"load_balancer", "scheduler", NULL};
     TRY(ss_cfg_map(root, "policies", &pols, 0, err));
     if (pols) TRY(ss_cfg_check_keys(pols, pol_keys, "policies", err));
@@ -585,6 +564,7 @@ void ss_scenario_free(ss_scenario *sc)
     free(sc->models);
     free(sc->tasks);
     free(sc->deploys);
+    free(sc->events);
     free(sc->workloads);
     free(sc->settings);
     free(sc->path);

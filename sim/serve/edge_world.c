@@ -360,6 +360,7 @@ static void net_finish(ss_edge_world *e, enet *n)
         ss_stat_add(&s->latency, now - job->gen_s);
         ss_hist_add(s->lat_hist, now - job->gen_s);
         ss_stat_add(&s->queueing, n->first_start_s - job->gen_s);
+        s->waited += n->first_start_s > job->gen_s;
         ss_hist_add(s->queue_hist, n->first_start_s - job->gen_s);
     }
     free(n->t);
@@ -377,7 +378,7 @@ static void net_finish(ss_edge_world *e, enet *n)
     w->last_done_s = now;
     if (w->req_csv) {
         ss_csv_field(w->req_csv, w->sc->variant);
-        fprintf(w->req_csv, ",%u,%llu,edge,job,%.9f,%.9f,%.9f,%.9f,0,%d\n", w->rep, (unsigned long long)job->seq,
+        fprintf(w->req_csv, ",%u,%llu,edge,job,%.9f,%.9f,%.9f,%.9f,0,%d,\n", w->rep, (unsigned long long)job->seq,
                 job->gen_s, now, resp * 1e3, 0.0, job->measured);
     }
     e->jobs_in_flight--;

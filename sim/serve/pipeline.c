@@ -113,7 +113,7 @@ static void hold(ss_world *w, uint32_t proc, double bytes, uint32_t in, int sign
 static uint32_t pick_block(ss_world *w, ss_request *r, uint32_t stage)
 {
     uint32_t m = w->sc->tasks[r->task].stages[stage];
-    return w->groups[m].first + ss_world_pick(w, r, m);
+    return w->groups[m].members[ss_world_pick(w, r, m)]->id; /* every block process is up */
 }
 
 /* Price the hop from `from` (a process or the client) to `to`; the tensor is
@@ -471,7 +471,7 @@ static int build_net(ss_world *w, ss_err *err)
         for (uint32_t s = 0; s < t->nstages; s++) {
             const ss_group *g = &w->groups[t->stages[s]];
             for (uint32_t i = 0; i < g->n; i++) {
-                uint32_t d = w->inst[g->first + i].device;
+                uint32_t d = g->members[i]->device;
                 if (s == 0) { /* the way in */
                     uint32_t src = cfg->has_dispatcher ? cfg->dispatcher_device
                                    : cfg->has_client_device ? cfg->client_device : d;
@@ -479,7 +479,7 @@ static int build_net(ss_world *w, ss_err *err)
                 }
                 if (s + 1 < t->nstages) {
                     const ss_group *h = &w->groups[t->stages[s + 1]];
-                    for (uint32_t j = 0; j < h->n; j++) PAIR(d, w->inst[h->first + j].device);
+                    for (uint32_t j = 0; j < h->n; j++) PAIR(d, h->members[j]->device);
                 } else if (cfg->has_client_device) { /* the way out */
                     PAIR(d, cfg->client_device);
                 }
@@ -531,7 +531,7 @@ int ss_pipe_build(ss_world *w, ss_err *err)
         ss_stat_reset(&q->wait);
         ss_stat_reset(&q->batch_size);
         if (i < w->ninst) {
-            ss_instance *in = &w->inst[i];
+            ss_instance *in = w->inst[i];
             const ss_model_cfg *m = &sc->models[in->model];
             q->in = in;
             q->kind = SS_HOP_BLOCK;

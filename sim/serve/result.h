@@ -16,6 +16,7 @@ typedef struct ss_task_result {
     double latency_mean_s, latency_p50_s, latency_p90_s, latency_p95_s, latency_p99_s, latency_p999_s,
         latency_max_s;
     double queue_mean_s, queue_p99_s;
+    double wait_prob;        /* share of the completed requests that waited in a queue at all */
 } ss_task_result;
 
 /* One run-level result beyond the per-task metrics (energy, peak memory,

@@ -74,39 +74,30 @@ static void request_line(ss_world *w, const ss_request *r, int dropped)
     ss_csv_field(w->req_csv, w->sc->workloads[r->workload].name);
     fputc(',', w->req_csv);
     ss_csv_field(w->req_csv, w->sc->tasks[r->task].name);
-    fprintf(w->req_csv, ",%.9f,%.9f,%.9f,%.9f,%d,%d\n", r->created_s, now, (now - r->created_s) * 1e3,
-            r->queue_s * 1e3, dropped, r->measured);
+    fprintf(w->req_csv, ",%.9f,%.9f,%.9f,%.9f,%d,%d,%.9f\n", r->created_s, now, (now - r->created_s) * 1e3,
+            r->queue_s * 1e3, dropped, r->measured, r->service_s * 1e3);
 }
 
 
-/* ---- the serving path ---------------------------------------------------------- */
-
-static void service_done(ss_engine *eng, void *ctx, uint64_t arg);
-
-static void start_service(ss_world *w, ss_instance *in, ss_request *r)
+static inline void stats_add(ss_task_stats *ts, const ss_request *r, double lat)
 {
-    double now = ss_now(w->eng);
-    ss_group *g = &w->groups[in->model];
-    r->queue_s += now - r->enqueued_s;
-    r->started_s = now;
-    ss_inst_busy_mark(in, now);
-    g->views[in->index].busy = ++in->busy;
-    double service_s = ss_dist_sample(g->service, g->rng);
-    ss_schedule(w->eng, now + service_s, service_done, in, (uint64_t)(uintptr_t)r);
+    ts->completed++;
+    ts->waited += r->queue_s > 0;
+    ss_stat_add(&ts->latency, lat);
+    ss_hist_add(ts->lat_hist, lat);
+    ss_stat_add(&ts->queueing, r->queue_s);
+    ss_hist_add(ts->queue_hist, r->queue_s);
 }
 
 static void finish(ss_world *w, ss_request *r)
 {
     double now = ss_now(w->eng);
     if (r->measured) {
-        /* Per task only: the overall row is merged from these at the end. */
+        /* Per task (and per workload where a task has several): the overall
+         * row is merged from these at the end. */
         double lat = now - r->created_s;
-        ss_task_stats *ts = &w->stats[r->task];
-        ts->completed++;
-        ss_stat_add(&ts->latency, lat);
-        ss_hist_add(ts->lat_hist, lat);
-        ss_stat_add(&ts->queueing, r->queue_s);
-        ss_hist_add(ts->queue_hist, r->queue_s);
+        stats_add(&w->stats[r->task], r, lat);
+        if (w->wstats) stats_add(&w->wstats[r->workload], r, lat);
         w->last_completion_s = now;
     }
     w->last_done_s = now;
@@ -117,42 +108,118 @@ static void finish(ss_world *w, ss_request *r)
 
 static void drop(ss_world *w, ss_request *r)
 {
-    if (r->measured) w->stats[r->task].dropped++;
+    if (r->measured) {
+        w->stats[r->task].dropped++;
+        if (w->wstats) w->wstats[r->workload].dropped++;
+    }
     w->last_done_s = ss_now(w->eng);
     if (w->req_csv) request_line(w, r, 1);
     if (r->client != UINT32_MAX) w->client_done(w, r);
     req_free(w, r);
 }
 
-/* Send r to an instance of its current stage's model. */
-void ss_route(ss_world *w, ss_request *r)
+/* A request lost with a failed instance: ended like a drop, counted apart
+ * (w->lost, by lifecycle.c); `dropped` is 2 in the requests CSV. */
+void ss_world_lose(ss_world *w, ss_request *r)
 {
-    if (w->route_hook) {
-        w->route_hook(w, r);
+    w->last_done_s = ss_now(w->eng);
+    if (w->req_csv) request_line(w, r, 2);
+    if (r->client != UINT32_MAX) w->client_done(w, r);
+    req_free(w, r);
+}
+
+/* ---- the serving path ---------------------------------------------------------- */
+
+static void service_done(ss_engine *eng, void *ctx, uint64_t arg);
+static void ps_done(ss_engine *eng, void *ctx, ss_flow_id id, double now_s);
+
+/* Requests in service at an instance, kept only when something may need
+ * to reach them (w->track: failures, ps, preemption). */
+static inline void svc_link(ss_instance *in, ss_request *r)
+{
+    r->at = in;
+    r->svc_prev = NULL;
+    r->svc_next = in->serving;
+    if (in->serving) in->serving->svc_prev = r;
+    in->serving = r;
+}
+
+static inline void svc_unlink(ss_instance *in, ss_request *r)
+{
+    if (r->svc_prev) r->svc_prev->svc_next = r->svc_next;
+    else in->serving = r->svc_next;
+    if (r->svc_next) r->svc_next->svc_prev = r->svc_prev;
+    r->svc_prev = r->svc_next = NULL;
+}
+
+/* Start (or resume, after a preemption) r's service at in.  A fresh stage
+ * draws its demand from the model's stream; a ps request runs as a flow
+ * of that many seconds of work over the compute net. */
+void ss_serve_start(ss_world *w, ss_instance *in, ss_request *r)
+{
+    double now = ss_now(w->eng);
+    ss_group *g = &w->groups[in->model];
+    r->queue_s += now - r->enqueued_s;
+    r->started_s = now;
+    ss_inst_busy_mark(in, now);
+    g->views[in->index].busy = ++in->busy;
+    if (!r->resumed) {
+        r->work_s = ss_dist_sample(g->service, g->rng);
+        r->service_s += r->work_s;
+    }
+    r->resumed = 0;
+    if (in->discipline == SS_DISC_PS) {
+        if (in->busy == 1) in->ps_since_s = now;
+        uint32_t route[2];
+        size_t n = 0;
+        if (in->link != UINT32_MAX) route[n++] = in->link;
+        route[n++] = in->device;
+        ss_flow_opts o = {.cap_bps = w->sc->deploys[in->deploy].threads};
+        svc_link(in, r);
+        r->ev = ss_flow_start(w->cnet, route, n, r->work_s, &o, ps_done, r);
         return;
     }
-    const ss_task_cfg *t = &w->sc->tasks[r->task];
-    uint32_t m = t->stages[r->stage];
-    ss_group *g = &w->groups[m];
-    uint32_t pick = ss_world_pick(w, r, m);
-    ss_instance *in = &w->inst[g->first + pick];
-    r->enqueued_s = ss_now(w->eng);
-    if (in->busy < in->servers) {
-        start_service(w, in, r);
+    ss_event_id ev = ss_schedule(w->eng, now + r->work_s, service_done, in, (uint64_t)(uintptr_t)r);
+    if (w->track) {
+        r->ev = ev;
+        svc_link(in, r);
+    }
+}
+
+/* The queue an instance takes its next request from, and its ops. */
+static inline const ss_scheduler_ops *qops_of(const ss_world *w, const ss_instance *in)
+{
+    return in->discipline == SS_DISC_PREEMPT ? &w->prio.pol->ops.scheduler : &w->sched.pol->ops.scheduler;
+}
+
+/* A server of in is free: take the next request it may take, if any. */
+void ss_serve_pull(ss_world *w, ss_instance *in, double now)
+{
+    ss_group *g = &w->groups[in->model];
+    ss_qitem next;
+    if (g->shared) {
+        if (in->state != SS_INST_UP) return;
+        if (w->sched.pol->ops.scheduler.pop(g->queue, now, &next)) {
+            g->queued--;
+            ss_serve_start(w, in, next.req);
+        } else {
+            ss_idle_push(g, in);
+        }
         return;
     }
-    ss_instance_view *v = &g->views[pick];
-    if (v->queued >= in->capacity) {
-        drop(w, r);
-        return;
+    if (qops_of(w, in)->pop(in->queue, now, &next)) {
+        g->views[in->index].queued--;
+        ss_serve_start(w, in, next.req);
     }
-    ss_qitem item = {.req = r, .enqueued_s = r->enqueued_s, .priority = r->priority, .expected_s = g->mean_s,
-                     .seq = in->seq++};
-    if (w->sched.pol->ops.scheduler.push(in->queue, &item) != 0) {
-        fputs("servesim: out of memory in the scheduler plugin\n", stderr);
-        abort();
-    }
-    v->queued++;
+}
+
+/* r's stage is done: on to the next stage, or finished. */
+static inline void advance(ss_world *w, ss_request *r)
+{
+    if (++r->stage < w->sc->tasks[r->task].nstages)
+        ss_route(w, r);
+    else
+        finish(w, r);
 }
 
 static void service_done(ss_engine *eng, void *ctx, uint64_t arg)
@@ -165,15 +232,123 @@ static void service_done(ss_engine *eng, void *ctx, uint64_t arg)
     ss_inst_busy_add(w, in, r->started_s, now);
     ss_inst_busy_mark(in, now);
     g->views[in->index].busy = --in->busy;
-    ss_qitem next;
-    if (w->sched.pol->ops.scheduler.pop(in->queue, now, &next)) {
-        g->views[in->index].queued--;
-        start_service(w, in, next.req);
+    if (w->track) svc_unlink(in, r);
+    if (in->state == SS_INST_UP && !g->shared) { /* the plain path, inline */
+        ss_qitem next;
+        if (qops_of(w, in)->pop(in->queue, now, &next)) {
+            g->views[in->index].queued--;
+            ss_serve_start(w, in, next.req);
+        }
+    } else {
+        ss_serve_pull(w, in, now);
+        if (in->state == SS_INST_DRAINING) ss_inst_drained(w, in);
     }
-    if (++r->stage < w->sc->tasks[r->task].nstages)
-        ss_route(w, r);
-    else
-        finish(w, r);
+    advance(w, r);
+}
+
+static void ps_done(ss_engine *eng, void *ctx, ss_flow_id id, double now_s)
+{
+    (void)eng;
+    (void)id;
+    ss_request *r = ctx;
+    ss_instance *in = r->at;
+    ss_world *w = in->world;
+    ss_inst_busy_mark(in, now_s);
+    w->groups[in->model].views[in->index].busy = --in->busy;
+    svc_unlink(in, r);
+    if (in->busy == 0) ss_inst_busy_add(w, in, in->ps_since_s, now_s);
+    if (in->state == SS_INST_DRAINING) ss_inst_drained(w, in);
+    advance(w, r);
+}
+
+/* Preemptive-resume: r, more urgent than the request in service at in,
+ * takes the server; that one goes back to the queue with the work it has
+ * left, in its old place.  1 if r preempted. */
+static int preempt(ss_world *w, ss_instance *in, ss_request *r)
+{
+    ss_request *cur = in->serving;
+    if (!cur || !(r->priority < cur->priority)) return 0;
+    double now = ss_now(w->eng);
+    ss_group *g = &w->groups[in->model];
+    ss_cancel(w->eng, cur->ev);
+    cur->work_s -= now - cur->started_s;
+    if (cur->work_s < 0) cur->work_s = 0;
+    cur->resumed = 1;
+    ss_inst_busy_add(w, in, cur->started_s, now);
+    ss_inst_busy_mark(in, now);
+    g->views[in->index].busy = --in->busy;
+    svc_unlink(in, cur);
+    cur->enqueued_s = now;
+    ss_qitem item = {.req = cur, .enqueued_s = now, .priority = cur->priority, .expected_s = g->mean_s,
+                     .seq = cur->qseq};
+    if (w->prio.pol->ops.scheduler.push(in->queue, &item) != 0) {
+        fputs("servesim: out of memory in the scheduler plugin\n", stderr);
+        abort();
+    }
+    g->views[in->index].queued++;
+    ss_serve_start(w, in, r);
+    return 1;
+}
+
+static void shared_route(ss_world *w, ss_group *g, ss_request *r)
+{
+    ss_instance *in = ss_idle_pop(w, g);
+    if (in) {
+        ss_serve_start(w, in, r);
+        return;
+    }
+    if (g->queued >= g->capacity) {
+        drop(w, r);
+        return;
+    }
+    ss_qitem item = {.req = r, .enqueued_s = r->enqueued_s, .priority = r->priority, .expected_s = g->mean_s,
+                     .seq = g->seq++};
+    if (w->sched.pol->ops.scheduler.push(g->queue, &item) != 0) {
+        fputs("servesim: out of memory in the scheduler plugin\n", stderr);
+        abort();
+    }
+    g->queued++;
+}
+
+/* Send r to an instance of its current stage's model. */
+void ss_route(ss_world *w, ss_request *r)
+{
+    if (w->route_hook) {
+        w->route_hook(w, r);
+        return;
+    }
+    const ss_task_cfg *t = &w->sc->tasks[r->task];
+    uint32_t m = t->stages[r->stage];
+    ss_group *g = &w->groups[m];
+    r->enqueued_s = ss_now(w->eng);
+    if (g->shared) {
+        shared_route(w, g, r);
+        return;
+    }
+    uint32_t pick = ss_world_pick(w, r, m);
+    if (pick == UINT32_MAX) { /* no instance of the model is up */
+        drop(w, r);
+        return;
+    }
+    ss_instance *in = g->members[pick];
+    if (in->discipline == SS_DISC_PREEMPT) r->qseq = in->seq++;
+    if (in->busy < in->servers) {
+        ss_serve_start(w, in, r);
+        return;
+    }
+    if (in->discipline == SS_DISC_PREEMPT && preempt(w, in, r)) return;
+    ss_instance_view *v = &g->views[pick];
+    if (v->queued >= in->capacity) {
+        drop(w, r);
+        return;
+    }
+    ss_qitem item = {.req = r, .enqueued_s = r->enqueued_s, .priority = r->priority, .expected_s = g->mean_s,
+                     .seq = in->discipline == SS_DISC_PREEMPT ? r->qseq : in->seq++};
+    if (qops_of(w, in)->push(in->queue, &item) != 0) {
+        fputs("servesim: out of memory in the scheduler plugin\n", stderr);
+        abort();
+    }
+    v->queued++;
 }
 
 /* The same, for pipeline.c (kept apart so that the serving path inlines them). */
@@ -237,6 +412,7 @@ void ss_task_result_fill(const ss_task_stats *s, const char *name, double window
     t->latency_max_s = s->latency.n ? s->latency.max : 0;
     t->queue_mean_s = ss_stat_mean(&s->queueing);
     t->queue_p99_s = quantile(s->queue_hist, &s->queueing, 0.99);
+    t->wait_prob = s->completed ? (double)s->waited / (double)s->completed : 0;
 }
 
 void ss_world_declare_extra(ss_world *w, const char *col)
@@ -249,6 +425,6 @@ void ss_world_warmup_over(ss_world *w)
 {
     double now = ss_now(w->eng);
     if (now > w->warmup_end_s) w->warmup_end_s = now;
-    for (size_t i = 0; i < w->ninst; i++) w->inst[i].busy_s = 0;
+    for (size_t i = 0; i < w->ninst; i++) w->inst[i]->busy_s = 0;
     if (w->warmup_hook) w->warmup_hook(w);
 }

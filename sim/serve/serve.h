@@ -12,6 +12,7 @@
 
 #include "core/engine.h"
 #include "core/metrics.h"
+#include "core/flow.h"
 #include "serve/pipe_req.h"
 #include "input/scenario.h"
 #include "serve/plugin.h"
@@ -29,17 +30,39 @@ typedef struct ss_request {
     uint32_t workload, task, stage;
     uint32_t client;      /* closed-loop client index, or UINT32_MAX */
     int measured;         /* created after the warm-up */
+    int resumed;          /* preempted: its next service resumes work_s instead of drawing anew */
+    double service_s;     /* service demand drawn so far, over all stages (requests CSV) */
+    double work_s;        /* demand of its current stage still to serve (preemption) */
+    uint64_t ev;          /* its service-end event, or its flow on the compute net (ps) */
+    uint64_t qseq;        /* its place in its queue's order, kept across preemptions */
+    struct ss_instance *at; /* instance serving it (tracked: scenarios with fail events, ps, preemption) */
+    struct ss_request *svc_prev, *svc_next; /* in `at`'s list of requests in service (tracked only) */
     struct ss_request *next_free;
     ss_pipe_req pipe;     /* block pipelines only (pipeline.c); last, so serving clears only the rest */
 } ss_request;
+
+/* An instance's life: starting -> up (idle or busy) -> draining -> stopped,
+ * or failed from any state.  Only an up instance takes new requests. */
+typedef enum { SS_INST_STARTING, SS_INST_UP, SS_INST_DRAINING, SS_INST_STOPPED, SS_INST_FAILED } ss_inst_state;
 
 typedef struct ss_instance {
     struct ss_world *world;
     uint32_t model, device;
     uint32_t index;       /* position in its model's group */
-    uint64_t capacity;    /* waiting requests allowed */
+    uint32_t id;          /* creation order in the world */
+    uint32_t deploy;      /* its deployment entry */
+    uint32_t ordinal;     /* among the instances of its model on its device, in creation order */
+    ss_inst_state state;
+    ss_discipline discipline;
+    uint32_t gen;         /* bumped when it goes down: stale idle-ring entries are skipped */
+    uint32_t link;        /* ps with a cap: its own link on the compute net, else UINT32_MAX */
+    uint64_t capacity;    /* waiting requests allowed (ps: requests held) */
     uint64_t seq;         /* queue arrival counter (FIFO tie-break) */
-    void *queue;          /* the scheduler plugin's queue */
+    void *queue;          /* the scheduler plugin's queue (the group's when shared) */
+    ss_request *serving;  /* requests in service, when tracked */
+    double born_s;        /* created (instance-seconds count from here ...) */
+    double gone_s;        /* ... to stopped or failed (INFINITY while alive) */
+    double ps_since_s;    /* ps: busy (holding a request) since */
     uint32_t servers;     /* parallel servers sharing the queue */
     uint32_t busy;        /* servers busy now */
     double busy_s;        /* server-seconds busy inside the measured window */
@@ -47,10 +70,19 @@ typedef struct ss_instance {
     double changed_s;     /* when `busy` last changed */
 } ss_instance;
 
-/* All instances of one model, contiguous in ss_world.inst. */
+/* All instances of one model, in creation order. */
 typedef struct ss_group {
-    uint32_t first, n;
+    uint32_t n, cap;
+    ss_instance **members;   /* index in the group -> instance */
     ss_instance_view *views; /* what the load balancer sees, kept current */
+    /* A shared queue (deployment `queue: shared`): one queue that every
+     * instance of the model pulls from; the load balancer is not asked. */
+    int shared;
+    void *queue;
+    uint64_t seq, queued, capacity;
+    uint32_t *idle;          /* ring of free servers, (instance id, gen) pairs: longest idle first */
+    uint32_t idle_head, idle_n, idle_cap;
+    uint32_t nup;            /* instances up now */
     const ss_dist *service;
     double mean_s;
     gsl_rng *rng;            /* "model/<name>/service" */
@@ -58,6 +90,7 @@ typedef struct ss_group {
 
 typedef struct ss_task_stats {
     uint64_t arrived, completed, dropped;
+    uint64_t waited;         /* completed after waiting in a queue at all */
     ss_stat latency, queueing;
     ss_hist *lat_hist, *queue_hist;
 } ss_task_stats;
@@ -72,8 +105,16 @@ struct ss_world {
     void *lb_state, *sched_state;
     gsl_rng *lb_rng, *sched_rng;
     ss_group *groups;        /* per model */
-    ss_instance *inst;
-    size_t ninst;
+    ss_instance **inst;      /* every instance ever created, by id (stable addresses) */
+    size_t ninst, inst_cap;
+    ss_plugin prio;          /* the `priority` queue, for preemptive-priority instances (else unloaded) */
+    void *prio_state;
+    struct ss_flownet *cnet; /* the compute net: one link per device (its capacity), one per capped ps
+                              * instance; ps requests are flows over it (core/flow.h), or NULL */
+    int track;               /* keep each instance's list of requests in service (fail events, ps, preemption) */
+    ss_task_stats *wstats;   /* per workload, when some task has two or more workloads, else NULL */
+    uint64_t lost;           /* measured requests lost with a failed instance */
+    uint32_t *made;          /* per deployment entry: instances created from it so far */
     ss_source *sources;      /* per workload */
     ss_task_stats *stats;    /* per task ("all" is merged from them at the end) */
     uint64_t generated, next_id;
@@ -110,10 +151,30 @@ void ss_route(ss_world *w, ss_request *r);
 /* Called when the warm-up ends by request count: restart busy-time accounting. */
 void ss_world_warmup_over(ss_world *w);
 
+/* serve.c: start (or resume) r's service at in; a free server of in takes
+ * the next request it may. */
+void ss_serve_start(ss_world *w, ss_instance *in, ss_request *r);
+void ss_serve_pull(ss_world *w, ss_instance *in, double now);
+
+/* lifecycle.c: instances that come and go (starting, up, draining,
+ * stopped, failed), the shared queues' ring of free servers, the scripted
+ * events. */
+ss_instance *ss_inst_create(ss_world *w, uint32_t deploy, double now);
+void ss_inst_up(ss_world *w, ss_instance *in);
+/* A draining instance stops once it holds nothing. */
+void ss_inst_drained(ss_world *w, ss_instance *in);
+void ss_idle_push(ss_group *g, ss_instance *in);
+ss_instance *ss_idle_pop(ss_world *w, ss_group *g);
+/* Schedule the scenario's events (at build). */
+void ss_events_start(ss_world *w);
+/* Instance-seconds of model m inside [from_s, to_s]. */
+double ss_instance_seconds(const ss_world *w, uint32_t m, double from_s, double to_s);
+
 /* serve.c, for pipeline.c and edge_world.c: the end of a request and
  * empty task statistics. */
 void ss_world_finish(ss_world *w, ss_request *r);
 void ss_world_drop(ss_world *w, ss_request *r);
+void ss_world_lose(ss_world *w, ss_request *r);
 void ss_task_stats_init(ss_task_stats *t);
 
 /* Busy time accrues only inside the measured window [warmup_end_s, end). */
@@ -131,18 +192,22 @@ static inline void ss_inst_busy_mark(ss_instance *in, double now)
     in->changed_s = now;
 }
 
-/* Index in model m's group of the instance the load balancer gives r
- * (the only instance without asking it).  Inline: the serving hot path. */
+/* Index in model m's group of the up instance the load balancer gives r
+ * (the only instance without asking it), or UINT32_MAX if none is up.
+ * Inline: the serving hot path. */
 static inline uint32_t ss_world_pick(ss_world *w, ss_request *r, uint32_t m)
 {
     ss_group *g = &w->groups[m];
-    if (g->n <= 1) return 0;
+    if (g->n == 1 && g->views[0].up) return 0;
+    if (g->nup == 0) return UINT32_MAX; /* nothing takes requests now */
     ss_lb_ctx ctx = {.inst = g->views, .n = g->n, .group = m, .now_s = ss_now(w->eng)};
     ss_qitem probe = {.req = r, .enqueued_s = ctx.now_s, .priority = r->priority, .expected_s = g->mean_s};
     uint32_t pick = w->lb.pol->ops.load_balancer.pick(w->lb_state, &ctx, &probe);
-    return pick < g->n ? pick : 0; /* a misbehaving plugin must not crash the run */
+    if (pick < g->n && g->views[pick].up) return pick;
+    for (pick = 0; !g->views[pick].up; pick++) { /* a misbehaving plugin must not crash the run */
+    }
+    return pick;
 }
-
 /* Declare, while building w, an extra result column its results will carry
  * (ss_world_extra_columns); the name is copied. */
 void ss_world_declare_extra(ss_world *w, const char *col);

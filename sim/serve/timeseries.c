@@ -37,7 +37,7 @@ static void sample(ss_engine *eng, void *ctx, uint64_t arg)
         unsigned long long queued = 0;
         double area = 0;
         for (uint32_t i = 0; i < g->n; i++) {
-            const ss_instance *in = &w->inst[g->first + i];
+            const ss_instance *in = g->members[i];
             up += g->views[i].up != 0;
             queued += g->views[i].queued;
             busy += in->busy;

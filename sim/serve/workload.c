@@ -42,6 +42,7 @@ static void create(ss_source *s, uint32_t client)
             if (sc->warmup_requests > 0) ss_world_warmup_over(w);
         }
         w->stats[r->task].arrived++;
+        if (w->wstats) w->wstats[r->workload].arrived++;
     }
     w->generated++;
     ss_route(w, r);

@@ -15,6 +15,7 @@
 #include "core/engine.h"
 #include "core/metrics.h"
 #include "core/rng.h"
+#include "input/scenario_deploy.h"
 #include "serve/edge_world.h"
 #include "serve/pipeline.h"
 #include "serve/plugin.h"
@@ -46,49 +47,96 @@ ss_world *ss_world_build(const ss_scenario *sc, uint32_t rep, FILE *req_csv, ss_
         ss_world_free(w);
         return NULL;
     }
-    /* Instances grouped by model, so a group's views are contiguous. */
+    /* What the deployment asks for beyond FIFO servers. */
+    int preempt = 0, ps = 0;
+    size_t most = 0; /* instances the run can ever have */
+    for (size_t d = 0; d < sc->ndeploys; d++) {
+        preempt |= sc->deploys[d].discipline == SS_DISC_PREEMPT;
+        ps |= sc->deploys[d].discipline == SS_DISC_PS;
+        most += sc->deploys[d].instances;
+    }
+    for (size_t e = 0; e < sc->nevents; e++) {
+        if (sc->events[e].kind == SS_EV_ADD) most += sc->events[e].count;
+        w->track |= sc->events[e].kind == SS_EV_FAIL;
+    }
+    w->track |= preempt | ps;
+    if (preempt) { /* their queues are the `priority` discipline, whatever the scheduler */
+        ss_policy_cfg pc = {.name = "priority", .file = sc->path, .line = 1, .col = 1};
+        gsl_rng *unused = NULL;
+        int rc = ss_world_load_policy(w, &pc, SS_KIND_SCHEDULER, &w->prio, &w->prio_state, &unused,
+                                      "policy/preemptive-priority", err);
+        if (unused) gsl_rng_free(unused);
+        if (rc < 0) {
+            ss_world_free(w);
+            return NULL;
+        }
+    }
+    if (ps) { /* the compute net: each device's capacity, then a link per possible instance (its cap) */
+        double *cap = ss_xcalloc(sc->ndevices + most + 1, sizeof *cap);
+        for (size_t d = 0; d < sc->ndevices; d++) cap[d] = ss_device_capacity(&sc->devices[d]);
+        size_t k = sc->ndevices;
+        for (uint32_t m = 0; m < sc->nmodels; m++)
+            for (size_t d = 0; d < sc->ndeploys; d++)
+                for (uint32_t i = 0; sc->deploys[d].model == m && i < sc->deploys[d].instances; i++)
+                    cap[k++] = sc->deploys[d].cap > 0 ? sc->deploys[d].cap : 1;
+        for (size_t e = 0; e < sc->nevents; e++)
+            for (uint32_t i = 0; sc->events[e].kind == SS_EV_ADD && i < sc->events[e].count; i++)
+                cap[k++] = sc->deploys[sc->events[e].deploy].cap > 0 ? sc->deploys[sc->events[e].deploy].cap : 1;
+        w->cnet = ss_flownet_new(w->eng, k, cap);
+        free(cap);
+    }
+    /* Instances grouped by model, in deployment order within a model. */
     w->groups = ss_xcalloc(sc->nmodels, sizeof *w->groups);
-    for (size_t d = 0; d < sc->ndeploys; d++) w->ninst += sc->deploys[d].instances;
-    w->inst = ss_xcalloc(w->ninst, sizeof *w->inst);
-    size_t k = 0;
     for (uint32_t m = 0; m < sc->nmodels; m++) {
         ss_group *g = &w->groups[m];
-        g->first = (uint32_t)k;
-        for (size_t d = 0; d < sc->ndeploys; d++) {
-            const ss_deploy_cfg *dc = &sc->deploys[d];
-            if (dc->model != m) continue;
-            for (uint32_t i = 0; i < dc->instances; i++, k++) {
-                ss_instance *in = &w->inst[k];
-                in->world = w;
-                in->model = m;
-                in->device = dc->device;
-                in->index = (uint32_t)(k - g->first);
-                in->capacity = dc->queue_capacity;
-                in->servers = dc->servers;
-                in->queue = w->sched.pol->ops.scheduler.queue_new(w->sched_state);
-                if (!in->queue) {
-                    fputs("servesim: out of memory in the scheduler plugin\n", stderr);
-                    abort();
-                }
+        g->capacity = UINT64_MAX;
+        for (size_t d = 0; d < sc->ndeploys; d++)
+            if (sc->deploys[d].model == m && sc->deploys[d].shared_queue) {
+                g->shared = 1;
+                if (sc->deploys[d].queue_capacity < g->capacity) g->capacity = sc->deploys[d].queue_capacity;
+            }
+        if (g->shared) {
+            g->queue = w->sched.pol->ops.scheduler.queue_new(w->sched_state);
+            if (!g->queue) {
+                fputs("servesim: out of memory in the scheduler plugin\n", stderr);
+                abort();
             }
         }
-        g->n = (uint32_t)(k - g->first);
-        g->views = ss_xcalloc(g->n ? g->n : 1, sizeof *g->views);
-        for (uint32_t i = 0; i < g->n; i++)
-            g->views[i] = (ss_instance_view){.device = w->inst[g->first + i].device, .up = 1};
         g->service = &sc->models[m].service;
         g->mean_s = ss_dist_mean(g->service);
         char *stream = ss_xasprintf("model/%s/service", sc->models[m].name);
         g->rng = ss_rng_stream(sc->seed, rep, stream);
         free(stream);
+        for (size_t d = 0; d < sc->ndeploys; d++)
+            for (uint32_t i = 0; sc->deploys[d].model == m && i < sc->deploys[d].instances; i++)
+                ss_inst_create(w, (uint32_t)d, 0);
+        if (!g->views) g->views = ss_xcalloc(1, sizeof *g->views);
     }
+    for (size_t i = 0; i < w->ninst; i++) ss_inst_up(w, w->inst[i]);
+    /* Rows per workload where some task has two or more workloads aimed at it. */
+    for (size_t a = 0; a < sc->nworkloads && !w->wstats; a++)
+        for (size_t b = a + 1; b < sc->nworkloads; b++)
+            if (sc->workloads[a].task == sc->workloads[b].task) {
+                w->wstats = ss_xcalloc(sc->nworkloads, sizeof *w->wstats);
+                for (size_t k = 0; k < sc->nworkloads; k++) ss_task_stats_init(&w->wstats[k]);
+                break;
+            }
     w->stats = ss_xcalloc(sc->ntasks, sizeof *w->stats);
     for (size_t t = 0; t < sc->ntasks; t++) ss_task_stats_init(&w->stats[t]);
     if (sc->pipeline && ss_pipe_build(w, err) < 0) {
         ss_world_free(w);
         return NULL;
     }
+    if (sc->nevents) { /* the columns ss_world_result adds */
+        for (uint32_t m = 0; m < sc->nmodels; m++) {
+            char *col = ss_xasprintf("instance_s_%s", sc->models[m].name);
+            ss_world_declare_extra(w, col);
+            free(col);
+        }
+        ss_world_declare_extra(w, "lost_requests");
+    }
     ss_sources_start(w);
+    ss_events_start(w);
     return w;
 }
 
@@ -136,6 +184,30 @@ void ss_world_result(const ss_world *w, ss_run_result *r)
         ss_hist_merge(all.lat_hist, s->lat_hist);
         ss_hist_merge(all.queue_hist, s->queue_hist);
     }
+    /* Then one row per workload, "task/workload", where some task has several. */
+    if (w->wstats) {
+        r->tasks = ss_xrealloc(r->tasks, (sc->ntasks + sc->nworkloads + 1) * sizeof *r->tasks);
+        size_t rows = r->ntasks;
+        ss_task_result *tmp = ss_xcalloc(rows + sc->nworkloads, sizeof *tmp);
+        size_t k = 0;
+        for (size_t i = 0; i < rows; i++) {
+            tmp[k++] = r->tasks[i];
+            for (size_t wl = 0; wl < sc->nworkloads; wl++) {
+                if (strcmp(sc->tasks[sc->workloads[wl].task].name, r->tasks[i].name) != 0) continue;
+                size_t same = 0;
+                for (size_t o = 0; o < sc->nworkloads; o++) same += sc->workloads[o].task == sc->workloads[wl].task;
+                if (same < 2) continue;
+                char *name = ss_xasprintf("%s/%s", r->tasks[i].name, sc->workloads[wl].name);
+                ss_task_result_fill(&w->wstats[wl], name, r->window_s, &tmp[k++]);
+                free(name);
+            }
+        }
+        memcpy(r->tasks, tmp, k * sizeof *tmp);
+        r->ntasks = k;
+        free(tmp);
+    }
+    all.waited = 0;
+    for (size_t t = 0; t < sc->ntasks; t++) all.waited += w->stats[t].waited;
     ss_task_result_fill(&all, "all", r->window_s, &r->tasks[r->ntasks++]);
     free(all.lat_hist);
     free(all.queue_hist);
@@ -146,13 +218,22 @@ void ss_world_result(const ss_world *w, ss_run_result *r)
      * last event, which may be a time-series sample after the end. */
     double span = w->last_done_s - start;
     for (size_t i = 0; i < w->ninst; i++) {
-        r->util[w->inst[i].device] += w->inst[i].busy_s;
-        count[w->inst[i].device] += w->inst[i].servers;
+        const ss_instance *in = w->inst[i];
+        r->util[in->device] += in->busy_s;
+        count[in->device] += in->discipline == SS_DISC_PS ? 1 : in->servers; /* ps: busy while it holds one */
     }
     for (size_t d = 0; d < sc->ndevices; d++)
         r->util[d] = count[d] && span > 0 ? r->util[d] / ((double)count[d] * span) : 0;
     free(count);
     if (w->pipe) ss_pipe_result(w, r);
+    if (sc->nevents) { /* instances came and went: what they cost, what was lost */
+        for (uint32_t m = 0; m < sc->nmodels; m++) {
+            char *col = ss_xasprintf("instance_s_%s", sc->models[m].name);
+            ss_run_result_extra(r, col, ss_instance_seconds(w, m, start, w->last_done_s));
+            free(col);
+        }
+        ss_run_result_extra(r, "lost_requests", (double)w->lost);
+    }
 }
 
 size_t ss_world_extra_columns(const ss_world *w, const char *const **names)
@@ -163,7 +244,7 @@ size_t ss_world_extra_columns(const ss_world *w, const char *const **names)
 
 void ss_world_requests_header(FILE *fp)
 {
-    fputs("variant,replication,request,workload,model,arrival_s,finish_s,latency_ms,queue_ms,dropped,measured\n", fp);
+    fputs("variant,replication,request,workload,model,arrival_s,finish_s,latency_ms,queue_ms,dropped,measured,service_ms\n", fp);
 }
 
 void ss_world_free(ss_world *w)
@@ -172,16 +253,35 @@ void ss_world_free(ss_world *w)
     ss_edge_world_free(w->edge);
     for (size_t i = 0; i < w->nextra_cols; i++) free(w->extra_cols[i]);
     free(w->extra_cols);
-    for (size_t i = 0; i < w->ninst; i++)
-        if (w->inst[i].queue) w->sched.pol->ops.scheduler.queue_free(w->inst[i].queue);
+    for (size_t i = 0; i < w->ninst; i++) {
+        ss_instance *in = w->inst[i];
+        if (in->queue && !w->groups[in->model].shared)
+            (in->discipline == SS_DISC_PREEMPT ? w->prio : w->sched).pol->ops.scheduler.queue_free(in->queue);
+        free(in);
+    }
     free(w->inst);
     if (w->groups) {
         for (size_t m = 0; m < w->sc->nmodels; m++) {
-            free(w->groups[m].views);
-            if (w->groups[m].rng) gsl_rng_free(w->groups[m].rng);
+            ss_group *g = &w->groups[m];
+            if (g->queue) w->sched.pol->ops.scheduler.queue_free(g->queue);
+            free(g->views);
+            free(g->members);
+            free(g->idle);
+            if (g->rng) gsl_rng_free(g->rng);
         }
         free(w->groups);
     }
+    if (w->wstats) {
+        for (size_t k = 0; k < w->sc->nworkloads; k++) {
+            free(w->wstats[k].lat_hist);
+            free(w->wstats[k].queue_hist);
+        }
+        free(w->wstats);
+    }
+    free(w->made);
+    if (w->cnet) ss_flownet_free(w->cnet);
+    if (w->prio.pol && w->prio.pol->fini && w->prio_state) w->prio.pol->fini(w->prio_state);
+    if (w->prio.handle) ss_plugin_unload(&w->prio);
     if (w->stats) {
         for (size_t t = 0; t < w->sc->ntasks; t++) {
             free(w->stats[t].lat_hist);

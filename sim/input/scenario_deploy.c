@@ -1,0 +1,323 @@
+/* scenario_deploy.c: the `deployment:` and `events:` sections (see
+ * scenario_deploy.h and docs/scenarios.md, "Deployment" and "Events").
+ *
+ * An instance is named by `model@device`, optionally `#k` for the k-th
+ * (from 0) instance of that model on that device in creation order: the
+ * deployment entries' instances first, in entry order, then those that
+ * `add` events start, in time order.  Without `#k`, `#0`. */
+#include "input/scenario_deploy.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "input/section.h"
+
+#define TRY_(x)                  \
+    do {                         \
+        if ((x) < 0) return -1;  \
+    } while (0)
+
+double ss_device_capacity(const ss_device_cfg *d) { return d->kind == SS_DEV_CPU ? (double)d->cores : 1.0; }
+
+static const char *const disciplines[] = {"fifo", "ps", "preemptive-priority", NULL};
+static const char *const queues[] = {"per-instance", "shared", NULL};
+
+static int model_ref(const ss_scenario *sc, const ss_node *n, uint32_t *out, ss_err *err)
+{
+    char **names = ss_xcalloc(sc->nmodels + 1, sizeof *names);
+    for (size_t k = 0; k < sc->nmodels; k++) names[k] = sc->models[k].name;
+    int m = ss_sc_find_name(names, sc->nmodels, n->value);
+    if (m < 0) return ss_sc_unknown_ref(n, "model", names, err);
+    free(names);
+    *out = (uint32_t)m;
+    return 0;
+}
+
+static int read_entry(ss_scenario *sc, ss_deploy_cfg *d, const ss_node *it, ss_err *err)
+{
+    static const char *const keys[] = {"model",  "device", "instances", "servers", "queue_capacity",
+                                       "discipline", "queue", "cap", "threads", NULL};
+    TRY_(ss_node_expect(it, SS_NODE_MAP, "deployment entry", err));
+    TRY_(ss_cfg_check_keys(it, keys, "deployment entry", err));
+    d->line = it->line;
+    d->col = it->col;
+    const ss_node *mn = ss_map_find(it, "model");
+    if (!mn) return ss_node_err(it, err, "deployment entry: missing key 'model'");
+    TRY_(ss_node_expect(mn, SS_NODE_SCALAR, "model", err));
+    TRY_(model_ref(sc, mn, &d->model, err));
+    const ss_node *dev = ss_map_find(it, "device");
+    if (!dev) return ss_node_err(it, err, "deployment entry: missing key 'device'");
+    TRY_(ss_node_expect(dev, SS_NODE_SCALAR, "device", err));
+    TRY_(ss_scenario_device(sc, dev, &d->device, err));
+    unsigned long long inst = 1, servers = 1, cap = UINT64_MAX;
+    TRY_(ss_cfg_u64(it, "instances", &inst, 0, err));
+    if (inst > 1000000)
+        return ss_node_err(ss_map_find(it, "instances"), err, "instances: expected 0 to 1000000, got %llu", inst);
+    TRY_(ss_cfg_u64(it, "servers", &servers, 0, err));
+    if (servers == 0 || servers > 100000)
+        return ss_node_err(ss_map_find(it, "servers"), err, "servers: expected 1 to 100000, got %llu", servers);
+    TRY_(ss_cfg_u64(it, "queue_capacity", &cap, 0, err));
+    int disc = SS_DISC_FIFO, shared = 0;
+    TRY_(ss_cfg_enum(it, "discipline", disciplines, &disc, 0, err));
+    TRY_(ss_cfg_enum(it, "queue", queues, &shared, 0, err));
+    d->discipline = (ss_discipline)disc;
+    d->shared_queue = shared;
+    d->instances = (uint32_t)inst;
+    d->servers = (uint32_t)servers;
+    d->queue_capacity = cap;
+    const ss_node *sn = ss_map_find(it, "servers");
+    if (sn && disc == SS_DISC_PS)
+        return ss_err_at(err, sn->file, sn->key_line, sn->key_col,
+                         "servers: a ps instance serves every request it holds at once; remove 'servers' "
+                         "(or use discipline: fifo)");
+    if (sn && disc == SS_DISC_PREEMPT)
+        return ss_err_at(err, sn->file, sn->key_line, sn->key_col,
+                         "servers: a preemptive-priority instance has one server; remove 'servers'");
+    if (shared && disc != SS_DISC_FIFO)
+        return ss_node_err(ss_map_find(it, "queue"), err,
+                           "queue: shared works with discipline fifo (this entry says '%s')", disciplines[disc]);
+    const ss_device_cfg *dc = &sc->devices[d->device];
+    double devcap = ss_device_capacity(dc);
+    const char *unit = dc->kind == SS_DEV_CPU ? "cores" : "GPU";
+    d->threads = dc->kind == SS_DEV_CPU ? 1 : 0;
+    for (int k = 0; k < 2; k++) {
+        const char *key = k ? "threads" : "cap";
+        const ss_node *n = ss_map_find(it, key);
+        if (!n) continue;
+        if (disc != SS_DISC_PS)
+            return ss_err_at(err, n->file, n->key_line, n->key_col,
+                             "%s: only a ps instance shares its device's compute (add discipline: ps)", key);
+        double v = 0;
+        TRY_(ss_cfg_num(it, key, &v, SS_POS, err));
+        if (v > devcap)
+            return ss_node_err(n, err, "%s: %g is above the capacity of device '%s' (%g %s)", key, v, dc->name, devcap,
+                               unit);
+        if (k) d->threads = v;
+        else d->cap = v;
+    }
+    return 0;
+}
+
+int ss_sc_read_deployment(ss_scenario *sc, const ss_node *seq, ss_err *err)
+{
+    sc->deploys = ss_xcalloc(seq->n, sizeof *sc->deploys);
+    for (size_t i = 0; i < seq->n; i++) {
+        TRY_(read_entry(sc, &sc->deploys[i], seq->items[i], err));
+        sc->ndeploys = i + 1;
+        /* One model, one kind of queue: a shared queue is the model's. */
+        for (size_t k = 0; k < i; k++)
+            if (sc->deploys[k].model == sc->deploys[i].model &&
+                sc->deploys[k].shared_queue != sc->deploys[i].shared_queue) {
+                const ss_node *q = ss_map_find(seq->items[i], "queue");
+                return ss_node_err(q ? q : seq->items[i], err,
+                                   "queue: model '%s' has a shared queue in one entry and not in another "
+                                   "(line %d): a shared queue is the model's, so say it in every entry",
+                                   sc->models[sc->deploys[i].model].name, sc->deploys[k].line);
+            }
+    }
+    return 0;
+}
+
+/* ---- events ---------------------------------------------------------------- */
+
+static const char *const actions[] = {"add", "remove", "fail", "capacity", NULL};
+
+/* Instances of (model, device) created by deployment entries. */
+static uint32_t deployed_count(const ss_scenario *sc, uint32_t model, uint32_t device, uint32_t *entry)
+{
+    uint32_t n = 0;
+    for (size_t d = 0; d < sc->ndeploys; d++)
+        if (sc->deploys[d].model == model && sc->deploys[d].device == device) {
+            if (n == 0 && entry) *entry = (uint32_t)d;
+            n += sc->deploys[d].instances;
+        }
+    return n;
+}
+
+static int entry_of(const ss_scenario *sc, uint32_t model, uint32_t device, uint32_t *entry)
+{
+    for (size_t d = 0; d < sc->ndeploys; d++)
+        if (sc->deploys[d].model == model && sc->deploys[d].device == device) {
+            *entry = (uint32_t)d;
+            return 0;
+        }
+    return -1;
+}
+
+/* `model@device[#k]` -> entry and ordinal; `added` counts the instances
+ * that earlier add events started per deployment entry. */
+static int instance_ref(const ss_scenario *sc, const ss_node *n, const uint32_t *added, ss_event_cfg *e,
+                        ss_err *err)
+{
+    const char *v = n->value, *at = strchr(v, '@');
+    if (!at || at == v || !at[1])
+        return ss_node_err(n, err, "instance: expected 'model@device' or 'model@device#k', got '%s'", v);
+    char *model = ss_xstrdup(v);
+    model[at - v] = '\0';
+    char *dev = ss_xstrdup(at + 1), *hash = strrchr(dev, '#');
+    unsigned long k = 0;
+    if (hash) {
+        char *end;
+        k = strtoul(hash + 1, &end, 10);
+        if (hash[1] < '0' || hash[1] > '9' || *end || k > 1000000) {
+            free(model);
+            free(dev);
+            return ss_node_err(n, err, "instance: '#' must be followed by an instance number, in '%s'", v);
+        }
+        *hash = '\0';
+    }
+    ss_node mnode = *n, dnode = *n;
+    mnode.value = model;
+    dnode.value = dev;
+    uint32_t m, d;
+    int rc = model_ref(sc, &mnode, &m, err);
+    if (rc == 0) rc = ss_scenario_device(sc, &dnode, &d, err);
+    free(model);
+    free(dev);
+    TRY_(rc);
+    uint32_t entry = 0;
+    if (entry_of(sc, m, d, &entry) < 0)
+        return ss_node_err(n, err, "instance: model '%s' has no deployment entry on device '%s'", sc->models[m].name,
+                           sc->devices[d].name);
+    uint32_t have = deployed_count(sc, m, d, NULL) + added[entry];
+    if (k >= have)
+        return ss_node_err(n, err, "instance: '%s' names instance #%lu, but model '%s' has %u on device '%s' by then",
+                           v, k, sc->models[m].name, have, sc->devices[d].name);
+    e->deploy = entry;
+    e->ordinal = (uint32_t)k;
+    return 0;
+}
+
+static int read_event(ss_scenario *sc, const ss_node *it, uint32_t *added, ss_event_cfg *e, ss_err *err)
+{
+    static const char *const keys[] = {"at_s", "action", "model", "device", "instances", "startup_s",
+                                       "instance", "requests", "capacity", NULL};
+    static const char *const fates[] = {"lose", "requeue", NULL};
+    TRY_(ss_node_expect(it, SS_NODE_MAP, "event", err));
+    TRY_(ss_cfg_check_keys(it, keys, "event", err));
+    TRY_(ss_cfg_num(it, "at_s", &e->at_s, SS_REQ | SS_NONNEG, err));
+    int act = 0;
+    TRY_(ss_cfg_enum(it, "action", actions, &act, SS_REQ, err));
+    e->kind = (ss_event_kind)act;
+    /* Keys each action takes, besides at_s and action. */
+    static const char *const takes[][5] = {{"model", "device", "instances", "startup_s", NULL},
+                                           {"instance", NULL},
+                                           {"instance", "requests", NULL},
+                                           {"device", "instance", "capacity", NULL}};
+    for (size_t i = 0; i < it->n; i++) {
+        const ss_node *c = it->items[i];
+        if (strcmp(c->key, "at_s") == 0 || strcmp(c->key, "action") == 0) continue;
+        int ok = 0;
+        for (size_t k = 0; takes[act][k]; k++) ok |= strcmp(takes[act][k], c->key) == 0;
+        if (!ok)
+            return ss_err_at(err, c->file, c->key_line, c->key_col, "%s: an '%s' event does not take this key", c->key,
+                             actions[act]);
+    }
+    const ss_node *inst = ss_map_find(it, "instance");
+    switch (e->kind) {
+    case SS_EV_ADD: {
+        const ss_node *mn = ss_map_find(it, "model"), *dn = ss_map_find(it, "device");
+        if (!mn || !dn) return ss_node_err(it, err, "event: an 'add' event needs 'model' and 'device'");
+        TRY_(ss_node_expect(mn, SS_NODE_SCALAR, "model", err));
+        TRY_(ss_node_expect(dn, SS_NODE_SCALAR, "device", err));
+        uint32_t m, d;
+        TRY_(model_ref(sc, mn, &m, err));
+        TRY_(ss_scenario_device(sc, dn, &d, err));
+        if (entry_of(sc, m, d, &e->deploy) < 0)
+            return ss_node_err(it, err,
+                               "event: model '%s' has no deployment entry on device '%s' to copy: add one "
+                               "(with instances: 0 if none should run from the start)",
+                               sc->models[m].name, sc->devices[d].name);
+        unsigned long long n = 1;
+        TRY_(ss_cfg_u64(it, "instances", &n, 0, err));
+        if (n == 0 || n > 1000000)
+            return ss_node_err(ss_map_find(it, "instances"), err, "instances: expected 1 to 1000000, got %llu", n);
+        e->count = (uint32_t)n;
+        TRY_(ss_cfg_num(it, "startup_s", &e->startup_s, SS_NONNEG, err));
+        added[e->deploy] += e->count;
+        return 0;
+    }
+    case SS_EV_REMOVE:
+    case SS_EV_FAIL: {
+        if (!inst) return ss_node_err(it, err, "event: a '%s' event needs 'instance'", actions[act]);
+        TRY_(ss_node_expect(inst, SS_NODE_SCALAR, "instance", err));
+        TRY_(instance_ref(sc, inst, added, e, err));
+        int fate = 1;
+        TRY_(ss_cfg_enum(it, "requests", fates, &fate, 0, err));
+        e->requeue = fate;
+        return 0;
+    }
+    case SS_EV_CAPACITY: {
+        const ss_node *dn = ss_map_find(it, "device");
+        if (!!dn == !!inst)
+            return ss_node_err(it, err, "event: a 'capacity' event names either 'device' or 'instance' (a ps instance)");
+        TRY_(ss_cfg_num(it, "capacity", &e->capacity, SS_REQ | SS_POS, err));
+        if (dn) {
+            TRY_(ss_node_expect(dn, SS_NODE_SCALAR, "device", err));
+            TRY_(ss_scenario_device(sc, dn, &e->device, err));
+            e->on_device = 1;
+            return 0;
+        }
+        TRY_(ss_node_expect(inst, SS_NODE_SCALAR, "instance", err));
+        TRY_(instance_ref(sc, inst, added, e, err));
+        const ss_deploy_cfg *d = &sc->deploys[e->deploy];
+        if (d->discipline != SS_DISC_PS)
+            return ss_node_err(inst, err, "instance: a capacity event changes the cap of a ps instance, and '%s' is not one",
+                               inst->value);
+        double devcap = ss_device_capacity(&sc->devices[d->device]);
+        if (e->capacity > devcap)
+            return ss_node_err(ss_map_find(it, "capacity"), err, "capacity: %g is above the capacity of device '%s' (%g)",
+                               e->capacity, sc->devices[d->device].name, devcap);
+        return 0;
+    }
+    }
+    return 0;
+}
+
+int ss_sc_read_events(ss_scenario *sc, const ss_node *seq, const ss_node *deploy, ss_err *err)
+{
+    size_t n = seq ? seq->n : 0;
+    uint32_t *added = ss_xcalloc(sc->ndeploys + 1, sizeof *added);
+    /* Validate in time order (an instance must exist when it is named), so
+     * read in file order into an index sorted by time first. */
+    double *t = ss_xcalloc(n + 1, sizeof *t);
+    size_t *order = ss_xcalloc(n + 1, sizeof *order);
+    for (size_t i = 0; i < n; i++) {
+        const ss_node *it = seq->items[i];
+        if (ss_node_expect(it, SS_NODE_MAP, "event", err) < 0 ||
+            ss_cfg_num(it, "at_s", &t[i], SS_REQ | SS_NONNEG, err) < 0) {
+            free(added), free(t), free(order);
+            return -1;
+        }
+        size_t k = i; /* stable insertion by time */
+        for (; k > 0 && t[order[k - 1]] > t[i]; k--) order[k] = order[k - 1];
+        order[k] = i;
+    }
+    sc->events = ss_xcalloc(n + 1, sizeof *sc->events);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        rc = read_event(sc, seq->items[order[i]], added, &sc->events[i], err);
+        if (rc == 0) sc->nevents = i + 1;
+    }
+    free(t);
+    free(order);
+    /* A shared queue needs an instance to pull from at some point. */
+    for (size_t m = 0; rc == 0 && m < sc->nmodels; m++) {
+        int shared = 0, line = 0, col = 0;
+        uint64_t have = 0;
+        for (size_t d = 0; d < sc->ndeploys; d++)
+            if (sc->deploys[d].model == m) {
+                if (sc->deploys[d].shared_queue && !shared) line = sc->deploys[d].line, col = sc->deploys[d].col;
+                shared |= sc->deploys[d].shared_queue;
+                have += sc->deploys[d].instances + added[d];
+            }
+        if (shared && have == 0)
+            rc = ss_err_at(err, deploy->file, line, col,
+                           "queue: model '%s' has a shared queue but no instance: deploy one "
+                           "(instances >= 1) or add one with an event",
+                           sc->models[m].name);
+    }
+    free(added);
+    return rc;
+}

@@ -1,0 +1,280 @@
+/* lifecycle.c: instances that come and go.
+ *
+ * An instance is created starting, comes up after its start-up time, takes
+ * requests while up, and leaves by draining (it takes nothing new, finishes
+ * what it holds - its own queue included - then stops) or by failing (at
+ * once).  What a failed instance held is, as the event says, re-queued -
+ * routed again to its model from the start of the stage, its service
+ * drawn anew - or lost: counted in `lost_requests` and ended like a drop
+ * (a closed-loop client thinks again).  The world's `events:` drive these
+ * during a run; the autoscalers to come call the same functions.
+ *
+ * Shared queues keep a ring of free servers, (instance id, generation)
+ * pairs in the order they became free: an arriving request goes to the
+ * server free the longest.  An instance that goes down bumps its
+ * generation, which turns its entries stale; they are skipped. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "core/flow.h"
+#include "input/scenario_deploy.h"
+#include "serve/serve.h"
+
+/* ---- the ring of free servers ---------------------------------------------- */
+
+void ss_idle_push(ss_group *g, ss_instance *in)
+{
+    if (g->idle_n == g->idle_cap) {
+        uint32_t cap = g->idle_cap ? 2 * g->idle_cap : 16, *ring = ss_xcalloc(2 * (size_t)cap, sizeof *ring);
+        for (uint32_t k = 0; k < g->idle_n; k++) {
+            uint32_t at = (g->idle_head + k) % g->idle_cap;
+            ring[2 * k] = g->idle[2 * at];
+            ring[2 * k + 1] = g->idle[2 * at + 1];
+        }
+        free(g->idle);
+        g->idle = ring;
+        g->idle_cap = cap;
+        g->idle_head = 0;
+    }
+    uint32_t at = (g->idle_head + g->idle_n++) % g->idle_cap;
+    g->idle[2 * at] = in->id;
+    g->idle[2 * at + 1] = in->gen;
+}
+
+ss_instance *ss_idle_pop(ss_world *w, ss_group *g)
+{
+    while (g->idle_n) {
+        uint32_t id = g->idle[2 * g->idle_head], gen = g->idle[2 * g->idle_head + 1];
+        g->idle_head = (g->idle_head + 1) % g->idle_cap;
+        g->idle_n--;
+        ss_instance *in = w->inst[id];
+        if (in->gen == gen && in->state == SS_INST_UP && in->busy < in->servers) return in;
+    }
+    return NULL;
+}
+
+/* ---- creation and states ------------------------------------------------------ */
+
+ss_instance *ss_inst_create(ss_world *w, uint32_t deploy, double now)
+{
+    const ss_scenario *sc = w->sc;
+    const ss_deploy_cfg *dc = &sc->deploys[deploy];
+    ss_group *g = &w->groups[dc->model];
+    ss_instance *in = ss_xcalloc(1, sizeof *in);
+    in->world = w;
+    in->model = dc->model;
+    in->device = dc->device;
+    in->deploy = deploy;
+    in->discipline = dc->discipline;
+    in->id = (uint32_t)w->ninst;
+    in->state = SS_INST_STARTING;
+    in->born_s = now;
+    in->gone_s = INFINITY;
+    in->link = UINT32_MAX;
+    if (!w->made) w->made = ss_xcalloc(sc->ndeploys + 1, sizeof *w->made);
+    for (size_t d = 0; d < sc->ndeploys; d++) /* entries of this model on this device, in entry order */
+        if (sc->deploys[d].model == dc->model && sc->deploys[d].device == dc->device) in->ordinal += w->made[d];
+    w->made[deploy]++;
+    if (w->ninst == w->inst_cap) {
+        w->inst_cap = w->inst_cap ? 2 * w->inst_cap : 16;
+        w->inst = ss_xrealloc(w->inst, w->inst_cap * sizeof *w->inst);
+    }
+    w->inst[w->ninst++] = in;
+    in->capacity = dc->queue_capacity;
+    in->servers = dc->servers;
+    if (dc->discipline == SS_DISC_PS) { /* holds up to queue_capacity requests, all in service */
+        in->servers = dc->queue_capacity > UINT32_MAX ? UINT32_MAX : (uint32_t)dc->queue_capacity;
+        in->capacity = 0;
+        if (dc->cap > 0) in->link = (uint32_t)(sc->ndevices + in->id); /* see world.c: one link per instance */
+    }
+    if (g->shared) {
+        in->queue = g->queue;
+    } else {
+        const ss_plugin *q = dc->discipline == SS_DISC_PREEMPT ? &w->prio : &w->sched;
+        in->queue = q->pol->ops.scheduler.queue_new(dc->discipline == SS_DISC_PREEMPT ? w->prio_state : w->sched_state);
+        if (!in->queue) {
+            fputs("servesim: out of memory in the scheduler plugin\n", stderr);
+            abort();
+        }
+    }
+    if (g->n == g->cap) {
+        g->cap = g->cap ? 2 * g->cap : 4;
+        g->members = ss_xrealloc(g->members, g->cap * sizeof *g->members);
+        g->views = ss_xrealloc(g->views, g->cap * sizeof *g->views);
+    }
+    in->index = g->n;
+    g->members[g->n] = in;
+    g->views[g->n++] = (ss_instance_view){.device = in->device, .up = 0};
+    return in;
+}
+
+void ss_inst_up(ss_world *w, ss_instance *in)
+{
+    if (in->state != SS_INST_STARTING) return;
+    ss_group *g = &w->groups[in->model];
+    in->state = SS_INST_UP;
+    g->views[in->index].up = 1;
+    g->nup++;
+    if (g->shared) /* each free server pulls, or waits in the ring */
+        for (uint32_t k = in->busy; k < in->servers; k++) ss_serve_pull(w, in, ss_now(w->eng));
+}
+
+static void went_down(ss_world *w, ss_instance *in)
+{
+    ss_group *g = &w->groups[in->model];
+    if (in->state == SS_INST_UP) {
+        g->views[in->index].up = 0;
+        g->nup--;
+    }
+    in->gen++;
+}
+
+static void stop(ss_world *w, ss_instance *in, ss_inst_state st)
+{
+    in->state = st;
+    in->gone_s = ss_now(w->eng);
+    if (in->link != UINT32_MAX && w->cnet) { /* nothing: the link just carries no flow any more */
+    }
+}
+
+void ss_inst_drained(ss_world *w, ss_instance *in)
+{
+    if (in->state != SS_INST_DRAINING || in->busy) return;
+    if (!w->groups[in->model].shared && w->groups[in->model].views[in->index].queued) return;
+    stop(w, in, SS_INST_STOPPED);
+}
+
+static void drain(ss_world *w, ss_instance *in)
+{
+    if (in->state == SS_INST_STARTING) {
+        in->gen++;
+        stop(w, in, SS_INST_STOPPED);
+        return;
+    }
+    if (in->state != SS_INST_UP) return;
+    went_down(w, in);
+    in->state = SS_INST_DRAINING;
+    ss_inst_drained(w, in);
+}
+
+static void lose(ss_world *w, ss_request *r)
+{
+    if (r->measured) w->lost++;
+    ss_world_lose(w, r);
+}
+
+static void fail(ss_world *w, ss_instance *in, int requeue)
+{
+    if (in->state == SS_INST_STOPPED || in->state == SS_INST_FAILED) return;
+    double now = ss_now(w->eng);
+    ss_group *g = &w->groups[in->model];
+    went_down(w, in);
+    stop(w, in, SS_INST_FAILED);
+    /* What it held: in service (newest first in the list: take it in
+     * start order), then its own queue in queue order. */
+    size_t n = 0, cap = 16;
+    ss_request **held = ss_xcalloc(cap, sizeof *held);
+    ss_request *last = in->serving;
+    while (last && last->svc_next) last = last->svc_next;
+    for (ss_request *r = last; r; r = r->svc_prev) {
+        if (in->discipline == SS_DISC_PS) ss_flow_cancel(w->cnet, r->ev);
+        else ss_cancel(w->eng, r->ev);
+        if (in->discipline != SS_DISC_PS) ss_inst_busy_add(w, in, r->started_s, now);
+        if (n == cap) held = ss_xrealloc(held, (cap *= 2) * sizeof *held);
+        held[n++] = r;
+    }
+    if (in->discipline == SS_DISC_PS && in->busy) ss_inst_busy_add(w, in, in->ps_since_s, now);
+    ss_inst_busy_mark(in, now);
+    in->serving = NULL;
+    in->busy = 0;
+    g->views[in->index].busy = 0;
+    if (!g->shared) {
+        const ss_scheduler_ops *q =
+            in->discipline == SS_DISC_PREEMPT ? &w->prio.pol->ops.scheduler : &w->sched.pol->ops.scheduler;
+        ss_qitem it;
+        while (q->pop(in->queue, now, &it)) {
+            if (n == cap) held = ss_xrealloc(held, (cap *= 2) * sizeof *held);
+            held[n++] = it.req;
+        }
+        g->views[in->index].queued = 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        ss_request *r = held[i];
+        r->svc_prev = r->svc_next = NULL;
+        r->at = NULL;
+        r->resumed = 0;
+        if (requeue) ss_route(w, r);
+        else lose(w, r);
+    }
+    free(held);
+}
+
+/* ---- scripted events ---------------------------------------------------------- */
+
+static ss_instance *named(ss_world *w, const ss_event_cfg *e)
+{
+    const ss_deploy_cfg *dc = &w->sc->deploys[e->deploy];
+    for (size_t i = 0; i < w->ninst; i++) {
+        ss_instance *in = w->inst[i];
+        if (in->model == dc->model && in->device == dc->device && in->ordinal == e->ordinal) return in;
+    }
+    return NULL; /* validated when read: unreachable */
+}
+
+static void up_ev(ss_engine *eng, void *ctx, uint64_t arg)
+{
+    (void)eng;
+    ss_world *w = ctx;
+    ss_inst_up(w, w->inst[arg]);
+}
+
+static void event_ev(ss_engine *eng, void *ctx, uint64_t arg)
+{
+    ss_world *w = ctx;
+    const ss_event_cfg *e = &w->sc->events[arg];
+    double now = ss_now(eng);
+    switch (e->kind) {
+    case SS_EV_ADD:
+        for (uint32_t k = 0; k < e->count; k++) {
+            ss_instance *in = ss_inst_create(w, e->deploy, now);
+            if (e->startup_s > 0) ss_schedule(eng, now + e->startup_s, up_ev, w, in->id);
+            else ss_inst_up(w, in);
+        }
+        break;
+    case SS_EV_REMOVE:
+        drain(w, named(w, e));
+        break;
+    case SS_EV_FAIL:
+        fail(w, named(w, e), e->requeue);
+        break;
+    case SS_EV_CAPACITY:
+        if (!w->cnet) break; /* no ps instance: nothing runs on the compute net */
+#ifdef SS_HAVE_SET_CAPACITY
+        if (e->on_device) {
+            ss_flownet_set_capacity(w->cnet, e->device, e->capacity);
+        } else {
+            ss_instance *in = named(w, e);
+            if (in->link != UINT32_MAX) ss_flownet_set_capacity(w->cnet, in->link, e->capacity);
+        }
+#endif
+        break;
+    }
+}
+
+void ss_events_start(ss_world *w)
+{
+    for (size_t i = 0; i < w->sc->nevents; i++) ss_schedule(w->eng, w->sc->events[i].at_s, event_ev, w, i);
+}
+
+double ss_instance_seconds(const ss_world *w, uint32_t m, double from_s, double to_s)
+{
+    double sum = 0;
+    for (size_t i = 0; i < w->ninst; i++) {
+        const ss_instance *in = w->inst[i];
+        if (in->model != m) continue;
+        double a = in->born_s > from_s ? in->born_s : from_s, b = in->gone_s < to_s ? in->gone_s : to_s;
+        if (b > a) sum += b - a;
+    }
+    return sum;
+}
