@@ -33,6 +33,7 @@ typedef struct ss_request {
     int resumed;          /* preempted: its next service resumes work_s instead of drawing anew */
     double service_s;     /* service demand drawn so far, over all stages (requests CSV) */
     double work_s;        /* demand of its current stage still to serve (preemption) */
+    /* From here on not cleared by ss_req_new: written before they are read. */
     uint64_t ev;          /* its service-end event, or its flow on the compute net (ps) */
     uint64_t qseq;        /* its place in its queue's order, kept across preemptions */
     struct ss_instance *at; /* instance serving it (tracked: scenarios with fail events, ps, preemption) */

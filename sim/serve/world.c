@@ -82,6 +82,9 @@ ss_world *ss_world_build(const ss_scenario *sc, uint32_t rep, FILE *req_csv, ss_
         for (size_t e = 0; e < sc->nevents; e++)
             for (uint32_t i = 0; sc->events[e].kind == SS_EV_ADD && i < sc->events[e].count; i++)
                 cap[k++] = sc->deploys[sc->events[e].deploy].cap > 0 ? sc->deploys[sc->events[e].deploy].cap : 1;
+        /* The solver carries bytes over links of bits per second: a second
+         * of work is one byte, so a capacity of c units is 8c "bps". */
+        for (size_t i = 0; i < k; i++) cap[i] *= 8;
         w->cnet = ss_flownet_new(w->eng, k, cap);
         free(cap);
     }

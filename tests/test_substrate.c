@@ -1,0 +1,256 @@
+/* test_substrate.c: the serving substrate's new parts through the CLI -
+ * shared queues, processor sharing on the compute net (hand-computed
+ * finish times), preemptive-resume priority, scripted events (fail with
+ * losses or re-queues, add) - and their bad input, each refused with
+ * file:line:col, exit 2 and no output file. */
+#include "test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *HEAD = "seed: 3\nrequests: %d\n"
+                          "hosts:\n  - name: h\n    devices: [{name: g0, kind: gpu}, {name: g1, kind: gpu},"
+                          " {name: c, kind: cpu, cores: 2}]\n"
+                          "models:\n  - {name: m, service: {dist: deterministic, value_s: %s}}\n";
+
+/* Write trace.csv (n arrivals at the given times) and s.yaml (HEAD +
+ * body), run it, return the requests CSV (NULL if the run failed). */
+static char *run(const char *dir, int n, const char *svc, const char *times, const char *body, char **csv)
+{
+    char *trace = ss_test_write(dir, "t.csv", times);
+    free(trace);
+    char head[1024], yaml[4096];
+    snprintf(head, sizeof head, HEAD, n, svc);
+    snprintf(yaml, sizeof yaml, "%s%s", head, body);
+    char *path = ss_test_write(dir, "s.yaml", yaml);
+    char *out = NULL;
+    int rc = ss_test_sh(&out, "cd '%s' && '%s/servesim' run s.yaml -o r.csv --requests-csv q.csv >/dev/null && "
+                              "cat q.csv && echo ==== && cat r.csv",
+                        dir, SS_BUILD_DIR);
+    free(path);
+    if (rc != 0) {
+        fprintf(stderr, "\nrun failed:\n%s\n", out ? out : "");
+        free(out);
+        return NULL;
+    }
+    if (csv) *csv = out;
+    return out;
+}
+
+/* The finish_s of request id in a requests CSV. */
+static double finish_of(const char *req, int id)
+{
+    char key[64];
+    snprintf(key, sizeof key, "\n,0,%d,", id);
+    const char *p = strstr(req, key);
+    if (!p) return -1;
+    p += strlen(key);
+    for (int f = 0; f < 3; f++) p = strchr(p, ',') + 1; /* workload, model, arrival_s */
+    return strtod(p, NULL);
+}
+
+static void shared_queue_two_gpus(void)
+{
+    char *dir = ss_test_tmpdir();
+    /* Three requests at t = 0 on two GPUs behind one queue, 1 s each: two
+     * start at once, the third waits for the first free one. */
+    char *out = run(dir, 3, "1.0", "timestamp_s\n0\n0\n0\n",
+                    "deployment:\n  - {model: m, device: g0, queue: shared}\n  - {model: m, device: g1, queue: shared}\n"
+                    "workloads:\n  - {name: w, kind: trace, target: m, file: t.csv}\n",
+                    NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_DOUBLE_EQUAL(finish_of(out, 0), 1.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(finish_of(out, 1), 1.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(finish_of(out, 2), 2.0, 1e-9);
+    CU_ASSERT(ss_test_has(out, ",wait_prob,")); /* one of three waited */
+    CU_ASSERT(ss_test_has(out, ",0.333333,"));
+    free(out);
+    ss_test_sh(NULL, "rm -rf '%s'", dir);
+    free(dir);
+}
+
+static void ps_three_jobs_two_cores(void)
+{
+    char *dir = ss_test_tmpdir();
+    /* Three 1-core-second jobs at t = 0 on a 2-core CPU, each capped at one
+     * core: max-min gives each 2/3 core, so all finish at 1.5 s. */
+    char *out = run(dir, 3, "1.0", "timestamp_s\n0\n0\n0\n",
+                    "deployment:\n  - {model: m, device: c, discipline: ps}\n"
+                    "workloads:\n  - {name: w, kind: trace, target: m, file: t.csv}\n",
+                    NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    for (int i = 0; i < 3; i++) CU_ASSERT_DOUBLE_EQUAL(finish_of(out, i), 1.5, 1e-9);
+    free(out);
+    /* Arrivals at 0, 0.5 and 1: one job alone on a core runs at 1 core
+     * (its cap); the first two finish at 1 and 1.5 (each had a core), the
+     * third starts at 1 and ends at 2. */
+    out = run(dir, 3, "1.0", "timestamp_s\n0\n0.5\n1\n",
+              "deployment:\n  - {model: m, device: c, discipline: ps}\n"
+              "workloads:\n  - {name: w, kind: trace, target: m, file: t.csv}\n",
+              NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_DOUBLE_EQUAL(finish_of(out, 0), 1.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(finish_of(out, 1), 1.5, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(finish_of(out, 2), 2.0, 1e-9);
+    free(out);
+    /* Two ps instances on the 2-core CPU, caps 0.5 and 2 (container
+     * quotas): one job each at t = 0 of 1 core-second.  Max-min: the first
+     * gets its quota 0.5 (done at 2 s), the second its thread cap 1 (done at
+     * 1 s). */
+    out = run(dir, 2, "1.0", "timestamp_s\n0\n0\n",
+              "deployment:\n  - {model: m, device: c, discipline: ps, cap: 0.5}\n"
+              "  - {model: m, device: c, discipline: ps, cap: 2}\n"
+              "workloads:\n  - {name: w, kind: trace, target: m, file: t.csv}\n",
+              NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_DOUBLE_EQUAL(finish_of(out, 0), 2.0, 1e-9); /* round-robin: request 0 to the capped one */
+    CU_ASSERT_DOUBLE_EQUAL(finish_of(out, 1), 1.0, 1e-9);
+    free(out);
+    ss_test_sh(NULL, "rm -rf '%s'", dir);
+    free(dir);
+}
+
+static void preemptive_resume(void)
+{
+    char *dir = ss_test_tmpdir();
+    /* A low-priority 1 s job at 0, a high-priority one at 0.25: the second
+     * preempts, ends at 1.25; the first resumes its 0.75 s, ends at 2. */
+    char *trace = ss_test_write(dir, "u.csv", "timestamp_s\n0.25\n");
+    free(trace);
+    char *out = run(dir, 2, "1.0", "timestamp_s\n0\n",
+                    "deployment:\n  - {model: m, device: g0, discipline: preemptive-priority}\n"
+                    "workloads:\n  - {name: lo, kind: trace, target: m, file: t.csv, priority: 1}\n"
+                    "  - {name: hi, kind: trace, target: m, file: u.csv, priority: 0, start_s: 0.25}\n",
+                    NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_DOUBLE_EQUAL(finish_of(out, 1), 1.25, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(finish_of(out, 0), 2.0, 1e-9);
+    CU_ASSERT(ss_test_has(out, ",m/lo,")); /* a row per workload: two aim at one task */
+    CU_ASSERT(ss_test_has(out, ",m/hi,"));
+    free(out);
+    ss_test_sh(NULL, "rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* A column's value in the first data row of the results CSV part. */
+static double column(const char *out, const char *col)
+{
+    const char *res = strstr(out, "====\n");
+    if (!res) return -1;
+    res += 5;
+    const char *nl = strchr(res, '\n');
+    int idx = -1, k = 0;
+    for (const char *p = res; p && p < nl; k++) {
+        size_t n = strcspn(p, ",\n");
+        if (strlen(col) == n && strncmp(p, col, n) == 0) idx = k;
+        p = p[n] == ',' ? p + n + 1 : NULL;
+    }
+    if (idx < 0) return -1;
+    const char *p = nl + 1;
+    for (int i = 0; i < idx; i++) p = strchr(p, ',') + 1;
+    return strtod(p, NULL);
+}
+
+static void fail_lose_and_requeue(void)
+{
+    char *dir = ss_test_tmpdir();
+    /* Two GPUs, per-instance queues, round-robin; eight 1 s jobs at t = 0:
+     * four queue at each.  g0 fails at 1.5 s, holding one in service and
+     * two queued: lost (3), or re-queued to g1 (all 8 complete, the last at
+     * 4 + 3 = 7 s). */
+    const char *times = "timestamp_s\n0\n0\n0\n0\n0\n0\n0\n0\n";
+    const char *dep = "deployment:\n  - {model: m, device: g0}\n  - {model: m, device: g1}\n"
+                      "workloads:\n  - {name: w, kind: trace, target: m, file: t.csv}\n";
+    char body[2048];
+    snprintf(body, sizeof body, "%sevents:\n  - {at_s: 1.5, action: fail, instance: m@g0, requests: lose}\n", dep);
+    char *out = run(dir, 8, "1.0", times, body, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_DOUBLE_EQUAL(column(out, "lost_requests"), 3, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(column(out, "completed"), 5, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(column(out, "instance_s_m"), 1.5 + 4.0, 1e-9);
+    free(out);
+    snprintf(body, sizeof body, "%sevents:\n  - {at_s: 1.5, action: fail, instance: m@g0, requests: requeue}\n", dep);
+    out = run(dir, 8, "1.0", times, body, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_DOUBLE_EQUAL(column(out, "lost_requests"), 0, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(column(out, "completed"), 8, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(column(out, "latency_max_ms"), 7000, 1e-6);
+    free(out);
+    ss_test_sh(NULL, "rm -rf '%s'", dir);
+    free(dir);
+}
+
+static void add_instance_doubles_throughput(void)
+{
+    char *dir = ss_test_tmpdir();
+    /* Ten 1 s jobs at t = 0 on one GPU behind a shared queue; a second GPU
+     * added at 2 s takes half of the rest: the last ends at 2 + 8/2 = 6 s
+     * instead of 10 s. */
+    const char *times = "timestamp_s\n0\n0\n0\n0\n0\n0\n0\n0\n0\n0\n";
+    char *out = run(dir, 10, "1.0", times,
+                    "deployment:\n  - {model: m, device: g0, queue: shared}\n"
+                    "  - {model: m, device: g1, queue: shared, instances: 0}\n"
+                    "workloads:\n  - {name: w, kind: trace, target: m, file: t.csv}\n"
+                    "events:\n  - {at_s: 2, action: add, model: m, device: g1}\n",
+                    NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_DOUBLE_EQUAL(column(out, "latency_max_ms"), 6000, 1e-6);
+    CU_ASSERT_DOUBLE_EQUAL(column(out, "instance_s_m"), 6 + 4, 1e-9);
+    free(out);
+    ss_test_sh(NULL, "rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* Bad input: exit 2, the message at file:line:col, no output file. */
+static void refused(const char *body, const char *msg)
+{
+    char *dir = ss_test_tmpdir();
+    char head[1024], yaml[4096];
+    snprintf(head, sizeof head, HEAD, 10, "1.0");
+    snprintf(yaml, sizeof yaml, "%s%s", head, body);
+    free(ss_test_write(dir, "s.yaml", yaml));
+    char *out = NULL;
+    int rc = ss_test_sh(&out, "cd '%s' && '%s/servesim' run s.yaml -o r.csv", dir, SS_BUILD_DIR);
+    CU_ASSERT_EQUAL(rc, 2);
+    CU_ASSERT(ss_test_has(out, msg));
+    if (!ss_test_has(out, msg)) fprintf(stderr, "\nexpected '%s' in:\n%s\n", msg, out ? out : "");
+    char r[1024];
+    snprintf(r, sizeof r, "%s/r.csv", dir);
+    CU_ASSERT_NOT_EQUAL(access(r, F_OK), 0);
+    free(out);
+    ss_test_sh(NULL, "rm -rf '%s'", dir);
+    free(dir);
+}
+
+static const char *WL = "workloads:\n  - {name: w, target: m, kind: poisson, rate_rps: 1}\n";
+
+static void bad_input(void)
+{
+    char b[2048];
+    snprintf(b, sizeof b, "deployment:\n  - {model: m, device: g0, queue: shared, instances: 0}\n%s", WL);
+    refused(b, "s.yaml:9:5: queue: model 'm' has a shared queue but no instance");
+    snprintf(b, sizeof b, "deployment:\n  - {model: m, device: c, discipline: ps, cap: 3}\n%s", WL);
+    refused(b, "s.yaml:9:48: cap: 3 is above the capacity of device 'h/c' (2 cores)");
+    snprintf(b, sizeof b, "deployment:\n  - {model: m, device: g0, discipline: ps, servers: 2}\n%s", WL);
+    refused(b, "s.yaml:9:44: servers: a ps instance serves every request it holds at once");
+    snprintf(b, sizeof b, "deployment:\n  - {model: m, device: g0}\n%sevents:\n  - {at_s: -1, action: remove, instance: m@g0}\n",
+             WL);
+    refused(b, "s.yaml:13:12: at_s: expected a number >= 0");
+    snprintf(b, sizeof b, "deployment:\n  - {model: m, device: g0}\n%sevents:\n  - {at_s: 1, action: remove, instance: m@g1}\n",
+             WL);
+    refused(b, "s.yaml:13:41: instance: model 'm' has no deployment entry on device 'h/g1'");
+    snprintf(b, sizeof b, "deployment:\n  - {model: m, device: g0}\n%sevents:\n  - {at_s: 1, action: fail, instance: m@g0#1}\n",
+             WL);
+    refused(b, "s.yaml:13:39: instance: 'm@g0#1' names instance #1, but model 'm' has 1 on device 'h/g0' by then");
+    snprintf(b, sizeof b, "deployment:\n  - {model: m, device: g0}\n%sevents:\n  - {at_s: 1, action: fail, instance: mm@g0}\n",
+             WL);
+    refused(b, "s.yaml:13:39: unknown model 'mm'");
+}
+
+SS_TEST_SUITE("substrate", {"shared queue: two GPUs, one queue", shared_queue_two_gpus},
+              {"ps: hand-computed max-min finish times", ps_three_jobs_two_cores},
+              {"preemptive-resume priority, per-workload rows", preemptive_resume},
+              {"fail: lost or re-queued", fail_lose_and_requeue}, {"add: a second instance halves the backlog", add_instance_doubles_throughput},
+              {"bad input: file:line:col, exit 2, no output", bad_input})
