@@ -1,8 +1,9 @@
 /* test_flow_random.c: the flow-level network model (sim/core/flow.h) against a
  * global progressive-filling reference, on random instances: caps, set-up,
- * cancellations, equal start times, routes that name a link twice; every
- * way of re-solving (propagation with its retries and fallbacks, search
- * and fill with its scan and its heap), and determinism. */
+ * cancellations, equal start times, routes that name a link twice,
+ * capacities and caps changed in flight; every way of re-solving
+ * (propagation with its retries and fallbacks, search and fill with its
+ * scan and its heap), and determinism. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,17 @@ typedef struct rflow {
 static rflow rf[RF_MAX];
 static double rcap[RL_MAX];
 static int RL, RF, rcheck_every, revents;
+
+/* Changes in flight (when rchanges > 0): the capacity of link idx, or the
+ * cap of flow idx, to value. */
+enum { RC_MAX = 2000 };
+typedef struct rchange {
+    int flow; /* 1: a flow's cap, 0: a link's capacity */
+    int idx;
+    double value;
+} rchange;
+static rchange rch[RC_MAX];
+static int rchanges; /* changes per instance, 0: none (and the instances of old) */
 static ss_flownet *rnet;
 static int rbad, rchecks;
 static uint64_t rheap_fills;
@@ -136,6 +148,20 @@ static void rcancel(ss_engine *e, void *ctx, uint64_t i)
     cross_check();
 }
 
+static void rchange_now(ss_engine *e, void *ctx, uint64_t i)
+{
+    rchange *c = &rch[i];
+    if (!c->flow) {
+        rcap[c->idx] = c->value;
+        ss_flownet_set_capacity(rnet, (uint32_t)c->idx, c->value);
+    } else if (rf[c->idx].id) {
+        ss_flow_phase ph = ss_flow_phase_of(rnet, rf[c->idx].id);
+        if (ss_flow_set_cap(rnet, rf[c->idx].id, c->value) != (ph != SS_FLOW_GONE)) rbad++;
+        if (ph != SS_FLOW_GONE) rf[c->idx].cap_bps = c->value;
+    }
+    cross_check();
+}
+
 /* Runs `seeds` random instances of n_links links and n_flows flows (start
  * gaps of mean gap_s) and cross-checks every check_every-th event.
  * Returns the number of checks made. */
@@ -171,6 +197,18 @@ static int random_runs(int seeds, int n_links, int n_flows, double gap_s, int ch
             f->cancel_s = urand() < 0.1 ? t + 0.5 * urand() : -1;
             ss_schedule(e, f->start_s, rstart, NULL, (uint64_t)i);
             if (f->cancel_s >= 0) ss_schedule(e, f->cancel_s, rcancel, NULL, (uint64_t)i);
+        }
+        /* capacities from 0.5 to 8 G, caps none or 1 to 4 G, at times
+         * spread over the starts, some at the same instant */
+        double t_c = 0;
+        for (int i = 0; i < rchanges && i < RC_MAX; i++) {
+            rchange *c = &rch[i];
+            c->flow = urand() < 0.5;
+            c->idx = (int)(urand() * (c->flow ? RF : RL));
+            if (c->flow) c->value = urand() < 0.3 ? 0 : (double)(1 + (int)(urand() * 4)) * G;
+            else c->value = 0.5 * (double)(1 + (int)(urand() * 16)) * G;
+            t_c += urand() < 0.2 ? 0 : 1.2 * t / rchanges * urand() * 2;
+            ss_schedule(e, t_c, rchange_now, NULL, (uint64_t)i);
         }
         ss_engine_run(e, INFINITY);
         for (int i = 0; i < RF; i++) total_done += rf[i].done;
@@ -264,7 +302,43 @@ static void test_random_large_vs_reference(void)
     CU_ASSERT(rprop_fallbacks > 100);
 }
 
+/* Capacities and caps changed in flight (about as many changes as flows),
+ * checked at every start, end and change: small and loaded instances, by
+ * propagation first, then by search and fill alone (scan, then heap). */
+static void test_random_changes_vs_reference(void)
+{
+    rchanges = 160;
+    int checks = random_runs(40, 6, 160, 0.05, 1);
+    CU_ASSERT(checks > 40 * (160 + 160));
+    rchanges = 800;
+    checks = random_runs(3, 40, 800, 0.004, 1);
+    CU_ASSERT(checks > 3 * (800 + 800));
+    rpropagate = 0;
+    rchanges = 160;
+    checks = random_runs(20, 6, 160, 0.05, 1);
+    CU_ASSERT(checks > 20 * (160 + 160));
+    rfill_scan_max = 16;
+    rchanges = 800;
+    rheap_fills = 0;
+    checks = random_runs(3, 40, 800, 0.004, 1);
+    CU_ASSERT(rheap_fills > 100);
+    rfill_scan_max = 0;
+    rpropagate = 1;
+    CU_ASSERT(checks > 3 * (800 + 800));
+    /* the same instance twice: bit-identical completions */
+    static double first[RF_MAX];
+    rchanges = 160;
+    random_runs(1, 6, 160, 0.05, 1000);
+    for (int i = 0; i < RF; i++) first[i] = rf[i].done ? rf[i].done_s : -1;
+    random_runs(1, 6, 160, 0.05, 1000);
+    int same = 1;
+    for (int i = 0; i < RF; i++) same &= first[i] == (rf[i].done ? rf[i].done_s : -1);
+    CU_ASSERT(same);
+    rchanges = 0;
+}
+
 SS_TEST_SUITE("flow-random", {"random vs global reference", test_random_vs_reference},
               {"random vs global reference, loaded", test_random_loaded_vs_reference},
               {"deterministic", test_random_deterministic},
-              {"random vs global reference, large (heap filling)", test_random_large_vs_reference})
+              {"random vs global reference, large (heap filling)", test_random_large_vs_reference},
+              {"random capacity and cap changes vs global reference", test_random_changes_vs_reference})

@@ -1,8 +1,8 @@
 /* flow.c: flow-level network model, max-min fair sharing of directed links,
  * re-solved incrementally around each change (contract in flow.h).  This
  * file holds the time line (set-up, completions, deliveries) and the API;
- * flow_prop.c and flow_solve.c compute the rates; flow_internal.h holds
- * the records.
+ * flow_change.c changes capacities and caps in flight; flow_prop.c and
+ * flow_solve.c compute the rates; flow_internal.h holds the records.
  *
  * Data.  Every link keeps an index array of the flows crossing it, one entry
  * per occurrence of the link in a route.  An entry holds the flow's slot,
@@ -50,6 +50,8 @@
  *      is computed, and the flow moves in the completion heap.  The others
  *      keep their completion time bit for bit.
  * Steps 2 and 3 are the fallback.  Propagation (flow_prop.c) is tried first.
+ * A capacity or a cap changed in flight re-solves the same way with
+ * lambda = 0 (flow_change.c).
  *
  * Propagation.  Run the new progressive filling from lambda upwards, but
  * only on the links where it departs from the old one ("dirty" links); the
@@ -133,14 +135,6 @@
 #define TIME_EPS_REL 1e-14 /* completions this close (relative to now) are one batch */
 
 /* ---- flow pool ---------------------------------------------------------- */
-
-static ss_flow_rec *lookup(const ss_flownet *net, ss_flow_id id)
-{
-    uint32_t s = (uint32_t)(id & 0xffffffffu);
-    if (id == 0 || s >= net->n_slots) return NULL;
-    ss_flow_rec *f = &net->pool[s];
-    return f->id == id && f->phase != SS_PH_FREE ? f : NULL;
-}
 
 static uint32_t slot_take(ss_flownet *net)
 {
@@ -369,6 +363,29 @@ static void resolve(ss_flownet *net, const uint32_t *seeds, size_t n_seeds, doub
     }
 }
 
+void ss_flow_arm(ss_flownet *net) { arm(net); }
+
+void ss_flow_resolve_now(ss_flownet *net, const uint32_t *seeds, size_t n_seeds, double lambda_bps,
+                         uint32_t flow)
+{
+    resolve(net, seeds, n_seeds, lambda_bps, flow);
+    arm(net);
+}
+
+/* An active flow on an empty route shares nothing: it moves at its cap,
+ * or sends all its bytes at once (rate_bps INFINITY).  The caller arms. */
+void ss_flow_rerate_alone(ss_flownet *net, uint32_t s, double rate_bps)
+{
+    ss_flow_rec *f = &net->pool[s];
+    double now = ss_now(net->eng);
+    settle(net, f, now);
+    f->rate_bps = rate_bps;
+    f->payload_Bps = rate_bps < INFINITY ? rate_bps * f->goodput / 8.0 : 0;
+    if (rate_bps == INFINITY) f->rem_bytes = 0;
+    f->finish_s = f->rem_bytes == 0 ? now : now + f->rem_bytes / f->payload_Bps;
+    ch_update(net, s);
+}
+
 /* ---- life cycle ----------------------------------------------------------- */
 
 static void on_deliver(ss_engine *eng, void *ctx, uint64_t id);
@@ -399,10 +416,7 @@ static void activate(ss_flownet *net, uint32_t s)
     f->rate_bps = 0;
     f->payload_Bps = 0;
     if (f->n_links == 0) { /* same host, capped: no sharing */
-        f->rate_bps = f->cap_bps;
-        f->payload_Bps = f->cap_bps * f->goodput / 8.0;
-        f->finish_s = now + f->bytes / f->payload_Bps;
-        ch_update(net, s);
+        ss_flow_rerate_alone(net, s, f->cap_bps);
     } else {
         link_join(net, s);
         resolve(net, f->links, f->n_links, ss_flow_join_level(net, f), s);
@@ -413,7 +427,7 @@ static void activate(ss_flownet *net, uint32_t s)
 static void on_setup(ss_engine *eng, void *ctx, uint64_t id)
 {
     ss_flownet *net = ctx;
-    ss_flow_rec *f = lookup(net, id);
+    ss_flow_rec *f = ss_flow_lookup(net, id);
     assert(f && f->phase == SS_PH_SETUP);
     f->ev = 0;
     activate(net, (uint32_t)(f - net->pool));
@@ -457,7 +471,7 @@ static void on_complete(ss_engine *eng, void *ctx, uint64_t arg)
 static void on_deliver(ss_engine *eng, void *ctx, uint64_t id)
 {
     ss_flownet *net = ctx;
-    ss_flow_rec *f = lookup(net, id);
+    ss_flow_rec *f = ss_flow_lookup(net, id);
     assert(f && f->phase == SS_PH_DELIVERING);
     uint32_t i = f->next_recv++;
     size_t receiver = (size_t)f->recv_base + i;
@@ -689,7 +703,7 @@ void ss_flow_fanout_start(ss_flownet *net, const ss_chain_hop *routes, size_t n,
 
 int ss_flow_cancel(ss_flownet *net, ss_flow_id id)
 {
-    ss_flow_rec *f = lookup(net, id);
+    ss_flow_rec *f = ss_flow_lookup(net, id);
     if (!f) return 0;
     if (f->phase == SS_PH_ACTIVE) {
         uint32_t s = (uint32_t)(f - net->pool);
@@ -710,7 +724,7 @@ int ss_flow_cancel(ss_flownet *net, ss_flow_id id)
 
 ss_flow_phase ss_flow_phase_of(const ss_flownet *net, ss_flow_id id)
 {
-    const ss_flow_rec *f = lookup(net, id);
+    const ss_flow_rec *f = ss_flow_lookup(net, id);
     if (!f) return SS_FLOW_GONE;
     switch (f->phase) {
     case SS_PH_SETUP: return SS_FLOW_SETUP;
@@ -721,7 +735,7 @@ ss_flow_phase ss_flow_phase_of(const ss_flownet *net, ss_flow_id id)
 
 double ss_flow_rate_bps(const ss_flownet *net, ss_flow_id id)
 {
-    const ss_flow_rec *f = lookup(net, id);
+    const ss_flow_rec *f = ss_flow_lookup(net, id);
     return f && f->phase == SS_PH_ACTIVE ? f->rate_bps : 0;
 }
 
@@ -733,7 +747,7 @@ static double remaining_now(const ss_flownet *net, const ss_flow_rec *f)
 
 double ss_flow_remaining_bytes(const ss_flownet *net, ss_flow_id id)
 {
-    const ss_flow_rec *f = lookup(net, id);
+    const ss_flow_rec *f = ss_flow_lookup(net, id);
     if (!f) return 0;
     if (f->phase == SS_PH_SETUP) return f->bytes;
     if (f->phase == SS_PH_ACTIVE) return remaining_now(net, f);

@@ -1,6 +1,6 @@
 /* flow.h: a flow-level network model.  Transfers share directed links by
  * max-min fairness (progressive filling), re-solved whenever a flow starts
- * or ends, on the engine's clock.
+ * or ends, or a capacity or a cap changes, on the engine's clock.
  *
  * The model knows no topology.  A network is n directed links, numbered
  * 0..n-1, each with a capacity in bits per second.  A route is an array of
@@ -26,6 +26,9 @@
  * Within the component, flows whose rate lies below the level where the
  * change first matters keep their rate without being visited (see flow.c).
  * A flow whose rate does not change keeps its completion time exactly.
+ * A capacity or cap changed in flight (ss_flownet_set_capacity,
+ * ss_flow_set_cap) re-solves the link's or the flow's component the same
+ * way, from level 0, exactly (flow_change.c).
  *
  * Exactness.  Remaining bytes are kept lazily: remaining at t_last, and the
  * rate since then.  A flow whose remaining bytes fall below a relative
@@ -144,6 +147,25 @@ void ss_flow_fanout_start(ss_flownet *net, const ss_chain_hop *routes, size_t n,
  * it had finished, had been cancelled, or id is 0. */
 int ss_flow_cancel(ss_flownet *net, ss_flow_id id);
 
+/* Changes in flight.  Each takes effect at ss_now: the running flows are
+ * settled (bytes carried so far at their old rates), their max-min rates
+ * are re-solved exactly, as for a start or an end, and their completions
+ * move.  A flow whose rate does not change keeps its completion time bit
+ * for bit; done callbacks run later, from engine events, never from here.
+ * Setting the value in place does nothing.
+ *
+ * The capacity of a link: capacity_bps > 0 and finite.  ss_link_utilisation
+ * is then relative to the new capacity; ss_link_bytes keeps what was
+ * carried. */
+void ss_flownet_set_capacity(ss_flownet *net, uint32_t link, double capacity_bps);
+/* The cap of a flow (as opts.cap_bps: 0 = none, else > 0 and finite).  1 if
+ * the flow was in flight, 0 if it had finished, had been cancelled, or id
+ * is 0.  A flow in set-up only records it and takes it when bytes flow; so
+ * does one delivering, which carries no more bytes.  On an empty route
+ * (same host) a running flow moves at its new cap, or sends what is left at
+ * once if the cap is 0. */
+int ss_flow_set_cap(ss_flownet *net, ss_flow_id id, double cap_bps);
+
 typedef enum ss_flow_phase {
     SS_FLOW_GONE = 0,   /* finished, cancelled, or never existed */
     SS_FLOW_SETUP,      /* waiting for setup_s */
@@ -178,7 +200,8 @@ typedef struct ss_flownet_stats {
     uint64_t completed;     /* flows whose last receiver was notified */
     uint64_t cancelled;
     uint64_t resolves;      /* re-solves (one per join, per batch of completions, per
-                             * cancel of an active flow) */
+                             * cancel of an active flow, per capacity or cap change
+                             * that moves the sharing) */
     uint64_t flows_touched; /* flows re-filled, summed over re-solves */
     uint64_t links_touched; /* links visited, summed: a link that carries one flow is
                              * that flow's cap and is visited only where the change is */

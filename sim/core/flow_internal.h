@@ -1,6 +1,7 @@
 /* flow_internal.h: the flow model's records, shared by flow.c (time line,
- * completions, API) and flow_solve.c (max-min re-solve) and by nothing else.
- * The algorithm is described at the top of flow.c. */
+ * completions, API), flow_change.c (capacities and caps changed in flight),
+ * flow_solve.c and flow_prop.c (max-min re-solve) and by nothing else.  The
+ * algorithm is described at the top of flow.c. */
 #ifndef SS_FLOW_INTERNAL_H
 #define SS_FLOW_INTERNAL_H
 
@@ -116,6 +117,7 @@ typedef struct ss_flow_rec {
     ss_chain_done cdone;
     void *ctx;
 } ss_flow_rec;
+_Static_assert(sizeof(ss_flow_rec) == 320, "ss_flow_rec is five cache lines");
 
 struct ss_flownet {
     ss_engine *eng;
@@ -160,6 +162,7 @@ struct ss_flownet {
     ss_flownet_stats st;
 };
 
+
 /* Re-solve after a change on the links in seeds: every flow whose rate is
  * at least lambda_bps (less a tiny margin) and that is reachable from seeds
  * through such flows gets its max-min rate in new_rate_bps; they are listed
@@ -176,6 +179,26 @@ int ss_flow_propagate(ss_flownet *net, const uint32_t *seeds, size_t n_seeds, do
 /* A lower bound of the rate that f, which has just joined its links, will
  * get: the lambda_bps of its join. */
 double ss_flow_join_level(const ss_flownet *net, const ss_flow_rec *f);
+/* flow.c, for flow_change.c: re-solve after a change on seeds (flow: a flow
+ * whose cap changed, re-filled from level 0 like a new one, or
+ * SS_FLOW_NONE), move the flows whose rate changed and re-arm the
+ * completion event. */
+void ss_flow_resolve_now(ss_flownet *net, const uint32_t *seeds, size_t n_seeds, double lambda_bps,
+                         uint32_t flow);
+/* flow.c, for flow_change.c: an active flow on an empty route moves at
+ * rate_bps from now (INFINITY: its bytes are all sent now); then
+ * ss_flow_arm puts the earliest completion on the engine. */
+void ss_flow_rerate_alone(ss_flownet *net, uint32_t s, double rate_bps);
+void ss_flow_arm(ss_flownet *net);
+
+/* The record of id, NULL if it is not in flight. */
+static inline ss_flow_rec *ss_flow_lookup(const ss_flownet *net, ss_flow_id id)
+{
+    uint32_t s = (uint32_t)(id & 0xffffffffu);
+    if (id == 0 || s >= net->n_slots) return NULL;
+    ss_flow_rec *f = &net->pool[s];
+    return f->id == id && f->phase != SS_PH_FREE ? f : NULL;
+}
 
 /* The least of key[0..n-1], n >= 1 (flow_solve.c, flow_prop.c).  Four independent lanes, so the loop
  * is not one long chain of dependent compares. */
