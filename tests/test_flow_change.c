@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
-#include "flow.h"
+#include "core/engine.h"
+#include "core/flow.h"
 #include "test.h"
 
 #define TOL_S 1e-9    /* finish times */
