@@ -203,6 +203,35 @@ static void add_instance_doubles_throughput(void)
     free(dir);
 }
 
+static void capacity_in_flight(void)
+{
+    char *dir = ss_test_tmpdir();
+    /* One 2 GPU-second job on a ps GPU; the GPU's capacity halves at 1 s
+     * (1 s of work left, now at 0.5) and comes back at 2 s (0.5 left, at
+     * 1): done at 2.5 s. */
+    char *out = run(dir, 1, "2.0", "timestamp_s\n0\n",
+                    "deployment:\n  - {model: m, device: g0, discipline: ps}\n"
+                    "workloads:\n  - {name: w, kind: trace, target: m, file: t.csv}\n"
+                    "events:\n  - {at_s: 1, action: capacity, device: g0, capacity: 0.5}\n"
+                    "  - {at_s: 2, action: capacity, device: g0, capacity: 1}\n",
+                    NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_DOUBLE_EQUAL(finish_of(out, 0), 2.5, 1e-9);
+    free(out);
+    /* A container's quota raised mid-job: 1 core-second at a 0.5-core
+     * quota, raised to 1 core at 1 s (0.5 left): done at 1.5 s. */
+    out = run(dir, 1, "1.0", "timestamp_s\n0\n",
+              "deployment:\n  - {model: m, device: c, discipline: ps, cap: 0.5}\n"
+              "workloads:\n  - {name: w, kind: trace, target: m, file: t.csv}\n"
+              "events:\n  - {at_s: 1, action: capacity, instance: m@c, capacity: 1}\n",
+              NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_DOUBLE_EQUAL(finish_of(out, 0), 1.5, 1e-9);
+    free(out);
+    ss_test_sh(NULL, "rm -rf '%s'", dir);
+    free(dir);
+}
+
 /* Bad input: exit 2, the message at file:line:col, no output file. */
 static void refused(const char *body, const char *msg)
 {
@@ -247,10 +276,20 @@ static void bad_input(void)
     snprintf(b, sizeof b, "deployment:\n  - {model: m, device: g0}\n%sevents:\n  - {at_s: 1, action: fail, instance: mm@g0}\n",
              WL);
     refused(b, "s.yaml:13:39: unknown model 'mm'");
+    snprintf(b, sizeof b,
+             "deployment:\n  - {model: m, device: c, discipline: ps}\n%sevents:\n"
+             "  - {at_s: 1, action: capacity, instance: m@c, capacity: 4}\n",
+             WL);
+    refused(b, "s.yaml:13:58: capacity: 4 is above the capacity of device 'h/c' (2)");
+    snprintf(b, sizeof b,
+             "deployment:\n  - {model: m, device: g0}\n%sevents:\n  - {at_s: 1, action: capacity, instance: m@g0, capacity: 1}\n",
+             WL);
+    refused(b, "s.yaml:13:43: instance: a capacity event changes the cap of a ps instance");
 }
 
 SS_TEST_SUITE("substrate", {"shared queue: two GPUs, one queue", shared_queue_two_gpus},
               {"ps: hand-computed max-min finish times", ps_three_jobs_two_cores},
               {"preemptive-resume priority, per-workload rows", preemptive_resume},
               {"fail: lost or re-queued", fail_lose_and_requeue}, {"add: a second instance halves the backlog", add_instance_doubles_throughput},
+              {"capacity and cap changed mid-job", capacity_in_flight},
               {"bad input: file:line:col, exit 2, no output", bad_input})

@@ -121,10 +121,7 @@ int ss_sc_read_deployment(ss_scenario *sc, const ss_node *seq, ss_err *err)
 
 /* ---- events ---------------------------------------------------------------- */
 
-/* A `capacity` action (a device's cores, a ps instance's cap, changed in
- * flight) needs the solver to change a link's capacity under running
- * flows; it comes with that (ss_event_kind keeps SS_EV_CAPACITY for it). */
-static const char *const actions[] = {"add", "remove", "fail", NULL};
+static const char *const actions[] = {"add", "remove", "fail", "capacity", NULL};
 
 /* Instances of (model, device) created by deployment entries. */
 static uint32_t deployed_count(const ss_scenario *sc, uint32_t model, uint32_t device, uint32_t *entry)

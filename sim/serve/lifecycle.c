@@ -86,7 +86,7 @@ ss_instance *ss_inst_create(ss_world *w, uint32_t deploy, double now)
     if (dc->discipline == SS_DISC_PS) { /* holds up to queue_capacity requests, all in service */
         in->servers = dc->queue_capacity > UINT32_MAX ? UINT32_MAX : (uint32_t)dc->queue_capacity;
         in->capacity = 0;
-        if (dc->cap > 0) in->link = (uint32_t)(sc->ndevices + in->id); /* see world.c: one link per instance */
+        in->link = (uint32_t)(sc->ndevices + in->id); /* its own link (its cap): see world.c */
     }
     if (g->shared) {
         in->queue = g->queue;
@@ -248,7 +248,13 @@ static void event_ev(ss_engine *eng, void *ctx, uint64_t arg)
     case SS_EV_FAIL:
         fail(w, named(w, e), e->requeue);
         break;
-    case SS_EV_CAPACITY: /* not offered by the schema yet (scenario_deploy.c) */
+    case SS_EV_CAPACITY: /* requests in service speed up or slow down at once (core/flow.h) */
+        if (!w->cnet) break; /* no ps instance: nothing runs on the compute net */
+        if (e->on_device) {
+            ss_flownet_set_capacity(w->cnet, e->device, 8 * e->capacity); /* x8: see world.c */
+        } else {
+            ss_flownet_set_capacity(w->cnet, named(w, e)->link, 8 * e->capacity);
+        }
         break;
     }
 }

@@ -56,7 +56,7 @@ typedef struct ss_instance {
     ss_inst_state state;
     ss_discipline discipline;
     uint32_t gen;         /* bumped when it goes down: stale idle-ring entries are skipped */
-    uint32_t link;        /* ps with a cap: its own link on the compute net, else UINT32_MAX */
+    uint32_t link;        /* ps: its own link on the compute net (capacity: its cap), else UINT32_MAX */
     uint64_t capacity;    /* waiting requests allowed (ps: requests held) */
     uint64_t seq;         /* queue arrival counter (FIFO tie-break) */
     void *queue;          /* the scheduler plugin's queue (the group's when shared) */

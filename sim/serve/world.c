@@ -24,6 +24,14 @@
 
 /* ---- building ---------------------------------------------------------------- */
 
+/* The capacity of a ps instance's own link on the compute net: its cap,
+ * or its device's whole capacity (no constraint) when it has none. */
+static double link_cap(const ss_scenario *sc, size_t d)
+{
+    const ss_deploy_cfg *dc = &sc->deploys[d];
+    return dc->cap > 0 ? dc->cap : ss_device_capacity(&sc->devices[dc->device]);
+}
+
 ss_world *ss_world_build(const ss_scenario *sc, uint32_t rep, FILE *req_csv, ss_err *err)
 {
     ss_world *w = ss_xcalloc(1, sizeof *w);
@@ -78,10 +86,10 @@ ss_world *ss_world_build(const ss_scenario *sc, uint32_t rep, FILE *req_csv, ss_
         for (uint32_t m = 0; m < sc->nmodels; m++)
             for (size_t d = 0; d < sc->ndeploys; d++)
                 for (uint32_t i = 0; sc->deploys[d].model == m && i < sc->deploys[d].instances; i++)
-                    cap[k++] = sc->deploys[d].cap > 0 ? sc->deploys[d].cap : 1;
+                    cap[k++] = link_cap(sc, d);
         for (size_t e = 0; e < sc->nevents; e++)
             for (uint32_t i = 0; sc->events[e].kind == SS_EV_ADD && i < sc->events[e].count; i++)
-                cap[k++] = sc->deploys[sc->events[e].deploy].cap > 0 ? sc->deploys[sc->events[e].deploy].cap : 1;
+                cap[k++] = link_cap(sc, sc->events[e].deploy);
         /* The solver carries bytes over links of bits per second: a second
          * of work is one byte, so a capacity of c units is 8c "bps". */
         for (size_t i = 0; i < k; i++) cap[i] *= 8;
