@@ -114,6 +114,7 @@ void ss_inst_up(ss_world *w, ss_instance *in)
     if (in->state != SS_INST_STARTING) return;
     ss_group *g = &w->groups[in->model];
     in->state = SS_INST_UP;
+    in->plain = in->discipline == SS_DISC_FIFO && !g->shared && !w->track;
     g->views[in->index].up = 1;
     g->nup++;
     if (g->shared) /* each free server pulls, or waits in the ring */
@@ -123,6 +124,7 @@ void ss_inst_up(ss_world *w, ss_instance *in)
 static void went_down(ss_world *w, ss_instance *in)
 {
     ss_group *g = &w->groups[in->model];
+    in->plain = 0;
     if (in->state == SS_INST_UP) {
         g->views[in->index].up = 0;
         g->nup--;

@@ -33,7 +33,6 @@ typedef struct ss_request {
     int resumed;          /* preempted: its next service resumes work_s instead of drawing anew */
     double service_s;     /* service demand drawn so far, over all stages (requests CSV) */
     double work_s;        /* demand of its current stage still to serve (preemption) */
-    /* From here on not cleared by ss_req_new: written before they are read. */
     uint64_t ev;          /* its service-end event, or its flow on the compute net (ps) */
     uint64_t qseq;        /* its place in its queue's order, kept across preemptions */
     struct ss_instance *at; /* instance serving it (tracked: scenarios with fail events, ps, preemption) */
@@ -47,9 +46,20 @@ typedef struct ss_request {
 typedef enum { SS_INST_STARTING, SS_INST_UP, SS_INST_DRAINING, SS_INST_STOPPED, SS_INST_FAILED } ss_inst_state;
 
 typedef struct ss_instance {
+    /* What the serving path reads for every request, first (one cache line). */
     struct ss_world *world;
-    uint32_t model, device;
-    uint32_t index;       /* position in its model's group */
+    uint32_t model, index;  /* its model, its position in the model's group */
+    int plain;            /* up, FIFO, its own queue, nothing tracked: the fast path of serve.c */
+    uint32_t servers;     /* parallel servers sharing the queue */
+    uint32_t busy;        /* servers busy now */
+    uint32_t device;
+    uint64_t capacity;    /* waiting requests allowed (ps: requests held) */
+    uint64_t seq;         /* queue arrival counter (FIFO tie-break) */
+    void *queue;          /* the scheduler plugin's queue (the group's when shared) */
+    double busy_s;        /* server-seconds busy inside the measured window */
+    double area_s;        /* server-seconds busy since the start, up to changed_s (time series) */
+    double changed_s;     /* when `busy` last changed */
+    /* The life cycle and the other disciplines. */
     uint32_t id;          /* creation order in the world */
     uint32_t deploy;      /* its deployment entry */
     uint32_t ordinal;     /* among the instances of its model on its device, in creation order */
@@ -57,18 +67,10 @@ typedef struct ss_instance {
     ss_discipline discipline;
     uint32_t gen;         /* bumped when it goes down: stale idle-ring entries are skipped */
     uint32_t link;        /* ps: its own link on the compute net (capacity: its cap), else UINT32_MAX */
-    uint64_t capacity;    /* waiting requests allowed (ps: requests held) */
-    uint64_t seq;         /* queue arrival counter (FIFO tie-break) */
-    void *queue;          /* the scheduler plugin's queue (the group's when shared) */
     ss_request *serving;  /* requests in service, when tracked */
     double born_s;        /* created (instance-seconds count from here ...) */
     double gone_s;        /* ... to stopped or failed (INFINITY while alive) */
     double ps_since_s;    /* ps: busy (holding a request) since */
-    uint32_t servers;     /* parallel servers sharing the queue */
-    uint32_t busy;        /* servers busy now */
-    double busy_s;        /* server-seconds busy inside the measured window */
-    double area_s;        /* server-seconds busy since the start, up to changed_s (time series) */
-    double changed_s;     /* when `busy` last changed */
 } ss_instance;
 
 /* All instances of one model, in creation order. */
