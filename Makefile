@@ -134,6 +134,7 @@ test-asan: deps
 bench: deps
 	@$(MAKE) --no-print-directory build
 	bench/run.sh $(BIN)
+	bench/run.sh $(BIN) bench/mm1-ps.yaml 2
 	bench/flows.sh $(BIN)
 	bench/masa.sh $(BIN)
 
