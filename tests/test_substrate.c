@@ -232,6 +232,25 @@ static void capacity_in_flight(void)
     free(dir);
 }
 
+static void check_describes(void)
+{
+    char *dir = ss_test_tmpdir();
+    char head[1024], yaml[4096];
+    snprintf(head, sizeof head, HEAD, 10, "1.0");
+    snprintf(yaml, sizeof yaml,
+             "%sdeployment:\n  - {model: m, device: g0, queue: shared}\n  - {model: m, device: c, queue: shared}\n"
+             "workloads:\n  - {name: w, kind: poisson, target: m, rate_rps: 1}\n"
+             "events:\n  - {at_s: 2, action: remove, instance: m@c}\n  - {at_s: 5, action: fail, instance: m@g0}\n",
+             head);
+    free(ss_test_write(dir, "s.yaml", yaml));
+    char *out = NULL;
+    CU_ASSERT_EQUAL(ss_test_sh(&out, "cd '%s' && '%s/servesim' check s.yaml", dir, SS_BUILD_DIR), 0);
+    CU_ASSERT(ss_test_has(out, ", model m: one shared queue, 2 scripted events from 2 s to 5 s\n"));
+    free(out);
+    ss_test_sh(NULL, "rm -rf '%s'", dir);
+    free(dir);
+}
+
 /* Bad input: exit 2, the message at file:line:col, no output file. */
 static void refused(const char *body, const char *msg)
 {
@@ -291,5 +310,5 @@ SS_TEST_SUITE("substrate", {"shared queue: two GPUs, one queue", shared_queue_tw
               {"ps: hand-computed max-min finish times", ps_three_jobs_two_cores},
               {"preemptive-resume priority, per-workload rows", preemptive_resume},
               {"fail: lost or re-queued", fail_lose_and_requeue}, {"add: a second instance halves the backlog", add_instance_doubles_throughput},
-              {"capacity and cap changed mid-job", capacity_in_flight},
+              {"capacity and cap changed mid-job", capacity_in_flight}, {"check describes it", check_describes},
               {"bad input: file:line:col, exit 2, no output", bad_input})

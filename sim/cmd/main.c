@@ -227,6 +227,27 @@ static void free_opts(opts *o)
     free(o->sets);
 }
 
+/* What a scenario asks of the serving substrate beyond FIFO instances with
+ * their own queues: shared queues, disciplines, scripted events. */
+static void describe_substrate(const ss_scenario *sc)
+{
+    static const char *const disc[] = {"fifo", "ps", "preemptive-priority"};
+    for (uint32_t m = 0; m < sc->nmodels; m++)
+        for (size_t d = 0; d < sc->ndeploys; d++)
+            if (sc->deploys[d].model == m && sc->deploys[d].shared_queue) {
+                printf(", model %s: one shared queue", sc->models[m].name);
+                break;
+            }
+    for (int k = 1; k < 3; k++) {
+        size_t n = 0;
+        for (size_t d = 0; d < sc->ndeploys; d++) n += sc->deploys[d].discipline == (ss_discipline)k;
+        if (n) printf(", %zu %s deployment entr%s", n, disc[k], n == 1 ? "y" : "ies");
+    }
+    if (sc->nevents)
+        printf(", %zu scripted event%s from %g s to %g s", sc->nevents, sc->nevents == 1 ? "" : "s",
+               sc->events[0].at_s, sc->events[sc->nevents - 1].at_s);
+}
+
 static int cmd_check(int argc, char **argv)
 {
     opts o = {0};
@@ -265,6 +286,7 @@ static int cmd_check(int argc, char **argv)
         if (sc[0].pipeline)
             printf(", block pipeline: transport %s, batch %u%s", sc[0].pipeline->transport.name,
                    sc[0].pipeline->batch, sc[0].pipeline->has_dispatcher ? ", with a dispatcher" : "");
+        describe_substrate(&sc[0]);
         if (n > 1 || sc[0].variant[0]) {
             printf(", variants:");
             for (size_t i = 0; i < n; i++) printf(" %s", sc[i].variant);
