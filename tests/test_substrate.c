@@ -198,6 +198,15 @@ static void add_instance_doubles_throughput(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(out);
     CU_ASSERT_DOUBLE_EQUAL(column(out, "latency_max_ms"), 6000, 1e-6);
     CU_ASSERT_DOUBLE_EQUAL(column(out, "instance_s_m"), 6 + 4, 1e-9);
+    /* Throughput: 1 request/s before the add (completions in (0, 2]), 2/s after. */
+    int before = 0, after = 0;
+    for (int i = 0; i < 10; i++) {
+        double f = finish_of(out, i);
+        before += f > 0 && f <= 2 + 1e-9;
+        after += f > 2 + 1e-9 && f <= 6 + 1e-9;
+    }
+    CU_ASSERT_EQUAL(before, 2);
+    CU_ASSERT_EQUAL(after, 8);
     free(out);
     ss_test_sh(NULL, "rm -rf '%s'", dir);
     free(dir);
