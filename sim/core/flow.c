@@ -1,8 +1,9 @@
 /* flow.c: flow-level network model, max-min fair sharing of directed links,
  * re-solved incrementally around each change (contract in flow.h).  This
- * file holds the time line (set-up, completions, deliveries) and the API;
- * flow_change.c changes capacities and caps in flight; flow_prop.c and
- * flow_solve.c compute the rates; flow_internal.h holds the records.
+ * file holds the time line (set-up, completions, deliveries) and the API
+ * that starts and stops flows; flow_change.c changes capacities and caps in
+ * flight; flow_query.c answers questions; flow_prop.c and flow_solve.c
+ * compute the rates; flow_internal.h holds the records.
  *
  * Data.  Every link keeps an index array of the flows crossing it, one entry
  * per occurrence of the link in a route.  An entry holds the flow's slot,
@@ -131,7 +132,6 @@
 
 #include "core/flow_internal.h"
 
-#define REM_EPS_REL 1e-12  /* remaining bytes below this fraction of the size: done */
 #define TIME_EPS_REL 1e-14 /* completions this close (relative to now) are one batch */
 
 /* ---- flow pool ---------------------------------------------------------- */
@@ -306,7 +306,7 @@ static void settle(ss_flownet *net, ss_flow_rec *f, double now)
     double dt = now - f->t_last_s;
     if (dt <= 0) return;
     double rem = f->rem_bytes - f->payload_Bps * dt;
-    if (rem <= REM_EPS_REL * f->bytes) rem = 0;
+    if (rem <= SS_REM_EPS_REL * f->bytes) rem = 0;
     double carried = f->rem_bytes - rem;
     for (uint32_t k = 0; k < f->n_links; k++) net->lbytes[f->links[k]] += carried;
     f->rem_bytes = rem;
@@ -342,7 +342,7 @@ static void resolve(ss_flownet *net, const uint32_t *seeds, size_t n_seeds, doub
         double carried = 0, dt = now - f->t_last_s;
         if (dt > 0) {
             double rem = f->rem_bytes - f->payload_Bps * dt;
-            if (rem <= REM_EPS_REL * f->bytes) rem = 0;
+            if (rem <= SS_REM_EPS_REL * f->bytes) rem = 0;
             carried = f->rem_bytes - rem;
             f->rem_bytes = rem;
             f->t_last_s = now;
@@ -720,80 +720,4 @@ int ss_flow_cancel(ss_flownet *net, ss_flow_id id)
     slot_release(net, f);
     net->st.cancelled++;
     return 1;
-}
-
-ss_flow_phase ss_flow_phase_of(const ss_flownet *net, ss_flow_id id)
-{
-    const ss_flow_rec *f = ss_flow_lookup(net, id);
-    if (!f) return SS_FLOW_GONE;
-    switch (f->phase) {
-    case SS_PH_SETUP: return SS_FLOW_SETUP;
-    case SS_PH_ACTIVE: return SS_FLOW_ACTIVE;
-    default: return SS_FLOW_DELIVERING;
-    }
-}
-
-double ss_flow_rate_bps(const ss_flownet *net, ss_flow_id id)
-{
-    const ss_flow_rec *f = ss_flow_lookup(net, id);
-    return f && f->phase == SS_PH_ACTIVE ? f->rate_bps : 0;
-}
-
-static double remaining_now(const ss_flownet *net, const ss_flow_rec *f)
-{
-    double rem = f->rem_bytes - f->payload_Bps * (ss_now(net->eng) - f->t_last_s);
-    return rem > REM_EPS_REL * f->bytes ? rem : 0;
-}
-
-double ss_flow_remaining_bytes(const ss_flownet *net, ss_flow_id id)
-{
-    const ss_flow_rec *f = ss_flow_lookup(net, id);
-    if (!f) return 0;
-    if (f->phase == SS_PH_SETUP) return f->bytes;
-    if (f->phase == SS_PH_ACTIVE) return remaining_now(net, f);
-    return 0;
-}
-
-/* Link id's record, or NULL if no route has named it yet. */
-static const ss_flow_link *link_of(const ss_flownet *net, uint32_t link_id)
-{
-    assert(link_id < net->n_links);
-    uint32_t li = net->link_of[link_id];
-    return li == SS_FLOW_NONE ? NULL : &net->links[li];
-}
-
-double ss_link_utilisation(const ss_flownet *net, uint32_t link_id)
-{
-    const ss_flow_link *l = link_of(net, link_id);
-    if (!l) return 0;
-    double sum = 0;
-    for (uint32_t j = 0; j < l->n; j++) sum += l->ent[j].rate_bps;
-    return sum / l->cap_bps;
-}
-
-double ss_link_bytes(const ss_flownet *net, uint32_t link_id)
-{
-    const ss_flow_link *l = link_of(net, link_id);
-    if (!l) return 0;
-    double sum = net->lbytes[l - net->links];
-    for (uint32_t j = 0; j < l->n; j++) {
-        const ss_flow_rec *f = &net->pool[l->ent[j].flow];
-        sum += f->rem_bytes - remaining_now(net, f);
-    }
-    return sum;
-}
-
-size_t ss_link_flows(const ss_flownet *net, uint32_t link_id)
-{
-    const ss_flow_link *l = link_of(net, link_id);
-    return l ? l->n : 0;
-}
-
-size_t ss_flownet_active(const ss_flownet *net) { return net->active; }
-size_t ss_flownet_peak_active(const ss_flownet *net) { return net->peak_active; }
-ss_flownet_stats ss_flownet_stats_of(const ss_flownet *net)
-{
-    ss_flownet_stats st = net->st;
-    st.slots = net->n_slots;
-    return st;
 }

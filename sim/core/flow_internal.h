@@ -1,7 +1,8 @@
 /* flow_internal.h: the flow model's records, shared by flow.c (time line,
  * completions, API), flow_change.c (capacities and caps changed in flight),
- * flow_solve.c and flow_prop.c (max-min re-solve) and by nothing else.  The
- * algorithm is described at the top of flow.c. */
+ * flow_query.c (questions), flow_solve.c and flow_prop.c (max-min
+ * re-solve) and by nothing else.  The algorithm is described at the top of
+ * flow.c. */
 #ifndef SS_FLOW_INTERNAL_H
 #define SS_FLOW_INTERNAL_H
 
@@ -15,6 +16,7 @@
 #define SS_ROUTE_INLINE 4       /* routes up to this long live in the flow record */
 #define SS_BN_CAP (UINT32_MAX - 1) /* ss_flow_rec.bn: frozen by its own cap_bps */
 #define SS_RATE_EPS_REL 1e-12   /* a rate that moves less than this is unchanged */
+#define SS_REM_EPS_REL 1e-12    /* remaining bytes below this fraction of the size: done */
 #define SS_FIX_MARGIN_REL 1e-9  /* rates this close below a threshold count as above it */
 #define SS_SKIP_BELOW 0.95      /* propagation leaves out links loaded below this fraction */
 #define SS_SLACK_REL 1e-6       /* ... and they must stay below 1 - this at the new rates */
