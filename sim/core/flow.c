@@ -3,7 +3,8 @@
  * file holds the time line (set-up, completions, deliveries) and the API
  * that starts and stops flows; flow_change.c changes capacities and caps in
  * flight; flow_query.c answers questions; flow_prop.c and flow_solve.c
- * compute the rates; flow_internal.h holds the records.
+ * compute the rates (flow_solve.c also says how weights enter them);
+ * flow_internal.h holds the records.
  *
  * Data.  Every link keeps an index array of the flows crossing it, one entry
  * per occurrence of the link in a route.  An entry holds the flow's slot,
@@ -121,8 +122,11 @@
  * validated against packet-level TCP simulation: P. Velho, L. Schnorr,
  * H. Casanova, A. Legrand, "On the validity of flow-level TCP network models
  * for grid and cloud simulations", ACM TOMACS 23(4), 2013.  Velho et al.
- * also fit RTT-dependent weights and a bandwidth factor; here all weights
- * are equal, and the goodput factor plays the bandwidth factor's part. */
+ * also fit RTT-dependent weights and a bandwidth factor; here all flows
+ * share with equal priority, and the goodput factor plays the bandwidth
+ * factor's part.  The lmm's consumption weights (a flow loading a link with
+ * w times its rate) are there for flows that stand for work on several
+ * resources (ss_flow_start_weighted, flow_solve.c). */
 #include "core/flow.h"
 
 #include <assert.h>
@@ -287,16 +291,26 @@ static void link_join(ss_flownet *net, uint32_t s)
 
 static void link_leave(ss_flownet *net, ss_flow_rec *f)
 {
+    const double *w = net->wflows ? f->w : NULL; /* NULL: every weight is 1 */
+    net->wflows -= w != NULL;
     for (uint32_t k = 0; k < f->n_links; k++) {
         ss_flow_link *l = &net->links[f->links[k]];
         uint32_t i = f->pos[k];
         ss_flow_entry last = l->ent[--l->n];
-        l->load_bps = l->n ? l->load_bps - f->rate_bps : 0;
+        l->load_bps = l->n ? l->load_bps - (w ? w[k] * f->rate_bps : f->rate_bps) : 0;
         if (i != l->n) {
             l->ent[i] = last;
             net->pool[last.flow].pos[last.k] = i;
         }
     }
+}
+
+/* Credit bytes carried by f to each link of its route (times the link's
+ * weight). */
+static void credit(ss_flownet *net, const ss_flow_rec *f, double bytes)
+{
+    const double *w = net->wflows ? f->w : NULL;
+    for (uint32_t k = 0; k < f->n_links; k++) net->lbytes[f->links[k]] += w ? w[k] * bytes : bytes;
 }
 
 /* Bring an active flow's remaining bytes to now, crediting what it carried
@@ -307,8 +321,7 @@ static void settle(ss_flownet *net, ss_flow_rec *f, double now)
     if (dt <= 0) return;
     double rem = f->rem_bytes - f->payload_Bps * dt;
     if (rem <= SS_REM_EPS_REL * f->bytes) rem = 0;
-    double carried = f->rem_bytes - rem;
-    for (uint32_t k = 0; k < f->n_links; k++) net->lbytes[f->links[k]] += carried;
+    credit(net, f, f->rem_bytes - rem);
     f->rem_bytes = rem;
     f->t_last_s = now;
 }
@@ -348,12 +361,20 @@ static void resolve(ss_flownet *net, const uint32_t *seeds, size_t n_seeds, doub
             f->t_last_s = now;
         }
         f->rate_bps = r;
-        for (uint32_t k = 0; k < f->n_links; k++) {
+        const double *w = net->wflows ? f->w : NULL; /* NULL: every weight is 1 */
+        for (uint32_t k = 0; k < f->n_links && !w; k++) {
             uint32_t li = f->links[k];
             ss_flow_link *l = &net->links[li];
             net->lbytes[li] += carried;
             l->ent[f->pos[k]].rate_bps = r;
             l->load_bps += r - old;
+        }
+        for (uint32_t k = 0; k < f->n_links && w; k++) { /* the same, weighted */
+            uint32_t li = f->links[k];
+            ss_flow_link *l = &net->links[li];
+            net->lbytes[li] += w[k] * carried;
+            l->ent[f->pos[k]].rate_bps = r;
+            l->load_bps += w[k] * (r - old);
         }
         f->payload_Bps = r * f->goodput / 8.0;
         f->finish_s = f->rem_bytes == 0 ? now
@@ -418,6 +439,8 @@ static void activate(ss_flownet *net, uint32_t s)
     if (f->n_links == 0) { /* same host, capped: no sharing */
         ss_flow_rerate_alone(net, s, f->cap_bps);
     } else {
+        if (f->w && net->wflows++ == 0 && !net->wsum)
+            net->wsum = ss_xcalloc(2 * (net->n_links ? net->n_links : 1), sizeof *net->wsum);
         link_join(net, s);
         resolve(net, f->links, f->n_links, ss_flow_join_level(net, f), s);
     }
@@ -450,7 +473,7 @@ static void on_complete(ss_engine *eng, void *ctx, uint64_t arg)
         ss_flow_rec *f = &net->pool[s];
         ch_remove(net, s);
         if (f->n_links && f->rate_bps < lambda_bps) lambda_bps = f->rate_bps;
-        for (uint32_t k = 0; k < f->n_links; k++) net->lbytes[f->links[k]] += f->rem_bytes;
+        credit(net, f, f->rem_bytes);
         push_leave_seeds(net, f);
         link_leave(net, f);
         /* insertion by id: popped in (time, id) order, so nearly sorted */
@@ -530,6 +553,7 @@ static uint32_t flow_new(ss_flownet *net, size_t n_links, size_t n_recv, double 
     f->rate_bps = f->payload_Bps = 0;
     f->finish_s = INFINITY;
     f->cap_bps = opts->cap_bps;
+    f->w = NULL;
     f->goodput = opts->goodput > 0 ? opts->goodput : 1.0;
     net->fmark[s] = 0;
     f->bn = SS_BN_CAP;
@@ -612,6 +636,7 @@ void ss_flownet_free(ss_flownet *net)
         free(f->heap_links);
         free(f->heap_pos);
         free(f->recv_s);
+        free(f->heap_w);
     }
     for (size_t i = 0; i < net->n_used; i++) free(net->links[i].ent);
     free(net->links);
@@ -630,6 +655,8 @@ void ss_flownet_free(ss_flownet *net)
     free(net->cand_idx);
     free(net->pick);
     free(net->slack_links.v);
+    free(net->wsum);
+    free(net->shared_w);
     free(net->ev_key);
     free(net->ev_idx);
     free(net);
@@ -646,9 +673,29 @@ void ss_flownet_tune(ss_flownet *net, size_t fill_scan_max, int propagate)
 ss_flow_id ss_flow_start(ss_flownet *net, const uint32_t *links, size_t n_links, double bytes,
                          const ss_flow_opts *opts, ss_flow_done done, void *ctx)
 {
+    return ss_flow_start_weighted(net, links, NULL, n_links, bytes, opts, done, ctx);
+}
+
+ss_flow_id ss_flow_start_weighted(ss_flownet *net, const uint32_t *links, const double *weights,
+                                  size_t n_links, double bytes, const ss_flow_opts *opts,
+                                  ss_flow_done done, void *ctx)
+{
     uint32_t s = flow_new(net, n_links, 1, bytes, opts);
     ss_flow_rec *f = &net->pool[s];
     copy_route(net, f, 0, links, n_links);
+    int weighted = 0;
+    for (size_t k = 0; weights && k < n_links; k++) {
+        assert(weights[k] > 0 && isfinite(weights[k]));
+        weighted |= weights[k] != 1;
+    }
+    if (weighted) { /* all 1 is no weight at all */
+        if (f->w_cap < n_links) {
+            f->w_cap = (uint32_t)n_links;
+            f->heap_w = ss_xrealloc(f->heap_w, n_links * sizeof *f->heap_w);
+        }
+        f->w = f->heap_w;
+        memcpy(f->w, weights, n_links * sizeof *f->w);
+    }
     f->recv_s[0] = opts ? opts->latency_s : 0;
     f->done = done;
     f->ctx = ctx;

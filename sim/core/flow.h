@@ -7,16 +7,22 @@
  * link ids that the caller builds (sim/topo does that for spine-leaf
  * fabrics; a full-duplex cable is two links, one per direction).
  *
+ * The links may stand for any capacity that flows share: a CPU's cores, a
+ * container's quota, a disk's bandwidth.  Rates and capacities are then in
+ * the caller's units per second, and a flow of b bytes is 8 b units of
+ * work (rate / 8 bytes a second, as for bits).
+ *
  * Rates.  Every flow that carries bytes gets the same rate on every link of
- * its route.  The allocation is the max-min fair one: raise all rates
- * together, freeze a flow when one of its links is full or when it reaches
- * its own cap (opts.cap_bps), and go on with the rest.  This is the "lmm"
- * model that SimGrid validated against packet-level TCP (Velho et al.,
- * ACM TOMACS 2013).  A route that names one link twice loads that link
- * twice: the flow's rate counts two times in the link's sum.  Chained
- * multicast relies on this.  The model is a fluid one.  TCP slow start and
- * loss are not modelled, except through setup_s.  The goodput factor
- * stands for header overhead.
+ * its route (a weighted flow loads each link with its weight times that
+ * rate: ss_flow_start_weighted).  The allocation is the max-min fair one:
+ * raise all rates together, freeze a flow when one of its links is full or
+ * when it reaches its own cap (opts.cap_bps), and go on with the rest.
+ * This is the "lmm" model that SimGrid validated against packet-level TCP
+ * (Velho et al., ACM TOMACS 2013).  A route that names one link twice
+ * loads that link twice: the flow's rate counts two times in the link's
+ * sum (as a weight of 2 would).  Chained multicast relies on this.  The
+ * model is a fluid one.  TCP slow start and loss are not modelled, except
+ * through setup_s.  The goodput factor stands for header overhead.
  *
  * Time line of a flow:
  *   start --setup_s--> active: bytes flow at rate * goodput
@@ -49,7 +55,8 @@
  * once.
  *
  * Misuse (a link id out of range, negative or NaN sizes or times, goodput
- * outside [0,1]) trips an assert. */
+ * outside [0,1], a capacity or weight that is not positive and finite)
+ * trips an assert. */
 #ifndef SS_FLOW_H
 #define SS_FLOW_H
 
@@ -103,6 +110,27 @@ typedef void (*ss_flow_done)(ss_engine *eng, void *ctx, ss_flow_id id, double no
  * at cap_bps * goodput. */
 ss_flow_id ss_flow_start(ss_flownet *net, const uint32_t *links, size_t n_links, double bytes,
                          const ss_flow_opts *opts, ss_flow_done done, void *ctx);
+
+/* Per-link consumption weights (the lmm model's): the flow loads links[k]
+ * with weights[k] times its rate, so that one flow can stand for work that
+ * uses several resources at once (a job whose progress rate r takes r*c
+ * cores of a CPU link and r*b bytes/s of a disk link).  weights NULL, or
+ * all 1, is ss_flow_start.  Each weight > 0 and finite; a link named twice
+ * counts both weights.  The flow's own rate r (ss_flow_rate_bps) carries
+ * its bytes and is what opts.cap_bps caps; links hold the weighted sums:
+ * sum of w r <= capacity, ss_link_utilisation is that sum over the
+ * capacity, ss_link_bytes counts w times the payload bytes.  Max-min with
+ * weights: all rates rise together and a link saturates at
+ * (capacity left) / (sum of the weights of its unfrozen flows), so a flow
+ * alone on a link is capped at capacity / w.
+ * While a weighted flow is in the sharing, every re-solve of the network
+ * is by search and fill (flow_solve.c), not by propagation: exact, but it
+ * visits all of a change's component above the fixed level, about three
+ * times the flows on a large loaded fabric.  Give compute resources a
+ * network of their own if that matters. */
+ss_flow_id ss_flow_start_weighted(ss_flownet *net, const uint32_t *links, const double *weights,
+                                  size_t n_links, double bytes, const ss_flow_opts *opts,
+                                  ss_flow_done done, void *ctx);
 
 /* Chained multicast (TCP chaining, as in Flashpoint).  The source r_0 sends
  * to receivers r_1..r_n.  hops[i-1] is the route r_{i-1} -> r_i, and

@@ -110,6 +110,7 @@ typedef struct ss_flow_rec {
     uint32_t *heap_links, *heap_pos; /* routes longer than SS_ROUTE_INLINE */
     /* the rest */
     uint32_t next_free;
+    uint32_t w_cap;      /* capacity of heap_w[]: kept when the slot is reused */
     ss_event_id ev;      /* pending set-up or delivery event */
     /* delivery: receiver i is notified at t_sent_s + recv_s[i] */
     double t_sent_s;
@@ -118,6 +119,11 @@ typedef struct ss_flow_rec {
     ss_flow_done done;
     ss_chain_done cdone;
     void *ctx;
+    /* per-link consumption weights: a unit of rate loads links[k] with w[k];
+     * NULL (all 1) unless started with weights other than 1.  Read where
+     * ss_flownet.wflows > 0 only, so that unweighted networks never do */
+    double *w;
+    double *heap_w;      /* w's storage */
 } ss_flow_rec;
 _Static_assert(sizeof(ss_flow_rec) == 320, "ss_flow_rec is five cache lines");
 
@@ -161,9 +167,22 @@ struct ss_flownet {
     double prop_level;     /* propagation: the filling's level */
     uint32_t cand_min;     /* propagation: where the least key is, SS_FLOW_NONE if unknown */
     int prop_abort;        /* propagation: too large, give up (flow_prop.c) */
+    /* weights: while wflows > 0, re-solves are by search and fill with weights
+     * (flow_solve.c) */
+    size_t wflows;         /* weighted flows (w != NULL) in the sharing */
+    double *wsum;          /* per link slot, 2 doubles: the weight of its unfrozen
+                            * entries, as an unevaluated sum hi + lo (allocated with the
+                            * first weighted flow) */
+    double *shared_w;      /* parallel to shared: the weight of that entry */
+    size_t shared_w_cap;
     ss_flownet_stats st;
 };
 
+/* Weight of the k-th link of f's route. */
+static inline double ss_flow_w(const ss_flow_rec *f, uint32_t k)
+{
+    return f->w ? f->w[k] : 1.0;
+}
 
 /* Re-solve after a change on the links in seeds: every flow whose rate is
  * at least lambda_bps (less a tiny margin) and that is reachable from seeds

@@ -1,11 +1,13 @@
 /* flow_query.c: what the flow model (contract in flow.h) answers about
  * itself without changing anything: a flow's phase, rate and bytes left,
- * a link's utilisation, bytes carried and flows, the network's counters. */
-#include "flow.h"
+ * a link's utilisation, bytes carried and flows, the network's counters.
+ * Link figures count each flow entry times its weight (flow.h,
+ * ss_flow_start_weighted). */
+#include "core/flow.h"
 
 #include <assert.h>
 
-#include "flow_internal.h"
+#include "core/flow_internal.h"
 
 ss_flow_phase ss_flow_phase_of(const ss_flownet *net, ss_flow_id id)
 {
@@ -52,7 +54,8 @@ double ss_link_utilisation(const ss_flownet *net, uint32_t link_id)
     const ss_flow_link *l = link_of(net, link_id);
     if (!l) return 0;
     double sum = 0;
-    for (uint32_t j = 0; j < l->n; j++) sum += l->ent[j].rate_bps;
+    for (uint32_t j = 0; j < l->n; j++)
+        sum += ss_flow_w(&net->pool[l->ent[j].flow], l->ent[j].k) * l->ent[j].rate_bps;
     return sum / l->cap_bps;
 }
 
@@ -63,7 +66,7 @@ double ss_link_bytes(const ss_flownet *net, uint32_t link_id)
     double sum = net->lbytes[l - net->links];
     for (uint32_t j = 0; j < l->n; j++) {
         const ss_flow_rec *f = &net->pool[l->ent[j].flow];
-        sum += f->rem_bytes - remaining_now(net, f);
+        sum += ss_flow_w(f, l->ent[j].k) * (f->rem_bytes - remaining_now(net, f));
     }
     return sum;
 }
