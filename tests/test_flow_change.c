@@ -1,6 +1,7 @@
 /* test_flow_change.c: the flow model (sim/flow.h) as a sharer of any
- * capacity (a CPU's cores, a container's quota), with capacities and caps
- * that change in flight (ss_flownet_set_capacity, ss_flow_set_cap).  Rates
+ * capacity (a CPU's cores, a container's quota, a disk), with capacities
+ * and caps that change in flight (ss_flownet_set_capacity,
+ * ss_flow_set_cap) and per-link weights (ss_flow_start_weighted).  Rates
  * and finish times computed by hand, each case run twice: re-solved by
  * propagation first (the default), and by search and fill alone.
  *
@@ -333,8 +334,163 @@ static void test_cap_changes(void)
     }
 }
 
+/* ---- e) weights: a job on a CPU and a disk ------------------------------------ */
+
+/* A CPU of 4 cores (link 0) and a disk of 10 units a second (link 1).  X
+ * needs 3 core-seconds per unit it reads: route {CPU, disk}, weights
+ * {3, 1}.  Y uses the CPU only, Z the disk only.  Work: X 8, Y 16, Z 80.
+ *   Levels: CPU 4 / (3 + 1) = 1, disk 10 / 2 = 5.  The CPU saturates:
+ *   X = Y = 1 (X takes 3 cores, Y 1).  The disk has 10 - 1 = 9 left: Z = 9.
+ * X done at 8; Z has 80 - 72 = 8 left, alone: 8 + 8/10 = 8.8; Y has 8
+ * left, alone on 4 cores: 8 + 8/4 = 10.  The CPU carried 3 * 1 + 2 bytes,
+ * the disk 1 + 10. */
+static void test_weights_cpu_disk(void)
+{
+    for (int propagate = 1; propagate >= 0; propagate--) {
+        ss_engine *e = ss_engine_new();
+        double cap[2] = {4, 10};
+        ss_flownet *net = ss_flownet_new(e, 2, cap);
+        ss_flownet_tune(net, 0, propagate);
+        uint32_t both[2] = {0, 1}, cpu = 0, disk = 1;
+        double w[2] = {3, 1};
+        reset_done();
+        ss_flow_id x = ss_flow_start_weighted(net, both, w, 2, 1, NULL, on_done, (void *)0);
+        ss_flow_id y = ss_flow_start(net, &cpu, 1, 2, NULL, on_done, (void *)1);
+        ss_flow_id z = ss_flow_start(net, &disk, 1, 10, NULL, on_done, (void *)2);
+        ASSERT_RATE_OF(ss_flow_rate_bps(net, x), 1);
+        ASSERT_RATE_OF(ss_flow_rate_bps(net, y), 1);
+        ASSERT_RATE_OF(ss_flow_rate_bps(net, z), 9);
+        CU_ASSERT_DOUBLE_EQUAL(ss_link_utilisation(net, 0), 1.0, 1e-12);
+        CU_ASSERT_DOUBLE_EQUAL(ss_link_utilisation(net, 1), 1.0, 1e-12);
+        ss_engine_run(e, INFINITY);
+        ASSERT_DONE(0, 8.0);
+        ASSERT_DONE(2, 8.8);
+        ASSERT_DONE(1, 10.0);
+        CU_ASSERT_DOUBLE_EQUAL(ss_link_bytes(net, 0), 5.0, 1e-12);
+        CU_ASSERT_DOUBLE_EQUAL(ss_link_bytes(net, 1), 11.0, 1e-12);
+        ss_flownet_free(net);
+        ss_engine_free(e);
+    }
+}
+
+/* The same resources with changes in flight.  Work: X 16, Y 16, Z 80.
+ *   t = 0: X = Y = 1, Z = 9 (as above).  Left X 14, Y 14, Z 62.
+ *   t = 2: the CPU drops to 2 cores: 2 / 4 = 0.5 for X and Y, Z = 9.5.
+ *     Left X 13, Y 13, Z 43.
+ *   t = 4: X capped at 1/4: it takes 3/4 of a core, Y gets 2 - 3/4 = 5/4,
+ *     Z 10 - 1/4 = 39/4.  Left X 12.5, Y 10.5, Z 23.5.
+ *   t = 6: the CPU is back to 4: Y = 4 - 3/4 = 13/4.
+ * Z done at 6 + 23.5 / (39/4) = 328/39, Y at 6 + 10.5 / (13/4) = 120/13,
+ * X (capped throughout) at 6 + 12.5 * 4 = 56. */
+static void test_weights_changes(void)
+{
+    for (int propagate = 1; propagate >= 0; propagate--) {
+        ss_engine *e = ss_engine_new();
+        double cap[2] = {4, 10};
+        ss_flownet *net = ss_flownet_new(e, 2, cap);
+        ss_flownet_tune(net, 0, propagate);
+        cnet = net;
+        uint32_t both[2] = {0, 1}, cpu = 0, disk = 1;
+        double w[2] = {3, 1};
+        reset_done();
+        cid[0] = ss_flow_start_weighted(net, both, w, 2, 2, NULL, on_done, (void *)0);
+        cid[1] = ss_flow_start(net, &cpu, 1, 2, NULL, on_done, (void *)1);
+        cid[2] = ss_flow_start(net, &disk, 1, 10, NULL, on_done, (void *)2);
+        ncid = 3;
+        change c[] = {{.t_s = 2, .flow = -1, .link = 0, .value = 2},
+                      {.t_s = 4, .flow = 0, .value = 0.25},
+                      {.t_s = 6, .flow = -1, .link = 0, .value = 4}};
+        schedule_changes(e, c, 3);
+        ss_engine_run(e, INFINITY);
+        ASSERT_RATE_OF(c[0].rate[0], 0.5);
+        ASSERT_RATE_OF(c[0].rate[1], 0.5);
+        ASSERT_RATE_OF(c[0].rate[2], 9.5);
+        ASSERT_RATE_OF(c[1].rate[0], 0.25);
+        ASSERT_RATE_OF(c[1].rate[1], 1.25);
+        ASSERT_RATE_OF(c[1].rate[2], 9.75);
+        CU_ASSERT_DOUBLE_EQUAL(c[1].util[0], 1.0, 1e-12);
+        ASSERT_RATE_OF(c[2].rate[1], 3.25);
+        CU_ASSERT_DOUBLE_EQUAL(c[2].util[0], 1.0, 1e-12);
+        ASSERT_DONE(2, 328.0 / 39);
+        ASSERT_DONE(1, 120.0 / 13);
+        ASSERT_DONE(0, 56.0);
+        CU_ASSERT_DOUBLE_EQUAL(ss_link_bytes(net, 0), 3 * 2 + 2, 1e-12);
+        CU_ASSERT_DOUBLE_EQUAL(ss_link_bytes(net, 1), 2 + 10, 1e-12);
+        ss_flownet_free(net);
+        ss_engine_free(e);
+    }
+}
+
+/* Single entries and repeats.  On the same CPU (4) and disk (10): X alone,
+ * weights {3, 1}: each link has one entry and caps it, at 4/3 and 10, so
+ * X = 4/3.  A flow that names the CPU twice, weights 1 and 2, loads it 3
+ * times its rate: alone, 4/3 as well (and the two entries are not single).
+ * Together they share the CPU's 4 at 4 / (3 + 3) = 2/3.  Weights all 1
+ * are no weights: that flow runs as an unweighted one, and a weighted flow
+ * capped below its share keeps its cap. */
+static void test_weights_single_entries(void)
+{
+    for (int propagate = 1; propagate >= 0; propagate--) {
+        ss_engine *e = ss_engine_new();
+        double cap[2] = {4, 10};
+        ss_flownet *net = ss_flownet_new(e, 2, cap);
+        ss_flownet_tune(net, 0, propagate);
+        uint32_t both[2] = {0, 1}, twice[2] = {0, 0};
+        double wx[2] = {3, 1}, wt[2] = {1, 2}, ones[2] = {1, 1};
+        ss_flow_id x = ss_flow_start_weighted(net, both, wx, 2, 100, NULL, NULL, NULL);
+        ASSERT_RATE_OF(ss_flow_rate_bps(net, x), 4.0 / 3);
+        CU_ASSERT_DOUBLE_EQUAL(ss_link_utilisation(net, 0), 1.0, 1e-12);
+        CU_ASSERT_DOUBLE_EQUAL(ss_link_utilisation(net, 1), 0.4 / 3, 1e-12);
+        ss_flow_id t = ss_flow_start_weighted(net, twice, wt, 2, 100, NULL, NULL, NULL);
+        ASSERT_RATE_OF(ss_flow_rate_bps(net, x), 2.0 / 3);
+        ASSERT_RATE_OF(ss_flow_rate_bps(net, t), 2.0 / 3);
+        CU_ASSERT_EQUAL(ss_link_flows(net, 0), 3);
+        ss_flow_cancel(net, x);
+        ASSERT_RATE_OF(ss_flow_rate_bps(net, t), 4.0 / 3);
+        ss_flow_cancel(net, t);
+        ss_flow_opts o = {.cap_bps = 0.5};
+        ss_flow_id u = ss_flow_start_weighted(net, both, ones, 2, 100, NULL, NULL, NULL);
+        ss_flow_id v = ss_flow_start_weighted(net, both, wx, 2, 100, &o, NULL, NULL);
+        ASSERT_RATE_OF(ss_flow_rate_bps(net, u), 4 - 1.5);
+        ASSERT_RATE_OF(ss_flow_rate_bps(net, v), 0.5);
+        CU_ASSERT_DOUBLE_EQUAL(ss_link_utilisation(net, 1), 0.3, 1e-12);
+        ss_flownet_free(net);
+        ss_engine_free(e);
+    }
+}
+
+/* Weights far apart: a link of 2 carries A (weight 1, capped at 1) and B
+ * and C (weight 1e-9 each: a unit of their rate is a billionth of the
+ * link's).  A freezes at its cap, then B and C share what is left, 1, at
+ * 1 / 2e-9 = 5e8 each.  The unfrozen weight 1 + 2e-9 - 1 must come out as
+ * 2e-9 to the last bits, not to a relative 1e-7 or so. */
+static void test_weights_far_apart(void)
+{
+    ss_engine *e = ss_engine_new();
+    double cap = 2;
+    ss_flownet *net = ss_flownet_new(e, 1, &cap);
+    uint32_t l0 = 0;
+    double tiny = 1e-9;
+    ss_flow_opts o = {.cap_bps = 1};
+    ss_flow_id a = ss_flow_start(net, &l0, 1, 100, &o, NULL, NULL);
+    ss_flow_id b = ss_flow_start_weighted(net, &l0, &tiny, 1, 1e12, NULL, NULL, NULL);
+    ss_flow_id c = ss_flow_start_weighted(net, &l0, &tiny, 1, 1e12, NULL, NULL, NULL);
+    ASSERT_RATE_OF(ss_flow_rate_bps(net, a), 1);
+    ASSERT_RATE_OF(ss_flow_rate_bps(net, b), 5e8);
+    ASSERT_RATE_OF(ss_flow_rate_bps(net, c), 5e8);
+    ss_flownet_set_capacity(net, 0, 3);
+    ASSERT_RATE_OF(ss_flow_rate_bps(net, b), 1e9);
+    ASSERT_RATE_OF(ss_flow_rate_bps(net, c), 1e9);
+    ss_flownet_free(net);
+    ss_engine_free(e);
+}
+
 SS_TEST_SUITE("flow-change", {"three jobs on a 2-core CPU", test_cpu_cores},
               {"two containers with quotas on a 4-core host", test_containers},
               {"capacities halved and doubled in flight", test_capacity_changes},
               {"bytes and utilisation across a capacity change", test_capacity_bytes},
-              {"caps changed in flight", test_cap_changes})
+              {"caps changed in flight", test_cap_changes},
+              {"weights: a job on a CPU and a disk", test_weights_cpu_disk},
+              {"weights with capacities and caps changed in flight", test_weights_changes},
+              {"weights: single entries, a link named twice, all 1", test_weights_single_entries},
+              {"weights far apart", test_weights_far_apart})

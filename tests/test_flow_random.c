@@ -1,7 +1,8 @@
 /* test_flow_random.c: the flow-level network model (sim/core/flow.h) against a
  * global progressive-filling reference, on random instances: caps, set-up,
  * cancellations, equal start times, routes that name a link twice,
- * capacities and caps changed in flight; every way of re-solving
+ * capacities and caps changed in flight, per-link weights; every way of
+ * re-solving
  * (propagation with its retries and fallbacks, search and fill with its
  * scan and its heap), and determinism. */
 #include <math.h>
@@ -18,6 +19,8 @@ enum { RL_MAX = 400, RF_MAX = 1200, RMAXR = 6 }; /* routes of 5 and 6 links live
 
 typedef struct rflow {
     uint32_t route[RMAXR];
+    double w[RMAXR];    /* weights, if weighted */
+    int weighted;
     size_t n;
     double cap_bps, bytes, start_s, setup_s, goodput;
     double cancel_s;    /* < 0: never */
@@ -41,6 +44,7 @@ typedef struct rchange {
 } rchange;
 static rchange rch[RC_MAX];
 static int rchanges; /* changes per instance, 0: none (and the instances of old) */
+static double rweighted; /* fraction of flows with weights (0: the instances of old) */
 static ss_flownet *rnet;
 static int rbad, rchecks;
 static uint64_t rheap_fills;
@@ -70,24 +74,28 @@ static void reference_rates(double *rate)
         if (act[i])
             for (size_t k = 0; k < rf[i].n; k++) cnt[rf[i].route[k]]++;
     }
-    /* incidence lists: inc[inc_off[l] ..] = flows on link l, with repeats */
+    /* incidence lists: inc[inc_off[l] ..] = flows on link l, with repeats,
+     * and the weight of each entry */
+    static double incw[RF_MAX * RMAXR];
     inc_off[0] = 0;
     for (int l = 0; l < RL; l++) inc_off[l + 1] = inc_off[l] + cnt[l];
     for (int l = 0; l < RL; l++) cnt[l] = inc_off[l];
     for (int i = 0; i < RF; i++)
         if (act[i])
-            for (size_t k = 0; k < rf[i].n; k++) inc[cnt[rf[i].route[k]]++] = i;
+            for (size_t k = 0; k < rf[i].n; k++) {
+                incw[cnt[rf[i].route[k]]] = rf[i].weighted ? rf[i].w[k] : 1;
+                inc[cnt[rf[i].route[k]]++] = i;
+            }
     double share[RL_MAX];
     while (na > 0) {
         double m = INFINITY;
         for (int l = 0; l < RL; l++) {
-            double left = rcap[l];
-            int c = 0;
+            double left = rcap[l], wsum = 0;
             for (int j = inc_off[l]; j < inc_off[l + 1]; j++) {
-                if (frozen[inc[j]]) left -= rate[inc[j]];
-                else c++;
+                if (frozen[inc[j]]) left -= incw[j] * rate[inc[j]];
+                else wsum += incw[j];
             }
-            share[l] = c ? left / c : INFINITY;
+            share[l] = wsum > 0 ? left / wsum : INFINITY;
             if (share[l] < m) m = share[l];
         }
         for (int i = 0; i < RF; i++)
@@ -133,7 +141,8 @@ static void rdone(ss_engine *e, void *ctx, ss_flow_id id, double now_s)
 static void rstart(ss_engine *e, void *ctx, uint64_t i)
 {
     ss_flow_opts o = {.cap_bps = rf[i].cap_bps, .setup_s = rf[i].setup_s, .goodput = rf[i].goodput};
-    rf[i].id = ss_flow_start(rnet, rf[i].route, rf[i].n, rf[i].bytes, &o, rdone, &rf[i]);
+    rf[i].id = ss_flow_start_weighted(rnet, rf[i].route, rf[i].weighted ? rf[i].w : NULL, rf[i].n,
+                                      rf[i].bytes, &o, rdone, &rf[i]);
     cross_check();
 }
 
@@ -195,6 +204,11 @@ static int random_runs(int seeds, int n_links, int n_flows, double gap_s, int ch
             t += urand() < 0.2 ? 0 : gap_s * (int)(urand() * 10); /* many ties */
             f->start_s = t;
             f->cancel_s = urand() < 0.1 ? t + 0.5 * urand() : -1;
+            if (rweighted > 0 && urand() < rweighted) { /* from 1e-3 to 4, some wide apart */
+                static const double ws[] = {1e-3, 0.25, 0.5, 1, 1.5, 2, 3, 4};
+                f->weighted = 1;
+                for (size_t k = 0; k < f->n; k++) f->w[k] = ws[(int)(urand() * 8)];
+            }
             ss_schedule(e, f->start_s, rstart, NULL, (uint64_t)i);
             if (f->cancel_s >= 0) ss_schedule(e, f->cancel_s, rcancel, NULL, (uint64_t)i);
         }
@@ -219,7 +233,8 @@ static int random_runs(int seeds, int n_links, int n_flows, double gap_s, int ch
             double expect = 0;
             for (int i = 0; i < RF; i++) {
                 double b = rf[i].cancel_s >= 0 ? rf[i].carried : rf[i].bytes;
-                for (size_t k = 0; k < rf[i].n; k++) expect += rf[i].route[k] == l ? b : 0;
+                for (size_t k = 0; k < rf[i].n; k++)
+                    expect += rf[i].route[k] == l ? (rf[i].weighted ? rf[i].w[k] : 1) * b : 0;
             }
             if (fabs(ss_link_bytes(rnet, l) - expect) > 1e-9 * (expect > 1 ? expect : 1)) bytes_bad++;
         }
@@ -337,8 +352,49 @@ static void test_random_changes_vs_reference(void)
     rchanges = 0;
 }
 
+/* Weighted flows (a third of them, weights from 1e-3 to 4), with and
+ * without changes in flight, checked at every event: while one is in the
+ * sharing, search and fill re-solves with weights (scan, then heap); in
+ * between, propagation takes over again. */
+static void test_random_weights_vs_reference(void)
+{
+    rweighted = 0.3;
+    int checks = random_runs(40, 6, 160, 0.05, 1);
+    CU_ASSERT(checks > 40 * 160);
+    rchanges = 160;
+    checks = random_runs(40, 6, 160, 0.05, 1);
+    CU_ASSERT(checks > 40 * (160 + 160));
+    rchanges = 800;
+    checks = random_runs(3, 40, 800, 0.004, 1);
+    CU_ASSERT(checks > 3 * (800 + 800));
+    rfill_scan_max = 16;
+    rheap_fills = 0;
+    checks = random_runs(3, 40, 800, 0.004, 1);
+    CU_ASSERT(rheap_fills > 100);
+    CU_ASSERT(checks > 3 * (800 + 800));
+    rfill_scan_max = 0;
+    /* a few weighted flows among many: propagation runs in between */
+    rweighted = 0.01;
+    rslack_retries = 0;
+    checks = random_runs(3, 40, 800, 0.004, 1);
+    CU_ASSERT(checks > 3 * (800 + 800));
+    CU_ASSERT(rslack_retries > 0); /* propagation ran */
+    /* bit-identical twice */
+    static double first[RF_MAX];
+    rweighted = 0.3;
+    random_runs(1, 6, 160, 0.05, 1000);
+    for (int i = 0; i < RF; i++) first[i] = rf[i].done ? rf[i].done_s : -1;
+    random_runs(1, 6, 160, 0.05, 1000);
+    int same = 1;
+    for (int i = 0; i < RF; i++) same &= first[i] == (rf[i].done ? rf[i].done_s : -1);
+    CU_ASSERT(same);
+    rchanges = 0;
+    rweighted = 0;
+}
+
 SS_TEST_SUITE("flow-random", {"random vs global reference", test_random_vs_reference},
               {"random vs global reference, loaded", test_random_loaded_vs_reference},
               {"deterministic", test_random_deterministic},
               {"random vs global reference, large (heap filling)", test_random_large_vs_reference},
-              {"random capacity and cap changes vs global reference", test_random_changes_vs_reference})
+              {"random capacity and cap changes vs global reference", test_random_changes_vs_reference},
+              {"random weights (and changes) vs global reference", test_random_weights_vs_reference})
