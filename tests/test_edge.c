@@ -137,6 +137,31 @@ static void test_fig4(void)
     free(yaml);
 }
 
+/* Workers share the device's cores (docs/masa.md): two one-layer networks
+ * in one job, loads first (both on the disk at once, each at half its
+ * speed with no contention penalty: done at 2 s), then both execute
+ * tasks at once: on 2 cores each has a core (done at 4 s); on 1 core they
+ * share it at half speed (done at 6 s). */
+static void test_cores_shared(void)
+{
+    for (int cores = 1; cores <= 2; cores++) {
+        char *yaml = ss_xasprintf("requests: 1\nedge:\n  workers: 2\n  cores: %d\n  memory_mib: 1000\n"
+                                  "  paging: {disk_contention: 0}\n  scheduler: {name: masa, overhead_s: 0}\n"
+                                  "  networks:\n    - name: a\n      layers:\n"
+                                  "        - {load_s: 1, exec_s: 2, mem_load_mib: 1, mem_exec_mib: 1}\n"
+                                  "  workload: {kind: periodic, networks: [a, a], period_s: 100}\n",
+                                  cores);
+        char *trace = NULL;
+        ss_run_result r;
+        CU_ASSERT_EQUAL_FATAL(run_text(yaml, &trace, &r), 0);
+        CU_ASSERT_DOUBLE_EQUAL(r.tasks[r.ntasks - 1].latency_mean_s, cores == 1 ? 6.0 : 4.0, 1e-9);
+        CU_ASSERT(ss_test_has(trace, cores == 1 ? "6.000000,end,1,1,E" : "4.000000,end,1,1,E"));
+        ss_run_result_free(&r);
+        free(trace);
+        free(yaml);
+    }
+}
+
 /* Algorithm 1's override: a task larger than the whole memory still runs
  * when no worker is busy, over-committing (and slowed by paging). */
 static void test_masa_override(void)
@@ -352,7 +377,7 @@ static void test_check_summary(void)
     free(out);
 }
 
-SS_TEST_SUITE("edge", {"fig4", test_fig4}, {"check_summary", test_check_summary}, {"masa_override", test_masa_override}, {"bulk", test_bulk},
+SS_TEST_SUITE("edge", {"workers share the device's cores", test_cores_shared}, {"fig4", test_fig4}, {"check_summary", test_check_summary}, {"masa_override", test_masa_override}, {"bulk", test_bulk},
               {"overhead", test_overhead}, {"calibration", test_calibration},
               {"masa_repo", test_masa_repo}, {"deepeye", test_deepeye},
               {"bad_input", test_bad_input}, {"deterministic", test_deterministic})

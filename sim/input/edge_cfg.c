@@ -304,7 +304,7 @@ static int read_power(ss_edge_cfg *e, const ss_node *edge, ss_err *err)
 
 static int read_edge(ss_edge_cfg *e, const ss_node *edge, const char *dir, ss_err *err)
 {
-    static const char *const keys[] = {"workers", "memory_mib", "reserved_mib", "mem_estimate", "load_scale",
+    static const char *const keys[] = {"workers", "cores", "memory_mib", "reserved_mib", "mem_estimate", "load_scale",
                                        "exec_scale", "load_chain", "release", "paging", "power", "scheduler",
                                        "networks", "workload", NULL};
     static const char *const chains[] = {"auto", "false", "true", NULL};
@@ -316,6 +316,13 @@ static int read_edge(ss_edge_cfg *e, const ss_node *edge, const char *dir, ss_er
     if (workers < 1 || workers > 64)
         return ss_node_err(ss_map_find(edge, "workers"), err, "workers: expected 1 to 64, got %llu", workers);
     e->workers = (uint32_t)workers;
+    /* The Raspberry Pi 3B+ and 4B of the paper (seed §3.2: Cortex-A53 and
+     * Cortex-A72 SoCs) have four cores each. */
+    unsigned long long cores = 4;
+    TRY(ss_cfg_u64(edge, "cores", &cores, 0, err));
+    if (cores < 1 || cores > 1024)
+        return ss_node_err(ss_map_find(edge, "cores"), err, "cores: expected 1 to 1024, got %llu", cores);
+    e->cores = (uint32_t)cores;
     TRY(ss_cfg_num(edge, "memory_mib", &mem_mib, SS_REQ | SS_POS, err));
     TRY(ss_cfg_num(edge, "reserved_mib", &res_mib, SS_NONNEG, err));
     if (res_mib >= mem_mib)

@@ -69,6 +69,7 @@ typedef struct ss_edge_power {
 
 typedef struct ss_edge_cfg {
     uint32_t workers;
+    uint32_t cores;           /* the device's CPU cores, shared by busy workers (docs/masa.md) */
     double capacity_bytes;    /* RAM limit C */
     double reserved_bytes;    /* held from the start (EdgeCaffe itself: 4.87 MB in the released code) */
     double mem_estimate;      /* factor on the memory the scheduler is told (not on the true use) */

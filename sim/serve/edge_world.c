@@ -15,8 +15,18 @@
  *    (paging) and the scheduler's estimate (true x edge.mem_estimate);
  *  - speed: a running task progresses at 1/s_k(x), x = max(0, U/C - 1) for
  *    its class k (conv exec, fc exec, load); n concurrent loads share the
- *    disk, each at 1/(n (1 + kappa)).  Rates are re-evaluated whenever U or
- *    the set of running tasks changes (processor-sharing style);
+ *    disk, each at 1/(n (1 + kappa)).  Both run on the max-min solver
+ *    (core/flow.h, docs/compute-sharing.md), on the device's own compute
+ *    net of two links: the CPU (capacity `cores`) and the disk (capacity
+ *    1, or 1/(1 + kappa) while two or more loads read).  An execute task is
+ *    a flow over the CPU capped at 1/s_k(x) cores: a thread stalled on
+ *    paging holds no core, so with cores >= busy workers it runs at
+ *    1/s_k(x) exactly, and with fewer cores the busy workers share them.
+ *    A load is a flow over the disk with weight s_load(x) (each second of
+ *    progress reads s_load(x) seconds' worth of disk: its data and the
+ *    swap traffic), so n equal loads get 1/(n s (1 + kappa)) each, as
+ *    before.  Whenever U or the set of running tasks changes, tasks whose
+ *    slowdown changed restart their flow with the work they have left;
  *  - overhead: each network passes a serial dispatcher that costs the
  *    scheduler's net_overhead_s before its tasks become ready;
  *  - response time = the job's last network done - image generation.
@@ -30,6 +40,7 @@
 #include "input/edge_cfg.h"
 #include "serve/edge_world.h"
 #include "core/afile.h"
+#include "core/flow.h"
 #include "core/rng.h"
 #include "serve/serve.h"
 
@@ -46,12 +57,11 @@ typedef struct etask {
     uint8_t deps;     /* unmet dependencies */
     uint32_t worker;
     uint32_t ready_pos;
-    double work_s;    /* seconds of work left at full speed, as of since_s */
-    double rate;      /* work seconds done per second now */
-    double since_s;
+    double work_s;    /* seconds of work at full speed (its flow's size) */
+    double slow;      /* the slowdown its flow runs under (0: no flow yet) */
+    ss_flow_id flow;  /* on the device's compute net */
     double start_s;
     double true_bytes, est_bytes; /* what it reserved and has not released */
-    ss_event_id ev;
 } etask;
 
 typedef struct ejob {
@@ -62,6 +72,7 @@ typedef struct ejob {
 } ejob;
 
 typedef struct enet {
+    struct ss_edge_world *e;
     const ss_edge_net *cfg;
     uint32_t type;
     uint64_t seq;
@@ -89,7 +100,9 @@ struct ss_edge_world {
     uint32_t flags;
     int chain, chain_part, footprint, hold_all;
     double overhead_s, disp_free_s;
-    /* workers */
+    /* workers, and the device's compute net: link 0 the CPU, link 1 the disk */
+    ss_flownet *cnet;
+    double disk_cap;        /* the disk link's capacity now */
     etask **run;            /* per worker, NULL if idle */
     uint32_t busy, running_loads;
     /* ready tasks and released networks */
@@ -189,29 +202,48 @@ static void dep_done(ss_edge_world *e, etask *t)
 
 /* ---- speed: paging and disk sharing ------------------------------------------- */
 
-static void task_done(ss_engine *eng, void *ctx, uint64_t arg);
+static void task_done(ss_edge_world *e, etask *t);
 
-/* Re-evaluate every running task's rate; reschedule those that changed. */
+static void flow_done(ss_engine *eng, void *ctx, ss_flow_id id, double now_s)
+{
+    (void)eng;
+    (void)id;
+    (void)now_s;
+    etask *t = ctx;
+    task_done(t->net->e, t);
+}
+
+enum { CPU_LINK = 0, DISK_LINK = 1 };
+
+/* Re-evaluate every running task's slowdown; restart the flows of those
+ * that changed with the work they have left. */
 static void update_rates(ss_edge_world *e)
 {
-    double now = ss_now(e->eng), x = over_x(e);
+    double x = over_x(e);
     const ss_edge_paging *pg = &e->cfg->paging;
-    double nl = e->running_loads, share = nl > 1 ? nl * (1 + pg->disk_contention) : 1;
+    double disk = e->running_loads > 1 ? 1.0 / (1 + pg->disk_contention) : 1.0;
+    if (disk != e->disk_cap) {
+        e->disk_cap = disk;
+        ss_flownet_set_capacity(e->cnet, DISK_LINK, 8 * disk); /* x8: a second of work is a byte */
+    }
     for (uint32_t k = 0; k < e->cfg->workers; k++) {
         etask *t = e->run[k];
         if (!t) continue;
         double s = ss_edge_slowdown(pg, t->cls, x);
-        if (t->kind == SS_LAYER_LOAD) s *= share;
-        double rate = 1.0 / s;
-        if (t->ev && rate == t->rate) continue;
-        if (t->ev) {
-            t->work_s -= t->rate * (now - t->since_s);
-            if (t->work_s < 0) t->work_s = 0;
-            ss_cancel(e->eng, t->ev);
+        if (t->flow && s == t->slow) continue;
+        if (t->flow) {
+            t->work_s = ss_flow_remaining_bytes(e->cnet, t->flow);
+            ss_flow_cancel(e->cnet, t->flow);
         }
-        t->since_s = now;
-        t->rate = rate;
-        t->ev = ss_schedule(e->eng, now + t->work_s / rate, task_done, e, (uint64_t)(uintptr_t)t);
+        t->slow = s;
+        if (t->kind == SS_LAYER_LOAD) {
+            uint32_t link = DISK_LINK;
+            t->flow = ss_flow_start_weighted(e->cnet, &link, &s, 1, t->work_s, NULL, flow_done, t);
+        } else {
+            uint32_t link = CPU_LINK;
+            ss_flow_opts o = {.cap_bps = 8 / s};
+            t->flow = ss_flow_start(e->cnet, &link, 1, t->work_s, &o, flow_done, t);
+        }
     }
 }
 
@@ -228,7 +260,8 @@ static void start(ss_edge_world *e, etask *t, uint32_t worker)
     t->worker = worker;
     t->start_s = now;
     t->work_s = t->kind == SS_LAYER_LOAD ? y->load_s : y->exec_s;
-    t->ev = 0;
+    t->flow = 0;
+    t->slow = 0;
     e->run[worker] = t;
     e->busy++;
     if (t->kind == SS_LAYER_LOAD) e->running_loads++;
@@ -324,6 +357,7 @@ static enet *net_new(ss_edge_world *e, ejob *job, uint32_t type, uint32_t index)
 {
     const ss_edge_net *c = &e->cfg->nets[type];
     enet *n = ss_xcalloc(1, sizeof *n);
+    n->e = e;
     n->cfg = c;
     n->type = type;
     n->seq = e->nets_seq++;
@@ -385,12 +419,10 @@ static void net_finish(ss_edge_world *e, enet *n)
     free(job);
 }
 
-static void task_done(ss_engine *eng, void *ctx, uint64_t arg)
+static void task_done(ss_edge_world *e, etask *t)
 {
-    ss_edge_world *e = ctx;
-    etask *t = (etask *)(uintptr_t)arg;
     enet *n = t->net;
-    double now = ss_now(eng);
+    double now = ss_now(e->eng);
     mark(e);
     trace(e, "end", t);
     e->run[t->worker] = NULL;
@@ -398,7 +430,7 @@ static void task_done(ss_engine *eng, void *ctx, uint64_t arg)
     if (t->kind == SS_LAYER_LOAD) e->running_loads--;
     e->busy_cls_s[t->cls] += now - t->start_s;
     t->state = T_DONE;
-    t->ev = 0;
+    t->flow = 0;
     ss_layer_net_view *v = &e->netv[n->pos];
     uint32_t part = n->cfg->layers[t->layer].part, j = t->layer, k = n->cfg->nlayers;
     v->running--;
@@ -486,6 +518,9 @@ ss_edge_world *ss_edge_world_build(ss_world *w, ss_err *err)
     e->w = w;
     e->cfg = sc->edge;
     e->eng = w->eng;
+    double cap[2] = {8.0 * e->cfg->cores, 8.0}; /* x8: a second of work is a byte */
+    e->cnet = ss_flownet_new(e->eng, 2, cap);
+    e->disk_cap = 1;
     if (ss_world_load_policy(w, &e->cfg->scheduler, SS_KIND_LAYER_SCHEDULER, &e->pl, &e->state, &e->pol_rng,
                              "policy/layer_scheduler", err) < 0) {
         ss_edge_world_free(e);
@@ -570,6 +605,7 @@ void ss_edge_world_free(ss_edge_world *e)
     free(e->act);
     free(e->netv);
     free(e->pickbuf);
+    if (e->cnet) ss_flownet_free(e->cnet);
     if (e->pl.pol && e->pl.pol->fini && e->state) e->pl.pol->fini(e->state);
     if (e->pl.handle) ss_plugin_unload(&e->pl);
     if (e->pol_rng) gsl_rng_free(e->pol_rng);
