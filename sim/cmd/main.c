@@ -368,6 +368,13 @@ static int cmd_run(int argc, char **argv)
             if (!w) goto out; /* validated above; only a plugin's init can still refuse */
             if (have_ts) ss_world_timeseries(w, ts.fp, ts_interval);
             ss_world_run(w);
+            if (ss_world_broken(w)) { /* a bug of the simulator: the run failed */
+                err.set = 1;
+                snprintf(err.msg, sizeof err.msg, "servesim: internal check failed after %s replication %u: %s",
+                         sc[v].variant[0] ? sc[v].variant : sc[v].name, r, ss_world_broken(w));
+                ss_world_free(w);
+                goto out;
+            }
             ss_run_result res;
             ss_world_result(w, &res);
             events += res.events;

@@ -327,6 +327,12 @@ int ss_sweep_unit_run(const ss_sweep *sw, size_t u, char **text)
         return -1;
     }
     ss_world_run(w);
+    if (ss_world_broken(w)) { /* a bug of the simulator: the run failed */
+        *text = ss_xasprintf("internal check failed after the run: %s", ss_world_broken(w));
+        ss_world_free(w);
+        ss_scenario_free(&sc);
+        return -1;
+    }
     ss_run_result res;
     ss_world_result(w, &res);
     ss_world_free(w);

@@ -587,6 +587,18 @@ static void stats_free(ss_task_stats *t)
     free(t->queue_hist);
 }
 
+char *ss_edge_world_check(const ss_edge_world *e)
+{
+    if (e->jobs_in_flight || e->nact || e->busy || e->nready)
+        return ss_xasprintf("edge device: %llu jobs, %u networks, %u busy workers, %u ready tasks left after the run",
+                            (unsigned long long)e->jobs_in_flight, e->nact, e->busy, e->nready);
+    if (e->used_true != 0 || e->used_est != 0)
+        return ss_xasprintf("edge device: %.9g bytes (estimate %.9g) still reserved after the run", e->used_true,
+                            e->used_est);
+    if (ss_flownet_active(e->cnet)) return ss_xasprintf("edge device: %zu tasks still on the compute net", ss_flownet_active(e->cnet));
+    return NULL;
+}
+
 void ss_edge_world_free(ss_edge_world *e)
 {
     if (!e) return;

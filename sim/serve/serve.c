@@ -107,6 +107,7 @@ static void finish(ss_world *w, ss_request *r)
         w->last_completion_s = now;
     }
     w->last_done_s = now;
+    w->ended[0]++;
     if (w->req_csv) request_line(w, r, 0);
     if (r->client != UINT32_MAX) w->client_done(w, r);
     req_free(w, r);
@@ -119,6 +120,7 @@ static void drop(ss_world *w, ss_request *r)
         if (w->wstats) w->wstats[r->workload].dropped++;
     }
     w->last_done_s = ss_now(w->eng);
+    w->ended[1]++;
     if (w->req_csv) request_line(w, r, 1);
     if (r->client != UINT32_MAX) w->client_done(w, r);
     req_free(w, r);
@@ -129,6 +131,7 @@ static void drop(ss_world *w, ss_request *r)
 void ss_world_lose(ss_world *w, ss_request *r)
 {
     w->last_done_s = ss_now(w->eng);
+    w->ended[2]++;
     if (w->req_csv) request_line(w, r, 2);
     if (r->client != UINT32_MAX) w->client_done(w, r);
     req_free(w, r);

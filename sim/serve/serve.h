@@ -117,6 +117,8 @@ struct ss_world {
     int track;               /* keep each instance's list of requests in service (fail events, ps, preemption) */
     ss_task_stats *wstats;   /* per workload, when some task has two or more workloads, else NULL */
     uint64_t lost;           /* measured requests lost with a failed instance */
+    uint64_t ended[3];       /* every request (measured or not) that finished, was dropped, was lost */
+    char *broken;            /* what the end-of-run checks found wrong (ss_world_check), or NULL */
     uint32_t *made;          /* per deployment entry: instances created from it so far */
     ss_source *sources;      /* per workload */
     ss_task_stats *stats;    /* per task ("all" is merged from them at the end) */

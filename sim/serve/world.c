@@ -151,6 +151,49 @@ ss_world *ss_world_build(const ss_scenario *sc, uint32_t rep, FILE *req_csv, ss_
     return w;
 }
 
+/* Record the first broken invariant. */
+static const char *broke(ss_world *w, char *msg)
+{
+    if (!w->broken) w->broken = msg;
+    else free(msg);
+    return w->broken;
+}
+
+const char *ss_world_check(ss_world *w)
+{
+    free(w->broken);
+    w->broken = NULL;
+    if (ss_engine_pending(w->eng))
+        return broke(w, ss_xasprintf("%zu events left on the calendar after the run", ss_engine_pending(w->eng)));
+    if (w->edge) {
+        char *m = ss_edge_world_check(w->edge);
+        return m ? broke(w, m) : NULL;
+    }
+    uint64_t ended = w->ended[0] + w->ended[1] + w->ended[2];
+    if (ended != w->next_id || w->in_flight)
+        return broke(w, ss_xasprintf("%llu requests created, %llu finished + %llu dropped + %llu lost, %zu in flight",
+                                     (unsigned long long)w->next_id, (unsigned long long)w->ended[0],
+                                     (unsigned long long)w->ended[1], (unsigned long long)w->ended[2],
+                                     w->in_flight));
+    for (size_t i = 0; i < w->ninst; i++) {
+        const ss_instance *in = w->inst[i];
+        const ss_group *g = &w->groups[in->model];
+        if (in->busy || g->views[in->index].queued || in->serving)
+            return broke(w, ss_xasprintf("instance %u of model '%s' holds %u in service and %u queued after the run",
+                                         in->index, w->sc->models[in->model].name, in->busy,
+                                         g->views[in->index].queued));
+    }
+    for (size_t m = 0; m < w->sc->nmodels; m++)
+        if (w->groups[m].queued)
+            return broke(w, ss_xasprintf("the shared queue of model '%s' holds %llu after the run", w->sc->models[m].name,
+                                         (unsigned long long)w->groups[m].queued));
+    if (w->cnet && ss_flownet_active(w->cnet))
+        return broke(w, ss_xasprintf("%zu requests still on the compute net after the run", ss_flownet_active(w->cnet)));
+    return NULL;
+}
+
+const char *ss_world_broken(const ss_world *w) { return w->broken; }
+
 void ss_world_run(ss_world *w)
 {
     struct timespec a, b;
@@ -158,6 +201,7 @@ void ss_world_run(ss_world *w)
     ss_engine_run(w->eng, INFINITY);
     clock_gettime(CLOCK_MONOTONIC, &b);
     w->wall_s = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
+    ss_world_check(w);
 }
 
 void ss_world_result(const ss_world *w, ss_run_result *r)
@@ -312,5 +356,6 @@ void ss_world_free(ss_world *w)
     free(w->chunks);
     free(w->ts_area_prev);
     ss_engine_free(w->eng);
+    free(w->broken);
     free(w);
 }

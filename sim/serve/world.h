@@ -27,6 +27,14 @@ typedef struct ss_world ss_world;
  * NULL on error, with err set. */
 ss_world *ss_world_build(const ss_scenario *sc, uint32_t rep, FILE *req_csv, ss_err *err);
 void ss_world_run(ss_world *w);
+/* The checks of the end of a run (ss_world_run makes them): every request
+ * created has finished, been dropped or been lost; no request is left in a
+ * queue, in service or on the compute net; every memory ledger is back to
+ * zero; no event is left.  NULL if they hold, else what broke (a bug of
+ * the simulator, not of the scenario: the run must count as failed). */
+const char *ss_world_broken(const ss_world *w);
+/* Make the checks again (after ss_world_run). */
+const char *ss_world_check(ss_world *w);
 /* Fill *r (free with ss_run_result_free). */
 void ss_world_result(const ss_world *w, ss_run_result *r);
 void ss_world_free(ss_world *w);
