@@ -9,7 +9,7 @@
  * run alive.  Columns:
  *   t_s          sample time (s)
  *   replicas     instances of the model that are up
- *   queued       requests waiting in their queues
+ *   queued       requests waiting in their queues (or the model's shared queue)
  *   in_service   requests being served
  *   utilisation  busy server-seconds in (t - interval, t] over the model's
  *                servers x interval (exact: busy time is integrated at every
@@ -44,6 +44,7 @@ static void sample(ss_engine *eng, void *ctx, uint64_t arg)
             servers += in->servers;
             area += in->area_s + (double)in->busy * (now - in->changed_s);
         }
+        queued += g->queued; /* a shared queue's */
         double util = (area - w->ts_area_prev[m]) / ((double)servers * w->ts_interval_s);
         w->ts_area_prev[m] = area;
         ss_csv_field(w->ts_csv, sc->variant);
