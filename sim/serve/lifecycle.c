@@ -109,12 +109,22 @@ ss_instance *ss_inst_create(ss_world *w, uint32_t deploy, double now)
     return in;
 }
 
+/* A life-cycle change on the timeline. */
+static void mark(ss_world *w, const ss_instance *in, const char *what)
+{
+    if (!w->tl) return;
+    char *m = ss_xasprintf("%s %s #%u", what, w->sc->models[in->model].name, in->ordinal);
+    ss_tl_mark(w, in->device, m);
+    free(m);
+}
+
 void ss_inst_up(ss_world *w, ss_instance *in)
 {
     if (in->state != SS_INST_STARTING) return;
     ss_group *g = &w->groups[in->model];
     in->state = SS_INST_UP;
-    in->plain = in->discipline == SS_DISC_FIFO && !g->shared && !w->track;
+    in->plain = in->discipline == SS_DISC_FIFO && !g->shared && !w->track && !w->tl;
+    mark(w, in, "up");
     g->views[in->index].up = 1;
     g->nup++;
     if (g->shared) /* each free server pulls, or waits in the ring */
@@ -136,8 +146,7 @@ static void stop(ss_world *w, ss_instance *in, ss_inst_state st)
 {
     in->state = st;
     in->gone_s = ss_now(w->eng);
-    if (in->link != UINT32_MAX && w->cnet) { /* nothing: the link just carries no flow any more */
-    }
+    mark(w, in, st == SS_INST_FAILED ? "failed" : "stopped");
 }
 
 void ss_inst_drained(ss_world *w, ss_instance *in)
@@ -157,6 +166,7 @@ static void drain(ss_world *w, ss_instance *in)
     if (in->state != SS_INST_UP) return;
     went_down(w, in);
     in->state = SS_INST_DRAINING;
+    mark(w, in, "draining");
     ss_inst_drained(w, in);
 }
 
@@ -180,6 +190,7 @@ static void fail(ss_world *w, ss_instance *in, int requeue)
     ss_request *last = in->serving;
     while (last && last->svc_next) last = last->svc_next;
     for (ss_request *r = last; r; r = r->svc_prev) {
+        if (w->tl) ss_tl_service(w, in, r, now, "failed");
         if (in->discipline == SS_DISC_PS) ss_flow_cancel(w->cnet, r->ev);
         else ss_cancel(w->eng, r->ev);
         if (in->discipline != SS_DISC_PS) ss_inst_busy_add(w, in, r->started_s, now);
@@ -256,6 +267,13 @@ static void event_ev(ss_engine *eng, void *ctx, uint64_t arg)
             ss_flownet_set_capacity(w->cnet, e->device, 8 * e->capacity); /* x8: see world.c */
         } else {
             ss_flownet_set_capacity(w->cnet, named(w, e)->link, 8 * e->capacity);
+        }
+        if (w->tl) {
+            char *m = e->on_device ? ss_xasprintf("capacity %g", e->capacity)
+                                   : ss_xasprintf("cap of %s #%u: %g", w->sc->models[named(w, e)->model].name,
+                                                  e->ordinal, e->capacity);
+            ss_tl_mark(w, e->on_device ? e->device : named(w, e)->device, m);
+            free(m);
         }
         break;
     }

@@ -108,6 +108,7 @@ static void finish(ss_world *w, ss_request *r)
     }
     w->last_done_s = now;
     w->ended[0]++;
+    if (w->tl) ss_tl_request(w, r, "finished");
     if (w->req_csv) request_line(w, r, 0);
     if (r->client != UINT32_MAX) w->client_done(w, r);
     req_free(w, r);
@@ -121,6 +122,7 @@ static void drop(ss_world *w, ss_request *r)
     }
     w->last_done_s = ss_now(w->eng);
     w->ended[1]++;
+    if (w->tl) ss_tl_request(w, r, "dropped");
     if (w->req_csv) request_line(w, r, 1);
     if (r->client != UINT32_MAX) w->client_done(w, r);
     req_free(w, r);
@@ -132,6 +134,7 @@ void ss_world_lose(ss_world *w, ss_request *r)
 {
     w->last_done_s = ss_now(w->eng);
     w->ended[2]++;
+    if (w->tl) ss_tl_request(w, r, "lost");
     if (w->req_csv) request_line(w, r, 2);
     if (r->client != UINT32_MAX) w->client_done(w, r);
     req_free(w, r);
@@ -184,6 +187,7 @@ static inline void serve_start(ss_world *w, ss_instance *in, ss_request *r)
 {
     double now = ss_now(w->eng);
     ss_group *g = &w->groups[in->model];
+    if (w->tl) ss_tl_wait(w, in, r, now);
     r->queue_s += now - r->enqueued_s;
     r->started_s = now;
     ss_inst_busy_mark(in, now);
@@ -266,6 +270,7 @@ static void service_done(ss_engine *eng, void *ctx, uint64_t arg)
             plain_start(w, in, next.req);
         }
     } else {
+        if (w->tl) ss_tl_service(w, in, r, now, "done");
         if (w->track) svc_unlink(in, r);
         ss_serve_pull(w, in, now);
         if (in->state == SS_INST_DRAINING) ss_inst_drained(w, in);
@@ -283,6 +288,7 @@ static void ps_done(ss_engine *eng, void *ctx, ss_flow_id id, double now_s)
     ss_inst_busy_mark(in, now_s);
     w->groups[in->model].views[in->index].busy = --in->busy;
     svc_unlink(in, r);
+    if (w->tl) ss_tl_service(w, in, r, now_s, "done");
     if (in->busy == 0) ss_inst_busy_add(w, in, in->ps_since_s, now_s);
     if (in->state == SS_INST_DRAINING) ss_inst_drained(w, in);
     advance(w, r);
@@ -298,6 +304,7 @@ static int preempt(ss_world *w, ss_instance *in, ss_request *r)
     double now = ss_now(w->eng);
     ss_group *g = &w->groups[in->model];
     ss_cancel(w->eng, cur->ev);
+    if (w->tl) ss_tl_service(w, in, cur, now, "preempted");
     cur->work_s -= now - cur->started_s;
     if (cur->work_s < 0) cur->work_s = 0;
     cur->resumed = 1;

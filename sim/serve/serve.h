@@ -119,6 +119,7 @@ struct ss_world {
     uint64_t lost;           /* measured requests lost with a failed instance */
     uint64_t ended[3];       /* every request (measured or not) that finished, was dropped, was lost */
     char *broken;            /* what the end-of-run checks found wrong (ss_world_check), or NULL */
+    struct ss_timeline *tl;  /* the timeline being written (timeline.c), or NULL */
     uint32_t *made;          /* per deployment entry: instances created from it so far */
     ss_source *sources;      /* per workload */
     ss_task_stats *stats;    /* per task ("all" is merged from them at the end) */
@@ -174,6 +175,15 @@ ss_instance *ss_idle_pop(ss_world *w, ss_group *g);
 void ss_events_start(ss_world *w);
 /* Instance-seconds of model m inside [from_s, to_s]. */
 double ss_instance_seconds(const ss_world *w, uint32_t m, double from_s, double to_s);
+
+/* timeline.c: hooks of the timeline (call only when w->tl is set). */
+typedef struct ss_timeline ss_timeline;
+int ss_tl_sampled(const ss_world *w, const ss_request *r);
+void ss_tl_wait(ss_world *w, const ss_instance *in, const ss_request *r, double now);
+void ss_tl_service(ss_world *w, const ss_instance *in, const ss_request *r, double now, const char *how);
+void ss_tl_request(ss_world *w, const ss_request *r, const char *outcome);
+void ss_tl_mark(ss_world *w, uint32_t device, const char *what);
+void ss_timeline_free(ss_world *w);
 
 /* serve.c, for pipeline.c and edge_world.c: the end of a request and
  * empty task statistics. */

@@ -306,6 +306,7 @@ void ss_world_free(ss_world *w)
 {
     if (!w) return;
     ss_edge_world_free(w->edge);
+    ss_timeline_free(w);
     for (size_t i = 0; i < w->nextra_cols; i++) free(w->extra_cols[i]);
     free(w->extra_cols);
     for (size_t i = 0; i < w->ninst; i++) {

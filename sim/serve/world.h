@@ -51,4 +51,20 @@ void ss_world_requests_header(FILE *fp);
 void ss_world_timeseries(ss_world *w, FILE *fp, double interval_s);
 void ss_world_timeseries_header(FILE *fp);
 
+/* A timeline of the run as Chrome trace events (timeline.c): sampled
+ * requests (created in [from_s, to_s], id a multiple of every) with their
+ * queue and service slices, services per device, instance life-cycle and
+ * capacity changes, at most max_events events.  Call between
+ * ss_world_build and ss_world_run, with the file begun by
+ * ss_timeline_begin; pids first_pid.. are this world's; returns the next
+ * free pid.  After every world, ss_timeline_end closes the file. */
+typedef struct ss_timeline_opts {
+    double from_s, to_s;
+    uint64_t every;
+    uint64_t max_events;
+} ss_timeline_opts;
+void ss_timeline_begin(FILE *fp);
+void ss_timeline_end(FILE *fp);
+uint32_t ss_world_timeline(ss_world *w, FILE *fp, const ss_timeline_opts *o, uint32_t first_pid);
+
 #endif
