@@ -241,6 +241,86 @@ static void capacity_in_flight(void)
     free(dir);
 }
 
+/* ---- autoscaling ---------------------------------------------------------- */
+
+static void keepalive_by_hand(void)
+{
+    char *dir = ss_test_tmpdir();
+    /* Requests at 0 and 6 s, no replica at first, start-up 2 s, ticks every
+     * 1 s.  The tick at 1 s starts a replica (up at 3 s), which serves the
+     * first request from 3 to 4 s.  Keep-alive 5 s: still there at 6 s, so
+     * the second is served at once (1 s).  Keep-alive 1 s: removed at the
+     * 5 s tick; the second arrives at 6 s just before that tick (it was
+     * scheduled first), which starts a replica: up at 8 s, done at 9 s. */
+    const char *dep = "deployment:\n  - {model: m, device: g0, queue: shared, instances: 0, startup_s: 2}\n"
+                      "workloads:\n  - {name: w, kind: trace, target: m, file: t.csv}\n"
+                      "autoscaling:\n  policy: {name: keepalive, timeout_s: %s}\n  period_s: 1\n";
+    for (int k = 0; k < 2; k++) {
+        char body[1024];
+        snprintf(body, sizeof body, dep, k ? "1" : "5");
+        char *out = run(dir, 2, "1.0", "timestamp_s\n0\n6\n", body, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+        CU_ASSERT_DOUBLE_EQUAL(finish_of(out, 0), 4.0, 1e-9);
+        CU_ASSERT_DOUBLE_EQUAL(finish_of(out, 1), k ? 9.0 : 7.0, 1e-9);
+        free(out);
+    }
+    ss_test_sh(NULL, "rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* A Poisson load of 3 requests/s of 1 s each for 600 s on 16 GPUs behind
+ * one queue, every replica started by the autoscaler (start-up 1 s). */
+static char *loaded(const char *dir, const char *policy)
+{
+    char yaml[4096];
+    int n = snprintf(yaml, sizeof yaml,
+                     "seed: 9\nduration_s: 600\nhosts:\n  - name: h\n    devices: [");
+    for (int g = 0; g < 16; g++) n += snprintf(yaml + n, sizeof yaml - (size_t)n, "%s{name: g%d, kind: gpu}", g ? ", " : "", g);
+    n += snprintf(yaml + n, sizeof yaml - (size_t)n, "]\nmodels:\n  - {name: m, service: {dist: deterministic, value_s: 1.0}}\n"
+                                                        "deployment:\n");
+    for (int g = 0; g < 16; g++)
+        n += snprintf(yaml + n, sizeof yaml - (size_t)n,
+                      "  - {model: m, device: g%d, queue: shared, instances: 0, startup_s: 1}\n", g);
+    snprintf(yaml + n, sizeof yaml - (size_t)n,
+             "workloads:\n  - {name: w, kind: poisson, target: m, rate_rps: 3}\n"
+             "autoscaling:\n  policy: %s\n  period_s: 1\n",
+             policy);
+    free(ss_test_write(dir, "l.yaml", yaml));
+    char *out = NULL;
+    int rc = ss_test_sh(&out, "cd '%s' && '%s/servesim' run l.yaml -o r.csv >/dev/null && echo ==== && cat r.csv", dir,
+                        SS_BUILD_DIR);
+    CU_ASSERT_EQUAL(rc, 0);
+    return out;
+}
+
+static void policies_follow_load(void)
+{
+    /* Each keeps the queue served (throughput near 3/s) with a replica count
+     * its rule explains: atl ceil(p99 rate x 1 s) = 7 or 8 (the p99 of
+     * Poisson(3) counts per second); knative ceil(3 / 0.7) = 5 in the mean;
+     * tsk grows only once waits pass its 7 s target, so it runs nearer the
+     * 3 replicas the load needs.  Average replicas = instance-seconds over the
+     * window. */
+    static const struct {
+        const char *policy;
+        double lo, hi;
+    } cases[] = {{"atl", 6, 9}, {"knative", 4, 7}, {"{name: tsk, target_s: 7}", 3, 6}, {"owk", 3, 8}, {"sm", 2.5, 6}};
+    char *dir = ss_test_tmpdir();
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *out = loaded(dir, cases[i].policy);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+        double tput = column(out, "throughput_rps"), avg = column(out, "instance_s_m") / 600;
+        if (!(tput > 2.8 && tput < 3.2 && avg > cases[i].lo && avg < cases[i].hi))
+            fprintf(stderr, "\n%s: throughput %g, average replicas %g (expected %g to %g)\n", cases[i].policy, tput, avg,
+                    cases[i].lo, cases[i].hi);
+        CU_ASSERT(tput > 2.8 && tput < 3.2);
+        CU_ASSERT(avg > cases[i].lo && avg < cases[i].hi);
+        free(out);
+    }
+    ss_test_sh(NULL, "rm -rf '%s'", dir);
+    free(dir);
+}
+
 static void check_describes(void)
 {
     char *dir = ss_test_tmpdir();
@@ -313,6 +393,14 @@ static void bad_input(void)
              "deployment:\n  - {model: m, device: g0}\n%sevents:\n  - {at_s: 1, action: capacity, instance: m@g0, capacity: 1}\n",
              WL);
     refused(b, "s.yaml:13:43: instance: a capacity event changes the cap of a ps instance");
+    snprintf(b, sizeof b, "deployment:\n  - {model: m, device: g0}\n%sautoscaling:\n  policy: atl\n  models: [m]\n", WL);
+    refused(b, "s.yaml:14:12: models: 'm' has no shared queue");
+    snprintf(b, sizeof b, "deployment:\n  - {model: m, device: g0, queue: shared}\n%sautoscaling:\n  policy: fifo\n", WL);
+    refused(b, "s.yaml:13:11: policy 'fifo' (");
+    snprintf(b, sizeof b,
+             "deployment:\n  - {model: m, device: g0, queue: shared}\n%sautoscaling:\n  policy: atl\n  windows_s: [60, 6]\n",
+             WL);
+    refused(b, "s.yaml:14:19: windows_s: expected windows from shortest to longest");
 }
 
 SS_TEST_SUITE("substrate", {"shared queue: two GPUs, one queue", shared_queue_two_gpus},
@@ -320,4 +408,6 @@ SS_TEST_SUITE("substrate", {"shared queue: two GPUs, one queue", shared_queue_tw
               {"preemptive-resume priority, per-workload rows", preemptive_resume},
               {"fail: lost or re-queued", fail_lose_and_requeue}, {"add: a second instance halves the backlog", add_instance_doubles_throughput},
               {"capacity and cap changed mid-job", capacity_in_flight}, {"check describes it", check_describes},
+              {"autoscaling: keepalive by hand", keepalive_by_hand},
+              {"autoscaling: tsk, atl, owk, sm, knative follow a load", policies_follow_load},
               {"bad input: file:line:col, exit 2, no output", bad_input})

@@ -15,6 +15,7 @@
  * Units: times in seconds (`_s`), sizes in bytes (`_bytes`).
  * ABI history: 1 = scheduler and load-balancer ops (servesim 0.1).
  *              2 = transport ops (block pipelines) and layer-scheduler ops (edge devices).
+ *              3 = autoscaler ops (replicas of a model behind its shared queue).
  * Every field has a fixed-width type (no enum in the struct), so a plugin
  * built by another compiler agrees on the layout.
  */
@@ -25,13 +26,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#define SS_POLICY_ABI 2u
+#define SS_POLICY_ABI 3u
 #define SS_POLICY_SYMBOL "servesim_policy"
 
 typedef enum ss_policy_kind {
     SS_KIND_SCHEDULER = 1, /* queue discipline of one instance: which waiting request next */
     SS_KIND_LOAD_BALANCER, /* which instance of a model gets an arriving request */
-    SS_KIND_AUTOSCALER,    /* how many instances (ops arrive with the autoscaling issue) */
+    SS_KIND_AUTOSCALER,    /* how many replicas of a model (autoscaler ops) */
     SS_KIND_PLACEMENT,     /* where instances go (ops arrive with their issue) */
     SS_KIND_TRANSPORT,     /* how tensors move between blocks (ops arrive with block pipelines) */
     SS_KIND_PARTITIONER,   /* where a model is cut into blocks */
@@ -216,6 +217,43 @@ typedef struct ss_layer_sched_ops {
     double (*net_overhead_s)(void *state);
 } ss_layer_sched_ops;
 
+/* ---- autoscaler (how many replicas of a model, docs/autoscaling.md) --- */
+/* What an autoscaler sees of one model at a tick (every period_s).  The
+ * windowed figures are given for each of the scenario's windows
+ * (autoscaling.windows_s, at most SS_AS_WINDOWS, shortest first). */
+enum { SS_AS_WINDOWS = 4 };
+typedef struct ss_autoscale_view {
+    uint32_t model;           /* stable id in [0, ngroups): keep per-model state */
+    double now_s, period_s;
+    /* the queue */
+    uint32_t queued;          /* requests waiting for a replica */
+    double oldest_wait_s;     /* how long the oldest of them has waited (0: none) */
+    double mean_wait_s;       /* mean queue wait of the requests that started service in the last period */
+    uint32_t in_flight;       /* queued + in service */
+    /* arrivals and load, per window */
+    uint32_t nwindows;
+    double window_s[SS_AS_WINDOWS];
+    double rate_rps[SS_AS_WINDOWS];     /* mean arrival rate over the window */
+    double rate_q_rps[SS_AS_WINDOWS];   /* the rate_quantile of the per-period arrival rates in it */
+    double concurrency[SS_AS_WINDOWS];  /* time-averaged requests in flight over the window */
+    double rate_quantile;               /* which quantile rate_q_rps is (autoscaling.rate_quantile) */
+    /* replicas */
+    uint32_t starting, up, busy, draining; /* by state (busy: up and serving) */
+    const double *idle_s;     /* how long each idle up replica has been idle, longest first */
+    uint32_t nidle;
+    double mean_exec_s;       /* mean service time (the model's profile) */
+    double util;              /* busy fraction of the up replicas over the last period */
+    double invocations_per_replica; /* requests completed in the last period per up replica */
+    double replica_s;         /* replica-seconds so far (starting, up and draining) */
+} ss_autoscale_view;
+
+typedef struct ss_autoscaler_ops {
+    /* The number of replicas the model should have (starting and up).  The
+     * simulator clamps it to [min, max], holds scale-down back by its
+     * stabilisation window, and applies it after the decision delay. */
+    uint32_t (*desired)(void *state, const ss_autoscale_view *v);
+} ss_autoscaler_ops;
+
 /* ---- the exported descriptor ---------------------------------------- */
 typedef struct ss_policy {
     uint32_t abi;          /* SS_POLICY_ABI at build time */
@@ -232,6 +270,7 @@ typedef struct ss_policy {
         ss_lb_ops load_balancer;
         ss_transport_ops transport;
         ss_layer_sched_ops layer_scheduler;
+        ss_autoscaler_ops autoscaler;
     } ops;
 } ss_policy;
 

@@ -59,6 +59,7 @@ typedef struct ss_deploy_cfg {
     int shared_queue;        /* the model's instances pull from one queue (all its entries agree) */
     double cap;              /* ps: the instance's most compute, in device units (cores, GPUs); 0 = none */
     double threads;          /* ps: one request's most compute (cores; a GPU request: 0 = none) */
+    double startup_s;        /* an instance started during the run (autoscaler) is up this much later */
     int line, col;           /* where the entry was written (for run-time messages) */
 } ss_deploy_cfg;
 
@@ -120,6 +121,20 @@ typedef struct ss_policy_cfg {
     int line, col;
 } ss_policy_cfg;
 
+/* `autoscaling:` (docs/autoscaling.md): an autoscaler plugin resizing the
+ * models behind shared queues every period_s. */
+typedef struct ss_autoscale_cfg {
+    ss_policy_cfg policy;
+    double period_s;          /* > 0 */
+    double decision_delay_s;  /* a decision takes effect this much later */
+    uint32_t min_replicas, max_replicas;
+    double stabilization_s;   /* scale down to the highest desired count of this window */
+    double windows_s[SS_AS_WINDOWS];
+    uint32_t nwindows;
+    double rate_quantile;     /* in [0, 1] */
+    uint8_t *models;          /* per model: 1 if autoscaled */
+} ss_autoscale_cfg;
+
 /* One "key=value" that shaped this scenario (a --set or a variant's set):
  * they become columns of the results CSV. */
 typedef struct ss_setting {
@@ -153,6 +168,7 @@ typedef struct ss_scenario {
     ss_setting *settings;     size_t nsettings;
     struct ss_pipeline_cfg *pipeline; /* `pipeline:` (pipeline.h), or NULL */
     struct ss_edge_cfg *edge; /* `edge:` (an edge-device scenario, edge.h), or NULL */
+    ss_autoscale_cfg *autoscale; /* `autoscaling:`, or NULL */
 } ss_scenario;
 
 

@@ -37,7 +37,7 @@ static int model_ref(const ss_scenario *sc, const ss_node *n, uint32_t *out, ss_
 static int read_entry(ss_scenario *sc, ss_deploy_cfg *d, const ss_node *it, ss_err *err)
 {
     static const char *const keys[] = {"model",  "device", "instances", "servers", "queue_capacity",
-                                       "discipline", "queue", "cap", "threads", NULL};
+                                       "discipline", "queue", "cap", "threads", "startup_s", NULL};
     TRY_(ss_node_expect(it, SS_NODE_MAP, "deployment entry", err));
     TRY_(ss_cfg_check_keys(it, keys, "deployment entry", err));
     d->line = it->line;
@@ -77,6 +77,7 @@ static int read_entry(ss_scenario *sc, ss_deploy_cfg *d, const ss_node *it, ss_e
     if (shared && disc != SS_DISC_FIFO)
         return ss_node_err(ss_map_find(it, "queue"), err,
                            "queue: shared works with discipline fifo (this entry says '%s')", disciplines[disc]);
+    TRY_(ss_cfg_num(it, "startup_s", &d->startup_s, SS_NONNEG, err));
     const ss_device_cfg *dc = &sc->devices[d->device];
     double devcap = ss_device_capacity(dc);
     const char *unit = dc->kind == SS_DEV_CPU ? "cores" : "GPU";
@@ -312,7 +313,7 @@ int ss_sc_read_events(ss_scenario *sc, const ss_node *seq, const ss_node *deploy
                 shared |= sc->deploys[d].shared_queue;
                 have += sc->deploys[d].instances + added[d];
             }
-        if (shared && have == 0)
+        if (shared && have == 0 && !(sc->autoscale && sc->autoscale->models[m]))
             rc = ss_err_at(err, deploy->file, line, col,
                            "queue: model '%s' has a shared queue but no instance: deploy one "
                            "(instances >= 1) or add one with an event",

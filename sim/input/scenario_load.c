@@ -3,6 +3,7 @@
  * anything unknown, mistyped or inconsistent with one file:line:col message.
  * docs/scenarios.md documents the same schema for users. */
 #include "input/scenario_load.h"
+#include "input/scenario_autoscale.h"
 #include "input/scenario_deploy.h"
 #include "input/scenario_workload.h"
 #include "input/section.h"
@@ -371,7 +372,8 @@ static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
 {
     static const char *const top[] = {"name", "description", "seed", "replications", "duration_s", "requests",
                                       "warmup_s", "warmup_requests", "topology", "hosts", "models", "tasks", "deployment",
-                                      "workloads", "events", "policies", "outputs", "variants", "pipeline", "edge", NULL};
+                                      "workloads", "events", "autoscaling", "policies", "outputs", "variants", "pipeline", "edge",
+                                      NULL};
     const ss_node *root = doc->root;
     TRY(ss_node_expect(root, SS_NODE_MAP, "scenario", err));
     TRY(ss_cfg_check_keys(root, top, "scenario", err));
@@ -416,7 +418,7 @@ static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
     TRY(ss_cfg_map(root, "edge", &edge, 0, err));
     if (edge) {
         static const char *const serving[] = {"topology", "hosts", "models", "tasks", "deployment", "workloads",
-                                              "policies", "pipeline", NULL};
+                                              "events", "autoscaling", "policies", "pipeline", NULL};
         for (size_t i = 0; serving[i]; i++) {
             const ss_node *n = ss_map_find(root, serving[i]);
             if (n)
@@ -447,6 +449,7 @@ static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
     TRY(ss_sc_read_workloads(sc, wls, err));
     ss_node *events = NULL;
     TRY(ss_cfg_seq(root, "events", &events, 0, err));
+    TRY(ss_sc_read_autoscaling(sc, root, err));
     TRY(ss_sc_read_events(sc, events, deploy, err));
     /* Every stage a workload can reach needs somewhere to run. */
     for (size_t w = 0; w < sc->nworkloads; w++) {
@@ -455,6 +458,7 @@ static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
             int deployed = 0;
             for (size_t d = 0; d < sc->ndeploys; d++)
                 deployed |= sc->deploys[d].model == t->stages[s] && sc->deploys[d].instances > 0;
+            deployed |= sc->autoscale && sc->autoscale->models[t->stages[s]]; /* it will start some */
             for (size_t e = 0; e < sc->nevents; e++)
                 deployed |= sc->events[e].kind == SS_EV_ADD && sc->deploys[sc->events[e].deploy].model == t->stages[s];
             if (!deployed)
@@ -472,6 +476,9 @@ static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
                                  "with at least one instance (no discipline, queue or instances: 0 here)");
         if (sc->nevents)
             return ss_node_err(events, err, "events: a block pipeline's processes live for the whole run");
+        if (sc->autoscale)
+            return ss_node_err(ss_map_find(root, "autoscaling"), err,
+                               "autoscaling: a block pipeline's processes live for the whole run");
     }
     static const char *const pol_keys[] = {"load_balancer", "scheduler", NULL};
     TRY(ss_cfg_map(root, "policies", &pols, 0, err));
@@ -565,6 +572,7 @@ void ss_scenario_free(ss_scenario *sc)
     free(sc->tasks);
     free(sc->deploys);
     free(sc->events);
+    ss_autoscale_cfg_free(sc->autoscale);
     free(sc->workloads);
     free(sc->settings);
     free(sc->path);

@@ -71,6 +71,7 @@ ss_instance *ss_inst_create(ss_world *w, uint32_t deploy, double now)
     in->state = SS_INST_STARTING;
     in->born_s = now;
     in->gone_s = INFINITY;
+    in->up_s = INFINITY;
     in->link = UINT32_MAX;
     if (!w->made) w->made = ss_xcalloc(sc->ndeploys + 1, sizeof *w->made);
     for (size_t d = 0; d < sc->ndeploys; d++) /* entries of this model on this device, in entry order */
@@ -123,6 +124,7 @@ void ss_inst_up(ss_world *w, ss_instance *in)
     if (in->state != SS_INST_STARTING) return;
     ss_group *g = &w->groups[in->model];
     in->state = SS_INST_UP;
+    in->up_s = in->idle_since_s = ss_now(w->eng);
     in->plain = in->discipline == SS_DISC_FIFO && !g->shared && !w->track && !w->tl;
     mark(w, in, "up");
     g->views[in->index].up = 1;
@@ -156,7 +158,7 @@ void ss_inst_drained(ss_world *w, ss_instance *in)
     stop(w, in, SS_INST_STOPPED);
 }
 
-static void drain(ss_world *w, ss_instance *in)
+void ss_inst_drain(ss_world *w, ss_instance *in)
 {
     if (in->state == SS_INST_STARTING) {
         in->gen++;
@@ -256,7 +258,7 @@ static void event_ev(ss_engine *eng, void *ctx, uint64_t arg)
         }
         break;
     case SS_EV_REMOVE:
-        drain(w, named(w, e));
+        ss_inst_drain(w, named(w, e));
         break;
     case SS_EV_FAIL:
         fail(w, named(w, e), e->requeue);

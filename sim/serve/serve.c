@@ -188,6 +188,7 @@ static inline void serve_start(ss_world *w, ss_instance *in, ss_request *r)
     double now = ss_now(w->eng);
     ss_group *g = &w->groups[in->model];
     if (w->tl) ss_tl_wait(w, in, r, now);
+    if (g->as) ss_as_start(g, now - r->enqueued_s);
     r->queue_s += now - r->enqueued_s;
     r->started_s = now;
     ss_inst_busy_mark(in, now);
@@ -232,6 +233,7 @@ void ss_serve_pull(ss_world *w, ss_instance *in, double now)
         if (in->state != SS_INST_UP) return;
         if (w->sched.pol->ops.scheduler.pop(g->queue, now, &next)) {
             g->queued--;
+            if (g->as) ss_as_dequeue(g, now, next.seq);
             serve_start(w, in, next.req);
         } else {
             ss_idle_push(g, in);
@@ -271,6 +273,8 @@ static void service_done(ss_engine *eng, void *ctx, uint64_t arg)
         }
     } else {
         if (w->tl) ss_tl_service(w, in, r, now, "done");
+        if (g->as) ss_as_done(g);
+        if (in->busy == 0) in->idle_since_s = now;
         if (w->track) svc_unlink(in, r);
         ss_serve_pull(w, in, now);
         if (in->state == SS_INST_DRAINING) ss_inst_drained(w, in);
@@ -326,6 +330,7 @@ static int preempt(ss_world *w, ss_instance *in, ss_request *r)
 
 static void shared_route(ss_world *w, ss_group *g, ss_request *r)
 {
+    if (g->as) ss_as_arrive(g);
     ss_instance *in = ss_idle_pop(w, g);
     if (in) {
         serve_start(w, in, r);
@@ -342,6 +347,7 @@ static void shared_route(ss_world *w, ss_group *g, ss_request *r)
         abort();
     }
     g->queued++;
+    if (g->as) ss_as_enqueue(g, r->enqueued_s, item.seq, r->enqueued_s);
 }
 
 /* Send r to an instance of its current stage's model. */

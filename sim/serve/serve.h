@@ -71,6 +71,8 @@ typedef struct ss_instance {
     double born_s;        /* created (instance-seconds count from here ...) */
     double gone_s;        /* ... to stopped or failed (INFINITY while alive) */
     double ps_since_s;    /* ps: busy (holding a request) since */
+    double up_s;          /* came up (INFINITY while starting) */
+    double idle_since_s;  /* its last request ended (or it came up) */
 } ss_instance;
 
 /* All instances of one model, in creation order. */
@@ -86,6 +88,7 @@ typedef struct ss_group {
     uint32_t *idle;          /* ring of free servers, (instance id, gen) pairs: longest idle first */
     uint32_t idle_head, idle_n, idle_cap;
     uint32_t nup;            /* instances up now */
+    struct ss_as_model *as;  /* the autoscaler's measurements of this model (autoscale.c), or NULL */
     const ss_dist *service;
     double mean_s;
     gsl_rng *rng;            /* "model/<name>/service" */
@@ -120,6 +123,9 @@ struct ss_world {
     uint64_t ended[3];       /* every request (measured or not) that finished, was dropped, was lost */
     char *broken;            /* what the end-of-run checks found wrong (ss_world_check), or NULL */
     struct ss_timeline *tl;  /* the timeline being written (timeline.c), or NULL */
+    struct ss_autoscaler *autoscaler; /* autoscale.c, or NULL */
+    uint32_t daemons;        /* background events on the calendar (time-series samples, autoscaler
+                              * ticks): they reschedule only while something else is pending */
     uint32_t *made;          /* per deployment entry: instances created from it so far */
     ss_source *sources;      /* per workload */
     ss_task_stats *stats;    /* per task ("all" is merged from them at the end) */
@@ -167,6 +173,8 @@ void ss_serve_pull(ss_world *w, ss_instance *in, double now);
  * events. */
 ss_instance *ss_inst_create(ss_world *w, uint32_t deploy, double now);
 void ss_inst_up(ss_world *w, ss_instance *in);
+/* Stop taking requests, serve what it holds, then stop (a starting one stops at once). */
+void ss_inst_drain(ss_world *w, ss_instance *in);
 /* A draining instance stops once it holds nothing. */
 void ss_inst_drained(ss_world *w, ss_instance *in);
 void ss_idle_push(ss_group *g, ss_instance *in);
@@ -175,6 +183,16 @@ ss_instance *ss_idle_pop(ss_world *w, ss_group *g);
 void ss_events_start(ss_world *w);
 /* Instance-seconds of model m inside [from_s, to_s]. */
 double ss_instance_seconds(const ss_world *w, uint32_t m, double from_s, double to_s);
+
+/* autoscale.c: the autoscaler (scenario `autoscaling:`), and the
+ * measurements it takes of a model's shared queue (call only when g->as). */
+int ss_autoscaler_build(ss_world *w, ss_err *err);
+void ss_autoscaler_free(ss_world *w);
+void ss_as_enqueue(ss_group *g, double now, uint64_t seq, double enqueued_s); /* a request joins the queue */
+void ss_as_dequeue(ss_group *g, double now, uint64_t seq);                   /* ... and leaves it */
+void ss_as_start(ss_group *g, double wait_s);                                /* a service starts */
+void ss_as_arrive(ss_group *g);                                              /* a request arrives */
+void ss_as_done(ss_group *g);                                                /* a service ends */
 
 /* timeline.c: hooks of the timeline (call only when w->tl is set). */
 typedef struct ss_timeline ss_timeline;
@@ -191,6 +209,11 @@ void ss_world_finish(ss_world *w, ss_request *r);
 void ss_world_drop(ss_world *w, ss_request *r);
 void ss_world_lose(ss_world *w, ss_request *r);
 void ss_task_stats_init(ss_task_stats *t);
+
+/* Anything on the calendar besides the background events?  A background
+ * event (a time-series sample, an autoscaler tick) reschedules itself only
+ * then, so that two of them never keep a finished run alive. */
+static inline int ss_world_active(const ss_world *w) { return ss_engine_pending(w->eng) > w->daemons; }
 
 /* Busy time accrues only inside the measured window [warmup_end_s, end). */
 static inline void ss_inst_busy_add(ss_world *w, ss_instance *in, double from_s, double to_s)

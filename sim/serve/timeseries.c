@@ -52,7 +52,11 @@ static void sample(ss_engine *eng, void *ctx, uint64_t arg)
         ss_csv_field(w->ts_csv, sc->models[m].name);
         fprintf(w->ts_csv, ",%u,%llu,%u,%.6f\n", up, queued, busy, util);
     }
-    if (ss_engine_pending(eng) > 0) ss_schedule_in(eng, w->ts_interval_s, sample, w, 0);
+    w->daemons--; /* this sample has fired */
+    if (ss_world_active(w)) {
+        ss_schedule_in(eng, w->ts_interval_s, sample, w, 0);
+        w->daemons++;
+    }
 }
 
 void ss_world_timeseries(ss_world *w, FILE *fp, double interval_s)
@@ -62,4 +66,5 @@ void ss_world_timeseries(ss_world *w, FILE *fp, double interval_s)
     free(w->ts_area_prev);
     w->ts_area_prev = ss_xcalloc(w->sc->nmodels + 1, sizeof *w->ts_area_prev);
     ss_schedule(w->eng, interval_s, sample, w, 0);
+    w->daemons++;
 }

@@ -138,7 +138,7 @@ ss_world *ss_world_build(const ss_scenario *sc, uint32_t rep, FILE *req_csv, ss_
         ss_world_free(w);
         return NULL;
     }
-    if (sc->nevents) { /* the columns ss_world_result adds */
+    if (sc->nevents || sc->autoscale) { /* the columns ss_world_result adds */
         for (uint32_t m = 0; m < sc->nmodels; m++) {
             char *col = ss_xasprintf("instance_s_%s", sc->models[m].name);
             ss_world_declare_extra(w, col);
@@ -148,6 +148,10 @@ ss_world *ss_world_build(const ss_scenario *sc, uint32_t rep, FILE *req_csv, ss_
     }
     ss_sources_start(w);
     ss_events_start(w);
+    if (sc->autoscale && ss_autoscaler_build(w, err) < 0) {
+        ss_world_free(w);
+        return NULL;
+    }
     return w;
 }
 
@@ -281,7 +285,7 @@ void ss_world_result(const ss_world *w, ss_run_result *r)
         r->util[d] = count[d] && span > 0 ? r->util[d] / ((double)count[d] * span) : 0;
     free(count);
     if (w->pipe) ss_pipe_result(w, r);
-    if (sc->nevents) { /* instances came and went: what they cost, what was lost */
+    if (sc->nevents || sc->autoscale) { /* instances came and went: what they cost, what was lost */
         for (uint32_t m = 0; m < sc->nmodels; m++) {
             char *col = ss_xasprintf("instance_s_%s", sc->models[m].name);
             ss_run_result_extra(r, col, ss_instance_seconds(w, m, start, w->last_done_s));
@@ -307,6 +311,7 @@ void ss_world_free(ss_world *w)
     if (!w) return;
     ss_edge_world_free(w->edge);
     ss_timeline_free(w);
+    ss_autoscaler_free(w);
     for (size_t i = 0; i < w->nextra_cols; i++) free(w->extra_cols[i]);
     free(w->extra_cols);
     for (size_t i = 0; i < w->ninst; i++) {

@@ -1,0 +1,137 @@
+/* scenario_autoscale.c: the `autoscaling:` section (docs/autoscaling.md):
+ * the autoscaler plugin and its parameters, the tick, the decision delay,
+ * the replica bounds, the scale-down stabilisation window, the measurement
+ * windows and the models it resizes (every model with a shared queue,
+ * unless `models:` names some; each must have one). */
+#include "input/scenario_autoscale.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "input/section.h"
+
+#define TRY_(x)                  \
+    do {                         \
+        if ((x) < 0) return -1;  \
+    } while (0)
+
+static int shared(const ss_scenario *sc, size_t m)
+{
+    for (size_t d = 0; d < sc->ndeploys; d++)
+        if (sc->deploys[d].model == m && sc->deploys[d].shared_queue) return 1;
+    return 0;
+}
+
+static int read_models(ss_scenario *sc, ss_autoscale_cfg *a, const ss_node *as, ss_err *err)
+{
+    a->models = ss_xcalloc(sc->nmodels + 1, 1);
+    ss_node *seq = NULL;
+    TRY_(ss_cfg_seq(as, "models", &seq, 0, err));
+    if (!seq) {
+        size_t n = 0;
+        for (size_t m = 0; m < sc->nmodels; m++) n += a->models[m] = (uint8_t)shared(sc, m);
+        if (n == 0)
+            return ss_node_err(as, err, "autoscaling: no model has a shared queue to scale (give one `queue: shared`)");
+        return 0;
+    }
+    if (seq->n == 0) return ss_node_err(seq, err, "models: expected at least one model");
+    char **names = ss_xcalloc(sc->nmodels + 1, sizeof *names);
+    for (size_t m = 0; m < sc->nmodels; m++) names[m] = sc->models[m].name;
+    for (size_t i = 0; i < seq->n; i++) {
+        const ss_node *n = seq->items[i];
+        if (ss_node_expect(n, SS_NODE_SCALAR, "model", err) < 0) {
+            free(names);
+            return -1;
+        }
+        int m = ss_sc_find_name(names, sc->nmodels, n->value);
+        if (m < 0) return ss_sc_unknown_ref(n, "model", names, err);
+        if (!shared(sc, (size_t)m)) {
+            free(names);
+            return ss_node_err(n, err, "models: '%s' has no shared queue: an autoscaled model's replicas pull from "
+                                       "one queue (give its deployment entries `queue: shared`)",
+                               n->value);
+        }
+        a->models[m] = 1;
+    }
+    free(names);
+    return 0;
+}
+
+static int read_windows(ss_autoscale_cfg *a, const ss_node *as, ss_err *err)
+{
+    ss_node *seq = NULL;
+    TRY_(ss_cfg_seq(as, "windows_s", &seq, 0, err));
+    if (!seq) { /* Knative's panic and stable windows (6 s and 60 s) */
+        a->windows_s[0] = 6;
+        a->windows_s[1] = 60;
+        a->nwindows = 2;
+        return 0;
+    }
+    if (seq->n == 0 || seq->n > SS_AS_WINDOWS)
+        return ss_node_err(seq, err, "windows_s: expected 1 to %d windows, got %zu", SS_AS_WINDOWS, seq->n);
+    for (size_t i = 0; i < seq->n; i++) {
+        const ss_node *n = seq->items[i];
+        char *end = NULL;
+        double v = n->kind == SS_NODE_SCALAR ? strtod(n->value, &end) : NAN;
+        if (!end || *end || !(v > 0) || v > 1e7)
+            return ss_node_err(n, err, "windows_s: expected a window in seconds (0 to 1e7), got '%s'",
+                               n->kind == SS_NODE_SCALAR ? n->value : "(not a number)");
+        if (i && !(v > a->windows_s[i - 1]))
+            return ss_node_err(n, err, "windows_s: expected windows from shortest to longest");
+        a->windows_s[i] = v;
+    }
+    a->nwindows = (uint32_t)seq->n;
+    return 0;
+}
+
+static int read_section(ss_scenario *sc, ss_autoscale_cfg *a, const ss_node *as, ss_err *err)
+{
+    static const char *const keys[] = {"policy", "period_s", "decision_delay_s", "min_replicas", "max_replicas",
+                                       "stabilization_s", "windows_s", "rate_quantile", "models", NULL};
+    TRY_(ss_cfg_check_keys(as, keys, "autoscaling", err));
+    if (!ss_map_find(as, "policy")) return ss_node_err(as, err, "autoscaling: missing key 'policy' (an autoscaler plugin)");
+    int rc = ss_policy_cfg_read(&a->policy, as, "policy", "", err);
+    a->policy.file = ss_xstrdup(a->policy.file ? a->policy.file : as->file); /* the document goes away */
+    TRY_(rc);
+    a->period_s = 1;
+    TRY_(ss_cfg_num(as, "period_s", &a->period_s, SS_POS, err));
+    if (a->period_s < 1e-3 || a->period_s > 1e6)
+        return ss_node_err(ss_map_find(as, "period_s"), err, "period_s: expected 0.001 to 1e6 s, got %g", a->period_s);
+    TRY_(ss_cfg_num(as, "decision_delay_s", &a->decision_delay_s, SS_NONNEG, err));
+    TRY_(ss_cfg_num(as, "stabilization_s", &a->stabilization_s, SS_NONNEG, err));
+    unsigned long long lo = 0, hi = 100000;
+    TRY_(ss_cfg_u64(as, "min_replicas", &lo, 0, err));
+    TRY_(ss_cfg_u64(as, "max_replicas", &hi, 0, err));
+    if (hi < 1 || hi > 1000000)
+        return ss_node_err(ss_map_find(as, "max_replicas"), err, "max_replicas: expected 1 to 1000000, got %llu", hi);
+    if (lo > hi)
+        return ss_node_err(ss_map_find(as, "min_replicas"), err, "min_replicas (%llu) is above max_replicas (%llu)", lo,
+                           hi);
+    a->min_replicas = (uint32_t)lo;
+    a->max_replicas = (uint32_t)hi;
+    a->rate_quantile = 0.99;
+    TRY_(ss_cfg_num(as, "rate_quantile", &a->rate_quantile, SS_NONNEG, err));
+    if (a->rate_quantile > 1)
+        return ss_node_err(ss_map_find(as, "rate_quantile"), err, "rate_quantile: expected 0 to 1, got %g",
+                           a->rate_quantile);
+    TRY_(read_windows(a, as, err));
+    return read_models(sc, a, as, err);
+}
+
+int ss_sc_read_autoscaling(ss_scenario *sc, const ss_node *root, ss_err *err)
+{
+    ss_node *as = NULL;
+    TRY_(ss_cfg_map(root, "autoscaling", &as, 0, err));
+    if (!as) return 0;
+    sc->autoscale = ss_xcalloc(1, sizeof *sc->autoscale);
+    return read_section(sc, sc->autoscale, as, err);
+}
+
+void ss_autoscale_cfg_free(ss_autoscale_cfg *a)
+{
+    if (!a) return;
+    ss_policy_cfg_free(&a->policy);
+    free(a->models);
+    free(a);
+}
