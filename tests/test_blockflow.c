@@ -19,11 +19,9 @@
 #include "input/scenario.h"
 #include "input/scenario_load.h"
 #include "serve/world.h"
+#include "test_blockflow.h"
 
-#define SCN SS_SRC_DIR "/scenarios/blockflow/"
-
-/* The mean over replications of extra column `col` (and its 95% half-width). */
-static double run_extra(const char *path, const char *variant, char *const *sets, size_t nsets, const char *col,
+double run_extra(const char *path, const char *variant, char *const *sets, size_t nsets, const char *col,
                         double *ci)
 {
     ss_scenario sc;
@@ -44,6 +42,7 @@ static double run_extra(const char *path, const char *variant, char *const *sets
         for (size_t i = 0; i < r.nextras; i++)
             if (strcmp(r.extras[i].col, col) == 0) x[rep] = r.extras[i].value;
         if (strcmp(col, "latency_mean_ms") == 0) x[rep] = r.tasks[r.ntasks - 1].latency_mean_s * 1e3;
+        if (strcmp(col, "throughput_rps") == 0) x[rep] = r.tasks[r.ntasks - 1].throughput_rps;
         ss_run_result_free(&r);
         ss_world_free(w);
     }

@@ -10,6 +10,10 @@
  * main thread: receiver cost, compute, then - the next process chosen now,
  * since the sender must know where the tensor goes - the sender cost ->
  * delivery -> block 2 ... -> the last block's send -> delivery -> the client.
+ * Under compute: shared the main thread's service is three pieces of work
+ * on the compute net (receive on the CPU, compute on the GPU, send on the
+ * CPU) and the delivery runs on the receiver's I/O and receiver threads
+ * (pipeline_compute.c); the client's side is a pure delay as before.
  * Processes are indexed like the world's instances; the dispatcher, if any,
  * comes last.  Building, results and freeing are in pipeline_build.c; the
  * two share pipeline_internal.h. */
@@ -110,6 +114,7 @@ static void price(ss_world *w, ss_request *r, uint32_t from, uint32_t to, ss_hop
         r->pipe.net_src_dev = da;
         r->pipe.net_dst_dev = db;
         c->delivery_s = c->delivery_s > c->delivery_wire_s ? c->delivery_s - c->delivery_wire_s : 0;
+        c->delivery_wire_s = 0; /* the flow moves the bytes */
     }
     if (from == CLIENT) c->sender_s = 0; /* the client has no modelled main thread */
     if (to == CLIENT) c->receiver_s = 0;
@@ -124,19 +129,53 @@ static void price(ss_world *w, ss_request *r, uint32_t from, uint32_t to, ss_hop
 static void arrive(ss_engine *eng, void *ctx, uint64_t arg);
 static void at_client(ss_engine *eng, void *ctx, uint64_t arg);
 
-/* Send r from its current place to r->pipe.next, the hop already priced. */
-static void depart(ss_world *w, ss_request *r, double delivery_s, double recv_s, double held, uint32_t held_in)
+/* r's next hop as priced: kept on r until it departs. */
+static void keep_hop(ss_request *r, const ss_hop_cost *c)
+{
+    r->pipe.delivery_s = c->delivery_s;
+    r->pipe.delivery_wire_s = c->delivery_wire_s;
+    r->pipe.next_recv_s = c->receiver_s;
+    r->pipe.next_held_bytes = c->queued_bytes;
+    r->pipe.next_held_in = c->queued_in;
+}
+
+/* compute: shared: r's receiver thread takes it next (or, with nothing to
+ * do there, it joins the queue at once, from an event). */
+static void to_receiver(pproc *q, ss_request *r)
+{
+    if (r->pipe.rx_s > 0)
+        ss_pc_thread_push(&q->rx, r->pipe.rx_s, (uint64_t)(uintptr_t)r);
+    else
+        ss_schedule(q->w->eng, ss_now(q->w->eng), arrive, q, (uint64_t)(uintptr_t)r);
+}
+
+/* Send r from its current place to r->pipe.next, the hop priced (keep_hop). */
+static void depart(ss_world *w, ss_request *r)
 {
     ss_pipe *p = w->pipe;
     uint32_t to = r->pipe.next;
-    double now = ss_now(w->eng);
+    double now = ss_now(w->eng), delivery_s = r->pipe.delivery_s;
     if (to != CLIENT) occ_change(w, p->procs[to].device, +1);
-    hold(w, to, held, held_in, +1);
+    hold(w, to, r->pipe.next_held_bytes, r->pipe.next_held_in, +1);
     r->pipe.at = to;
     r->pipe.sent_s = now;
-    r->pipe.recv_s = recv_s;
-    r->pipe.held_bytes = held;
-    r->pipe.held_in = held_in;
+    r->pipe.recv_s = r->pipe.next_recv_s;
+    r->pipe.held_bytes = r->pipe.next_held_bytes;
+    r->pipe.held_in = r->pipe.next_held_in;
+    if (p->comp && to != CLIENT) {
+        /* Shared: the bytes through the socket on the receiver's I/O thread, the rest of
+         * the hand-off on its receiver thread (docs/blockflow.md, "Shared compute"). */
+        double io_s = r->pipe.delivery_wire_s < delivery_s ? r->pipe.delivery_wire_s : delivery_s;
+        r->pipe.rx_s = delivery_s - io_s;
+        r->pipe.hops++;
+        if (r->pipe.net_bytes > 0)
+            ss_pipe_net_send(p->net, r, 0);
+        else if (io_s > 0)
+            ss_pc_thread_push(&p->procs[to].io, io_s, (uint64_t)(uintptr_t)r);
+        else
+            to_receiver(&p->procs[to], r);
+        return;
+    }
     if (r->pipe.net_bytes > 0) {
         ss_pipe_net_send(p->net, r, delivery_s);
         r->pipe.hops++;
@@ -159,7 +198,8 @@ void ss_pipe_route(ss_world *w, ss_request *r)
     r->pipe.next = p->cfg->has_dispatcher ? (uint32_t)(p->nprocs - 1) : pick_block(w, r, 0);
     ss_hop_cost c;
     price(w, r, CLIENT, r->pipe.next, &c);
-    depart(w, r, c.delivery_s, c.receiver_s, c.queued_bytes, c.queued_in);
+    keep_hop(r, &c);
+    depart(w, r);
 }
 
 /* ---- processes: queue, batching, service -------------------------------------- */
@@ -233,15 +273,88 @@ static void arrive(ss_engine *eng, void *ctx, uint64_t arg)
 }
 
 /* Compute of a batch of `samples`: the profile's batch-1 draw scaled by the
- * batch rule, slowed by the other processes computing on the same GPU. */
+ * batch rule; under fixed compute, slowed by the other processes computing
+ * on the same GPU (under shared compute the GPU's link does that). */
 static double compute_s(pproc *q, double samples)
 {
     ss_world *w = q->w;
     ss_group *g = &w->groups[q->in->model];
     double draw = ss_dist_sample(g->service, g->rng);
     double scale = q->blk->mean1_s > 0 ? ss_block_mean_s(q->blk, samples) / q->blk->mean1_s : 1;
+    if (w->pipe->comp) return draw * scale;
     uint32_t others = w->pipe->dev_busy[q->device];
     return draw * scale * (1 + (w->pipe->cfg->contention - 1) * others);
+}
+
+/* ---- compute: shared - the main thread's three pieces of work --------------------- */
+
+enum { STAGE_RECV, STAGE_COMPUTE, STAGE_SEND, STAGE_DONE };
+
+static void stage_next(pproc *q);
+
+static void stage_ev(ss_engine *eng, void *ctx, uint64_t arg)
+{
+    stage_next(ctx);
+}
+
+static void stage_done(void *ctx, uint64_t arg)
+{
+    (void)arg;
+    pproc *q = ctx;
+    q->wall_s[q->stage] = ss_now(q->w->eng) - q->stage_start_s;
+    q->stage++;
+    stage_next(q);
+}
+
+/* Start the batch's next piece of work with something to do: receive (CPU),
+ * compute (its GPU), send (CPU); after the last, the batch is done. */
+static void stage_next(pproc *q)
+{
+    ss_pipe *p = q->w->pipe;
+    for (; q->stage < STAGE_DONE; q->stage++) {
+        double work = q->work_s[q->stage];
+        q->wall_s[q->stage] = 0;
+        if (!(work > 0)) continue;
+        q->stage_start_s = ss_now(q->w->eng);
+        if (q->stage == STAGE_COMPUTE)
+            ss_pcomp_dev(p->comp, q->device, work, stage_done, q, 0);
+        else
+            ss_pcomp_cpu(p->comp, q->host, work, stage_done, q, 0);
+        return;
+    }
+    /* Each item's o_b is its own receive and send, stretched as the batch's were. */
+    double sr = q->work_s[STAGE_RECV] > 0 ? q->wall_s[STAGE_RECV] / q->work_s[STAGE_RECV] : 1;
+    double ss = q->work_s[STAGE_SEND] > 0 ? q->wall_s[STAGE_SEND] / q->work_s[STAGE_SEND] : 1;
+    for (uint32_t i = 0; i < q->nbatch; i++) {
+        ss_request *r = q->batch[i];
+        r->pipe.cur_o_s = r->pipe.recv_s * sr + r->pipe.cur_send_s * ss;
+        r->pipe.cur_m_s = q->wall_s[STAGE_COMPUTE];
+        if (r->measured) {
+            ss_stat_add(&q->overhead, r->pipe.cur_o_s);
+            if (q->blk) ss_stat_add(&q->compute, r->pipe.cur_m_s);
+        }
+    }
+    batch_done(q->w->eng, q, 0);
+}
+
+static void io_done(void *ctx, uint64_t arg)
+{
+    to_receiver(ctx, (ss_request *)(uintptr_t)arg);
+}
+
+static void rx_done(void *ctx, uint64_t arg)
+{
+    pproc *q = ctx;
+    arrive(q->w->eng, q, arg);
+}
+
+void ss_pipe_threads_init(ss_pipe *p)
+{
+    for (size_t i = 0; i < p->nprocs; i++) {
+        pproc *q = &p->procs[i];
+        ss_pc_thread_init(&q->io, p->comp, q->host, io_done, q);
+        ss_pc_thread_init(&q->rx, p->comp, q->host, rx_done, q);
+    }
 }
 
 static void start_batch(pproc *q)
@@ -273,10 +386,8 @@ static void start_batch(pproc *q)
         recv += r->pipe.recv_s;
         send += c.sender_s;
         r->pipe.cur_o_s = r->pipe.recv_s + c.sender_s; /* this item's o_b: its own receive and send */
-        r->pipe.delivery_s = c.delivery_s;
-        r->pipe.next_recv_s = c.receiver_s;
-        r->pipe.next_held_bytes = c.queued_bytes;
-        r->pipe.next_held_in = c.queued_in;
+        r->pipe.cur_send_s = c.sender_s;
+        keep_hop(r, &c);
     }
     q->nbatch = n;
     double m = q->blk ? compute_s(q, samples) : 0;
@@ -284,8 +395,10 @@ static void start_batch(pproc *q)
         ss_request *r = q->batch[i];
         r->pipe.cur_m_s = m;
         if (r->measured) {
-            ss_stat_add(&q->overhead, r->pipe.cur_o_s);
-            ss_stat_add(&q->compute, m);
+            if (!p->comp) { /* shared: known when the batch is done (stage_next) */
+                ss_stat_add(&q->overhead, r->pipe.cur_o_s);
+                ss_stat_add(&q->compute, m);
+            }
             ss_stat_add(&q->wait, now - r->pipe.sent_s); /* w_b: delivery d_b + queueing */
             ss_stat_add(&q->batch_size, samples);
         }
@@ -298,6 +411,17 @@ static void start_batch(pproc *q)
     }
     p->dev_busy[q->device]++;
     update_view(q);
+    if (p->comp) {
+        q->work_s[STAGE_RECV] = recv;
+        q->work_s[STAGE_COMPUTE] = m;
+        q->work_s[STAGE_SEND] = send;
+        q->stage = STAGE_RECV;
+        if (recv > 0 || m > 0 || send > 0)
+            stage_next(q);
+        else /* nothing to do: done at once, from an event as under fixed compute */
+            ss_schedule(w->eng, now, stage_ev, q, 0);
+        return;
+    }
     ss_schedule(w->eng, now + recv + m + send, batch_done, q, 0);
 }
 
@@ -325,7 +449,7 @@ static void batch_done(ss_engine *eng, void *ctx, uint64_t arg)
         r->pipe.at_dispatcher = 0;
         /* The tensor this process read is released; the next hop's is held from now. */
         hold(w, q->index, r->pipe.held_bytes, r->pipe.held_in, -1);
-        depart(w, r, r->pipe.delivery_s, r->pipe.next_recv_s, r->pipe.next_held_bytes, r->pipe.next_held_in);
+        depart(w, r);
         occ_change(w, q->device, -1);
     }
     q->nbatch = 0;
@@ -350,6 +474,8 @@ void ss_pipe_delivered(ss_world *w, ss_request *r)
 {
     if (r->pipe.at == CLIENT)
         at_client(w->eng, w, (uint64_t)(uintptr_t)r);
+    else if (w->pipe->comp)
+        to_receiver(&w->pipe->procs[r->pipe.at], r);
     else
         arrive(w->eng, &w->pipe->procs[r->pipe.at], (uint64_t)(uintptr_t)r);
 }

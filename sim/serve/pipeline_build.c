@@ -175,6 +175,16 @@ int ss_pipe_build(ss_world *w, ss_err *err)
     }
     if (check_hops(w, err) < 0) return -1;
     if (build_net(w, err) < 0) return -1;
+    if (cfg->compute_shared) { /* the hosts' CPUs and the GPUs on the solver (pipeline_compute.h) */
+        double *cores = ss_xcalloc(p->nhosts ? p->nhosts : 1, sizeof *cores);
+        uint8_t *gpu = ss_xcalloc(nd ? nd : 1, 1);
+        for (size_t h = 0; h < p->nhosts; h++) cores[h] = ss_pipeline_host_cores(sc, p->hosts[h]);
+        for (size_t d = 0; d < nd; d++) gpu[d] = sc->devices[d].kind == SS_DEV_GPU;
+        p->comp = ss_pcomp_new(w->eng, p->nhosts, cores, nd, p->dev_host, gpu, cfg->contention);
+        free(cores);
+        free(gpu);
+        ss_pipe_threads_init(p);
+    }
     /* The extra columns, known now (sweeps declare them in their layout). */
     ss_world_declare_extra(w, "pipeline_time_ms");
     ss_world_declare_extra(w, "pipeline_overhead_ms");
@@ -288,6 +298,8 @@ void ss_pipe_free(ss_world *w)
     ss_pipe *p = w->pipe;
     if (!p) return;
     for (size_t i = 0; i < p->nprocs; i++) {
+        ss_pc_thread_free(&p->procs[i].io);
+        ss_pc_thread_free(&p->procs[i].rx);
         free(p->procs[i].ring);
         free(p->procs[i].batch);
         free(p->procs[i].ctx_opened);
@@ -295,6 +307,7 @@ void ss_pipe_free(ss_world *w)
     }
     free(p->procs);
     ss_pipe_net_free(p->net);
+    ss_pcomp_free(p->comp);
     for (size_t h = 0; h < p->nhosts; h++) free(p->hosts[h]);
     free(p->hosts);
     free(p->dev_host);

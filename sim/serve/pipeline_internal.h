@@ -8,6 +8,7 @@
 #include "input/blockmodel.h"
 #include "input/pipeline_cfg.h"
 #include "serve/pipeline.h"
+#include "serve/pipeline_compute.h"
 #include "serve/pipeline_net.h"
 #include "serve/serve.h"
 #include "serve/vram.h"
@@ -34,6 +35,13 @@ typedef struct pproc {
     int timer_on;
     ss_event_id timer;
     uint8_t *ctx_opened;    /* per device: a cross-GPU context opened there */
+    /* compute: shared (pipeline_compute.h): the process's other threads, and
+     * its main thread's batch as three pieces of work in a row */
+    ss_pc_thread io, rx;    /* ZeroMQ's I/O thread, the receiver thread */
+    int stage;              /* the piece in progress: STAGE_* (pipeline.c) */
+    double stage_start_s;
+    double work_s[3];       /* per stage: receive (CPU), compute (GPU), send (CPU), alone */
+    double wall_s[3];       /* per stage: as it ran, shared */
     ss_stat overhead, compute, wait, batch_size; /* measured requests */
 } pproc;
 
@@ -53,6 +61,7 @@ typedef struct ss_pipe {
     ss_ledger vram, ram;    /* per device, per host */
     ss_stat pipeline, overhead, compute; /* per measured request */
     ss_pipe_net *net;       /* cross-host hops over the topology (pipeline_net.c), or NULL */
+    ss_pcomp *comp;         /* compute: shared: the CPUs and GPUs (pipeline_compute.c), or NULL */
 } ss_pipe;
 
 /* pipeline.c: the GPU-to-GPU path kind between devices a and b (SS_GPU_PATH_*). */
@@ -61,5 +70,7 @@ uint32_t ss_pipe_gpu_path(const ss_world *w, uint32_t a, uint32_t b);
 void ss_pipe_route(ss_world *w, ss_request *r);
 /* pipeline.c: the tensor of r's current hop has arrived over the network at r->pipe.at. */
 void ss_pipe_delivered(ss_world *w, ss_request *r);
+/* pipeline.c: under compute: shared, set up every process's I/O and receiver threads on p->comp. */
+void ss_pipe_threads_init(ss_pipe *p);
 
 #endif
