@@ -14,6 +14,9 @@
 #   blockflow-throughput.png   throughput vs Poisson rate, tensormq vs zmq-copy (GV100, 4 blocks)
 #   blockflow-clients.png      mean client RTT vs number of synchronous clients
 #   blockflow-overhead.csv/.png per-block overhead o_b: one sync client on the GV100, and the L40S PDI placements
+#   blockflow-rate-shared.csv  servesim sweep scenarios/sweeps/blockflow-rate-shared.yaml (compute: shared, contention 1 and 2)
+#   blockflow-throughput-shared.png  throughput vs Poisson rate under shared compute (contention 2: the GPU's capacity 1)
+#   blockflow-cores.csv/.png   servesim sweep scenarios/sweeps/blockflow-cores.yaml: capacity vs the host's cores (shared compute)
 #   masa-*.csv           servesim sweep scenarios/masa/sweeps/*.yaml (edge devices, issue 5; docs/masa.md)
 #   masa-*.compare.csv   servesim compare of each against bulk (masa for mem-estimate)
 #   masa-*.png           mean response time per layer scheduler vs memory, intensity, workers or estimate
@@ -30,6 +33,8 @@ if [ "$rerun" = "--rerun" ]; then
     "$bin" sweep scenarios/sweeps/lb-load.yaml -o "$ref/lb-load.csv" --quiet
     "$bin" sweep scenarios/sweeps/blockflow-rate.yaml -j 2 -o "$ref/blockflow-rate.csv" --quiet
     "$bin" sweep scenarios/sweeps/blockflow-clients.yaml -j 2 -o "$ref/blockflow-clients.csv" --quiet
+    "$bin" sweep scenarios/sweeps/blockflow-rate-shared.yaml -j 2 -o "$ref/blockflow-rate-shared.csv" --quiet
+    "$bin" sweep scenarios/sweeps/blockflow-cores.yaml -j 2 -o "$ref/blockflow-cores.csv" --quiet
     for s in $masa_sweeps; do "$bin" sweep "scenarios/masa/sweeps/$s.yaml" -j 2 -o "$ref/masa-$s.csv" --quiet; done
 fi
 "$bin" compare "$ref/lb-load.csv" --by load_balancer --baseline round-robin \
@@ -85,6 +90,19 @@ gnuplot -e "in='$tmp/bf-rate.cmp.csv'; out='$ref/blockflow-throughput.png'; axis
 gnuplot -e "in='$tmp/bf-clients.cmp.csv'; out='$ref/blockflow-clients.png'; axis='workloads.client.clients';
             metric='latency_mean_ms'; xlabel='synchronous clients'; ylabel='mean client RTT (ms)';
             title='BlockFlow ResNet50, 4 blocks on one GV100: RTT vs clients (3 reps, 95% CI)'" plots/metric-vs-axis.gp
+# Shared compute (docs/blockflow.md, "Shared compute"): the rate sweep at the default contention 2.
+"$bin" compare "$ref/blockflow-rate-shared.csv" --by pipeline.transport --baseline zmq-copy \
+    --metric throughput_rps --csv -o "$tmp/bf-rate-shared.cmp.csv"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "pipeline.contention") c = i; print; next } $c == 2' \
+    "$tmp/bf-rate-shared.cmp.csv" > "$tmp/bf-rate-shared-2.cmp.csv"
+gnuplot -e "in='$tmp/bf-rate-shared-2.cmp.csv'; out='$ref/blockflow-throughput-shared.png'; axis='workloads.client.rate_rps';
+            metric='throughput_rps'; xlabel='offered load (Poisson, requests/s)'; ylabel='throughput (results/s)';
+            title='BlockFlow ResNet50 on one GV100, shared compute (GPU capacity 1, 32 cores): throughput vs load'" plots/metric-vs-axis.gp
+"$bin" compare "$ref/blockflow-cores.csv" --by pipeline.transport --baseline zmq-copy \
+    --metric throughput_rps --csv -o "$tmp/bf-cores.cmp.csv"
+gnuplot -e "in='$tmp/bf-cores.cmp.csv'; out='$ref/blockflow-cores.png'; axis='pipeline.host_cores.fullsuper';
+            metric='throughput_rps'; xlabel='host cores'; ylabel='capacity (results/s at 300/s offered)'; key='bottom right';
+            title='BlockFlow ResNet50 on one GV100, shared compute: capacity vs the host cores (3 reps, 95% CI)'" plots/metric-vs-axis.gp
 "$bin" run scenarios/blockflow/single-gv100.yaml --set replications=1 --quiet -o "$tmp/bf-gv100.csv"
 "$bin" run scenarios/blockflow/l40s-pdi.yaml --set replications=1 --quiet -o "$tmp/bf-pdi.csv"
 # One row per block, one column per run: overhead_ms_<block> of replication 0, row "all".
