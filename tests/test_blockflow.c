@@ -1,7 +1,7 @@
 /* test_blockflow.c: block pipelines (sim/serve/pipeline.c, blockmodel.c,
  * pipeline_cfg.c, vram.c and the transport plugins) against the thesis'
- * figures (docs/blockflow.md), a hand-computed batching case, bad input
- * and the L40S placements.
+ * figures (docs/blockflow.md), a hand-computed batching case, bad input,
+ * the L40S placements and the reference sweeps byte for byte.
  *
  * Tolerances: the acceptance bar is 5% of each thesis figure.  Each figure
  * is the mean over 5 replications of 120 s (the thesis' own test length,
@@ -230,6 +230,17 @@ static void test_l40s_placements(void)
     CU_ASSERT_DOUBLE_EQUAL(o_sys, 0.6375 + 0.020 + 1605632 / 1.2e10 * 1e3, 1e-6);
 }
 
+/* The committed sweeps (results/reference/blockflow-rate.csv and
+ * blockflow-clients.csv, `make reference`) come out byte for byte: the
+ * default compute: fixed has not moved. */
+static void test_reference_reproduces(void)
+{
+    CU_ASSERT_TRUE(ss_test_sweep_reproduces("scenarios/sweeps/blockflow-rate.yaml",
+                                            "results/reference/blockflow-rate.csv"));
+    CU_ASSERT_TRUE(ss_test_sweep_reproduces("scenarios/sweeps/blockflow-clients.yaml",
+                                            "results/reference/blockflow-clients.csv"));
+}
+
 /* Same seed, same bytes. */
 static void test_deterministic(void)
 {
@@ -244,4 +255,5 @@ static void test_deterministic(void)
 
 SS_TEST_SUITE("blockflow", {"acceptance_single_gv100", test_acceptance_single_gv100},
               {"batching_hand_case", test_batching_hand_case}, {"bad_input", test_bad_input},
-              {"l40s_placements", test_l40s_placements}, {"deterministic", test_deterministic})
+              {"l40s_placements", test_l40s_placements}, {"reference_sweeps_reproduce", test_reference_reproduces},
+              {"deterministic", test_deterministic})

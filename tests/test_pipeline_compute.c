@@ -3,8 +3,8 @@
  * hand-computed cases to 1e-9 - CPU parts of hops sharing a host's cores,
  * block processes sharing a GPU (and the contention knob), the receiver and
  * I/O threads working beside the main thread - then the thesis' single-client
- * figures unchanged, throughput bound by the host's cores under load, and
- * bad input.
+ * figures unchanged, throughput bound by the host's cores under load, the
+ * shared-compute reference sweeps byte for byte, and bad input.
  *
  * The hand cases.  A block `b` (in and out 1,000,000 B, compute 10 ms) with
  * zmq-copy priced so that a hop into it costs 3 ms on the receiver's I/O
@@ -210,19 +210,14 @@ static void test_cores_bound_throughput(void)
     CU_ASSERT_DOUBLE_EQUAL(th[1], th[2], 1e-9 * th[2]);
 }
 
-/* The committed shared-compute sweep (results/reference/blockflow-cores.csv,
- * `make reference`) comes out byte for byte. */
+/* The committed shared-compute sweeps (results/reference/blockflow-cores.csv
+ * and blockflow-rate-shared.csv, `make reference`) come out byte for byte. */
 static void test_reference_reproduces(void)
 {
-    char *dir = ss_test_tmpdir();
-    char *out = NULL;
-    int rc = ss_test_sh(&out, "cd '%s' && '%s' sweep scenarios/sweeps/blockflow-cores.yaml -j 2 --quiet -o '%s/c.csv' "
-                              "2>&1 && cmp '%s/c.csv' results/reference/blockflow-cores.csv 2>&1",
-                        SS_SRC_DIR, SS_BIN, dir, dir);
-    CU_ASSERT_EQUAL(rc, 0);
-    if (rc) fprintf(stderr, "\n  blockflow-cores differs (intended? then `make reference`): %s\n", out ? out : "");
-    free(out);
-    ss_test_rmtree(dir);
+    CU_ASSERT_TRUE(ss_test_sweep_reproduces("scenarios/sweeps/blockflow-cores.yaml",
+                                            "results/reference/blockflow-cores.csv"));
+    CU_ASSERT_TRUE(ss_test_sweep_reproduces("scenarios/sweeps/blockflow-rate-shared.yaml",
+                                            "results/reference/blockflow-rate-shared.csv"));
 }
 
 /* Bad input: positioned, exit status 2. */
@@ -252,5 +247,5 @@ SS_TEST_SUITE("pipeline-compute", {"two hops' CPU parts share a 1-core host", te
               {"receiver and I/O threads overlap main-thread compute", test_threads_overlap_compute},
               {"single client: thesis figures as under fixed compute", test_single_client_unchanged},
               {"host cores bound throughput under load (1, 8, 32 cores)", test_cores_bound_throughput},
-              {"results/reference/blockflow-cores.csv reproduces", test_reference_reproduces},
+              {"the shared-compute reference sweeps reproduce", test_reference_reproduces},
               {"bad input", test_bad_input})
