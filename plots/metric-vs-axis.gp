@@ -7,7 +7,8 @@
 #               axis='workloads.images.rate_rps'; metric='latency_mean_ms'" plots/metric-vs-axis.gp
 #
 # Variables: in, out (PNG), axis (the axis column), metric (default: the first
-# metric in the file), ylabel, xlabel, title, logy (1 = log scale).
+# metric in the file), ylabel, xlabel, title, logy (1 = log scale), key (where
+# the legend goes, as gnuplot's `set key`: default "top left").
 # The policy_mean and policy_ci95 columns give each point and its bar.
 if (!exists("in") || !exists("out") || !exists("axis")) {
     print "usage: gnuplot -e \"in='CMP.csv'; out='PLOT.png'; axis='AXIS COLUMN'\" plots/metric-vs-axis.gp"
@@ -24,7 +25,8 @@ set output out
 set title title noenhanced
 set xlabel xlabel noenhanced
 set ylabel ylabel noenhanced
-set key top left noenhanced
+if (!exists("key")) key = "top left"
+eval("set key " . key . " noenhanced")
 set grid
 if (exists("logy") && logy) set logscale y
 # One policy's points as "x mean ci" lines (awk picks them, so that the

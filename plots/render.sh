@@ -14,6 +14,9 @@
 #   blockflow-throughput.png   throughput vs Poisson rate, tensormq vs zmq-copy (GV100, 4 blocks)
 #   blockflow-clients.png      mean client RTT vs number of synchronous clients
 #   blockflow-overhead.csv/.png per-block overhead o_b: one sync client on the GV100, and the L40S PDI placements
+#   blockflow-rate-shared.csv  servesim sweep scenarios/sweeps/blockflow-rate-shared.yaml (compute: shared, contention 1 and 2)
+#   blockflow-throughput-shared.png  throughput vs Poisson rate under shared compute (contention 2: the GPU's capacity 1)
+#   blockflow-cores.csv/.png   servesim sweep scenarios/sweeps/blockflow-cores.yaml: capacity vs the host's cores (shared compute)
 #   masa-*.csv           servesim sweep scenarios/masa/sweeps/*.yaml (edge devices, issue 5; docs/masa.md)
 #   masa-*.compare.csv   servesim compare of each against bulk (masa for mem-estimate)
 #   masa-*.png           mean response time per layer scheduler vs memory, intensity, workers or estimate
@@ -30,6 +33,8 @@ if [ "$rerun" = "--rerun" ]; then
     "$bin" sweep scenarios/sweeps/lb-load.yaml -o "$ref/lb-load.csv" --quiet
     "$bin" sweep scenarios/sweeps/blockflow-rate.yaml -j 2 -o "$ref/blockflow-rate.csv" --quiet
     "$bin" sweep scenarios/sweeps/blockflow-clients.yaml -j 2 -o "$ref/blockflow-clients.csv" --quiet
+    "$bin" sweep scenarios/sweeps/blockflow-rate-shared.yaml -j 2 -o "$ref/blockflow-rate-shared.csv" --quiet
+    "$bin" sweep scenarios/sweeps/blockflow-cores.yaml -j 2 -o "$ref/blockflow-cores.csv" --quiet
     for s in $masa_sweeps; do "$bin" sweep "scenarios/masa/sweeps/$s.yaml" -j 2 -o "$ref/masa-$s.csv" --quiet; done
 fi
 "$bin" compare "$ref/lb-load.csv" --by load_balancer --baseline round-robin \
@@ -74,17 +79,32 @@ gnuplot -e "in='$tmp/requests.csv'; out='$ref/default-cdf.png'; logx=1;
             title='default scenario: latency CDF per load balancer (rho 0.85)'" plots/latency-cdf.gp
 gnuplot -e "in='$tmp/ts.csv'; out='$ref/default-ts.png'; variant='round-robin';
             title='default scenario, round-robin: 1 s samples'" plots/timeseries.gp
-# BlockFlow pipelines (docs/blockflow.md).
-"$bin" compare "$ref/blockflow-rate.csv" --by pipeline.transport --baseline zmq-copy \
-    --metric throughput_rps --metric latency_mean_ms --csv -o "$tmp/bf-rate.cmp.csv"
-gnuplot -e "in='$tmp/bf-rate.cmp.csv'; out='$ref/blockflow-throughput.png'; axis='workloads.client.rate_rps';
-            metric='throughput_rps'; xlabel='offered load (Poisson, requests/s)'; ylabel='throughput (results/s)';
-            title='BlockFlow ResNet50, 4 blocks on one GV100: throughput vs offered load (3 reps, 95% CI)'" plots/metric-vs-axis.gp
-"$bin" compare "$ref/blockflow-clients.csv" --by pipeline.transport --baseline zmq-copy \
-    --metric latency_mean_ms --csv -o "$tmp/bf-clients.cmp.csv"
-gnuplot -e "in='$tmp/bf-clients.cmp.csv'; out='$ref/blockflow-clients.png'; axis='workloads.client.clients';
-            metric='latency_mean_ms'; xlabel='synchronous clients'; ylabel='mean client RTT (ms)';
-            title='BlockFlow ResNet50, 4 blocks on one GV100: RTT vs clients (3 reps, 95% CI)'" plots/metric-vs-axis.gp
+# BlockFlow pipelines (docs/blockflow.md): a metric per transport against a sweep axis.
+bf_plot() { # csv, png, axis, metric, xlabel, ylabel, title, [more gnuplot settings], [filter column, value]
+    local in="$tmp/${2%.png}.cmp.csv"
+    "$bin" compare "$ref/$1" --by pipeline.transport --baseline zmq-copy --metric "$4" --csv -o "$in"
+    if [ $# -ge 10 ]; then # only the points where another axis has one value
+        awk -F, -v col="$9" -v v="${10}" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; print; next }
+                                           $c == v' "$in" > "$in.only"
+        in="$in.only"
+    fi
+    gnuplot -e "in='$in'; out='$ref/$2'; axis='$3'; metric='$4'; xlabel='$5'; ylabel='$6'; title='$7'; ${8:-}" \
+        plots/metric-vs-axis.gp
+}
+bf_plot blockflow-rate.csv blockflow-throughput.png workloads.client.rate_rps throughput_rps \
+    "offered load (Poisson, requests/s)" "throughput (results/s)" \
+    "BlockFlow ResNet50, 4 blocks on one GV100: throughput vs offered load (3 reps, 95% CI)"
+bf_plot blockflow-clients.csv blockflow-clients.png workloads.client.clients latency_mean_ms \
+    "synchronous clients" "mean client RTT (ms)" \
+    "BlockFlow ResNet50, 4 blocks on one GV100: RTT vs clients (3 reps, 95% CI)"
+# Shared compute (docs/blockflow.md, "Shared compute"): the rate sweep at the default contention 2.
+bf_plot blockflow-rate-shared.csv blockflow-throughput-shared.png workloads.client.rate_rps throughput_rps \
+    "offered load (Poisson, requests/s)" "throughput (results/s)" \
+    "BlockFlow ResNet50 on one GV100, shared compute (GPU capacity 1, 32 cores): throughput vs load" "" \
+    pipeline.contention 2
+bf_plot blockflow-cores.csv blockflow-cores.png pipeline.host_cores.fullsuper throughput_rps \
+    "host cores" "capacity (results/s at 300/s offered)" \
+    "BlockFlow ResNet50 on one GV100, shared compute: capacity vs the host cores (3 reps, 95% CI)" "key='bottom right'"
 "$bin" run scenarios/blockflow/single-gv100.yaml --set replications=1 --quiet -o "$tmp/bf-gv100.csv"
 "$bin" run scenarios/blockflow/l40s-pdi.yaml --set replications=1 --quiet -o "$tmp/bf-pdi.csv"
 # One row per block, one column per run: overhead_ms_<block> of replication 0, row "all".

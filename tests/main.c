@@ -86,6 +86,18 @@ void ss_test_rmtree(char *dir)
     free(dir);
 }
 
+int ss_test_sweep_reproduces(const char *sweep, const char *reference)
+{
+    char *dir = ss_test_tmpdir();
+    char *out = NULL;
+    int rc = ss_test_sh(&out, "cd '%s' && '%s' sweep '%s' -j 2 --quiet -o '%s/sweep.csv' 2>&1 && cmp '%s/sweep.csv' '%s' 2>&1",
+                        SS_SRC_DIR, SS_BIN, sweep, dir, dir, reference);
+    if (rc) fprintf(stderr, "\n  %s differs (intended? then `make reference`): %s\n", reference, out ? out : "");
+    free(out);
+    ss_test_rmtree(dir);
+    return rc == 0;
+}
+
 int ss_test_has(const char *hay, const char *needle)
 {
     int ok = hay && strstr(hay, needle) != NULL;

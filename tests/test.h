@@ -32,6 +32,10 @@ char *ss_test_tmpdir(void);
 char *ss_test_write(const char *dir, const char *name, const char *text);
 /* Remove a directory tree and free its (malloc'd) path; NULL is fine. */
 void ss_test_rmtree(char *dir);
+/* 1 if `servesim sweep SWEEP -j 2`, run in the source tree, writes exactly
+ * the committed file REFERENCE (both relative to the source tree);
+ * otherwise 0, with the difference printed. */
+int ss_test_sweep_reproduces(const char *sweep, const char *reference);
 /* 1 if `needle` occurs in `hay`; otherwise 0, with both printed to stderr
  * so a failed assertion shows what was there instead. */
 int ss_test_has(const char *hay, const char *needle);

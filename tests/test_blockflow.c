@@ -1,7 +1,7 @@
 /* test_blockflow.c: block pipelines (sim/serve/pipeline.c, blockmodel.c,
  * pipeline_cfg.c, vram.c and the transport plugins) against the thesis'
- * figures (docs/blockflow.md), a hand-computed batching case, bad input
- * and the L40S placements.
+ * figures (docs/blockflow.md), a hand-computed batching case, bad input,
+ * the L40S placements and the reference sweeps byte for byte.
  *
  * Tolerances: the acceptance bar is 5% of each thesis figure.  Each figure
  * is the mean over 5 replications of 120 s (the thesis' own test length,
@@ -19,11 +19,9 @@
 #include "input/scenario.h"
 #include "input/scenario_load.h"
 #include "serve/world.h"
+#include "test_blockflow.h"
 
-#define SCN SS_SRC_DIR "/scenarios/blockflow/"
-
-/* The mean over replications of extra column `col` (and its 95% half-width). */
-static double run_extra(const char *path, const char *variant, char *const *sets, size_t nsets, const char *col,
+double run_extra(const char *path, const char *variant, char *const *sets, size_t nsets, const char *col,
                         double *ci)
 {
     ss_scenario sc;
@@ -44,6 +42,7 @@ static double run_extra(const char *path, const char *variant, char *const *sets
         for (size_t i = 0; i < r.nextras; i++)
             if (strcmp(r.extras[i].col, col) == 0) x[rep] = r.extras[i].value;
         if (strcmp(col, "latency_mean_ms") == 0) x[rep] = r.tasks[r.ntasks - 1].latency_mean_s * 1e3;
+        if (strcmp(col, "throughput_rps") == 0) x[rep] = r.tasks[r.ntasks - 1].throughput_rps;
         ss_run_result_free(&r);
         ss_world_free(w);
     }
@@ -231,6 +230,17 @@ static void test_l40s_placements(void)
     CU_ASSERT_DOUBLE_EQUAL(o_sys, 0.6375 + 0.020 + 1605632 / 1.2e10 * 1e3, 1e-6);
 }
 
+/* The committed sweeps (results/reference/blockflow-rate.csv and
+ * blockflow-clients.csv, `make reference`) come out byte for byte: the
+ * default compute: fixed has not moved. */
+static void test_reference_reproduces(void)
+{
+    CU_ASSERT_TRUE(ss_test_sweep_reproduces("scenarios/sweeps/blockflow-rate.yaml",
+                                            "results/reference/blockflow-rate.csv"));
+    CU_ASSERT_TRUE(ss_test_sweep_reproduces("scenarios/sweeps/blockflow-clients.yaml",
+                                            "results/reference/blockflow-clients.csv"));
+}
+
 /* Same seed, same bytes. */
 static void test_deterministic(void)
 {
@@ -245,4 +255,5 @@ static void test_deterministic(void)
 
 SS_TEST_SUITE("blockflow", {"acceptance_single_gv100", test_acceptance_single_gv100},
               {"batching_hand_case", test_batching_hand_case}, {"bad_input", test_bad_input},
-              {"l40s_placements", test_l40s_placements}, {"deterministic", test_deterministic})
+              {"l40s_placements", test_l40s_placements}, {"reference_sweeps_reproduce", test_reference_reproduces},
+              {"deterministic", test_deterministic})

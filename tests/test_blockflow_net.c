@@ -27,6 +27,7 @@
 #include "input/scenario.h"
 #include "input/scenario_load.h"
 #include "serve/world.h"
+#include "test_blockflow.h"
 
 static const char *const two_split =
     "{\"name\": \"two-split\", \"process\": {\"context_vram_mib\": 370, \"host_ram_mib\": 700},\n"
@@ -143,6 +144,24 @@ static void test_two_hops_share_the_link(void)
     ss_test_rmtree(dir);
 }
 
+/* Under compute: shared the flow carries the bytes and the hop's fixed term
+ * runs after it on the receiver's receiver thread: the same 1.466 ms alone,
+ * 2.466 ms for two hops at once (two receiving processes, h2's cores not
+ * declared: no CPU contention). */
+static void test_shared_compute_same_delivery(void)
+{
+    char *dir = ss_test_tmpdir();
+    char *shared[] = {"pipeline.compute=shared"};
+    char *path = scenario(dir, two_hosts_topo, "h2/gpu0", 0);
+    CU_ASSERT_DOUBLE_EQUAL(run_extra(path, NULL, shared, 1, "wait_ms_b2", NULL), 1.466, 1e-9);
+    free(path);
+    path = scenario(dir, two_hosts_topo, "h2/gpu0", 1);
+    CU_ASSERT_DOUBLE_EQUAL(run_extra(path, NULL, shared, 1, "wait_ms_b2", NULL), 2.466, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(run_extra(path, NULL, shared, 1, "wait_ms_b2b", NULL), 2.466, 1e-9);
+    free(path);
+    ss_test_rmtree(dir);
+}
+
 /* Hops that stay on a host, and scenarios without a topology, keep the
  * transport's own pricing: delivery 0.4 ms + 10 ns/B x N = 10.4 ms. */
 static void test_same_host_and_no_topology_unchanged(void)
@@ -245,5 +264,6 @@ static void test_deterministic(void)
 
 SS_TEST_SUITE("blockflow_net", {"deterministic", test_deterministic}, {"one_hop_hand_case", test_one_hop_hand_case},
               {"two_hops_share_the_link", test_two_hops_share_the_link},
+              {"shared_compute_same_delivery", test_shared_compute_same_delivery},
               {"same_host_and_no_topology_unchanged", test_same_host_and_no_topology_unchanged},
               {"ecmp_columns", test_ecmp_columns}, {"bad_input", test_bad_input})

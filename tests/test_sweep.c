@@ -314,15 +314,7 @@ static void test_compare_sweep(void)
  * here, and an intended one is committed with `make reference`. */
 static void test_reference_reproduces(void)
 {
-    char *dir = ss_test_tmpdir();
-    char *out = NULL;
-    int rc = ss_test_sh(&out, "cd '%s' && '%s' sweep scenarios/sweeps/lb-load.yaml -j 2 --quiet -o '%s/lb.csv' 2>&1 && "
-                              "cmp '%s/lb.csv' results/reference/lb-load.csv 2>&1",
-                        SS_SRC_DIR, SS_BIN, dir, dir);
-    CU_ASSERT_EQUAL(rc, 0);
-    if (rc) fprintf(stderr, "\n  reference sweep differs (intended? then `make reference`): %s\n", out ? out : "");
-    free(out);
-    ss_test_rmtree(dir);
+    CU_ASSERT_TRUE(ss_test_sweep_reproduces("scenarios/sweeps/lb-load.yaml", "results/reference/lb-load.csv"));
 }
 
 SS_TEST_SUITE("sweep", {"the reference sweep reproduces results/reference/lb-load.csv", test_reference_reproduces}, {"-j 1 and -j 2 write the same CSV", test_jobs_same_csv},

@@ -2,7 +2,8 @@
  * the transport plugin with its parameters (imported from the transports
  * profile, models/transports.json, then the scenario's own), the client
  * tensor's batch, an optional dispatcher process, the client's GPU, GPU
- * contention and dynamic batching per block.  Parsing only: pipeline.c runs it. */
+ * contention, the compute model (fixed or shared, with the hosts' cores)
+ * and dynamic batching per block.  Parsing only: pipeline.c runs it. */
 #include "input/pipeline_cfg.h"
 #include "input/section.h"
 
@@ -143,10 +144,66 @@ static int read_batching(ss_scenario *sc, ss_pipeline_cfg *pl, const ss_node *se
     return 0;
 }
 
+/* The length of the host part of a device name ("host/gpu0" -> 4). */
+static size_t host_len(const char *device)
+{
+    const char *slash = strchr(device, '/');
+    return slash ? (size_t)(slash - device) : strlen(device);
+}
+
+/* `host_cores: {host: cores}`: every key a host of some device, every value > 0. */
+static int read_host_cores(ss_scenario *sc, ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
+{
+    TRY(ss_node_expect(m, SS_NODE_MAP, "host_cores", err));
+    pl->host_core_names = ss_xcalloc(m->n ? m->n : 1, sizeof *pl->host_core_names);
+    pl->host_cores = ss_xcalloc(m->n ? m->n : 1, sizeof *pl->host_cores);
+    for (size_t i = 0; i < m->n; i++) {
+        const ss_node *c = m->items[i];
+        int known = 0;
+        for (size_t d = 0; d < sc->ndevices && !known; d++)
+            known = host_len(sc->devices[d].name) == strlen(c->key) &&
+                    strncmp(sc->devices[d].name, c->key, strlen(c->key)) == 0;
+        if (!known) {
+            char **names = ss_xcalloc(sc->ndevices + 1, sizeof *names);
+            for (size_t d = 0; d < sc->ndevices; d++) {
+                names[d] = ss_xstrdup(sc->devices[d].name);
+                names[d][host_len(names[d])] = '\0';
+            }
+            ss_node key = *c;
+            key.value = c->key;
+            key.line = c->key_line;
+            key.col = c->key_col;
+            int rc = ss_node_unknown(&key, "host", (const char *const *)names, err);
+            for (size_t d = 0; d < sc->ndevices; d++) free(names[d]);
+            free(names);
+            return rc;
+        }
+        double cores = 0;
+        TRY(ss_node_num(c, "host_cores", &cores, SS_POS, err));
+        pl->host_core_names[pl->nhost_cores] = ss_xstrdup(c->key);
+        pl->host_cores[pl->nhost_cores++] = cores;
+    }
+    return 0;
+}
+
+double ss_pipeline_host_cores(const ss_scenario *sc, const char *host)
+{
+    const ss_pipeline_cfg *pl = sc->pipeline;
+    for (size_t i = 0; pl && i < pl->nhost_cores; i++)
+        if (strcmp(pl->host_core_names[i], host) == 0) return pl->host_cores[i];
+    double cores = 0;
+    for (size_t d = 0; d < sc->ndevices; d++)
+        if (sc->devices[d].kind == SS_DEV_CPU && host_len(sc->devices[d].name) == strlen(host) &&
+            strncmp(sc->devices[d].name, host, strlen(host)) == 0)
+            cores += sc->devices[d].cores;
+    return cores;
+}
+
 static int read_section(ss_scenario *sc, ss_pipeline_cfg *pl, const ss_node *n, ss_err *err)
 {
-    static const char *const keys[] = {"transport", "batch", "dispatcher", "client_device", "contention", "batching",
-                                       NULL};
+    static const char *const keys[] = {"transport", "batch", "dispatcher", "client_device", "contention", "compute",
+                                       "host_cores", "batching", NULL};
+    static const char *const computes[] = {"fixed", "shared", NULL};
     TRY(ss_node_expect(n, SS_NODE_MAP, "pipeline", err));
     TRY(ss_cfg_check_keys(n, keys, "pipeline", err));
     const ss_node *t = ss_map_find(n, "transport");
@@ -157,8 +214,13 @@ static int read_section(ss_scenario *sc, ss_pipeline_cfg *pl, const ss_node *n, 
     if (batch < 1 || batch > 65536)
         return ss_node_err(ss_map_find(n, "batch"), err, "batch: expected 1 to 65536, got %llu", batch);
     pl->batch = (uint32_t)batch;
+    TRY(ss_cfg_enum(n, "compute", computes, &pl->compute_shared, 0, err));
     pl->contention = 1;
-    TRY(ss_cfg_num(n, "contention", &pl->contention, SS_POS, err));
+    TRY(pl->has_contention = ss_cfg_num(n, "contention", &pl->contention, SS_POS, err));
+    /* Shared: a GPU of capacity 1 time-sliced max-min (pipeline_compute.h) unless told otherwise. */
+    if (!pl->has_contention && pl->compute_shared) pl->contention = 2;
+    const ss_node *hc = ss_map_find(n, "host_cores");
+    if (hc) TRY(read_host_cores(sc, pl, hc, err));
     const ss_node *d = ss_map_find(n, "dispatcher");
     if (d) {
         static const char *const dkeys[] = {"device", NULL};
@@ -223,5 +285,8 @@ void ss_pipeline_free(ss_pipeline_cfg *p)
     free((char *)p->transport.file);
     free(p->max_batch);
     free(p->max_wait_s);
+    for (size_t i = 0; i < p->nhost_cores; i++) free(p->host_core_names[i]);
+    free(p->host_core_names);
+    free(p->host_cores);
     free(p);
 }

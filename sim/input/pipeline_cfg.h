@@ -1,6 +1,7 @@
 /* pipeline_cfg.h: the `pipeline:` section of a scenario (block pipelines,
  * BlockFlow; docs/blockflow.md) as plain structs, read by pipeline_cfg.c.
- * The serving side is serve/pipeline.h. */
+ * The serving side is serve/pipeline.h; `compute: shared` and its host
+ * cores, serve/pipeline_compute.h. */
 #ifndef SS_PIPELINE_CFG_H
 #define SS_PIPELINE_CFG_H
 
@@ -16,7 +17,13 @@ typedef struct ss_pipeline_cfg {
     uint32_t dispatcher_device;
     int has_client_device;     /* else the client sits on the GPU of whatever it talks to */
     uint32_t client_device;
-    double contention;         /* compute slowdown per other busy process on the GPU; 1 = none */
+    double contention;         /* compute slowdown per other process computing on the GPU; 1 = none */
+    int has_contention;        /* given in the scenario (else 1 under fixed compute, 2 under shared) */
+    int compute_shared;        /* `compute: shared`: CPUs and GPUs shared by max-min (serve/pipeline_compute.h);
+                                * 0: `fixed`, the per-block servers and contention factor of before */
+    char **host_core_names;    /* `host_cores: {host: cores}`, in the scenario's order */
+    double *host_cores;
+    size_t nhost_cores;
     uint32_t *max_batch;       /* per model (>= 1) */
     double *max_wait_s;        /* per model (>= 0) */
 } ss_pipeline_cfg;
@@ -26,6 +33,10 @@ typedef struct ss_pipeline_cfg {
  * absent), -1 with a positioned error. */
 int ss_pipeline_read(ss_scenario *sc, const ss_node *root, ss_err *err);
 void ss_pipeline_free(ss_pipeline_cfg *p);
+/* The cores of the host named `host` (the part of a device name before '/')
+ * under `compute: shared`: pipeline.host_cores[host] if given, else the
+ * summed `cores` of the host's `kind: cpu` devices, else 0 (not declared). */
+double ss_pipeline_host_cores(const ss_scenario *sc, const char *host);
 
 /* Per-request pipeline state, kept in ss_request (serve.h). */
 

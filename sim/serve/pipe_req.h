@@ -16,12 +16,15 @@ typedef struct ss_pipe_req {
     double arrived_s;     /* it joined `at`'s queue */
     double recv_s;        /* receiver cost of that hop, paid when service starts */
     double delivery_s;    /* delivery of the next hop */
+    double delivery_wire_s; /* its per-byte part, the bytes through the socket (0 over the network) */
+    double rx_s;          /* compute: shared: the receiver thread's part of the hop into `at` */
     double next_recv_s;   /* receiver cost of the next hop */
     double held_bytes;    /* memory its data holds at `at` until service ends */
     uint32_t held_in;     /* SS_QUEUED_* */
     double next_held_bytes;
     uint32_t next_held_in;
     double cur_o_s, cur_m_s; /* o_b and m_b at the process serving it now */
+    double cur_send_s;    /* its sender cost there (compute: shared stretches it apart from the receive) */
     double overhead_s, compute_s, pipeline_s; /* sums over the blocks passed */
     double net_bytes;     /* the priced hop's wire bytes if it goes over the network, else 0 */
     uint32_t net_src_dev, net_dst_dev; /* its two ends' devices (pipeline_net.c) */

@@ -12,8 +12,15 @@
  * (docs/blockflow-models.md §5.2).  A block's queue may batch (max batch,
  * max wait); compute time then follows the profile's batch rule.  Devices
  * carry a VRAM ledger, hosts a RAM ledger, and energy is power x the time a
- * device has a request at one of its processes.  docs/blockflow.md states
- * the assumptions and their sources. */
+ * device has a request at one of its processes.
+ *
+ * Under `compute: shared` (pipeline_compute.h) the same costs become work
+ * on shared resources: the main thread's receive and send parts are CPU
+ * work on its host's cores and its compute is work on its GPU, one after
+ * the other; a hop's delivery is CPU work of the receiving process's ZeroMQ
+ * I/O thread (the per-byte part) and then of its receiver thread (the rest),
+ * each a FIFO single server beside the main thread.  docs/blockflow.md
+ * states the assumptions and their sources. */
 #ifndef SS_PIPELINE_H
 #define SS_PIPELINE_H
 

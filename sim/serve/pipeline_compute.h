@@ -1,0 +1,76 @@
+/* pipeline_compute.h: the compute net of a block pipeline whose scenario
+ * says `pipeline: {compute: shared}` (docs/blockflow.md, "Shared compute"):
+ * every host's CPU and every GPU is a link of the max-min sharing solver
+ * (core/flow.h), and a piece of work is a flow over its link, so the
+ * processes of one host share its cores and the processes of one GPU share
+ * the GPU, as SimGrid shares a host's cores among its activities.
+ *
+ * Units: work in seconds of one core (CPU) or of one GPU alone (a GPU
+ * kernel stream); capacities in cores and GPUs.  The solver counts bits, so
+ * a second of work is carried as one byte and a capacity of c as 8c bit/s
+ * (as world.c's compute net does).
+ *
+ *  - A host's CPU: capacity = its cores (given by the caller; 0 = not
+ *    declared: no link, every activity there runs at one core whatever
+ *    else runs).
+ *  - A GPU: capacity k / (1 + (c - 1)(k - 1)) with k the activities on it
+ *    now and c the contention, so each of k equal activities runs at
+ *    1 / (1 + (c - 1)(k - 1)) of its alone speed: c = 2 is a GPU of
+ *    capacity 1 time-sliced max-min fairly, c = 1 independent processes.
+ *    A CPU device's compute is its host's CPU.
+ *  - Every activity is single-threaded: capped at one core / one GPU.
+ *
+ * A thread (ss_pc_thread) is a FIFO single server of CPU work on one host:
+ * the items pushed to it run one at a time, in order.
+ *
+ * It knows no requests: callers get their (ctx, arg) back when the work is
+ * done, always from an engine event.  Memory: one small record per
+ * activity in flight, pooled; a thread's ring grows to its longest queue. */
+#ifndef SS_PIPELINE_COMPUTE_H
+#define SS_PIPELINE_COMPUTE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/engine.h"
+
+typedef struct ss_pcomp ss_pcomp;
+
+/* Work done: called from an engine event with the caller's ctx and arg. */
+typedef void (*ss_pc_done)(void *ctx, uint64_t arg);
+
+/* A compute net on eng: nhosts hosts with host_cores[h] cores (0: not
+ * declared), ndev devices on host dev_host[d], dev_gpu[d] nonzero for a
+ * GPU; contention > 0 (2: a GPU of capacity 1).  The arrays are copied. */
+ss_pcomp *ss_pcomp_new(ss_engine *eng, size_t nhosts, const double *host_cores, size_t ndev,
+                       const uint32_t *dev_host, const uint8_t *dev_gpu, double contention);
+void ss_pcomp_free(ss_pcomp *c);
+
+/* Start work_s (>= 0) seconds of single-threaded work on host's CPU, or on
+ * device dev's compute (its GPU; a CPU device: its host's CPU). */
+void ss_pcomp_cpu(ss_pcomp *c, uint32_t host, double work_s, ss_pc_done done, void *ctx, uint64_t arg);
+void ss_pcomp_dev(ss_pcomp *c, uint32_t dev, double work_s, ss_pc_done done, void *ctx, uint64_t arg);
+
+/* A thread of one process: a FIFO single server of CPU work on its host. */
+typedef struct ss_pc_item {
+    double work_s;
+    uint64_t arg;
+} ss_pc_item;
+
+typedef struct ss_pc_thread {
+    ss_pcomp *c;
+    uint32_t host;
+    ss_pc_done done;    /* called with (ctx, arg) as each item ends */
+    void *ctx;
+    ss_pc_item *ring;   /* waiting items */
+    size_t head, len, cap;
+    int busy;
+    uint64_t cur_arg;   /* the item in service */
+} ss_pc_thread;
+
+void ss_pc_thread_init(ss_pc_thread *t, ss_pcomp *c, uint32_t host, ss_pc_done done, void *ctx);
+/* Queue an item; it starts now if the thread is idle. */
+void ss_pc_thread_push(ss_pc_thread *t, double work_s, uint64_t arg);
+void ss_pc_thread_free(ss_pc_thread *t);
+
+#endif

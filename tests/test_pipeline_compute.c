@@ -1,0 +1,251 @@
+/* test_pipeline_compute.c: block pipelines under `compute: shared`
+ * (sim/serve/pipeline_compute.c, docs/blockflow.md "Shared compute"):
+ * hand-computed cases to 1e-9 - CPU parts of hops sharing a host's cores,
+ * block processes sharing a GPU (and the contention knob), the receiver and
+ * I/O threads working beside the main thread - then the thesis' single-client
+ * figures unchanged, throughput bound by the host's cores under load, the
+ * shared-compute reference sweeps byte for byte, and bad input.
+ *
+ * The hand cases.  A block `b` (in and out 1,000,000 B, compute 10 ms) with
+ * zmq-copy priced so that a hop into it costs 3 ms on the receiver's I/O
+ * thread (3 ns/B), 1 ms on its receiver thread (delivery_fixed_s) and 4 ms
+ * on its main thread before compute (block_fixed_s); its send costs 2 ms on
+ * its main thread (2 ns/B), and the result's delivery to the client 4 ms
+ * (the client has no threads: a pure delay).  Alone:
+ *     io 0-3, rx 3-4, receive 4-8, compute 8-18, send 18-20, client 24 ms;
+ * wait_ms (sent -> service start) 4, overhead_ms 6, compute_ms 10. */
+#include "test.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_blockflow.h"
+
+static const char *const split =
+    "{\"name\": \"cpu-split\", \"process\": {\"context_vram_mib\": 370, \"host_ram_mib\": 700},\n"
+    " \"gpu_eff_flops_per_s\": 1e12,\n"
+    " \"blocks\": [{\"name\": \"b\", \"in_bytes_per_sample\": 1000000, \"out_bytes_per_sample\": 1000000,\n"
+    "   \"gflop_per_sample\": 0.001, \"service\": {\"dist\": \"deterministic\", \"value_s\": 0.010},\n"
+    "   \"vram\": {\"process_mib\": 400}},\n"
+    "  {\"name\": \"c\", \"in_bytes_per_sample\": 1000000, \"out_bytes_per_sample\": 1000000,\n"
+    "   \"gflop_per_sample\": 0.001, \"service\": {\"dist\": \"deterministic\", \"value_s\": 0.020},\n"
+    "   \"vram\": {\"process_mib\": 400}}]}\n";
+
+/* One host h with two GPUs and a CPU of `cores` cores; blocks b (gpu0), bb
+ * (gpu1), c (gpu0; compute 20 ms) on tasks p1, p2, p3; workloads w1 -> p1
+ * and w2 -> p2, one request each at t = 0.  `extra` is appended. */
+static char *scenario(const char *dir, int cores, const char *extra)
+{
+    free(ss_test_write(dir, "models/cpu-split.json", split));
+    free(ss_test_write(dir, "one.csv", "timestamp_s\n0\n"));
+    free(ss_test_write(dir, "two.csv", "timestamp_s\n0\n0\n"));
+    char text[4096];
+    snprintf(text, sizeof text,
+             "seed: 1\nduration_s: 1\n"
+             "hosts: [{name: h, devices: [{name: gpu0, kind: gpu}, {name: gpu1, kind: gpu},\n"
+             "                            {name: cpu, kind: cpu, cores: %d}]}]\n"
+             "models:\n"
+             "  - {name: b, split: cpu-split, block: b}\n"
+             "  - {name: bb, split: cpu-split, block: b}\n"
+             "  - {name: c, split: cpu-split, block: c}\n"
+             "tasks: [{name: p1, path: [b]}, {name: p2, path: [bb]}, {name: p3, path: [c]}]\n"
+             "deployment: [{model: b, device: gpu0}, {model: bb, device: gpu1}, {model: c, device: gpu0}]\n"
+             "workloads:\n"
+             "  - {name: w1, kind: trace, target: p1, file: one.csv}\n"
+             "  - {name: w2, kind: trace, target: p2, file: one.csv}\n"
+             "pipeline:\n"
+             "  compute: shared\n"
+             "  transport: {name: zmq-copy, block_fixed_s: 0.004, block_in_s_per_byte: 0, block_out_s_per_byte: 2.0e-9,\n"
+             "              delivery_fixed_s: 0.001, delivery_s_per_byte: 3.0e-9}\n%s",
+             cores, extra);
+    return ss_test_write(dir, "pc.yaml", text);
+}
+
+static double col(const char *path, char *const *sets, size_t nsets, const char *name)
+{
+    return run_extra(path, NULL, sets, nsets, name, NULL);
+}
+
+/* Two hops' CPU parts on a 1-core host share the core.  b (gpu0) and bb
+ * (gpu1) each get a request at 0: the two I/O threads share the core 0-6,
+ * the receiver threads 6-8, the main threads' receive 8-16; compute on two
+ * GPUs 16-26; the sends share the core 26-30; the client has it at 34.  With
+ * 2 cores, or under fixed compute, each runs as alone (24 ms). */
+static void test_cpu_parts_share_a_core(void)
+{
+    char *dir = ss_test_tmpdir();
+    char *path = scenario(dir, 1, "");
+    CU_ASSERT_DOUBLE_EQUAL(col(path, NULL, 0, "latency_mean_ms"), 34.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(col(path, NULL, 0, "wait_ms_b"), 8.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(col(path, NULL, 0, "wait_ms_bb"), 8.0, 1e-9);
+    /* o_b is the main thread's CPU time as it ran: 4 ms and 2 ms at half a core */
+    CU_ASSERT_DOUBLE_EQUAL(col(path, NULL, 0, "overhead_ms_b"), 12.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(col(path, NULL, 0, "compute_ms_b"), 10.0, 1e-9);
+    char *two[] = {"hosts.0.devices.2.cores=2"};
+    CU_ASSERT_DOUBLE_EQUAL(col(path, two, 1, "latency_mean_ms"), 24.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(col(path, two, 1, "overhead_ms_bb"), 6.0, 1e-9);
+    /* pipeline.host_cores overrides the devices' cores */
+    char *hc[] = {"pipeline.host_cores={h: 2}"};
+    CU_ASSERT_DOUBLE_EQUAL(col(path, hc, 1, "latency_mean_ms"), 24.0, 1e-9);
+    char *fixed[] = {"pipeline.compute=fixed"};
+    CU_ASSERT_DOUBLE_EQUAL(col(path, fixed, 1, "latency_mean_ms"), 24.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(col(path, fixed, 1, "wait_ms_b"), 4.0, 1e-9);
+    free(path);
+    ss_test_rmtree(dir);
+}
+
+/* Two block processes on one GPU compute at the same time (8 cores: no CPU
+ * contention).  Equal work: each at half the GPU, 8-28, so compute_ms 20
+ * (twice alone) and latency 34.  Unequal (b 10 ms, c 20 ms): both at half
+ * until b is done at 28, then c alone: its last 10 ms end at 38 (compute_ms
+ * 30, latency 44).  The contention knob c sets each of k processes' speed to
+ * 1 / (1 + (c - 1)(k - 1)): c = 1 independent (10 ms), 1.5 -> 15 ms, 3 -> 30 ms;
+ * the default under shared compute is 2 (the GPU's capacity is 1). */
+static void test_blocks_share_a_gpu(void)
+{
+    char *dir = ss_test_tmpdir();
+    char *path = scenario(dir, 8, "");
+    char *same[] = {"deployment.1.device=gpu0", NULL};
+    CU_ASSERT_DOUBLE_EQUAL(col(path, same, 1, "compute_ms_b"), 20.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(col(path, same, 1, "compute_ms_bb"), 20.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(col(path, same, 1, "latency_mean_ms"), 34.0, 1e-9);
+    char *unequal[] = {"workloads.1.target=p3"};
+    CU_ASSERT_DOUBLE_EQUAL(col(path, unequal, 1, "compute_ms_b"), 20.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(col(path, unequal, 1, "compute_ms_c"), 30.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(col(path, unequal, 1, "latency_mean_ms"), (34.0 + 44.0) / 2, 1e-9);
+    const char *knob[] = {"pipeline.contention=1", "pipeline.contention=1.5", "pipeline.contention=3"};
+    const double want_ms[] = {10.0, 15.0, 30.0};
+    for (int i = 0; i < 3; i++) {
+        same[1] = (char *)knob[i];
+        CU_ASSERT_DOUBLE_EQUAL(col(path, same, 2, "compute_ms_bb"), want_ms[i], 1e-9);
+    }
+    /* Under fixed compute the factor is frozen at start: b starts first and runs
+     * alone (10 ms); bb starts beside it and takes 10 x (1 + (3 - 1) x 1) = 30 ms. */
+    char *fixed[] = {"deployment.1.device=gpu0", "pipeline.compute=fixed", "pipeline.contention=3"};
+    CU_ASSERT_DOUBLE_EQUAL(col(path, fixed, 3, "compute_ms_b"), 10.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(col(path, fixed, 3, "compute_ms_bb"), 30.0, 1e-9);
+    free(path);
+    ss_test_rmtree(dir);
+}
+
+/* Work off the main thread overlaps its compute.  Two requests A, B reach b
+ * at 0 on a 1-core host.  A: I/O 0-3 (B's waits behind it on the one I/O
+ * thread).  At 3, A's receiver-thread work (1 ms) and B's I/O work (3 ms)
+ * share the core: A's ends at 5.  A's main-thread receive (4 ms) then shares
+ * with the rest of B's I/O (2 ms left): B's ends at 9, A's has 2 ms left.
+ * B's receiver thread (1 ms) shares with A's receive: B's ends at 11, A's
+ * last 1 ms at 12.  A computes on the GPU 12-22 (B waits for the main
+ * thread), sends 22-24, reaches the client at 28.  B: receive 24-28, compute
+ * 28-38, send 38-40, client 44.  B's 4 ms of I/O and receiver work ran
+ * beside A's service, not after it: latencies 28 and 44 (mean 36); waits
+ * (sent -> start) 5 and 24; o_b: A's receive ran 7 ms for 4 ms of work, so
+ * 7 + 2 = 9, B's 4 + 2 = 6 (mean 7.5).  With cores to spare it is the fixed
+ * model's 24 and 40. */
+static void test_threads_overlap_compute(void)
+{
+    char *dir = ss_test_tmpdir();
+    char *path = scenario(dir, 1, "");
+    char wl[512]; /* a --set file is relative to the working directory */
+    snprintf(wl, sizeof wl, "workloads=[{name: w1, kind: trace, target: p1, file: '%s/two.csv'}]", dir);
+    char *two[] = {wl, NULL};
+    CU_ASSERT_DOUBLE_EQUAL(col(path, two, 1, "latency_mean_ms"), 36.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(col(path, two, 1, "wait_ms_b"), 14.5, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(col(path, two, 1, "overhead_ms_b"), 7.5, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(col(path, two, 1, "compute_ms_b"), 10.0, 1e-9);
+    two[1] = "hosts.0.devices.2.cores=16";
+    CU_ASSERT_DOUBLE_EQUAL(col(path, two, 2, "latency_mean_ms"), 32.0, 1e-9);
+    two[1] = "pipeline.compute=fixed";
+    CU_ASSERT_DOUBLE_EQUAL(col(path, two, 2, "latency_mean_ms"), 32.0, 1e-9);
+    free(path);
+    ss_test_rmtree(dir);
+}
+
+/* One synchronous client keeps one request in flight: nothing is shared, so
+ * the thesis' figures (docs/blockflow.md, Acceptance) come out as under fixed
+ * compute.  One replication of 30 s keeps the test short. */
+static void test_single_client_unchanged(void)
+{
+    const char *p = SCN "single-gv100.yaml";
+    const char *cols[] = {"pipeline_time_ms", "pipeline_overhead_ms", "pipeline_compute_ms", "energy_per_request_mj"};
+    const char *variants[] = {"tensormq", "zmq-copy"};
+    for (int v = 0; v < 2; v++)
+        for (int i = 0; i < 4; i++) {
+            char *fixed[] = {"replications=1", "duration_s=30"};
+            char *shared[] = {"replications=1", "duration_s=30", "pipeline.compute=shared",
+                              "pipeline.host_cores={fullsuper: 32}"};
+            double a = run_extra(p, variants[v], fixed, 2, cols[i], NULL);
+            double b = run_extra(p, variants[v], shared, 4, cols[i], NULL);
+            CU_ASSERT_DOUBLE_EQUAL(b, a, 1e-9 * a);
+        }
+}
+
+/* Under load the host's cores bound throughput.  zmq-copy, Poisson 100/s on
+ * the GV100 (overloaded: the run drains, so throughput is the capacity).
+ * With 1 core every request needs 21.18 ms of main-thread work (o_b),
+ * 6,221,824 B x 1.6359 ns/B = 10.18 ms on I/O threads and 4 x 0.4457 ms on
+ * receiver threads: 33.14 ms of one core, so at most 30.17/s; the core idles
+ * only while every runnable process waits on the GPU, so a little less.
+ * With 8 cores the CPU no longer binds: the GPU and block2's main thread do,
+ * and 32 cores give the same. */
+static void test_cores_bound_throughput(void)
+{
+    const char *p = SCN "single-gv100.yaml";
+    char *sets[] = {"replications=1", "duration_s=20", "warmup_requests=0", "warmup_s=2",
+                    "workloads.0={name: client, kind: poisson, target: classify, rate_rps: 100}",
+                    "pipeline.compute=shared", NULL};
+    double cpu_s = 21.18e-3 + 6221824 * 1.635908e-9 + 4 * 0.445679e-3, bound = 1 / cpu_s;
+    double th[3];
+    const char *cores[] = {"pipeline.host_cores={fullsuper: 1}", "pipeline.host_cores={fullsuper: 8}",
+                           "pipeline.host_cores={fullsuper: 32}"};
+    for (int i = 0; i < 3; i++) {
+        sets[6] = (char *)cores[i];
+        th[i] = run_extra(p, "zmq-copy", sets, 7, "throughput_rps", NULL);
+    }
+    if (!(th[0] <= bound && th[0] >= 0.85 * bound))
+        fprintf(stderr, "\n  1 core: %.3f/s, bound %.3f/s\n", th[0], bound);
+    CU_ASSERT_TRUE(th[0] <= bound && th[0] >= 0.85 * bound);
+    CU_ASSERT_TRUE(th[1] > 2 * th[0]);
+    CU_ASSERT_DOUBLE_EQUAL(th[1], th[2], 1e-9 * th[2]);
+}
+
+/* The committed shared-compute sweeps (results/reference/blockflow-cores.csv
+ * and blockflow-rate-shared.csv, `make reference`) come out byte for byte. */
+static void test_reference_reproduces(void)
+{
+    CU_ASSERT_TRUE(ss_test_sweep_reproduces("scenarios/sweeps/blockflow-cores.yaml",
+                                            "results/reference/blockflow-cores.csv"));
+    CU_ASSERT_TRUE(ss_test_sweep_reproduces("scenarios/sweeps/blockflow-rate-shared.yaml",
+                                            "results/reference/blockflow-rate-shared.csv"));
+}
+
+/* Bad input: positioned, exit status 2. */
+static void test_bad_input(void)
+{
+    char *dir = ss_test_tmpdir();
+    char *path = scenario(dir, 1, "");
+    char *out = NULL;
+    int rc = ss_test_sh(&out, "'%s' check '%s' --set pipeline.compute=shard", SS_BIN, path);
+    CU_ASSERT_EQUAL(rc, 2);
+    CU_ASSERT_TRUE(ss_test_has(out, "compute: unknown value 'shard' (did you mean 'shared'?)"));
+    free(out);
+    rc = ss_test_sh(&out, "'%s' check '%s' --set 'pipeline.host_cores={hh: 4}'", SS_BIN, path);
+    CU_ASSERT_EQUAL(rc, 2);
+    CU_ASSERT_TRUE(ss_test_has(out, "unknown host 'hh' (did you mean 'h'?)"));
+    free(out);
+    rc = ss_test_sh(&out, "'%s' check '%s' --set 'pipeline.host_cores={h: 0}'", SS_BIN, path);
+    CU_ASSERT_EQUAL(rc, 2);
+    CU_ASSERT_TRUE(ss_test_has(out, "host_cores: expected a number > 0"));
+    free(out);
+    free(path);
+    ss_test_rmtree(dir);
+}
+
+SS_TEST_SUITE("pipeline-compute", {"two hops' CPU parts share a 1-core host", test_cpu_parts_share_a_core},
+              {"two blocks share a GPU; the contention knob", test_blocks_share_a_gpu},
+              {"receiver and I/O threads overlap main-thread compute", test_threads_overlap_compute},
+              {"single client: thesis figures as under fixed compute", test_single_client_unchanged},
+              {"host cores bound throughput under load (1, 8, 32 cores)", test_cores_bound_throughput},
+              {"the shared-compute reference sweeps reproduce", test_reference_reproduces},
+              {"bad input", test_bad_input})
