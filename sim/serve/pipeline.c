@@ -123,6 +123,7 @@ static void price(ss_world *w, ss_request *r, uint32_t from, uint32_t to, ss_hop
         !p->procs[from].ctx_opened[db] && sc->devices[db].kind == SS_DEV_GPU) {
         p->procs[from].ctx_opened[db] = 1;
         ss_ledger_add_mib(&p->vram, db, p->procs[from].blk->context_vram_mib);
+        p->vram_base_mib[db] += p->procs[from].blk->context_vram_mib; /* held to the end: not a leak */
     }
 }
 

@@ -33,5 +33,8 @@
 int ss_pipe_build(ss_world *w, ss_err *err);
 void ss_pipe_result(const ss_world *w, ss_run_result *r);
 void ss_pipe_free(ss_world *w);
+/* The end-of-run check (world.h): the VRAM and host-RAM ledgers back to
+ * what the processes hold for the whole run.  NULL, or a message to free. */
+char *ss_pipe_check(const ss_world *w);
 
 #endif

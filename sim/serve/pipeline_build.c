@@ -220,7 +220,28 @@ int ss_pipe_build(ss_world *w, ss_err *err)
     ss_world_declare_extra(w, "energy_j");
     ss_world_declare_extra(w, "energy_per_request_mj");
     if (p->net) ss_pipe_net_declare(p->net, w);
+    p->vram_base_mib = ss_xmalloc((p->vram.n + 1) * sizeof *p->vram_base_mib);
+    p->ram_base_mib = ss_xmalloc((p->ram.n + 1) * sizeof *p->ram_base_mib);
+    memcpy(p->vram_base_mib, p->vram.cur_mib, p->vram.n * sizeof *p->vram_base_mib);
+    memcpy(p->ram_base_mib, p->ram.cur_mib, p->ram.n * sizeof *p->ram_base_mib);
     return 0;
+}
+
+/* A ledger back to what the processes hold for the whole run? */
+static char *ledger_back(const ss_ledger *l, const double *base, const char *what)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (fabs(l->cur_mib[i] - base[i]) > 1e-6 * (1 + fabs(base[i])))
+            return ss_xasprintf("block pipeline: %s slot %zu holds %.6f MiB after the run, %.6f before it", what, i,
+                                l->cur_mib[i], base[i]);
+    return NULL;
+}
+
+char *ss_pipe_check(const ss_world *w)
+{
+    const ss_pipe *p = w->pipe;
+    char *m = ledger_back(&p->vram, p->vram_base_mib, "VRAM");
+    return m ? m : ledger_back(&p->ram, p->ram_base_mib, "host RAM");
 }
 
 static double ms(const ss_stat *s)
@@ -315,6 +336,8 @@ void ss_pipe_free(ss_world *w)
     free(p->dev_occ);
     free(p->dev_occ_since);
     free(p->dev_occ_s);
+    free(p->vram_base_mib);
+    free(p->ram_base_mib);
     ss_ledger_free(&p->vram);
     ss_ledger_free(&p->ram);
     if (p->tp.pol && p->tp.pol->fini && p->tp_state) p->tp.pol->fini(p->tp_state);

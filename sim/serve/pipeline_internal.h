@@ -59,6 +59,7 @@ typedef struct ss_pipe {
     uint32_t *dev_occ;      /* requests at or heading to its processes, per device */
     double *dev_occ_since, *dev_occ_s;
     ss_ledger vram, ram;    /* per device, per host */
+    double *vram_base_mib, *ram_base_mib; /* what the processes hold for the whole run (end-of-run check) */
     ss_stat pipeline, overhead, compute; /* per measured request */
     ss_pipe_net *net;       /* cross-host hops over the topology (pipeline_net.c), or NULL */
     ss_pcomp *comp;         /* compute: shared: the CPUs and GPUs (pipeline_compute.c), or NULL */

@@ -193,6 +193,10 @@ const char *ss_world_check(ss_world *w)
                                          (unsigned long long)w->groups[m].queued));
     if (w->cnet && ss_flownet_active(w->cnet))
         return broke(w, ss_xasprintf("%zu requests still on the compute net after the run", ss_flownet_active(w->cnet)));
+    if (w->pipe) {
+        char *m = ss_pipe_check(w);
+        if (m) return broke(w, m);
+    }
     return NULL;
 }
 
