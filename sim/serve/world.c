@@ -212,6 +212,43 @@ void ss_world_run(ss_world *w)
     ss_world_check(w);
 }
 
+typedef struct span_ev {
+    double t_s;
+    int delta;
+} span_ev;
+
+static int by_time_then_leave(const void *x, const void *y)
+{
+    const span_ev *a = x, *b = y;
+    if (a->t_s != b->t_s) return a->t_s < b->t_s ? -1 : 1;
+    return a->delta - b->delta; /* one leaving and one arriving at once: never both */
+}
+
+/* Per device, the most servers its instances had at once (a ps instance
+ * counts one: busy while it holds a request).  With instances that come and
+ * go on one GPU in turn this stays 1, so utilisation is the device's busy
+ * fraction; with fixed instances it is their sum, as it always was. */
+static void peak_servers(const ss_world *w, size_t *count)
+{
+    span_ev *ev = ss_xcalloc(2 * w->ninst + 1, sizeof *ev);
+    for (size_t d = 0; d < w->sc->ndevices; d++) {
+        size_t n = 0;
+        for (size_t i = 0; i < w->ninst; i++) {
+            const ss_instance *in = w->inst[i];
+            if (in->device != d) continue;
+            int k = in->discipline == SS_DISC_PS ? 1 : (int)in->servers;
+            ev[n++] = (span_ev){in->born_s, k};
+            if (isfinite(in->gone_s)) ev[n++] = (span_ev){in->gone_s, -k};
+        }
+        qsort(ev, n, sizeof *ev, by_time_then_leave);
+        long cur = 0, peak = 0;
+        for (size_t i = 0; i < n; i++)
+            if ((cur += ev[i].delta) > peak) peak = cur;
+        count[d] = (size_t)peak;
+    }
+    free(ev);
+}
+
 void ss_world_result(const ss_world *w, ss_run_result *r)
 {
     const ss_scenario *sc = w->sc;
@@ -280,11 +317,8 @@ void ss_world_result(const ss_world *w, ss_run_result *r)
     /* Utilisation over [end of warm-up, last request done]: not up to the
      * last event, which may be a time-series sample after the end. */
     double span = w->last_done_s - start;
-    for (size_t i = 0; i < w->ninst; i++) {
-        const ss_instance *in = w->inst[i];
-        r->util[in->device] += in->busy_s;
-        count[in->device] += in->discipline == SS_DISC_PS ? 1 : in->servers; /* ps: busy while it holds one */
-    }
+    for (size_t i = 0; i < w->ninst; i++) r->util[w->inst[i]->device] += w->inst[i]->busy_s;
+    peak_servers(w, count);
     for (size_t d = 0; d < sc->ndevices; d++)
         r->util[d] = count[d] && span > 0 ? r->util[d] / ((double)count[d] * span) : 0;
     free(count);
