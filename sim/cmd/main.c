@@ -246,6 +246,12 @@ static void describe_substrate(const ss_scenario *sc)
     if (sc->nevents)
         printf(", %zu scripted event%s from %g s to %g s", sc->nevents, sc->nevents == 1 ? "" : "s",
                sc->events[0].at_s, sc->events[sc->nevents - 1].at_s);
+    if (sc->autoscale) {
+        size_t n = 0;
+        for (size_t m = 0; m < sc->nmodels; m++) n += sc->autoscale->models[m];
+        printf(", autoscaler %s every %g s for %zu model%s", sc->autoscale->policy.name, sc->autoscale->period_s, n,
+               n == 1 ? "" : "s");
+    }
 }
 
 static int cmd_check(int argc, char **argv)
