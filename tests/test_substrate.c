@@ -321,6 +321,52 @@ static void policies_follow_load(void)
     free(dir);
 }
 
+static void cat_gates(void)
+{
+    /* Flashpoint's CAT rule on top of atl: it scales up only while the up
+     * replicas' service rate is below the arrival rate (less rho_L), so it
+     * holds fewer replicas than atl's 99th-percentile provisioning (7.48 on
+     * average here; 5.00 with rho_L 0 and no scale-down, 6.17 with rho_L 0.5
+     * and rho_H 1) and still serves the load. */
+    char *dir = ss_test_tmpdir();
+    double avg[3], tput[3];
+    const char *const pol[] = {"atl", "atl\n  cat: {low_rps: 0, high_rps: 1000}", "atl\n  cat: {low_rps: 0.5, high_rps: 1}"};
+    for (int k = 0; k < 3; k++) {
+        char *out = loaded(dir, pol[k]);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+        avg[k] = column(out, "instance_s_m") / 600;
+        tput[k] = column(out, "throughput_rps");
+        free(out);
+    }
+    CU_ASSERT(avg[1] < avg[0]); /* 7.48 alone: no scale-up while mu >= lambda */
+    CU_ASSERT(avg[2] < avg[0]);
+    for (int k = 0; k < 3; k++) CU_ASSERT(tput[k] > 2.8 && tput[k] < 3.2);
+    ss_test_sh(NULL, "rm -rf '%s'", dir);
+    free(dir);
+}
+
+static void stalled_run_ends(void)
+{
+    /* An autoscaler that never starts a replica while requests wait: the run
+     * ends, failed (exit 1), with the reason, instead of ticking forever. */
+    char *dir = ss_test_tmpdir();
+    char head[1024], yaml[4096];
+    snprintf(head, sizeof head, HEAD, 3, "1.0");
+    snprintf(yaml, sizeof yaml,
+             "%sdeployment:\n  - {model: m, device: g0, queue: shared, instances: 0}\n"
+             "workloads:\n  - {name: w, kind: poisson, target: m, rate_rps: 1}\nautoscaling:\n  policy: zero-as\n",
+             head);
+    free(ss_test_write(dir, "s.yaml", yaml));
+    char *out = NULL;
+    int rc = ss_test_sh(&out, "cd '%s' && SERVESIM_PLUGIN_PATH='%s/tests/plugins' timeout 20 '%s/servesim' run s.yaml -o r.csv",
+                        dir, SS_BUILD_DIR, SS_BUILD_DIR);
+    CU_ASSERT_EQUAL(rc, 1);
+    CU_ASSERT(ss_test_has(out, "autoscaler 'zero-as' keeps a model at 0 replicas with requests waiting"));
+    free(out);
+    ss_test_sh(NULL, "rm -rf '%s'", dir);
+    free(dir);
+}
+
 static void check_describes(void)
 {
     char *dir = ss_test_tmpdir();
@@ -408,6 +454,7 @@ SS_TEST_SUITE("substrate", {"shared queue: two GPUs, one queue", shared_queue_tw
               {"preemptive-resume priority, per-workload rows", preemptive_resume},
               {"fail: lost or re-queued", fail_lose_and_requeue}, {"add: a second instance halves the backlog", add_instance_doubles_throughput},
               {"capacity and cap changed mid-job", capacity_in_flight}, {"check describes it", check_describes},
-              {"autoscaling: keepalive by hand", keepalive_by_hand},
+              {"autoscaling: keepalive by hand", keepalive_by_hand}, {"autoscaling: a stalled run ends", stalled_run_ends},
+              {"autoscaling: the CAT rule gates scaling", cat_gates},
               {"autoscaling: tsk, atl, owk, sm, knative follow a load", policies_follow_load},
               {"bad input: file:line:col, exit 2, no output", bad_input})

@@ -132,6 +132,8 @@ typedef struct ss_autoscale_cfg {
     double windows_s[SS_AS_WINDOWS];
     uint32_t nwindows;
     double rate_quantile;     /* in [0, 1] */
+    int cat;                  /* Flashpoint's CAT rule gates the answers (FP §2.7, eq. 4.12) */
+    double cat_low_rps, cat_high_rps; /* its thresholds rho_L, rho_H */
     uint8_t *models;          /* per model: 1 if autoscaled */
 } ss_autoscale_cfg;
 

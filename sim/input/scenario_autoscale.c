@@ -88,7 +88,7 @@ static int read_windows(ss_autoscale_cfg *a, const ss_node *as, ss_err *err)
 static int read_section(ss_scenario *sc, ss_autoscale_cfg *a, const ss_node *as, ss_err *err)
 {
     static const char *const keys[] = {"policy", "period_s", "decision_delay_s", "min_replicas", "max_replicas",
-                                       "stabilization_s", "windows_s", "rate_quantile", "models", NULL};
+                                       "stabilization_s", "windows_s", "rate_quantile", "models", "cat", NULL};
     TRY_(ss_cfg_check_keys(as, keys, "autoscaling", err));
     if (!ss_map_find(as, "policy")) return ss_node_err(as, err, "autoscaling: missing key 'policy' (an autoscaler plugin)");
     int rc = ss_policy_cfg_read(&a->policy, as, "policy", "", err);
@@ -116,6 +116,15 @@ static int read_section(ss_scenario *sc, ss_autoscale_cfg *a, const ss_node *as,
         return ss_node_err(ss_map_find(as, "rate_quantile"), err, "rate_quantile: expected 0 to 1, got %g",
                            a->rate_quantile);
     TRY_(read_windows(a, as, err));
+    ss_node *cat = NULL;
+    TRY_(ss_cfg_map(as, "cat", &cat, 0, err));
+    if (cat) { /* `cat: {low_rps: ..., high_rps: ...}` */
+        static const char *const ckeys[] = {"low_rps", "high_rps", NULL};
+        TRY_(ss_cfg_check_keys(cat, ckeys, "cat", err));
+        TRY_(ss_cfg_num(cat, "low_rps", &a->cat_low_rps, SS_NONNEG, err));
+        TRY_(ss_cfg_num(cat, "high_rps", &a->cat_high_rps, SS_NONNEG, err));
+        a->cat = 1;
+    }
     return read_models(sc, a, as, err);
 }
 

@@ -3,6 +3,11 @@
  * Every period_s, for each autoscaled model (one whose replicas pull from a
  * shared queue), the autoscaler plugin gets a view (policy.h,
  * ss_autoscale_view) and answers how many replicas the model should have.
+ * With `cat:`, Flashpoint's categorisation gates the answer: a scale-up
+ * only when the up replicas' service rate mu = up / mean execution time is
+ * below lambda - rho_L (lambda: the arrival rate over the shortest
+ * window), a scale-down only when mu is above lambda + rho_H, otherwise
+ * the count stays (FP §2.7, eq. 4.12 as consistently read).
  * The answer is clamped to [min_replicas, max_replicas]; a scale-down is
  * held back to the highest answer of the last stabilization_s (the
  * Kubernetes HPA's scale-down stabilisation); it takes effect
@@ -313,6 +318,21 @@ static int waiting(const ss_autoscaler *as)
     return 0;
 }
 
+/* A model with requests waiting and no replica starting, up or draining? */
+static int stalled(const ss_autoscaler *as)
+{
+    for (size_t i = 0; i < as->nm; i++) {
+        const ss_group *g = &as->w->groups[as->m[i].model];
+        if (!as->m[i].queued) continue;
+        int alive = 0;
+        for (uint32_t k = 0; k < g->n; k++)
+            alive |= g->members[k]->state == SS_INST_STARTING || g->members[k]->state == SS_INST_UP ||
+                     g->members[k]->state == SS_INST_DRAINING;
+        if (!alive) return 1;
+    }
+    return 0;
+}
+
 static void tick(ss_engine *eng, void *ctx, uint64_t arg)
 {
     (void)arg;
@@ -325,6 +345,12 @@ static void tick(ss_engine *eng, void *ctx, uint64_t arg)
         ss_autoscale_view v;
         view_of(as, a, now, &v);
         uint32_t want = as->pl.pol->ops.autoscaler.desired(as->state, &v);
+        if (c->cat) { /* CAT (FP §2.7, the consistent reading of eq. 4.12) over the shortest window */
+            double lambda = v.rate_rps[0], mu = v.mean_exec_s > 0 ? v.up / v.mean_exec_s : INFINITY;
+            uint32_t cur = v.starting + v.up;
+            int up = mu < lambda - c->cat_low_rps, down = mu > lambda + c->cat_high_rps;
+            if ((want > cur && !up && !(cur == 0 && v.queued)) || (want < cur && !down)) want = cur;
+        }
         if (want < c->min_replicas) want = c->min_replicas;
         if (want > c->max_replicas) want = c->max_replicas;
         /* Scale down no lower than the highest answer of the window. */
@@ -344,6 +370,13 @@ static void tick(ss_engine *eng, void *ctx, uint64_t arg)
     }
     as->last_tick_s = now;
     w->daemons--; /* this tick has fired */
+    if (!ss_world_active(w) && stalled(as)) { /* nothing will ever serve what waits */
+        free(w->stalled);
+        w->stalled = ss_xasprintf("autoscaler '%s' keeps a model at 0 replicas with requests waiting and nothing "
+                                  "else to happen: the run could not end",
+                                  c->policy.name);
+        return;
+    }
     if (ss_world_active(w) || waiting(as)) {
         ss_schedule(eng, now + c->period_s, tick, as, 0);
         w->daemons++;

@@ -122,6 +122,7 @@ struct ss_world {
     uint64_t lost;           /* measured requests lost with a failed instance */
     uint64_t ended[3];       /* every request (measured or not) that finished, was dropped, was lost */
     char *broken;            /* what the end-of-run checks found wrong (ss_world_check), or NULL */
+    char *stalled;           /* why the run stopped with requests waiting (autoscale.c), or NULL */
     struct ss_timeline *tl;  /* the timeline being written (timeline.c), or NULL */
     struct ss_autoscaler *autoscaler; /* autoscale.c, or NULL */
     uint32_t daemons;        /* background events on the calendar (time-series samples, autoscaler
