@@ -20,6 +20,7 @@
 #include "input/pipeline_cfg.h"
 #include "cmd/flows_cmd.h"
 #include "cmd/plan_cmd.h"
+#include "cmd/tune.h"
 #include "input/scenario.h"
 #include "input/scenario_load.h"
 #include "cmd/sweep.h"
@@ -39,6 +40,7 @@ static const char usage_main[] =
     "  compare RESULTS.csv    compare policies in a results CSV against a baseline, with 95% CIs\n"
     "  flows TOPO.yaml CSV    replay a list of transfers on a topology (max-min flow sharing)\n"
     "  plan PLAN.yaml         VRAM, processes and GPUs of block deployments for task mixes\n"
+    "  tune SCENARIO ...      bisect an autoscaler threshold to the resources of a reference variant\n"
     "  plugins [SCENARIO]     list the policy plugins found on the search path\n"
     "\n"
     "`servesim <command> --help` describes each command.  --version prints the version.\n"
@@ -562,7 +564,8 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "compare") == 0) return ss_cmd_compare(argc - 2, argv + 2);
     if (strcmp(cmd, "flows") == 0) return ss_cmd_flows(argc - 2, argv + 2);
     if (strcmp(cmd, "plan") == 0) return ss_cmd_plan(argc - 2, argv + 2);
-    static const char *const cmds[] = {"run", "check", "plugins", "sweep", "compare", "flows", "plan", NULL};
+    if (strcmp(cmd, "tune") == 0) return ss_cmd_tune(argc - 2, argv + 2);
+    static const char *const cmds[] = {"run", "check", "plugins", "sweep", "compare", "flows", "plan", "tune", NULL};
     const char *near = ss_suggest(cmd, cmds);
     fprintf(stderr, "servesim: unknown command '%s'%s%s%s\n%s", cmd, near ? " (did you mean '" : "",
             near ? near : "", near ? "'?)" : "", usage_main);

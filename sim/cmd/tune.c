@@ -1,0 +1,158 @@
+/* tune.c: `servesim tune SCENARIO --variant V --key K --lo A --hi B
+ * --reference R [--tolerance 0.05]`: equal-resource tuning of an
+ * autoscaler threshold (Flashpoint compares autoscalers at equal resources,
+ * average replicas within 5% of the baseline's: seed flashpoint.md §1.10).
+ *
+ * It runs variant R (every replication) and takes its mean replica-seconds
+ * (the sum of the instance_s_* columns); then it bisects the numeric key K
+ * (a --set path such as autoscaling.policy.target_s) of variant V over
+ * [A, B] until V's mean replica-seconds are within the tolerance (relative)
+ * of R's, assuming they move monotonically with K (the direction is read
+ * from the ends).  It prints each step and the value found; exit 0 when
+ * found, 1 when [A, B] does not bracket the reference or 40 steps did not
+ * reach the tolerance, 2 on bad input. */
+#include "cmd/tune.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "input/scenario.h"
+#include "input/scenario_load.h"
+#include "serve/world.h"
+
+static const char usage[] =
+    "usage: servesim tune SCENARIO --variant V --key KEY --lo A --hi B --reference R [options]\n"
+    "\n"
+    "Bisect the numeric scenario key KEY (a --set path, e.g. autoscaling.policy.target_s) of\n"
+    "variant V over [A, B] until V uses the same resources as variant R: mean replica-seconds\n"
+    "(the instance_s_* columns summed over models, over every replication) within the\n"
+    "tolerance.  Flashpoint compares autoscalers at equal resources this way (docs/autoscaling.md).\n"
+    "\n"
+    "  --tolerance T       relative (default 0.05)\n"
+    "  --set KEY=VALUE     override a key of the scenario for both variants (repeatable)\n"
+    "  --quiet             print only the value found\n"
+    "Exit 0 found, 1 not bracketed or not reached in 40 steps, 2 bad input.\n";
+
+/* Mean replica-seconds of a variant with extra sets; -1 with err set. */
+static double replica_s(const char *path, const char *variant, char **sets, size_t nsets, ss_err *err)
+{
+    ss_scenario sc;
+    if (ss_scenario_load(&sc, path, variant, sets, nsets, err) < 0) return -1;
+    if (!sc.autoscale && !sc.nevents) {
+        ss_err_at(err, sc.path, 1, 1, "variant '%s' has no autoscaling: its replicas never change", variant);
+        ss_scenario_free(&sc);
+        return -1;
+    }
+    double sum = 0;
+    for (uint32_t r = 0; r < sc.replications; r++) {
+        ss_world *w = ss_world_build(&sc, r, NULL, err);
+        if (!w) {
+            ss_scenario_free(&sc);
+            return -1;
+        }
+        ss_world_run(w);
+        ss_run_result res;
+        ss_world_result(w, &res);
+        for (size_t k = 0; k < res.nextras; k++)
+            if (strncmp(res.extras[k].col, "instance_s_", 11) == 0) sum += res.extras[k].value;
+        ss_run_result_free(&res);
+        ss_world_free(w);
+    }
+    double mean = sum / sc.replications;
+    ss_scenario_free(&sc);
+    return mean;
+}
+
+/* V's replica-seconds with KEY=x. */
+static double at(const char *path, const char *variant, const char *key, double x, char **sets, size_t nsets,
+                 ss_err *err)
+{
+    char **all = ss_xcalloc(nsets + 2, sizeof *all);
+    for (size_t i = 0; i < nsets; i++) all[i] = sets[i];
+    char *kv = ss_xasprintf("%s=%.17g", key, x);
+    all[nsets] = kv;
+    double v = replica_s(path, variant, all, nsets + 1, err);
+    free(kv);
+    free(all);
+    return v;
+}
+
+static int number(const char *opt, const char *s, double *out)
+{
+    char *end;
+    *out = s ? strtod(s, &end) : NAN;
+    if (!s || end == s || *end || !isfinite(*out)) return ss_bad_usage("tune", "%s: expected a number", opt);
+    return 0;
+}
+
+int ss_cmd_tune(int argc, char **argv)
+{
+    ss_cli c = {0};
+    const char *variant = NULL, *key = NULL, *ref = NULL;
+    double lo = NAN, hi = NAN, tol = 0.05;
+    int rc = 0;
+    for (int i = 0; i < argc && rc == 0; i++) {
+        int t = ss_cli_take(&c, "tune", argc, argv, &i);
+        if (t == 1) continue;
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (t) rc = t;
+        else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(usage, stdout);
+            ss_cli_free(&c);
+            return 0;
+        } else if (strcmp(a, "--variant") == 0 && v) variant = argv[++i];
+        else if (strcmp(a, "--key") == 0 && v) key = argv[++i];
+        else if (strcmp(a, "--reference") == 0 && v) ref = argv[++i];
+        else if (strcmp(a, "--lo") == 0) rc = number("--lo", v, &lo), i++;
+        else if (strcmp(a, "--hi") == 0) rc = number("--hi", v, &hi), i++;
+        else if (strcmp(a, "--tolerance") == 0) rc = number("--tolerance", v, &tol), i++;
+        else rc = ss_bad_usage("tune", "unknown option '%s'", a);
+    }
+    if (rc == 0 && (!c.path || !variant || !key || !ref || isnan(lo) || isnan(hi)))
+        rc = ss_bad_usage("tune", "%s", "need SCENARIO, --variant, --key, --lo, --hi and --reference");
+    if (rc == 0 && !(tol > 0 && tol < 1)) rc = ss_bad_usage("tune", "%s", "--tolerance: expected a number in (0, 1)");
+    if (rc) {
+        ss_cli_free(&c);
+        return rc;
+    }
+    ss_err err = {0};
+    double target = replica_s(c.path, ref, c.sets, c.nsets, &err), a = lo, b = hi, fa, fb;
+    if (target < 0 || (fa = at(c.path, variant, key, a, c.sets, c.nsets, &err)) < 0 ||
+        (fb = at(c.path, variant, key, b, c.sets, c.nsets, &err)) < 0) {
+        fprintf(stderr, "%s\n", err.msg);
+        ss_cli_free(&c);
+        return 2;
+    }
+    if (!c.quiet) {
+        printf("reference %s: %.6f replica-seconds\n", ref, target);
+        printf("%s=%.6g: %.6f\n%s=%.6g: %.6f\n", key, a, fa, key, b, fb);
+    }
+    rc = 1;
+    if ((fa - target) * (fb - target) > 0) {
+        fprintf(stderr, "servesim tune: [%g, %g] does not bracket the reference (%.6f and %.6f against %.6f)\n", lo, hi,
+                fa, fb, target);
+    } else {
+        for (int step = 0; step < 40; step++) {
+            double x = (a + b) / 2, fx = at(c.path, variant, key, x, c.sets, c.nsets, &err);
+            if (fx < 0) {
+                fprintf(stderr, "%s\n", err.msg);
+                rc = 2;
+                break;
+            }
+            if (!c.quiet) printf("%s=%.6g: %.6f (%+.2f%%)\n", key, x, fx, 100 * (fx - target) / target);
+            if (fabs(fx - target) <= tol * fabs(target)) {
+                if (c.quiet) printf("%.6g\n", x);
+                else printf("found %s=%.6g within %.1f%% of %s\n", key, x, 100 * tol, ref);
+                rc = 0;
+                break;
+            }
+            if ((fa - target) * (fx - target) > 0) a = x, fa = fx;
+            else b = x;
+        }
+        if (rc == 1) fprintf(stderr, "servesim tune: not within the tolerance after 40 steps\n");
+    }
+    ss_cli_free(&c);
+    return rc;
+}
