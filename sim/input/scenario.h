@@ -88,7 +88,8 @@ typedef struct ss_event_cfg {
 
 typedef enum {
     SS_WL_POISSON, SS_WL_DETERMINISTIC, SS_WL_NORMAL, SS_WL_GAMMA, SS_WL_INTERARRIVAL,
-    SS_WL_STEPS, SS_WL_CLOSED, SS_WL_TRACE
+    SS_WL_STEPS, SS_WL_CLOSED, SS_WL_TRACE,
+    SS_WL_SYNTHETIC, SS_WL_AZURE_FN /* read as shapes, then run as steps (trace_synth.c) */
 } ss_workload_kind;
 
 typedef struct ss_rate_step {

@@ -12,11 +12,63 @@
 #include "input/scenario_workload.h"
 #include "input/section.h"
 #include "input/trace.h"
+#include "input/trace_synth.h"
 
 /* ---- workloads ---------------------------------------------------------- */
 
 static const char *const wl_kinds[] = {"poisson", "deterministic", "normal", "gamma", "interarrival",
-                                       "steps", "closed", "trace", NULL};
+                                       "steps", "closed", "trace", "synthetic", "azure_functions", NULL};
+
+/* `synthetic`: a shape (trace_synth.c) - presets after Flashpoint's traces
+ * (seed flashpoint.md §3.5), every figure overridable. */
+static int read_synthetic(ss_scenario *sc, ss_workload_cfg *w, const ss_node *it, ss_err *err)
+{
+    static const char *const shapes[] = {"twitter", "azure", NULL};
+    static const double median[] = {57, 18}, peak[] = {4.68, 2.54};
+    int shape = 0;
+    TRY(ss_cfg_enum(it, "shape", shapes, &shape, 0, err));
+    ss_synth p = {.median_rps = median[shape], .peak_to_median = peak[shape], .length_s = 3600, .step_s = 1,
+                  .correlation_s = 60, .scale = 1};
+    TRY(ss_cfg_num(it, "median_rps", &p.median_rps, SS_POS, err));
+    TRY(ss_cfg_num(it, "peak_to_median", &p.peak_to_median, SS_POS, err));
+    if (p.peak_to_median < 1)
+        return ss_node_err(ss_map_find(it, "peak_to_median"), err, "peak_to_median: expected at least 1, got %g",
+                           p.peak_to_median);
+    TRY(ss_cfg_num(it, "length_s", &p.length_s, SS_POS, err));
+    TRY(ss_cfg_num(it, "step_s", &p.step_s, SS_POS, err));
+    TRY(ss_cfg_num(it, "correlation_s", &p.correlation_s, SS_POS, err));
+    TRY(ss_cfg_num(it, "scale", &p.scale, SS_POS, err));
+    if (p.length_s / p.step_s > 1e7)
+        return ss_node_err(ss_map_find(it, "length_s"), err, "length_s / step_s: at most 1e7 steps, got %g",
+                           p.length_s / p.step_s);
+    ss_synth_steps(&p, sc->seed, w->name, w->start_s, &w->steps, &w->nsteps);
+    return 0;
+}
+
+/* `azure_functions`: per-minute counts of the Azure Functions 2019 trace. */
+static int read_azure(ss_workload_cfg *w, const ss_node *it, ss_err *err)
+{
+    const char *file, *function = "all";
+    double scale = 1, from = 1, minutes = 0;
+    TRY(ss_cfg_str(it, "file", &file, SS_REQ, err));
+    TRY(ss_cfg_str(it, "function", &function, 0, err));
+    TRY(ss_cfg_num(it, "from_minute", &from, SS_POS | SS_INT, err));
+    TRY(ss_cfg_num(it, "minutes", &minutes, SS_POS | SS_INT, err));
+    TRY(ss_cfg_num(it, "scale", &scale, SS_POS, err));
+    if (from > 1e6 || minutes > 1e6)
+        return ss_node_err(it, err, "from_minute, minutes: at most 1000000");
+    const ss_node *fn = ss_map_find(it, "file");
+    char *path = ss_node_path(fn, file);
+    if (access(path, R_OK) != 0) {
+        int r = ss_node_err(fn, err, "trace file '%s' not found or not readable", path);
+        free(path);
+        return r;
+    }
+    int rc = ss_azure_fn_steps(path, function, (long)from, (long)minutes, scale, w->start_s, &w->steps, &w->nsteps,
+                               err);
+    free(path);
+    return rc;
+}
 
 static int read_steps(ss_workload_cfg *w, const ss_node *it, ss_err *err)
 {
@@ -45,7 +97,7 @@ static int read_steps(ss_workload_cfg *w, const ss_node *it, ss_err *err)
 static int read_workload(ss_scenario *sc, ss_workload_cfg *w, const ss_node *it, ss_err *err)
 {
     static const char *const common[] = {"name", "kind", "target", "priority", "start_s"};
-    static const char *const extra[][4] = {
+    static const char *const extra[][8] = {
         [SS_WL_POISSON] = {"rate_rps"},
         [SS_WL_DETERMINISTIC] = {"rate_rps"},
         [SS_WL_NORMAL] = {"rate_rps", "sd_s"},
@@ -54,15 +106,17 @@ static int read_workload(ss_scenario *sc, ss_workload_cfg *w, const ss_node *it,
         [SS_WL_STEPS] = {"steps"},
         [SS_WL_CLOSED] = {"clients", "think"},
         [SS_WL_TRACE] = {"file", "time_scale"},
+        [SS_WL_SYNTHETIC] = {"shape", "median_rps", "peak_to_median", "length_s", "step_s", "correlation_s", "scale"},
+        [SS_WL_AZURE_FN] = {"file", "function", "from_minute", "minutes", "scale"},
     };
     TRY(ss_node_expect(it, SS_NODE_MAP, "workload", err));
     int kind;
     TRY(ss_cfg_enum(it, "kind", wl_kinds, &kind, SS_REQ, err));
     w->kind = (ss_workload_kind)kind;
-    const char *allowed[12];
+    const char *allowed[16];
     size_t na = 0;
     for (size_t i = 0; i < sizeof common / sizeof *common; i++) allowed[na++] = common[i];
-    for (size_t i = 0; i < 4 && extra[kind][i]; i++) allowed[na++] = extra[kind][i];
+    for (size_t i = 0; i < 8 && extra[kind][i]; i++) allowed[na++] = extra[kind][i];
     allowed[na] = NULL;
     char *where = ss_xasprintf("%s workload", wl_kinds[kind]);
     int rc = ss_cfg_check_keys(it, allowed, where, err);
@@ -105,6 +159,11 @@ static int read_workload(ss_scenario *sc, ss_workload_cfg *w, const ss_node *it,
         break;
     }
     case SS_WL_STEPS: TRY(read_steps(w, it, err)); break;
+    case SS_WL_SYNTHETIC:
+    case SS_WL_AZURE_FN:
+        TRY(w->kind == SS_WL_SYNTHETIC ? read_synthetic(sc, w, it, err) : read_azure(w, it, err));
+        w->kind = SS_WL_STEPS; /* from here on, Poisson steps */
+        break;
     case SS_WL_CLOSED: {
         unsigned long long clients = 0;
         TRY(ss_cfg_u64(it, "clients", &clients, SS_REQ, err));

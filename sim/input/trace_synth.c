@@ -1,0 +1,122 @@
+/* trace_synth.c: arrival-rate shapes turned into piecewise-constant Poisson
+ * steps (workload kinds `synthetic` and `azure_functions`,
+ * docs/scenarios.md "workloads").
+ *
+ * `synthetic`: a reproducible one-hour (by default) shape with a given
+ * median rate and peak-to-median ratio, after the traces Flashpoint
+ * evaluates on (seed flashpoint.md §3.5: Twitter 2018, median 57 req/s and
+ * peak-to-median 4.68; Azure Functions 2019, median 18 and 2.54).  The
+ * thesis does not say how its traces map to requests, so the shape is a
+ * stated model, not the traces: the log-rate is a stationary Gaussian AR(1)
+ * process with correlation time `correlation_s` (steps of `step_s`), drawn
+ * from the stream (seed, 0, "workload/<name>/shape") so that every
+ * replication and every policy sees the same shape; it is then stretched in
+ * log space about its median so that the rate's median (the lower median of
+ * the steps) is exactly `median_rps` and its largest step exactly
+ * `peak_to_median` times that.  Arrivals within the steps are Poisson, from
+ * the workload's own arrival stream, times `scale`.
+ *
+ * `azure_functions`: the public Azure Functions 2019 trace's per-minute
+ * invocation counts (invocations_per_function_md.anon.dNN.csv: columns
+ * HashOwner, HashApp, HashFunction, Trigger, then 1..1440, one row per
+ * function): the row whose HashFunction is `function` (or the sum of all
+ * rows with `function: all`), from minute `from_minute` for `minutes`
+ * minutes, each minute a step of rate count x scale / 60. */
+#include "input/trace_synth.h"
+
+#include <gsl/gsl_randist.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/csvread.h"
+#include "core/rng.h"
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b ? 1 : 0;
+}
+
+void ss_synth_steps(const ss_synth *p, uint64_t seed, const char *name, double start_s, ss_rate_step **steps,
+                    size_t *nsteps)
+{
+    size_t n = (size_t)ceil(p->length_s / p->step_s - 1e-9);
+    if (n < 1) n = 1;
+    double *x = ss_xmalloc(n * sizeof *x), *sorted = ss_xmalloc(n * sizeof *sorted);
+    char *stream = ss_xasprintf("workload/%s/shape", name);
+    gsl_rng *rng = ss_rng_stream(seed, 0, stream);
+    free(stream);
+    double phi = exp(-p->step_s / p->correlation_s), innov = sqrt(1 - phi * phi);
+    x[0] = gsl_ran_gaussian_ziggurat(rng, 1.0);
+    for (size_t i = 1; i < n; i++) x[i] = phi * x[i - 1] + innov * gsl_ran_gaussian_ziggurat(rng, 1.0);
+    gsl_rng_free(rng);
+    memcpy(sorted, x, n * sizeof *x);
+    qsort(sorted, n, sizeof *sorted, cmp_double);
+    double med = sorted[(n - 1) / 2], top = sorted[n - 1];
+    /* Stretch about the median: rate = median x exp(a (x - med)), with the
+     * largest step at peak_to_median x median. */
+    double a = top > med ? log(p->peak_to_median) / (top - med) : 0;
+    *steps = ss_xcalloc(n, sizeof **steps);
+    for (size_t i = 0; i < n; i++) {
+        double rate = x[i] == top ? p->median_rps * p->peak_to_median : p->median_rps * exp(a * (x[i] - med));
+        (*steps)[i] = (ss_rate_step){.until_s = start_s + (double)(i + 1) * p->step_s, .rate_rps = rate * p->scale};
+    }
+    *nsteps = n;
+    free(x);
+    free(sorted);
+}
+
+int ss_azure_fn_steps(const char *path, const char *function, long from_minute, long minutes, double scale,
+                      double start_s, ss_rate_step **steps, size_t *nsteps, ss_err *err)
+{
+    ss_csv data, *csv = &data;
+    if (ss_csv_read(path, csv, err) < 0) return -1;
+    int rc = -1;
+    double *count = NULL;
+    if (csv->nrows < 1 || csv->rows[0].n < 5 || strcmp(csv->rows[0].f[2], "HashFunction") != 0) {
+        ss_err_at(err, path, 1, 1, "expected the Azure Functions 2019 header (HashOwner,HashApp,HashFunction,Trigger,1,...)");
+        goto out;
+    }
+    size_t ncols = csv->rows[0].n - 4; /* minutes in the file */
+    if (from_minute < 1 || (size_t)from_minute > ncols) {
+        ss_err_at(err, path, 1, 1, "from_minute %ld: the file has minutes 1 to %zu", from_minute, ncols);
+        goto out;
+    }
+    if (minutes <= 0 || (size_t)(from_minute - 1 + minutes) > ncols) minutes = (long)ncols - (from_minute - 1);
+    count = ss_xcalloc((size_t)minutes, sizeof *count);
+    int all = strcmp(function, "all") == 0, found = 0;
+    for (size_t r = 1; r < csv->nrows; r++) {
+        const ss_csv_row *row = &csv->rows[r];
+        if (row->n != csv->rows[0].n) {
+            ss_err_at(err, path, row->line, 1, "expected %zu fields, got %zu", csv->rows[0].n, row->n);
+            goto out;
+        }
+        if (!all && strcmp(row->f[2], function) != 0) continue;
+        found = 1;
+        for (long m = 0; m < minutes; m++) {
+            const char *v = row->f[4 + from_minute - 1 + m];
+            char *end;
+            double c = strtod(v, &end);
+            if (end == v || *end || !(c >= 0) || c > 1e12) {
+                ss_err_at(err, path, row->line, (int)(5 + from_minute - 1 + m),
+                          "minute %ld: expected an invocation count, got '%s'", from_minute + m, v);
+                goto out;
+            }
+            count[m] += c;
+        }
+    }
+    if (!found) {
+        ss_err_at(err, path, 1, 1, "no function with HashFunction '%s'", function);
+        goto out;
+    }
+    *steps = ss_xcalloc((size_t)minutes, sizeof **steps);
+    for (long m = 0; m < minutes; m++)
+        (*steps)[m] = (ss_rate_step){.until_s = start_s + 60.0 * (double)(m + 1), .rate_rps = count[m] * scale / 60};
+    *nsteps = (size_t)minutes;
+    rc = 0;
+out:
+    free(count);
+    ss_csv_free(csv);
+    return rc;
+}
