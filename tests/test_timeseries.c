@@ -29,7 +29,7 @@ static void test_samples(void)
     CU_ASSERT_EQUAL(ss_test_sh(NULL, "cd '%s' && cmp a.csv b.csv", dir), 0);
     char *out = NULL;
     ss_test_sh(&out, "cd '%s' && head -2 ts.csv", dir);
-    const char *want = "variant,replication,t_s,model,replicas,queued,in_service,utilisation\nrr,0,0.500000,m,2,";
+    const char *want = "variant,replication,t_s,model,replicas,queued,in_service,utilisation,starting,draining\nrr,0,0.500000,m,2,";
     CU_ASSERT_NSTRING_EQUAL(out ? out : "", want, strlen(want));
     free(out);
     /* 20 s at 0.5 s: samples at 0.5, 1, ..., 20 and at most one after the

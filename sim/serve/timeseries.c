@@ -13,7 +13,9 @@
  *   in_service   requests being served
  *   utilisation  busy server-seconds in (t - interval, t] over the model's
  *                servers x interval (exact: busy time is integrated at every
- *                change, not sampled) */
+ *                change, not sampled)
+ *   starting     instances of the model starting (scaled up, not yet up)
+ *   draining     instances finishing what they hold before they stop */
 #include <stdlib.h>
 
 #include "core/afile.h"
@@ -22,7 +24,7 @@
 
 void ss_world_timeseries_header(FILE *fp)
 {
-    fputs("variant,replication,t_s,model,replicas,queued,in_service,utilisation\n", fp);
+    fputs("variant,replication,t_s,model,replicas,queued,in_service,utilisation,starting,draining\n", fp);
 }
 
 static void sample(ss_engine *eng, void *ctx, uint64_t arg)
@@ -32,25 +34,28 @@ static void sample(ss_engine *eng, void *ctx, uint64_t arg)
     double now = ss_now(eng);
     for (size_t m = 0; m < sc->nmodels; m++) {
         const ss_group *g = &w->groups[m];
-        if (g->n == 0) continue;
-        unsigned up = 0, servers = 0, busy = 0;
+        if (g->n == 0 && !g->as) continue; /* never deployed (an autoscaled model starts at zero) */
+        unsigned up = 0, servers = 0, busy = 0, starting = 0, draining = 0;
         unsigned long long queued = 0;
         double area = 0;
         for (uint32_t i = 0; i < g->n; i++) {
             const ss_instance *in = g->members[i];
             up += g->views[i].up != 0;
+            starting += in->state == SS_INST_STARTING;
+            draining += in->state == SS_INST_DRAINING;
             queued += g->views[i].queued;
             busy += in->busy;
-            servers += in->servers;
+            if (in->state == SS_INST_UP || in->state == SS_INST_DRAINING) /* the capacity there now */
+                servers += in->discipline == SS_DISC_PS ? 1 : in->servers;
             area += in->area_s + (double)in->busy * (now - in->changed_s);
         }
         queued += g->queued; /* a shared queue's */
-        double util = (area - w->ts_area_prev[m]) / ((double)servers * w->ts_interval_s);
+        double util = servers ? (area - w->ts_area_prev[m]) / ((double)servers * w->ts_interval_s) : 0;
         w->ts_area_prev[m] = area;
         ss_csv_field(w->ts_csv, sc->variant);
         fprintf(w->ts_csv, ",%u,%.6f,", w->rep, now);
         ss_csv_field(w->ts_csv, sc->models[m].name);
-        fprintf(w->ts_csv, ",%u,%llu,%u,%.6f\n", up, queued, busy, util);
+        fprintf(w->ts_csv, ",%u,%llu,%u,%.6f,%u,%u\n", up, queued, busy, util, starting, draining);
     }
     w->daemons--; /* this sample has fired */
     if (ss_world_active(w)) {
