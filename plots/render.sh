@@ -10,6 +10,7 @@
 #   lb-load-p99.png      the same for p99 latency
 #   default-cdf.png      latency CDF of the default scenario (one 30 s replication per variant)
 #   default-ts.png       time series of the default scenario, round-robin variant, 1 s samples
+#   substrate-autoscale-ts.png  replicas, queue and utilisation under ATL (scenarios/substrate/autoscale.yaml)
 #   blockflow-rate.csv, blockflow-clients.csv   servesim sweep scenarios/sweeps/blockflow-{rate,clients}.yaml
 #   blockflow-throughput.png   throughput vs Poisson rate, tensormq vs zmq-copy (GV100, 4 blocks)
 #   blockflow-clients.png      mean client RTT vs number of synchronous clients
@@ -79,6 +80,12 @@ gnuplot -e "in='$tmp/requests.csv'; out='$ref/default-cdf.png'; logx=1;
             title='default scenario: latency CDF per load balancer (rho 0.85)'" plots/latency-cdf.gp
 gnuplot -e "in='$tmp/ts.csv'; out='$ref/default-ts.png'; variant='round-robin';
             title='default scenario, round-robin: 1 s samples'" plots/timeseries.gp
+# Autoscaling (docs/autoscaling.md): replicas, queue and utilisation under ATL on a stepped load.
+"$bin" run scenarios/substrate/autoscale.yaml --variant atl --replication 0 --quiet \
+    -o "$tmp/autoscale.csv" --timeseries-csv "$tmp/autoscale-ts.csv"
+gnuplot -e "in='$tmp/autoscale-ts.csv'; out='$ref/substrate-autoscale-ts.png'; variant='atl';
+            title='ATL on a stepped load (200, 800, 1200, 400, 0 requests/s), ResNet50, up to 16 GPUs, 5 s start-up'" \
+    plots/timeseries.gp
 # BlockFlow pipelines (docs/blockflow.md): a metric per transport against a sweep axis.
 bf_plot() { # csv, png, axis, metric, xlabel, ylabel, title, [more gnuplot settings], [filter column, value]
     local in="$tmp/${2%.png}.cmp.csv"
