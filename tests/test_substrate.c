@@ -367,6 +367,46 @@ static void stalled_run_ends(void)
     free(dir);
 }
 
+static void vram_refused(void)
+{
+    /* A replica is its model's weights plus its run-time memory: 20 + 6 GiB
+     * cannot run on a 24 GiB GPU; two of 10 + 2 GiB fill it exactly (fine),
+     * but not a 23.5 GiB one. */
+    static const struct {
+        const char *model, *deploy;
+        double gib;
+        int rc;
+        const char *msg;
+    } cases[] = {{"{name: big, service: {dist: deterministic, value_s: 1}, weights_bytes: 21474836480, "
+                  "runtime_vram_bytes: 6442450944}",
+                  "{model: big, device: a10}", 24, 2,
+                  "s.yaml:9:5: model 'big' needs 26.000 GiB of VRAM (weights + run-time memory) and device 'h/a10' has "
+                  "24.000 GiB: it cannot run there"},
+                 {"{name: big, service: {dist: deterministic, value_s: 1}, weights_bytes: 10737418240, "
+                  "runtime_vram_bytes: 2147483648}",
+                  "{model: big, device: a10, instances: 2}", 24, 0, ": ok: scenario"},
+                 {"{name: big, service: {dist: deterministic, value_s: 1}, weights_bytes: 10737418240, "
+                  "runtime_vram_bytes: 2147483648}",
+                  "{model: big, device: a10, instances: 2}", 23.5, 2,
+                  "s.yaml:9:5: instances: the replicas deployed on device 'h/a10' need 24.000 GiB of VRAM, it has 23.500 "
+                  "GiB"}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *dir = ss_test_tmpdir();
+        char yaml[2048];
+        snprintf(yaml, sizeof yaml,
+                 "seed: 1\nrequests: 5\nhosts:\n  - name: h\n    devices: [{name: a10, kind: gpu, vram_gib: %g}]\n"
+                 "models:\n  - %s\ndeployment:\n  - %s\nworkloads:\n  - {name: w, kind: poisson, target: big, rate_rps: 1}\n",
+                 cases[i].gib, cases[i].model, cases[i].deploy);
+        free(ss_test_write(dir, "s.yaml", yaml));
+        char *out = NULL;
+        CU_ASSERT_EQUAL(ss_test_sh(&out, "cd '%s' && '%s/servesim' check s.yaml", dir, SS_BUILD_DIR), cases[i].rc);
+        CU_ASSERT(ss_test_has(out, cases[i].msg));
+        free(out);
+        ss_test_sh(NULL, "rm -rf '%s'", dir);
+        free(dir);
+    }
+}
+
 static void check_describes(void)
 {
     char *dir = ss_test_tmpdir();
@@ -454,6 +494,7 @@ SS_TEST_SUITE("substrate", {"shared queue: two GPUs, one queue", shared_queue_tw
               {"preemptive-resume priority, per-workload rows", preemptive_resume},
               {"fail: lost or re-queued", fail_lose_and_requeue}, {"add: a second instance halves the backlog", add_instance_doubles_throughput},
               {"capacity and cap changed mid-job", capacity_in_flight}, {"check describes it", check_describes},
+              {"VRAM: replicas that do not fit are refused", vram_refused},
               {"autoscaling: keepalive by hand", keepalive_by_hand}, {"autoscaling: a stalled run ends", stalled_run_ends},
               {"autoscaling: the CAT rule gates scaling", cat_gates},
               {"autoscaling: tsk, atl, owk, sm, knative follow a load", policies_follow_load},

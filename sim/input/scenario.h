@@ -31,7 +31,8 @@ typedef struct ss_model_cfg {
     char *profile;    /* path of the JSON profile it came from, or NULL if inline */
     char *source;     /* citation of the measurement it is calibrated from */
     ss_dist service;  /* service time of one request on one instance */
-    double weights_bytes;
+    double weights_bytes;    /* its static memory: the weights a replica holds in VRAM */
+    double runtime_vram_bytes; /* what a replica needs on top while it runs (activations, workspace) */
     struct ss_block_cfg *block; /* a block of a split model (blockmodel.h), or NULL */
 } ss_model_cfg;
 

@@ -100,12 +100,37 @@ static int read_entry(ss_scenario *sc, ss_deploy_cfg *d, const ss_node *it, ss_e
     return 0;
 }
 
+/* A GPU with its memory given must hold the replicas deployed on it: each
+ * the model's weights plus its run-time memory. */
+static int fits(const ss_scenario *sc, size_t upto, const ss_node *it, ss_err *err)
+{
+    const ss_deploy_cfg *d = &sc->deploys[upto];
+    const ss_device_cfg *dev = &sc->devices[d->device];
+    if (dev->kind != SS_DEV_GPU || dev->vram_bytes <= 0) return 0;
+    const ss_model_cfg *m = &sc->models[d->model];
+    double one = m->weights_bytes + m->runtime_vram_bytes, used = 0;
+    if (one > dev->vram_bytes)
+        return ss_node_err(it, err,
+                           "model '%s' needs %.3f GiB of VRAM (weights + run-time memory) and device '%s' has %.3f GiB: "
+                           "it cannot run there",
+                           m->name, one / 1073741824.0, dev->name, dev->vram_bytes / 1073741824.0);
+    for (size_t k = 0; k <= upto; k++)
+        if (sc->deploys[k].device == d->device)
+            used += (double)sc->deploys[k].instances *
+                    (sc->models[sc->deploys[k].model].weights_bytes + sc->models[sc->deploys[k].model].runtime_vram_bytes);
+    if (used > dev->vram_bytes)
+        return ss_node_err(it, err, "instances: the replicas deployed on device '%s' need %.3f GiB of VRAM, it has %.3f GiB",
+                           dev->name, used / 1073741824.0, dev->vram_bytes / 1073741824.0);
+    return 0;
+}
+
 int ss_sc_read_deployment(ss_scenario *sc, const ss_node *seq, ss_err *err)
 {
     sc->deploys = ss_xcalloc(seq->n, sizeof *sc->deploys);
     for (size_t i = 0; i < seq->n; i++) {
         TRY_(read_entry(sc, &sc->deploys[i], seq->items[i], err));
         sc->ndeploys = i + 1;
+        TRY_(fits(sc, i, seq->items[i], err));
         /* One model, one kind of queue: a shared queue is the model's. */
         for (size_t k = 0; k < i; k++)
             if (sc->deploys[k].model == sc->deploys[i].model &&
