@@ -101,9 +101,11 @@ static void azure_functions(void)
     CU_ASSERT_DOUBLE_EQUAL(sc.workloads[0].steps[0].rate_rps, 2 * (103 + 28 + 7) / 60.0, 1e-12); /* all rows, minute 2 */
     ss_scenario_free(&sc);
     CU_ASSERT_EQUAL(load("{name: z, kind: azure_functions, target: m, file: az.csv, function: nope}", &sc, &err, 1), -1);
+    ss_scenario_free(&sc); /* a refused scenario is freed like any other */
     CU_ASSERT(ss_test_has(err.msg, "az.csv:1:1: no function with HashFunction 'nope'"));
     ss_err err2 = {0};
     CU_ASSERT_EQUAL(load("{name: z, kind: synthetic, target: m, peak_to_median: 0.5}", &sc, &err2, 1), -1);
+    ss_scenario_free(&sc);
     CU_ASSERT(ss_test_has(err2.msg, "s.yaml:11:59: peak_to_median: expected at least 1, got 0.5"));
 }
 

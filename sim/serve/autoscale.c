@@ -214,7 +214,7 @@ static void view_of(ss_autoscaler *as, ss_as_model *a, double now, ss_autoscale_
         default: break;
         }
     }
-    qsort(a->idle, nidle, sizeof *a->idle, by_longer);
+    if (nidle) qsort(a->idle, nidle, sizeof *a->idle, by_longer);
     v->idle_s = a->idle;
     v->nidle = nidle;
     v->mean_exec_s = g->mean_s;
