@@ -56,6 +56,11 @@ ss_instance *ss_idle_pop(ss_world *w, ss_group *g)
 
 /* ---- creation and states ------------------------------------------------------ */
 
+void ss_group_refresh(ss_group *g)
+{
+    g->solo = g->n == 1 && g->members[0]->plain && g->members[0]->state == SS_INST_UP ? g->members[0] : NULL;
+}
+
 ss_instance *ss_inst_create(ss_world *w, uint32_t deploy, double now)
 {
     const ss_scenario *sc = w->sc;
@@ -107,6 +112,7 @@ ss_instance *ss_inst_create(ss_world *w, uint32_t deploy, double now)
     in->index = g->n;
     g->members[g->n] = in;
     g->views[g->n++] = (ss_instance_view){.device = in->device, .up = 0};
+    ss_group_refresh(g);
     return in;
 }
 
@@ -126,6 +132,7 @@ void ss_inst_up(ss_world *w, ss_instance *in)
     in->state = SS_INST_UP;
     in->up_s = in->idle_since_s = ss_now(w->eng);
     in->plain = in->discipline == SS_DISC_FIFO && !g->shared && !w->track && !w->tl;
+    ss_group_refresh(g);
     mark(w, in, "up");
     g->views[in->index].up = 1;
     g->nup++;
@@ -137,6 +144,7 @@ static void went_down(ss_world *w, ss_instance *in)
 {
     ss_group *g = &w->groups[in->model];
     in->plain = 0;
+    g->solo = NULL;
     if (in->state == SS_INST_UP) {
         g->views[in->index].up = 0;
         g->nup--;

@@ -103,13 +103,15 @@ static void finish(ss_world *w, ss_request *r)
          * row is merged from these at the end. */
         double lat = now - r->created_s;
         stats_add(&w->stats[r->task], r, lat);
-        if (w->wstats) stats_add(&w->wstats[r->workload], r, lat);
+        if (__builtin_expect(w->wstats != NULL, 0)) stats_add(&w->wstats[r->workload], r, lat);
         w->last_completion_s = now;
     }
     w->last_done_s = now;
     w->ended[0]++;
-    if (w->tl) ss_tl_request(w, r, "finished");
-    if (w->req_csv) request_line(w, r, 0);
+    if (__builtin_expect(w->tl != NULL || w->req_csv != NULL, 0)) {
+        if (w->tl) ss_tl_request(w, r, "finished");
+        if (w->req_csv) request_line(w, r, 0);
+    }
     if (r->client != UINT32_MAX) w->client_done(w, r);
     req_free(w, r);
 }
@@ -328,6 +330,24 @@ static int preempt(ss_world *w, ss_instance *in, ss_request *r)
     return 1;
 }
 
+/* The plain path: r waits in in's own queue (index pick in its group), or
+ * is dropped when the queue is full. */
+static inline void plain_queue(ss_world *w, ss_group *g, ss_instance *in, uint32_t pick, ss_request *r)
+{
+    ss_instance_view *v = &g->views[pick];
+    if (v->queued >= in->capacity) {
+        drop(w, r);
+        return;
+    }
+    ss_qitem item = {.req = r, .enqueued_s = r->enqueued_s, .priority = r->priority, .expected_s = g->mean_s,
+                     .seq = in->seq++};
+    if (w->sched.pol->ops.scheduler.push(in->queue, &item) != 0) {
+        fputs("servesim: out of memory in the scheduler plugin\n", stderr);
+        abort();
+    }
+    v->queued++;
+}
+
 static void shared_route(ss_world *w, ss_group *g, ss_request *r)
 {
     if (g->as) ss_as_arrive(g);
@@ -361,6 +381,15 @@ void ss_route(ss_world *w, ss_request *r)
     uint32_t m = t->stages[r->stage];
     ss_group *g = &w->groups[m];
     r->enqueued_s = ss_now(w->eng);
+    if (g->solo) { /* one instance, up and plain: no load balancer, no checks */
+        ss_instance *in = g->solo;
+        if (in->busy < in->servers) {
+            plain_start(w, in, r);
+            return;
+        }
+        plain_queue(w, g, in, 0, r);
+        return;
+    }
     if (g->shared) {
         shared_route(w, g, r);
         return;
@@ -376,18 +405,7 @@ void ss_route(ss_world *w, ss_request *r)
             plain_start(w, in, r);
             return;
         }
-        ss_instance_view *v = &g->views[pick];
-        if (v->queued >= in->capacity) {
-            drop(w, r);
-            return;
-        }
-        ss_qitem item = {.req = r, .enqueued_s = r->enqueued_s, .priority = r->priority, .expected_s = g->mean_s,
-                         .seq = in->seq++};
-        if (w->sched.pol->ops.scheduler.push(in->queue, &item) != 0) {
-            fputs("servesim: out of memory in the scheduler plugin\n", stderr);
-            abort();
-        }
-        v->queued++;
+        plain_queue(w, g, in, pick, r);
         return;
     }
     if (in->discipline == SS_DISC_PREEMPT) r->qseq = in->seq++;

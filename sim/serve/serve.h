@@ -88,6 +88,7 @@ typedef struct ss_group {
     uint32_t *idle;          /* ring of free servers, (instance id, gen) pairs: longest idle first */
     uint32_t idle_head, idle_n, idle_cap;
     uint32_t nup;            /* instances up now */
+    struct ss_instance *solo; /* the group's only instance when it is up and plain (the fastest path), else NULL */
     struct ss_as_model *as;  /* the autoscaler's measurements of this model (autoscale.c), or NULL */
     const ss_dist *service;
     double mean_s;
@@ -179,6 +180,8 @@ void ss_inst_drain(ss_world *w, ss_instance *in);
 /* A draining instance stops once it holds nothing. */
 void ss_inst_drained(ss_world *w, ss_instance *in);
 void ss_idle_push(ss_group *g, ss_instance *in);
+/* Recompute g->solo after its instances or their states changed. */
+void ss_group_refresh(ss_group *g);
 ss_instance *ss_idle_pop(ss_world *w, ss_group *g);
 /* Schedule the scenario's events (at build). */
 void ss_events_start(ss_world *w);

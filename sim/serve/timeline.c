@@ -89,6 +89,7 @@ uint32_t ss_world_timeline(ss_world *w, FILE *fp, const ss_timeline_opts *o, uin
     free(what);
     /* The plain serving path has no hooks: every instance takes the general one. */
     for (size_t i = 0; i < w->ninst; i++) w->inst[i]->plain = 0;
+    for (size_t m = 0; m < sc->nmodels; m++) w->groups[m].solo = NULL;
     return first_pid + 1 + (uint32_t)sc->ndevices;
 }
 
