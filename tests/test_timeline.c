@@ -158,5 +158,32 @@ static void sampled_and_bounded(void)
     free(text);
 }
 
+static void from_the_command_line(void)
+{
+    char *dir = ss_test_tmpdir();
+    free(ss_test_write(dir, "s.yaml", SCEN));
+    char *out = NULL;
+    CU_ASSERT_EQUAL(ss_test_sh(&out, "cd '%s' && '%s/servesim' run s.yaml -o r.csv --quiet --timeline t.json "
+                                     "--timeline-window 0:100 --timeline-sample 2 && cat t.json",
+                               dir, SS_BUILD_DIR),
+                    0);
+    static const char *const names[] = {"request", NULL};
+    size_t found[1] = {0}, n = 0;
+    CU_ASSERT_TRUE(valid(out ? out : "", &n, names, found, 2));
+    CU_ASSERT(found[0] > 0);
+    free(out);
+    /* a bad window: exit 2, nothing written */
+    CU_ASSERT_EQUAL(ss_test_sh(&out, "cd '%s' && rm -f r.csv t.json && '%s/servesim' run s.yaml -o r.csv --timeline t.json "
+                                     "--timeline-window 10:5",
+                               dir, SS_BUILD_DIR),
+                    2);
+    CU_ASSERT(ss_test_has(out, "--timeline-window expects FROM:TO seconds with 0 <= FROM <= TO, got '10:5'"));
+    free(out);
+    CU_ASSERT_NOT_EQUAL(ss_test_sh(NULL, "test -e '%s/t.json' || test -e '%s/r.csv'", dir, dir), 0);
+    ss_test_sh(NULL, "rm -rf '%s'", dir);
+    free(dir);
+}
+
 SS_TEST_SUITE("timeline", {"valid trace events, complete, no effect on results", valid_and_complete},
-              {"sampled by id and window, bounded by max_events", sampled_and_bounded})
+              {"sampled by id and window, bounded by max_events", sampled_and_bounded},
+              {"--timeline from the command line, and a bad window refused", from_the_command_line})

@@ -5,6 +5,7 @@
  * Everything is validated (scenario of every variant, plugins, output paths)
  * before the first event runs. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,11 @@ static const char usage_run[] =
     "  --requests-csv PATH     also write one row per request\n"
     "  --timeseries-csv PATH   also write per-model samples (replicas, queued, in service, utilisation)\n"
     "  --timeseries-interval S sampling interval of that file in simulated seconds (default 1)\n"
+    "  --timeline PATH.json    also write the run as Chrome trace events (Perfetto, chrome://tracing,\n"
+    "                          tools/timeline-view.html): requests, services per device, life cycle\n"
+    "  --timeline-window A:B   only requests created in [A, B] s of simulated time (default 0:60)\n"
+    "  --timeline-sample N     only every N-th request (default 1)\n"
+    "  --timeline-max-events N at most N events in the file (default 1000000)\n"
     "  --quiet                 print no table\n"
     "  --stats                 print events, events/s, wall time and peak memory to stderr\n"
     "\n"
@@ -95,7 +101,8 @@ static const char usage_plugins[] =
     "$SERVESIM_PLUGIN_PATH, the build folder beside this executable, and " SS_PLUGIN_DIR ".\n";
 
 typedef struct opts {
-    const char *scenario, *output, *variant, *requests_csv, *timeseries_csv;
+    const char *scenario, *output, *variant, *requests_csv, *timeseries_csv, *timeline;
+    ss_timeline_opts tl;
     double timeseries_interval_s; /* 0: the scenario's */
     char **sets;
     size_t nsets;
@@ -155,6 +162,28 @@ static int parse_opts(const char *cmd, const char *help, int argc, char **argv, 
             o->timeseries_interval_s = strtod(val, &end);
             if (*end || !val[0] || !(o->timeseries_interval_s > 0) || o->timeseries_interval_s > 1e12)
                 return ss_bad_usage(cmd, "--timeseries-interval expects a number of seconds > 0, got '%s'", val);
+        } else if (run && strcmp(a, "--timeline") == 0) {
+            NEED();
+            o->timeline = val;
+        } else if (run && strcmp(a, "--timeline-window") == 0) {
+            NEED();
+            char *mid, *end = NULL;
+            o->tl.from_s = strtod(val, &mid);
+            o->tl.to_s = *mid == ':' ? strtod(mid + 1, &end) : NAN;
+            if (*mid != ':' || !end || *end || !(o->tl.from_s >= 0) || !(o->tl.to_s >= o->tl.from_s) || o->tl.to_s > 1e15)
+                return ss_bad_usage(cmd, "--timeline-window expects FROM:TO seconds with 0 <= FROM <= TO, got '%s'", val);
+        } else if (run && (strcmp(a, "--timeline-sample") == 0 || strcmp(a, "--timeline-max-events") == 0)) {
+            NEED();
+            char *end;
+            double v = strtod(val, &end);
+            int sample = strcmp(a, "--timeline-sample") == 0;
+            if (*end || !val[0] || !(v >= 1) || v > 1e15 || v != floor(v))
+                return ss_bad_usage(cmd,
+                                    sample ? "--timeline-sample expects a whole number >= 1, got '%s'"
+                                           : "--timeline-max-events expects a whole number >= 1, got '%s'",
+                                    val);
+            if (sample) o->tl.every = (uint64_t)v;
+            else o->tl.max_events = (uint64_t)v;
         } else if (run && strcmp(a, "--requests-csv") == 0) {
             NEED();
             o->requests_csv = val;
@@ -325,6 +354,7 @@ static int cmd_run(int argc, char **argv)
 {
     opts o = {0};
     o.replication = -1;
+    o.tl = (ss_timeline_opts){.from_s = 0, .to_s = 60, .every = 1, .max_events = 1000000};
     int rc = parse_opts("run", usage_run, argc, argv, &o, 1);
     if (rc >= 0) {
         free_opts(&o);
@@ -335,8 +365,9 @@ static int cmd_run(int argc, char **argv)
     ss_err err = {0};
     ss_scenario *sc = NULL;
     size_t n = 0;
-    ss_afile csv = {0}, reqs = {0}, summary = {0}, ts = {0};
-    int have_csv = 0, have_reqs = 0, have_summary = 0, have_ts = 0;
+    ss_afile csv = {0}, reqs = {0}, summary = {0}, ts = {0}, tl = {0};
+    int have_csv = 0, have_reqs = 0, have_summary = 0, have_ts = 0, have_tl = 0;
+    uint32_t tl_pid = 1;
     ss_report *rep = NULL;
     rc = EXIT_BADINPUT;
     if (load_all(&o, &sc, &n, &err) < 0 || validate_worlds(sc, n, &err) < 0) goto out;
@@ -364,6 +395,11 @@ static int cmd_run(int argc, char **argv)
         have_ts = 1;
         ss_world_timeseries_header(ts.fp);
     }
+    if (o.timeline) {
+        if (ss_afile_open(&tl, o.timeline, &err) < 0) goto out;
+        have_tl = 1;
+        ss_timeline_begin(tl.fp);
+    }
     rc = EXIT_FAIL;
     rep = ss_report_new();
     uint64_t events = 0;
@@ -375,6 +411,7 @@ static int cmd_run(int argc, char **argv)
             ss_world *w = ss_world_build(&sc[v], r, have_reqs ? reqs.fp : NULL, &err);
             if (!w) goto out; /* validated above; only a plugin's init can still refuse */
             if (have_ts) ss_world_timeseries(w, ts.fp, ts_interval);
+            if (have_tl) tl_pid = ss_world_timeline(w, tl.fp, &o.tl, tl_pid);
             ss_world_run(w);
             if (ss_world_broken(w)) { /* a bug of the simulator: the run failed */
                 err.set = 1;
@@ -415,6 +452,11 @@ static int cmd_run(int argc, char **argv)
     have_reqs = 0;
     if (have_ts && ss_afile_commit(&ts, &err) < 0) goto out;
     have_ts = 0;
+    if (have_tl) {
+        ss_timeline_end(tl.fp);
+        if (ss_afile_commit(&tl, &err) < 0) goto out;
+        have_tl = 0;
+    }
     if (!o.quiet) {
         printf("servesim: %s, seed %llu, %zu variant%s x %u replication%s -> %s\n", sc[0].name,
                (unsigned long long)sc[0].seed, n, n == 1 ? "" : "s", sc[0].replications,
@@ -437,6 +479,7 @@ out:
     if (have_reqs) ss_afile_abort(&reqs);
     if (have_summary) ss_afile_abort(&summary);
     if (have_ts) ss_afile_abort(&ts);
+    if (have_tl) ss_afile_abort(&tl);
     ss_report_free(rep);
     free_all(sc, n);
     free_opts(&o);
