@@ -166,9 +166,6 @@ static inline void svc_unlink(ss_instance *in, ss_request *r)
     r->svc_prev = r->svc_next = NULL;
 }
 
-/* Start (or resume, after a preemption) r's service at in.  A fresh stage
- * draws its demand from the model's stream; a ps request runs as a flow
- * of that many seconds of work over the compute net. */
 /* The plain path (in->plain: a FIFO instance with its own queue, up, in
  * a world that tracks nothing): what serving did before instances could
  * come and go, kept apart so that plain serving pays for none of it. */
@@ -185,6 +182,9 @@ static inline void plain_start(ss_world *w, ss_instance *in, ss_request *r)
     ss_schedule(w->eng, now + service_s, service_done, in, (uint64_t)(uintptr_t)r);
 }
 
+/* Start (or resume, after a preemption) r's service at in.  A fresh stage
+ * draws its demand from the model's stream; a ps request runs as a flow
+ * of that many seconds of work over the compute net. */
 static inline void serve_start(ss_world *w, ss_instance *in, ss_request *r)
 {
     double now = ss_now(w->eng);
