@@ -407,6 +407,28 @@ static void vram_refused(void)
     }
 }
 
+static void devices_pattern(void)
+{
+    char *dir = ss_test_tmpdir();
+    char head[1024], yaml[4096];
+    snprintf(head, sizeof head, HEAD, 10, "1.0");
+    snprintf(yaml, sizeof yaml, "%sdeployment:\n  - {model: m, devices: \"h/g*\", queue: shared}\n%s", head,
+             "workloads:\n  - {name: w, kind: poisson, target: m, rate_rps: 1}\n");
+    free(ss_test_write(dir, "s.yaml", yaml));
+    char *out = NULL;
+    CU_ASSERT_EQUAL(ss_test_sh(&out, "cd '%s' && '%s/servesim' check s.yaml", dir, SS_BUILD_DIR), 0);
+    CU_ASSERT(ss_test_has(out, "3 devices, 1 model, 2 instances")); /* g0 and g1, not the CPU c */
+    free(out);
+    snprintf(yaml, sizeof yaml, "%sdeployment:\n  - {model: m, devices: \"x*\"}\n%s", head,
+             "workloads:\n  - {name: w, kind: poisson, target: m, rate_rps: 1}\n");
+    free(ss_test_write(dir, "s.yaml", yaml));
+    CU_ASSERT_EQUAL(ss_test_sh(&out, "cd '%s' && '%s/servesim' check s.yaml", dir, SS_BUILD_DIR), 2);
+    CU_ASSERT(ss_test_has(out, "s.yaml:9:25: devices: no device matches 'x*'"));
+    free(out);
+    ss_test_sh(NULL, "rm -rf '%s'", dir);
+    free(dir);
+}
+
 static void check_describes(void)
 {
     char *dir = ss_test_tmpdir();
@@ -495,6 +517,7 @@ SS_TEST_SUITE("substrate", {"shared queue: two GPUs, one queue", shared_queue_tw
               {"fail: lost or re-queued", fail_lose_and_requeue}, {"add: a second instance halves the backlog", add_instance_doubles_throughput},
               {"capacity and cap changed mid-job", capacity_in_flight}, {"check describes it", check_describes},
               {"VRAM: replicas that do not fit are refused", vram_refused},
+              {"devices: a pattern deploys on every device it matches", devices_pattern},
               {"autoscaling: keepalive by hand", keepalive_by_hand}, {"autoscaling: a stalled run ends", stalled_run_ends},
               {"autoscaling: the CAT rule gates scaling", cat_gates},
               {"autoscaling: tsk, atl, owk, sm, knative follow a load", policies_follow_load},

@@ -7,6 +7,7 @@
  * `add` events start, in time order.  Without `#k`, `#0`. */
 #include "input/scenario_deploy.h"
 
+#include <fnmatch.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,9 +35,10 @@ static int model_ref(const ss_scenario *sc, const ss_node *n, uint32_t *out, ss_
     return 0;
 }
 
-static int read_entry(ss_scenario *sc, ss_deploy_cfg *d, const ss_node *it, ss_err *err)
+/* One deployment entry onto `device` (UINT32_MAX: the entry's `device`). */
+static int read_entry(ss_scenario *sc, ss_deploy_cfg *d, const ss_node *it, uint32_t device, ss_err *err)
 {
-    static const char *const keys[] = {"model",  "device", "instances", "servers", "queue_capacity",
+    static const char *const keys[] = {"model",  "device", "devices", "instances", "servers", "queue_capacity",
                                        "discipline", "queue", "cap", "threads", "startup_s", NULL};
     TRY_(ss_node_expect(it, SS_NODE_MAP, "deployment entry", err));
     TRY_(ss_cfg_check_keys(it, keys, "deployment entry", err));
@@ -46,10 +48,14 @@ static int read_entry(ss_scenario *sc, ss_deploy_cfg *d, const ss_node *it, ss_e
     if (!mn) return ss_node_err(it, err, "deployment entry: missing key 'model'");
     TRY_(ss_node_expect(mn, SS_NODE_SCALAR, "model", err));
     TRY_(model_ref(sc, mn, &d->model, err));
-    const ss_node *dev = ss_map_find(it, "device");
-    if (!dev) return ss_node_err(it, err, "deployment entry: missing key 'device'");
-    TRY_(ss_node_expect(dev, SS_NODE_SCALAR, "device", err));
-    TRY_(ss_scenario_device(sc, dev, &d->device, err));
+    if (device != UINT32_MAX) {
+        d->device = device;
+    } else {
+        const ss_node *dev = ss_map_find(it, "device");
+        if (!dev) return ss_node_err(it, err, "deployment entry: missing key 'device' (or 'devices', a pattern)");
+        TRY_(ss_node_expect(dev, SS_NODE_SCALAR, "device", err));
+        TRY_(ss_scenario_device(sc, dev, &d->device, err));
+    }
     unsigned long long inst = 1, servers = 1, cap = UINT64_MAX;
     TRY_(ss_cfg_u64(it, "instances", &inst, 0, err));
     if (inst > 1000000)
@@ -124,23 +130,67 @@ static int fits(const ss_scenario *sc, size_t upto, const ss_node *it, ss_err *e
     return 0;
 }
 
+/* `devices: PATTERN`: the devices whose full name ("host/device") matches
+ * the shell pattern (fnmatch), in scenario order; none is an error. */
+static int matching(const ss_scenario *sc, const ss_node *it, uint32_t **out, size_t *n, ss_err *err)
+{
+    const ss_node *pat = ss_map_find(it, "devices");
+    *out = NULL;
+    *n = 0;
+    if (!pat) return 0;
+    if (ss_map_find(it, "device"))
+        return ss_node_err(pat, err, "devices: give either 'device' (one) or 'devices' (a pattern), not both");
+    TRY_(ss_node_expect(pat, SS_NODE_SCALAR, "devices", err));
+    *out = ss_xcalloc(sc->ndevices + 1, sizeof **out);
+    for (size_t d = 0; d < sc->ndevices; d++)
+        if (fnmatch(pat->value, sc->devices[d].name, 0) == 0) (*out)[(*n)++] = (uint32_t)d;
+    if (*n == 0) {
+        free(*out);
+        *out = NULL;
+        return ss_node_err(pat, err, "devices: no device matches '%s' (names are host/device, e.g. 'h*/gpu*')",
+                           pat->value);
+    }
+    return 0;
+}
+
+/* One model, one kind of queue: a shared queue is the model's. */
+static int same_queue(const ss_scenario *sc, size_t i, const ss_node *it, ss_err *err)
+{
+    for (size_t k = 0; k < i; k++) {
+        if (sc->deploys[k].model != sc->deploys[i].model) continue;
+        if (sc->deploys[k].shared_queue == sc->deploys[i].shared_queue) return 0;
+        const ss_node *q = ss_map_find(it, "queue");
+        return ss_node_err(q ? q : it, err,
+                           "queue: model '%s' has a shared queue in one entry and not in another (line %d): a "
+                           "shared queue is the model's, so say it in every entry",
+                           sc->models[sc->deploys[i].model].name, sc->deploys[k].line);
+    }
+    return 0;
+}
+
 int ss_sc_read_deployment(ss_scenario *sc, const ss_node *seq, ss_err *err)
 {
-    sc->deploys = ss_xcalloc(seq->n, sizeof *sc->deploys);
-    for (size_t i = 0; i < seq->n; i++) {
-        TRY_(read_entry(sc, &sc->deploys[i], seq->items[i], err));
-        sc->ndeploys = i + 1;
-        TRY_(fits(sc, i, seq->items[i], err));
-        /* One model, one kind of queue: a shared queue is the model's. */
-        for (size_t k = 0; k < i; k++)
-            if (sc->deploys[k].model == sc->deploys[i].model &&
-                sc->deploys[k].shared_queue != sc->deploys[i].shared_queue) {
-                const ss_node *q = ss_map_find(seq->items[i], "queue");
-                return ss_node_err(q ? q : seq->items[i], err,
-                                   "queue: model '%s' has a shared queue in one entry and not in another "
-                                   "(line %d): a shared queue is the model's, so say it in every entry",
-                                   sc->models[sc->deploys[i].model].name, sc->deploys[k].line);
+    size_t cap = seq->n ? seq->n : 1;
+    sc->deploys = ss_xcalloc(cap, sizeof *sc->deploys);
+    for (size_t e = 0; e < seq->n; e++) {
+        const ss_node *it = seq->items[e];
+        uint32_t *devs = NULL;
+        size_t ndev = 0;
+        TRY_(matching(sc, it, &devs, &ndev, err));
+        int rc = 0;
+        for (size_t k = 0; rc == 0 && k < (devs ? ndev : 1); k++) {
+            if (sc->ndeploys == cap) sc->deploys = ss_xrealloc(sc->deploys, (cap *= 2) * sizeof *sc->deploys);
+            size_t i = sc->ndeploys;
+            memset(&sc->deploys[i], 0, sizeof sc->deploys[i]);
+            rc = read_entry(sc, &sc->deploys[i], it, devs ? devs[k] : UINT32_MAX, err);
+            if (rc == 0) {
+                sc->ndeploys = i + 1;
+                rc = fits(sc, i, it, err);
             }
+            if (rc == 0) rc = same_queue(sc, i, it, err);
+        }
+        free(devs);
+        TRY_(rc);
     }
     return 0;
 }
