@@ -406,6 +406,9 @@ int ss_cmd_compare(int argc, char **argv)
     int have_af = 0;
     long *mcols = ss_xcalloc(nmetrics, sizeof *mcols);
     rc = 2;
+    const char *ins[] = {path}, *outs[] = {out};
+    static const char *const in_what[] = {"results CSV"}, *const out_what[] = {"comparison output"};
+    if (ss_check_outputs(ins, in_what, 1, outs, out_what, 1, &err) < 0) goto out;
     if (ss_csv_read(path, &table, &err) < 0) goto out;
     if (table.nrows < 2) {
         ss_err_at(&err, path, 1, 1, "expected a header and at least one row");

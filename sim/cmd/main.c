@@ -350,6 +350,34 @@ static long peak_rss_kib(void)
     return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : -1;
 }
 
+/* The files a run reads (every variant's scenario and model profiles) and
+ * writes must all differ (issue 12: `run s.yaml -o s.yaml` destroyed it). */
+static int outputs_clash(const ss_scenario *sc, size_t n, const opts *o, const char *csv_path, const char *req_path,
+                         ss_err *err)
+{
+    size_t cap = 1, nin = 0;
+    for (size_t v = 0; v < n; v++) cap += 1 + sc[v].nmodels;
+    const char **ins = ss_xcalloc(cap, sizeof *ins), **in_what = ss_xcalloc(cap, sizeof *in_what);
+    for (size_t v = 0; v < n; v++) {
+        ins[nin] = sc[v].path;
+        in_what[nin++] = "scenario";
+        for (size_t m = 0; m < sc[v].nmodels; m++) {
+            ins[nin] = sc[v].models[m].profile;
+            in_what[nin++] = "model profile";
+        }
+    }
+    char *spath = summary_path(csv_path);
+    const char *ts_path = o->timeseries_csv ? o->timeseries_csv : sc[0].timeseries_csv_path;
+    const char *outs[] = {csv_path, spath, req_path, ts_path, o->timeline};
+    static const char *const out_what[] = {"results CSV", "summary CSV", "requests CSV", "time-series CSV",
+                                           "timeline"};
+    int rc = ss_check_outputs(ins, in_what, nin, outs, out_what, 5, err);
+    free(spath);
+    free(ins);
+    free(in_what);
+    return rc;
+}
+
 static int cmd_run(int argc, char **argv)
 {
     opts o = {0};
@@ -380,6 +408,8 @@ static int cmd_run(int argc, char **argv)
         }
     const char *csv_path = o.output ? o.output : sc[0].csv_path;
     const char *req_path = o.requests_csv ? o.requests_csv : sc[0].requests_csv_path;
+    /* No output may overwrite an input or another output. */
+    if (outputs_clash(sc, n, &o, csv_path, req_path, &err) < 0) goto out;
     /* Open outputs before running, so an unwritable path costs no simulation. */
     if (ss_afile_open(&csv, csv_path, &err) < 0) goto out;
     have_csv = 1;
@@ -533,7 +563,10 @@ static int cmd_sweep(int argc, char **argv)
         ss_sweep_run_mpi_worker(sw);
     } else {
         const char *out = output ? output : ss_sweep_output(sw);
-        sink = ss_sweep_sink_open(sw, out, resume, !quiet && isatty(2), &err);
+        const char *ins[] = {path, ss_sweep_base(sw)}, *outs[] = {out};
+        static const char *const in_what[] = {"sweep file", "base scenario"}, *const out_what[] = {"results CSV"};
+        if (ss_check_outputs(ins, in_what, 2, outs, out_what, 1, &err) == 0)
+            sink = ss_sweep_sink_open(sw, out, resume, !quiet && isatty(2), &err);
         int drc;
         if (ranks > 1) drc = ss_sweep_run_mpi_master(sw, sink, &err);
         else drc = sink ? ss_sweep_run_local(sw, sink, (unsigned)jobs, &err) : 0;

@@ -52,6 +52,7 @@ struct ss_sweep {
 size_t ss_sweep_units(const ss_sweep *sw) { return sw->nunits; }
 size_t ss_sweep_points(const ss_sweep *sw) { return sw->npoints; }
 const char *ss_sweep_output(const ss_sweep *sw) { return sw->output; }
+const char *ss_sweep_base(const ss_sweep *sw) { return sw->base; }
 
 /* Index of axis a's value at point p. */
 static size_t value_index(const ss_sweep *sw, size_t p, size_t a)

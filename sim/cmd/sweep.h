@@ -35,6 +35,8 @@ size_t ss_sweep_units(const ss_sweep *sw);
 size_t ss_sweep_points(const ss_sweep *sw);
 /* The output path: the sweep's `output:`, else results/<sweep name>.csv. */
 const char *ss_sweep_output(const ss_sweep *sw);
+/* The base scenario's path. */
+const char *ss_sweep_base(const ss_sweep *sw);
 /* The key of a unit as it appears in the CSV: point, variant, replication. */
 void ss_sweep_unit_key(const ss_sweep *sw, size_t unit, size_t *point, const char **variant, unsigned *replication);
 /* Index of the unit with that key, or (size_t)-1. */

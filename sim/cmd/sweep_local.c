@@ -17,7 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <sys/prctl.h>
 #include <unistd.h>
+
+#include "core/afile.h"
 
 typedef struct worker {
     pid_t pid;
@@ -29,8 +32,13 @@ typedef struct worker {
 
 /* In the child: run the unit, send the result, exit without running the
  * parent's atexit handlers or flushing its stdio buffers twice. */
-static void child(const ss_sweep *sw, size_t unit, int fd)
+static void child(const ss_sweep *sw, size_t unit, int fd, pid_t parent)
 {
+    /* Die with the parent (a killed sweep must not leave workers running
+     * for hours), and never touch the parent's temporary files. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(4); /* the parent died before prctl took */
+    ss_afile_forget();
     char *text = NULL;
     int rc = ss_sweep_unit_run(sw, unit, &text);
     char status = rc == 0 ? '+' : '-';
@@ -50,7 +58,7 @@ static int start(const ss_sweep *sw, worker *w, size_t unit, ss_err *err)
     int p[2];
     if (pipe(p) != 0) return ss_err_at(err, NULL, 0, 0, "sweep: cannot make a pipe: %s", strerror(errno));
     fflush(NULL);
-    pid_t pid = fork();
+    pid_t parent = getpid(), pid = fork();
     if (pid < 0) {
         close(p[0]);
         close(p[1]);
@@ -58,7 +66,7 @@ static int start(const ss_sweep *sw, worker *w, size_t unit, ss_err *err)
     }
     if (pid == 0) {
         close(p[0]);
-        child(sw, unit, p[1]);
+        child(sw, unit, p[1], parent);
     }
     close(p[1]);
     *w = (worker){pid, p[0], unit, NULL, 0, 0};

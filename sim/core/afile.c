@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -67,8 +68,65 @@ static int make_dirs(const char *dir, char **failed)
     return 0;
 }
 
+/* ---- temporary files removed on a fatal signal ------------------------------ */
+
+/* The temporary files open now, so that SIGINT, SIGTERM or SIGHUP (and
+ * SIGQUIT) leave none behind: the handler unlinks them (unlink is
+ * async-signal-safe), restores the default action and raises the signal
+ * again, so the process still dies of it. */
+enum { MAX_TMP = 64 };
+static char *volatile live_tmp[MAX_TMP];
+static volatile sig_atomic_t handlers_set;
+static const int fatal[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
+static void on_fatal(int sig)
+{
+    for (int i = 0; i < MAX_TMP; i++)
+        if (live_tmp[i]) unlink(live_tmp[i]);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void track(char *tmp)
+{
+    if (!handlers_set) {
+        handlers_set = 1;
+        for (size_t k = 0; k < sizeof fatal / sizeof *fatal; k++) {
+            struct sigaction old;
+            /* Leave a handler the program set itself (or an ignored signal) alone. */
+            if (sigaction(fatal[k], NULL, &old) == 0 && old.sa_handler == SIG_DFL) {
+                struct sigaction sa;
+                memset(&sa, 0, sizeof sa);
+                sa.sa_handler = on_fatal;
+                sigemptyset(&sa.sa_mask);
+                sigaction(fatal[k], &sa, NULL);
+            }
+        }
+    }
+    for (int i = 0; i < MAX_TMP; i++)
+        if (!live_tmp[i]) {
+            live_tmp[i] = tmp;
+            return;
+        }
+}
+
+static void untrack(const char *tmp)
+{
+    for (int i = 0; i < MAX_TMP; i++)
+        if (live_tmp[i] == tmp) live_tmp[i] = NULL;
+}
+
+void ss_afile_forget(void)
+{
+    for (int i = 0; i < MAX_TMP; i++) live_tmp[i] = NULL;
+    if (handlers_set)
+        for (size_t k = 0; k < sizeof fatal / sizeof *fatal; k++) signal(fatal[k], SIG_DFL);
+    handlers_set = 0;
+}
+
 static void afile_clear(ss_afile *f)
 {
+    untrack(f->tmp);
     free(f->path);
     free(f->tmp);
     f->fp = NULL;
@@ -82,6 +140,9 @@ int ss_afile_open(ss_afile *f, const char *path, ss_err *err)
     f->path = NULL;
     f->tmp = NULL;
     if (!path || !*path) return ss_err_at(err, "(empty path)", 0, 0, "cannot create: empty file name");
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return ss_err_at(err, path, 0, 0, "cannot create: it is a directory (give a file name)");
 
     char *dir = ss_dirname(path);
     char *bad = NULL;
@@ -120,6 +181,7 @@ int ss_afile_open(ss_afile *f, const char *path, ss_err *err)
     f->fp = fp;
     f->path = ss_xstrdup(path);
     f->tmp = tmp;
+    track(tmp);
     return 0;
 }
 

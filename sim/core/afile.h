@@ -2,7 +2,9 @@
  *
  * Writes go to a temporary file beside the target ("<path>.tmp.XXXXXX");
  * commit flushes, fsyncs and renames it over the target; abort unlinks it.
- * A crash or a bad-input exit therefore never leaves a half-written result.
+ * A crash or a bad-input exit therefore never leaves a half-written result,
+ * and SIGINT, SIGTERM, SIGHUP or SIGQUIT leave no temporary file behind
+ * (a handler unlinks the open ones, then the signal takes its course).
  * Missing parent directories of the target are created. */
 #ifndef SS_AFILE_H
 #define SS_AFILE_H
@@ -20,6 +22,9 @@ typedef struct ss_afile {
 int ss_afile_open(ss_afile *f, const char *path, ss_err *err);
 int ss_afile_commit(ss_afile *f, ss_err *err);
 void ss_afile_abort(ss_afile *f);
+/* In a forked child: the parent's temporary files are not this process's
+ * to remove; forget them (and the signal handlers that would). */
+void ss_afile_forget(void);
 
 /* Write s as one CSV field (quoted if it holds a comma, quote or newline). */
 void ss_csv_field(FILE *fp, const char *s);

@@ -2,6 +2,8 @@
  * and path helpers (see util.h for the contracts). */
 #include "core/util.h"
 
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -266,4 +268,44 @@ int ss_fmt_fixed(char *buf, double x, int decimals)
     }
 #endif
     return snprintf(buf, SS_FMT_FIXED_MAX, "%.*f", decimals, x);
+}
+
+/* realpath of the folder of `path`, then its last component. */
+static char *canonical(const char *path)
+{
+    char *dir = ss_dirname(path), *real = realpath(dir, NULL);
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    char *out = real ? ss_xasprintf("%s/%s", real, base) : ss_xstrdup(path);
+    free(real);
+    free(dir);
+    return out;
+}
+
+int ss_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    char *ca = canonical(a), *cb = canonical(b);
+    int same = strcmp(ca, cb) == 0;
+    free(ca);
+    free(cb);
+    return same;
+}
+
+int ss_check_outputs(const char *const *ins, const char *const *in_what, size_t nin, const char *const *outs,
+                     const char *const *out_what, size_t nout, ss_err *err)
+{
+    for (size_t o = 0; o < nout; o++) {
+        if (!outs[o]) continue;
+        for (size_t i = 0; i < nin; i++)
+            if (ins[i] && ss_same_file(outs[o], ins[i]))
+                return ss_err_at(err, outs[o], 0, 0, "the %s would overwrite the %s '%s': choose another output path",
+                                 out_what[o], in_what[i], ins[i]);
+        for (size_t k = 0; k < o; k++)
+            if (outs[k] && ss_same_file(outs[o], outs[k]))
+                return ss_err_at(err, outs[o], 0, 0, "the %s and the %s are one file: choose another output path",
+                                 out_what[o], out_what[k]);
+    }
+    return 0;
 }

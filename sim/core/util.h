@@ -81,6 +81,16 @@ int ss_fmt_fixed(char *buf, double x, int decimals);
 
 /* Directory part of a path ("." if none), newly allocated. */
 char *ss_dirname(const char *path);
+/* Do two paths name one file?  Both existing: the same device and inode
+ * (hard links and symbolic links included); otherwise the same canonical
+ * folder and name.  For refusing an output that would overwrite an input or
+ * another output. */
+int ss_same_file(const char *a, const char *b);
+/* The first output of outs[0..nout-1] (NULL entries skipped) that names
+ * the same file as an input or as another output: 0 if none, else -1 with
+ * err set ("out: is also the <what> 'in': choose another output path"). */
+int ss_check_outputs(const char *const *ins, const char *const *in_what, size_t nin, const char *const *outs,
+                     const char *const *out_what, size_t nout, ss_err *err);
 /* `rel` resolved against directory `dir` unless absolute; newly allocated. */
 char *ss_path_join(const char *dir, const char *rel);
 
