@@ -29,8 +29,10 @@ DEB_cunit := libcunit1-dev
 WARN     := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
             -Wno-unused-parameter -Werror=implicit-function-declaration
 ifeq ($(SAN),1)
-CFLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
-LDFLAGS  += -fsanitize=address,undefined
+# float-cast-overflow: GCC's `undefined` leaves it out (a double too big for an integer cast).
+CFLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined,float-cast-overflow \
+            -fno-sanitize-recover=undefined,float-cast-overflow
+LDFLAGS  += -fsanitize=address,undefined,float-cast-overflow
 endif
 Q := $(if $(V),,@)
 PLUGIN_DIR := $(PREFIX)/lib/servesim/policies

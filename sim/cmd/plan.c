@@ -141,6 +141,9 @@ static int read_mix(ss_plan *p, const ss_node *m, unsigned long long tasks, pmix
     for (size_t c = 0; c < p->nclasses; c++) {
         double v = 0;
         TRY(ss_cfg_num(by, p->classes[c].name, &v, SS_NONNEG | (cnt ? SS_INT : 0), err));
+        if (cnt && v > 1e9)
+            return ss_node_err(ss_map_find(by, p->classes[c].name), err, "%s: at most 1e9 tasks, got %g",
+                               p->classes[c].name, v);
         total += v;
         out->count[c] = cnt ? (unsigned long long)v : (unsigned long long)llround(v * (double)tasks / 100.0);
     }
@@ -287,6 +290,11 @@ static int read_plan(ss_plan *p, const ss_node *root, ss_err *err)
     unsigned long long tasks = 100;
     TRY(ss_cfg_u64(root, "tasks", &tasks, SS_POS | SS_INT, err));
     TRY(ss_cfg_u64(root, "traditional_tasks", &p->tasks_trad, SS_POS | SS_INT, err));
+    static const char *const counts[] = {"tasks", "traditional_tasks"};
+    for (int k = 0; k < 2; k++)
+        if ((k ? p->tasks_trad : tasks) > 1000000000ull)
+            return ss_node_err(ss_map_find(root, counts[k]), err, "%s: at most 1e9, got %llu", counts[k],
+                               k ? p->tasks_trad : tasks);
     p->ram_per_process_mib = 700; /* "~700MB" of RAM per process (seed §8) */
     TRY(ss_cfg_num(root, "host_ram_per_process_mib", &p->ram_per_process_mib, SS_NONNEG, err));
     TRY(ss_cfg_num(root, "gpu_vram_mib", &p->gpu_vram_mib, SS_POS, err));

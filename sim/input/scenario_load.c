@@ -98,6 +98,8 @@ static int read_devices(ss_scenario *sc, const ss_node *hosts, ss_err *err)
             TRY(ss_cfg_num(dn, "vram_gib", &vram_gib, SS_NONNEG, err));
             TRY(ss_cfg_num(dn, "ram_gib", &ram_gib, SS_NONNEG, err));
             TRY(ss_cfg_num(dn, "cores", &cores, SS_POS | SS_INT, err));
+            if (cores > 1e6)
+                return ss_node_err(ss_map_find(dn, "cores"), err, "cores: expected 1 to 1000000, got %g", cores);
             TRY(ss_cfg_num(dn, "power_w", &power_w, SS_NONNEG, err));
             char *full = ss_xasprintf("%s/%s", hname, dname);
             for (size_t k = 0; k < sc->ndevices; k++)

@@ -1,0 +1,44 @@
+/* test_bounds.c: numbers read from a float that are cast to integers are
+ * range-checked first (issue 12 item 6; `make test-asan` now builds with
+ * -fsanitize=float-cast-overflow, which would also catch a miss): a device
+ * with `cores: 1e300`, a plan with `tasks: 1e18` or a mix of 1e300 tasks are
+ * refused with file:line:col and exit 2, writing nothing. */
+#include "test.h"
+
+#include <stdlib.h>
+
+static void refused(const char *dir, const char *cmd, const char *msg)
+{
+    char *out = NULL;
+    CU_ASSERT_EQUAL(ss_test_sh(&out, "cd '%s' && %s", dir, cmd), 2);
+    CU_ASSERT(ss_test_has(out, msg));
+    if (!ss_test_has(out, msg)) fprintf(stderr, "\nexpected '%s' in:\n%s\n", msg, out ? out : "");
+    free(out);
+    CU_ASSERT_EQUAL(ss_test_sh(NULL, "cd '%s' && ls | grep -q 'o.csv'", dir), 1); /* nothing written */
+}
+
+static void huge_counts(void)
+{
+    char *dir = ss_test_tmpdir();
+    free(ss_test_write(dir, "c.yaml",
+                       "seed: 1\nrequests: 5\nhosts:\n  - name: h\n    devices: [{name: c, kind: cpu, cores: 1e300}]\n"
+                       "models:\n  - {name: m, service: {dist: deterministic, value_s: 1}}\n"
+                       "deployment:\n  - {model: m, device: c}\nworkloads:\n  - {name: w, kind: poisson, target: m, rate_rps: 1}\n"));
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "'%s/servesim' run c.yaml -o o.csv", SS_BUILD_DIR);
+    refused(dir, cmd, "c.yaml:5:43: cores: expected 1 to 1000000, got 1e+300");
+    snprintf(cmd, sizeof cmd,
+             "sed 's/^tasks: .*/tasks: 1e18/' '%s/scenarios/blockflow/plan-vram.yaml' > p.yaml && "
+             "SERVESIM_MODEL_PATH='%s/models' '%s/servesim' plan p.yaml -o o.csv",
+             SS_SRC_DIR, SS_SRC_DIR, SS_BUILD_DIR);
+    refused(dir, cmd, "p.yaml:28:8: tasks: at most 1e9, got 1000000000000000000");
+    snprintf(cmd, sizeof cmd,
+             "sed 's/{name: \"1\", percent: {A: 33, B: 33, C: 33}}/{name: \"1\", tasks: {A: 1e300, B: 1, C: 1}}/' "
+             "'%s/scenarios/blockflow/plan-vram.yaml' > p.yaml && SERVESIM_MODEL_PATH='%s/models' '%s/servesim' plan p.yaml -o o.csv",
+             SS_SRC_DIR, SS_SRC_DIR, SS_BUILD_DIR);
+    refused(dir, cmd, "p.yaml:36:28: A: at most 1e9 tasks, got 1e+300");
+    ss_test_sh(NULL, "rm -rf '%s'", dir);
+    free(dir);
+}
+
+SS_TEST_SUITE("bounds", {"integers read from floats are range-checked", huge_counts})
