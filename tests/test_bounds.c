@@ -41,4 +41,38 @@ static void huge_counts(void)
     free(dir);
 }
 
-SS_TEST_SUITE("bounds", {"integers read from floats are range-checked", huge_counts})
+static void runaways(void)
+{
+    /* Inputs that passed `check` and then never ended or filled the disk. */
+    char *dir = ss_test_tmpdir();
+    const char *head = "seed: 1\nduration_s: 10\nhosts:\n  - name: h\n    devices: [{name: g, kind: gpu}]\n"
+                       "models:\n  - {name: m, service: {dist: deterministic, value_s: 0.1}}\n"
+                       "deployment:\n  - {model: m, device: g}\nworkloads:\n";
+    char yaml[2048], cmd[2048];
+    snprintf(yaml, sizeof yaml, "%s  - {name: w, kind: poisson, target: m, rate_rps: 1e300}\n", head);
+    free(ss_test_write(dir, "a.yaml", yaml));
+    snprintf(cmd, sizeof cmd, "timeout 20 '%s/servesim' run a.yaml -o o.csv", SS_BUILD_DIR);
+    refused(dir, cmd, "a.yaml:11:5: workload 'w': about 1e+301 requests over duration_s 10, more than the 1e+10");
+    snprintf(yaml, sizeof yaml,
+             "%s  - {name: w, kind: interarrival, target: m, interarrival: {dist: uniform, min_s: 0, max_s: 1e-300}}\n", head);
+    free(ss_test_write(dir, "b.yaml", yaml));
+    snprintf(cmd, sizeof cmd, "timeout 20 '%s/servesim' run b.yaml -o o.csv", SS_BUILD_DIR);
+    refused(dir, cmd, "b.yaml:11:5: workload 'w': about 2e+301 requests");
+    snprintf(yaml, sizeof yaml, "%s  - {name: w, kind: poisson, target: m, rate_rps: 1}\n", head);
+    free(ss_test_write(dir, "c.yaml", yaml));
+    snprintf(cmd, sizeof cmd, "timeout 20 '%s/servesim' run c.yaml -o o.csv --timeseries-csv t.csv --timeseries-interval 1e-300",
+             SS_BUILD_DIR);
+    refused(dir, cmd, "--timeseries-interval expects a number of seconds >= 1e-06, got '1e-300'");
+    snprintf(cmd, sizeof cmd, "timeout 20 '%s/servesim' run c.yaml -o o.csv --timeseries-csv t.csv --timeseries-interval 1e-6",
+             SS_BUILD_DIR);
+    refused(dir, cmd, "is 1e+07 samples, more than 1e6: sample less often");
+    /* requests: bounds a run at any rate */
+    CU_ASSERT_EQUAL(ss_test_sh(NULL, "cd '%s' && timeout 20 '%s/servesim' run a.yaml -o o.csv --quiet --set requests=1000", dir,
+                               SS_BUILD_DIR),
+                    0);
+    ss_test_sh(NULL, "rm -rf '%s'", dir);
+    free(dir);
+}
+
+SS_TEST_SUITE("bounds", {"integers read from floats are range-checked", huge_counts},
+              {"runaway rates and samplings are refused", runaways})

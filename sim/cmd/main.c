@@ -160,8 +160,8 @@ static int parse_opts(const char *cmd, const char *help, int argc, char **argv, 
             NEED();
             char *end;
             o->timeseries_interval_s = strtod(val, &end);
-            if (*end || !val[0] || !(o->timeseries_interval_s > 0) || o->timeseries_interval_s > 1e12)
-                return ss_bad_usage(cmd, "--timeseries-interval expects a number of seconds > 0, got '%s'", val);
+            if (*end || !val[0] || !(o->timeseries_interval_s >= SS_MIN_SAMPLE_S) || o->timeseries_interval_s > 1e12)
+                return ss_bad_usage(cmd, "--timeseries-interval expects a number of seconds >= 1e-06, got '%s'", val);
         } else if (run && strcmp(a, "--timeline") == 0) {
             NEED();
             o->timeline = val;
@@ -420,6 +420,14 @@ static int cmd_run(int argc, char **argv)
     }
     const char *ts_path = o.timeseries_csv ? o.timeseries_csv : sc[0].timeseries_csv_path;
     double ts_interval = o.timeseries_interval_s > 0 ? o.timeseries_interval_s : sc[0].timeseries_interval_s;
+    for (size_t v = 0; ts_path && v < n; v++) /* a time series a person can open */
+        if (isfinite(sc[v].duration_s) && sc[v].duration_s / ts_interval > 1e6) {
+            ss_err_at(&err, sc[v].path, 0, 0,
+                      "a time-series sample every %g s over duration_s %g is %.3g samples, more than 1e6: sample "
+                      "less often",
+                      ts_interval, sc[v].duration_s, sc[v].duration_s / ts_interval);
+            goto out;
+        }
     if (ts_path) {
         if (ss_afile_open(&ts, ts_path, &err) < 0) goto out;
         have_ts = 1;

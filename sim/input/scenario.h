@@ -16,6 +16,12 @@
 
 typedef enum { SS_DEV_GPU, SS_DEV_CPU } ss_device_kind;
 
+/* What a scenario may ask for (docs/scenarios.md, "Bounds"): the requests a
+ * time-bounded run is expected to create, and the finest time-series
+ * sampling. */
+#define SS_MAX_REQUESTS 1e10
+#define SS_MIN_SAMPLE_S 1e-6
+
 typedef struct ss_device_cfg {
     char *name;       /* "host/device" */
     ss_device_kind kind;

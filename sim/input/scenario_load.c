@@ -287,6 +287,9 @@ static int read_outputs(ss_scenario *sc, const ss_node *root, ss_err *err)
         TRY(ss_cfg_str(out, "requests_csv", &req, 0, err));
         TRY(ss_cfg_str(out, "timeseries_csv", &ts, 0, err));
         TRY(ss_cfg_num(out, "timeseries_interval_s", &sc->timeseries_interval_s, SS_POS, err));
+        if (sc->timeseries_interval_s < SS_MIN_SAMPLE_S)
+            return ss_node_err(ss_map_find(out, "timeseries_interval_s"), err,
+                               "timeseries_interval_s: at least %g s, got %g", SS_MIN_SAMPLE_S, sc->timeseries_interval_s);
     }
     sc->csv_path = csv ? ss_xstrdup(csv) : ss_xasprintf("results/%s.csv", sc->name);
     sc->requests_csv_path = req ? ss_xstrdup(req) : NULL;
@@ -372,6 +375,46 @@ static int apply_variant(ss_scenario *sc, ss_doc *doc, const char *variant, ss_e
 
 /* ---- the whole scenario ------------------------------------------------------ */
 
+/* A run must end in a time a person can wait for: unless `requests`
+ * bounds it, the requests the open workloads are expected to create over
+ * duration_s (rate x time, a step or a distribution's mean at a time) may
+ * be at most SS_MAX_REQUESTS (issue 12: `rate_rps: 1e300` passed `check`
+ * and never ended). */
+static int bounded(const ss_scenario *sc, const ss_node *wls, ss_err *err)
+{
+    if (sc->max_requests != UINT64_MAX || !isfinite(sc->duration_s)) return 0;
+    double total = 0;
+    for (size_t i = 0; i < sc->nworkloads; i++) {
+        const ss_workload_cfg *w = &sc->workloads[i];
+        double span = sc->duration_s - w->start_s, n = 0;
+        if (span <= 0) continue;
+        switch (w->kind) {
+        case SS_WL_STEPS: {
+            double from = w->start_s;
+            for (size_t k = 0; k < w->nsteps && from < sc->duration_s; k++) {
+                double to = w->steps[k].until_s < sc->duration_s ? w->steps[k].until_s : sc->duration_s;
+                n += w->steps[k].rate_rps * (to - from);
+                from = w->steps[k].until_s;
+            }
+            break;
+        }
+        case SS_WL_TRACE: n = (double)w->ntimes; break;
+        case SS_WL_CLOSED: n = 0; break; /* bounded by its clients' service */
+        default: {
+            double mean = ss_dist_mean(&w->interarrival);
+            n = mean > 0 ? span / mean : INFINITY;
+        }
+        }
+        total += n;
+        if (!(total <= SS_MAX_REQUESTS))
+            return ss_node_err(wls->items[i], err,
+                               "workload '%s': about %.3g requests over duration_s %g, more than the %.0e a run may "
+                               "ask for: lower the rate or duration_s, or bound the run with requests:",
+                               w->name, total, sc->duration_s, SS_MAX_REQUESTS);
+    }
+    return 0;
+}
+
 static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
 {
     static const char *const top[] = {"name", "description", "seed", "replications", "duration_s", "requests",
@@ -455,6 +498,7 @@ static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
     TRY(ss_cfg_seq(root, "events", &events, 0, err));
     TRY(ss_sc_read_autoscaling(sc, root, err));
     TRY(ss_sc_read_events(sc, events, deploy, err));
+    TRY(bounded(sc, wls, err));
     /* Every stage a workload can reach needs somewhere to run. */
     for (size_t w = 0; w < sc->nworkloads; w++) {
         const ss_task_cfg *t = &sc->tasks[sc->workloads[w].task];
