@@ -88,6 +88,16 @@ char *ss_scenario_find_profile(const char *scenario_dir, const char *name)
         }
         free(copy);
     }
+    /* An install, wherever it went: <bin>/../share/servesim/models. */
+    char exe[4096];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len > 0) {
+        exe[len] = '\0';
+        char *bin = ss_dirname(exe), *p = ss_xasprintf("%s/../share/servesim/models/%s.json", bin, name);
+        free(bin);
+        if (access(p, R_OK) == 0) return p;
+        free(p);
+    }
     char *p = ss_xasprintf("%s/%s.json", SS_MODEL_DIR, name);
     if (access(p, R_OK) == 0) return p;
     free(p);

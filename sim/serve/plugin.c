@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -87,7 +88,8 @@ char **ss_plugin_dirs(const char *scenario_dir)
     }
     char *exe = exe_dir();
     if (exe) {
-        dirs_add(&dirs, &n, &cap, ss_xasprintf("%s/policies", exe));
+        dirs_add(&dirs, &n, &cap, ss_xasprintf("%s/policies", exe));                /* the build folder */
+        dirs_add(&dirs, &n, &cap, ss_xasprintf("%s/../lib/servesim/policies", exe)); /* an install, wherever it went */
         free(exe);
     }
     dirs_add(&dirs, &n, &cap, ss_xstrdup(SS_PLUGIN_DIR));
@@ -168,6 +170,11 @@ static int load_path(ss_plugin *p, const char *name, const char *path, ss_policy
                          why ? why : "unknown dlopen error");
     }
     const ss_policy *pol = dlsym(h, SS_POLICY_SYMBOL);
+    if (pol && (uintptr_t)pol % _Alignof(ss_policy) != 0) { /* some other object of that name: never read it */
+        dlclose(h);
+        return ss_err_at(err, file, line, col, "'%s' is not a servesim policy (its %s is not an ss_policy)", path,
+                         SS_POLICY_SYMBOL);
+    }
     if (!pol) {
         dlclose(h);
         return ss_err_at(err, file, line, col, "'%s' is not a servesim policy (no %s symbol)", path,
