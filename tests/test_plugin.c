@@ -551,20 +551,27 @@ static void test_search_dirs(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(d);
     size_t n = 0;
     while (d[n]) n++;
-    CU_ASSERT_EQUAL_FATAL(n, 5);
+    CU_ASSERT_EQUAL(n, 6); /* scenario, two from the path, build, install beside the binary, compiled-in */
+    if (n != 6) {
+        ss_plugin_dirs_free(d);
+        path_restore();
+        return;
+    }
     CU_ASSERT_STRING_EQUAL(d[0], "/scen");
     CU_ASSERT_STRING_EQUAL(d[1], "/p/one");
     CU_ASSERT_STRING_EQUAL(d[2], "/p/two");
     size_t l3 = strlen(d[3]);
     CU_ASSERT(l3 > 9 && strcmp(d[3] + l3 - 9, "/policies") == 0 && d[3][0] == '/');
+    size_t l4 = strlen(d[4]);
+    CU_ASSERT(l4 > 25 && strcmp(d[4] + l4 - 25, "/../lib/servesim/policies") == 0);
     ss_plugin_dirs_free(d);
 
-    /* No scenario directory, no path: build folder and install folder only. */
+    /* No scenario directory, no path: build folder and install folders only. */
     unsetenv("SERVESIM_PLUGIN_PATH");
     d = ss_plugin_dirs(NULL);
     n = 0;
     while (d[n]) n++;
-    CU_ASSERT_EQUAL(n, 2);
+    CU_ASSERT_EQUAL(n, 3);
     ss_plugin_dirs_free(d);
     path_restore();
 }
