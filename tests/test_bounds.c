@@ -74,5 +74,22 @@ static void runaways(void)
     free(dir);
 }
 
-SS_TEST_SUITE("bounds", {"integers read from floats are range-checked", huge_counts},
+static void other_files(void)
+{
+    /* A sweep, plan or topology file given to run: which command reads it. */
+    static const char *const files[][2] = {
+        {"scenarios/sweeps/lb-load.yaml", "lb-load.yaml:13:1: 'axes' belongs to a sweep file, not to a scenario: read it with servesim sweep FILE"},
+        {"scenarios/blockflow/plan-vram.yaml", "belongs to a deployment plan, not to a scenario: read it with servesim plan FILE"},
+        {"topologies/flashpoint-dc.yaml", "flashpoint-dc.yaml:25:1: 'spine_leaf' belongs to a topology, not to a scenario"}};
+    char *dir = ss_test_tmpdir();
+    for (size_t i = 0; i < 3; i++) {
+        char cmd[2048];
+        snprintf(cmd, sizeof cmd, "'%s/servesim' run '%s/%s' -o o.csv", SS_BUILD_DIR, SS_SRC_DIR, files[i][0]);
+        refused(dir, cmd, files[i][1]);
+    }
+    ss_test_sh(NULL, "rm -rf '%s'", dir);
+    free(dir);
+}
+
+SS_TEST_SUITE("bounds", {"another kind of file given to run", other_files}, {"integers read from floats are range-checked", huge_counts},
               {"runaway rates and samplings are refused", runaways})

@@ -415,6 +415,27 @@ static int bounded(const ss_scenario *sc, const ss_node *wls, ss_err *err)
     return 0;
 }
 
+/* A sweep, plan or topology file given where a scenario is expected: say
+ * which command reads it, rather than only "unknown key". */
+static int other_kind(const ss_node *root, ss_err *err)
+{
+    static const struct {
+        const char *key, *kind, *command;
+    } marks[] = {{"axes", "a sweep file", "servesim sweep FILE"},
+                 {"mixes", "a deployment plan", "servesim plan FILE"},
+                 {"classes", "a deployment plan", "servesim plan FILE"},
+                 {"spine_leaf", "a topology", "servesim flows FILE TRANSFERS.csv, or `topology:` in a scenario"},
+                 {"host_types", "a topology", "servesim flows FILE TRANSFERS.csv, or `topology:` in a scenario"}};
+    for (size_t i = 0; i < sizeof marks / sizeof *marks; i++) {
+        const ss_node *n = ss_map_find(root, marks[i].key);
+        if (n)
+            return ss_err_at(err, n->file, n->key_line, n->key_col,
+                             "'%s' belongs to %s, not to a scenario: read it with %s", marks[i].key, marks[i].kind,
+                             marks[i].command);
+    }
+    return 0;
+}
+
 static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
 {
     static const char *const top[] = {"name", "description", "seed", "replications", "duration_s", "requests",
@@ -423,6 +444,7 @@ static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
                                       NULL};
     const ss_node *root = doc->root;
     TRY(ss_node_expect(root, SS_NODE_MAP, "scenario", err));
+    TRY(other_kind(root, err));
     TRY(ss_cfg_check_keys(root, top, "scenario", err));
     const char *name = NULL, *desc;
     TRY(ss_cfg_str(root, "name", &name, 0, err));
