@@ -496,9 +496,15 @@ static int cmd_run(int argc, char **argv)
         have_tl = 0;
     }
     if (!o.quiet) {
-        printf("servesim: %s, seed %llu, %zu variant%s x %u replication%s -> %s\n", sc[0].name,
-               (unsigned long long)sc[0].seed, n, n == 1 ? "" : "s", sc[0].replications,
-               sc[0].replications == 1 ? "" : "s", csv_path);
+        int same = 1; /* variants may set their own replications */
+        for (size_t v = 1; v < n; v++) same &= sc[v].replications == sc[0].replications;
+        if (same)
+            printf("servesim: %s, seed %llu, %zu variant%s x %u replication%s -> %s\n", sc[0].name,
+                   (unsigned long long)sc[0].seed, n, n == 1 ? "" : "s", sc[0].replications,
+                   sc[0].replications == 1 ? "" : "s", csv_path);
+        else
+            printf("servesim: %s, seed %llu, %zu variants with their own replications -> %s\n", sc[0].name,
+                   (unsigned long long)sc[0].seed, n, csv_path);
         ss_report_print(rep, stdout);
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);

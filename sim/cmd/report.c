@@ -331,7 +331,11 @@ void ss_report_print(const ss_report *rep, FILE *fp)
                 summarise(rep, i, j, t, m, &mean, &hw);
                 if (c < 3) fprintf(fp, " %10.*f", m->count ? 0 : 1, mean);
                 else if (isnan(hw)) fprintf(fp, " %17.3f", mean);
-                else fprintf(fp, " %9.3f \xc2\xb1%6.3f", mean, hw);
+                else { /* right-aligned however wide: the +- sign is two bytes, one column */
+                    char cell[96];
+                    int len = snprintf(cell, sizeof cell, "%.3f \xc2\xb1%.3f", mean, hw);
+                    fprintf(fp, " %*s%s", len - 1 < 17 ? 17 - (len - 1) : 0, "", cell);
+                }
             }
             double u = 0;
             for (size_t k = i; k < j; k++) { /* mean over the devices with something deployed */
@@ -341,12 +345,23 @@ void ss_report_print(const ss_report *rep, FILE *fp)
                     double ud = util_of(&rep->e[k], rep->devices[d]);
                     if (!isnan(ud)) s += ud, nd++;
                 }
+                for (size_t x = 0; nd == 0 && x < rep->e[k].r.nextras; x++) /* an edge device: its workers */
+                    if (strcmp(rep->e[k].r.extras[x].col, "util_workers") == 0 && !isnan(rep->e[k].r.extras[x].value))
+                        s = rep->e[k].r.extras[x].value, nd = 1;
                 u += nd ? s / (double)nd : 0;
             }
             fprintf(fp, " %6.1f%%\n", 100.0 * u / (double)(j - i));
         }
     }
-    if (nrep > 1) fprintf(fp, "(%zu replications per variant; \xc2\xb1 is the 95%% confidence half-width; util = mean over the devices in use)\n", nrep);
+    int same = 1;
+    for (size_t i = 0; i < rep->n; i = group_end(rep, i)) same &= group_end(rep, i) - i == nrep;
+    if (!same)
+        fprintf(fp, "(replications differ between variants; \xc2\xb1 is the 95%% confidence half-width; util = mean over "
+                    "the devices in use)\n");
+    else if (nrep > 1)
+        fprintf(fp, "(%zu replications per variant; \xc2\xb1 is the 95%% confidence half-width; util = mean over the "
+                    "devices in use)\n",
+                nrep);
 }
 
 void ss_report_free(ss_report *rep)
