@@ -450,7 +450,11 @@ static int cmd_run(int argc, char **argv)
             if (!w) goto out; /* validated above; only a plugin's init can still refuse */
             if (have_ts) ss_world_timeseries(w, ts.fp, ts_interval);
             if (have_tl) tl_pid = ss_world_timeline(w, tl.fp, &o.tl, tl_pid);
+            char label[160];
+            snprintf(label, sizeof label, "%s rep %u", sc[v].variant[0] ? sc[v].variant : sc[v].name, r);
+            void *progress = !o.quiet && isatty(2) ? ss_world_progress(w, stderr, label) : NULL;
             ss_world_run(w);
+            ss_world_progress_end(progress);
             if (ss_world_broken(w)) { /* a bug of the simulator: the run failed */
                 err.set = 1;
                 snprintf(err.msg, sizeof err.msg, "servesim: internal check failed after %s replication %u: %s",

@@ -51,6 +51,12 @@ void ss_world_requests_header(FILE *fp);
 void ss_world_timeseries(ss_world *w, FILE *fp, double interval_s);
 void ss_world_timeseries_header(FILE *fp);
 
+/* A progress line on fp (a terminal) while w runs (progress.c); call
+ * between ss_world_build and ss_world_run, and ss_world_progress_end after
+ * the run, before freeing w.  Changes no result. */
+void *ss_world_progress(ss_world *w, FILE *fp, const char *label);
+void ss_world_progress_end(void *progress);
+
 /* A timeline of the run as Chrome trace events (timeline.c): sampled
  * requests (created in [from_s, to_s], id a multiple of every) with their
  * queue and service slices, services per device, instance life-cycle and
