@@ -333,7 +333,8 @@ void ss_report_print(const ss_report *rep, FILE *fp)
                 else if (isnan(hw)) fprintf(fp, " %17.3f", mean);
                 else { /* right-aligned however wide: the +- sign is two bytes, one column */
                     char cell[96];
-                    int len = snprintf(cell, sizeof cell, "%.3f \xc2\xb1%.3f", mean, hw);
+                    int len = snprintf(cell, sizeof cell, "%9.3f \xc2\xb1%6.3f", mean, hw);
+                    if (len - 1 > 17) len = snprintf(cell, sizeof cell, "%.3f \xc2\xb1%.3f", mean, hw);
                     fprintf(fp, " %*s%s", len - 1 < 17 ? 17 - (len - 1) : 0, "", cell);
                 }
             }
