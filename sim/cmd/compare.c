@@ -281,6 +281,25 @@ static int compare_metric(cmp *c, FILE *fp, int csv, int first, int stat, const 
         fputc('\n', stderr);
         return 2;
     }
+    /* Some point must hold the baseline and another value, or there is
+     * only the baseline against itself to print: say why instead. */
+    int paired = 0;
+    for (size_t i = 0; i < c->np && !paired; i++) {
+        int has_base = 0, has_other = 0;
+        for (size_t k = 0; k < c->p[i].ns; k++) {
+            if (strcmp(c->p[i].s[k].policy, baseline) == 0) has_base = 1;
+            else has_other = 1;
+        }
+        paired = has_base && has_other;
+    }
+    if (!paired && c->npol > 1) {
+        fprintf(stderr, "servesim compare: no point has both '%s' and another value of column '%s' (values:", baseline,
+                c->csv->rows[0].f[c->by]);
+        for (size_t i = 0; i < c->npol; i++) fprintf(stderr, " %s", c->policies[i]);
+        fprintf(stderr, "): the rows of each value differ in another column too (a setting each variant makes?); "
+                        "compare --by that column instead\n");
+        return 2;
+    }
     if (csv && first) {
         fputs("kind,", fp);
         for (size_t k = 0; k < c->nids; k++) {
@@ -314,25 +333,40 @@ static int compare_metric(cmp *c, FILE *fp, int csv, int first, int stat, const 
             for (size_t k = 0; k < p->ns; k++)
                 if (strcmp(p->s[k].policy, c->policies[q]) == 0) s = &p->s[k];
             if (!s || !b) continue;
-            size_t n = s->n < b->n ? s->n : b->n, np = 0;
-            double *r = ss_xcalloc(n + 1, sizeof *r);
+            size_t n = s->n < b->n ? s->n : b->n, np = 0, zero = 0;
+            /* Only the pairs with a ratio count, in the means as in the ratio. */
+            double *r = ss_xcalloc(n + 1, sizeof *r), *bx = ss_xcalloc(n + 1, sizeof *bx),
+                   *sx = ss_xcalloc(n + 1, sizeof *sx);
             for (size_t k = 0; k < n; k++) {
-                r[k] = NAN;
-                if (!isnan(s->x[k]) && !isnan(b->x[k]) && b->x[k] != 0) {
-                    r[k] = s->x[k] / b->x[k];
-                    np++;
+                r[k] = bx[k] = sx[k] = NAN;
+                if (isnan(s->x[k]) || isnan(b->x[k])) continue;
+                if (b->x[k] == 0) {
+                    zero++;
+                    continue;
                 }
+                r[k] = s->x[k] / b->x[k];
+                bx[k] = b->x[k];
+                sx[k] = s->x[k];
+                np++;
             }
+            if (zero)
+                fprintf(stderr,
+                        "servesim compare: %s, %s: %zu of %zu pair%s left out: the baseline's %s is 0 there, and a "
+                        "ratio to 0 is undefined\n",
+                        p->label, c->policies[q], zero, zero + np, zero + np == 1 ? "" : "s", metric);
             line l = {p->label, c->policies[q], p->ident, np, 0, 0, 0, 0, 0, 0};
-            mean_ci(b->x, b->n, &l.base_mean, &l.base_ci);
-            mean_ci(s->x, s->n, &l.pol_mean, &l.pol_ci);
+            mean_ci(bx, n, &l.base_mean, &l.base_ci);
+            mean_ci(sx, n, &l.pol_mean, &l.pol_ci);
             mean_ci(r, n, &l.ratio, &l.ratio_ci);
             free(r);
+            free(bx);
+            free(sx);
             if (np == 0) continue;
             ratios[q][i] = l.ratio;
             emit(c, fp, csv, stat, metric, &l, 0);
         }
     }
+
     if (c->np > 1) {
         for (size_t q = 0; q < c->npol; q++) {
             size_t n = 0;
@@ -349,6 +383,20 @@ static int compare_metric(cmp *c, FILE *fp, int csv, int first, int stat, const 
     free(ratios);
     if (!csv) fputc('\n', fp);
     return 0;
+}
+
+/* Is column v (the variant) only a name for the values of column by?  Then
+ * it is not part of a point's identity: `compare --by policies.x` on a run
+ * whose variants each set policies.x compares them. */
+static int names_by(const ss_csv *t, long v, long by)
+{
+    for (size_t i = 1; i < t->nrows; i++)
+        for (size_t j = 1; j < i; j++) {
+            const ss_csv_row *a = &t->rows[i], *b = &t->rows[j];
+            if ((size_t)v >= a->n || (size_t)by >= a->n || (size_t)v >= b->n || (size_t)by >= b->n) return 0;
+            if ((strcmp(a->f[v], b->f[v]) == 0) != (strcmp(a->f[by], b->f[by]) == 0)) return 0;
+        }
+    return 1;
 }
 
 int ss_cmd_compare(int argc, char **argv)
@@ -427,7 +475,7 @@ int ss_cmd_compare(int argc, char **argv)
     for (long k = 0; k <= last_ident && k < (long)h->n; k++) {
         const char *f = h->f[k];
         if (k == c.by || strcmp(f, "point") == 0 || strcmp(f, "replication") == 0 || strcmp(f, "seed") == 0 ||
-            strcmp(f, "replications") == 0)
+            strcmp(f, "replications") == 0 || (strcmp(f, "variant") == 0 && names_by(&table, k, c.by)))
             continue;
         c.ids[c.nids++] = k;
     }
