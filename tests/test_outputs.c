@@ -99,6 +99,27 @@ static void workers_die_with_the_sweep(void)
     free(dir);
 }
 
-SS_TEST_SUITE("outputs", {"an output that is an input or another output is refused", outputs_refused},
+static void unrelated_library_not_loaded(void)
+{
+    /* An unrelated library beside the scenario whose constructor aborts: neither
+     * `plugins SCENARIO` nor `run` may load it (issue 12 item 9). */
+    char *dir = setup();
+    int rc = ss_test_sh(NULL,
+                        "cd '%s' && printf '#include <stdlib.h>\n__attribute__((constructor)) static void boom(void) { abort(); }\n' "
+                        "> boom.c && ${CC:-cc} -shared -fPIC -o boom.so boom.c",
+                        dir);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    char *out = NULL;
+    CU_ASSERT_EQUAL(ss_test_sh(&out, "cd '%s' && '%s/servesim' plugins s.yaml", dir, SS_BUILD_DIR), 0);
+    CU_ASSERT(ss_test_has(out, "round-robin"));
+    free(out);
+    CU_ASSERT_EQUAL(ss_test_sh(NULL, "cd '%s' && '%s/servesim' run s.yaml -o r.csv --quiet --set duration_s=2 --set warmup_s=1",
+                               dir, SS_BUILD_DIR),
+                    0);
+    ss_test_sh(NULL, "rm -rf '%s'", dir);
+    free(dir);
+}
+
+SS_TEST_SUITE("outputs", {"an unrelated library beside the scenario is never loaded", unrelated_library_not_loaded}, {"an output that is an input or another output is refused", outputs_refused},
               {"SIGTERM leaves no temporary file", sigterm_leaves_no_temp},
               {"a sweep's workers die with it", workers_die_with_the_sweep})

@@ -97,8 +97,9 @@ static const char usage_sweep[] =
 static const char usage_plugins[] =
     "usage: servesim plugins [SCENARIO.yaml]\n"
     "\n"
-    "Lists the policy plugins found, in search order: the scenario's folder (if given),\n"
-    "$SERVESIM_PLUGIN_PATH, the build folder beside this executable, and " SS_PLUGIN_DIR ".\n";
+    "Lists the policy plugins found, in search order: $SERVESIM_PLUGIN_PATH, the build folder\n"
+    "beside this executable, the install folder beside it, and " SS_PLUGIN_DIR "; with a\n"
+    "scenario, also the plugins it names that its folder holds (no other file there is loaded).\n";
 
 typedef struct opts {
     const char *scenario, *output, *variant, *requests_csv, *timeseries_csv, *timeline;
@@ -334,6 +335,38 @@ static int cmd_check(int argc, char **argv)
     free_all(sc, n);
     free_opts(&o);
     return rc;
+}
+
+/* The plugins scenario `scen` names that its own folder holds, added to
+ * p[0..n-1]: only those files are loaded (another library's constructor
+ * in that folder must not run).  A scenario that does not load adds none. */
+static size_t named_in_folder(const char *scen, const char *dir, ss_plugin **p, size_t n)
+{
+    ss_scenario sc;
+    ss_err err = {0};
+    if (ss_scenario_load(&sc, scen, NULL, NULL, 0, &err) < 0) {
+        fprintf(stderr, "servesim: %s\n", err.msg);
+        ss_scenario_free(&sc);
+        return n;
+    }
+    const ss_policy_cfg *named[] = {&sc.load_balancer, &sc.scheduler,
+                                    sc.pipeline ? &sc.pipeline->transport : NULL,
+                                    sc.edge ? &sc.edge->scheduler : NULL,
+                                    sc.autoscale ? &sc.autoscale->policy : NULL};
+    for (size_t i = 0; i < sizeof named / sizeof *named; i++) {
+        if (!named[i] || !named[i]->name) continue;
+        char *path = ss_xasprintf("%s/%s.so", dir[0] ? dir : ".", named[i]->name);
+        int dup = 0;
+        for (size_t k = 0; k < n; k++) dup |= strcmp((*p)[k].pol->name, named[i]->name) == 0 && ss_same_file((*p)[k].path, path);
+        ss_plugin pl;
+        if (!dup && access(path, R_OK) == 0 && ss_plugin_load(&pl, named[i]->name, 0, dir, NULL, 0, 0, &err) == 0) {
+            *p = ss_xrealloc(*p, (n + 1) * sizeof **p);
+            (*p)[n++] = pl;
+        }
+        free(path);
+    }
+    ss_scenario_free(&sc);
+    return n;
 }
 
 static char *summary_path(const char *csv)
@@ -623,7 +656,8 @@ static int cmd_plugins(int argc, char **argv)
     for (size_t i = 0; dirs[i]; i++) printf("  %s\n", dirs[i]);
     ss_plugin_dirs_free(dirs);
     ss_plugin *p = NULL;
-    size_t n = ss_plugin_scan(dir, &p);
+    size_t n = ss_plugin_scan(NULL, &p); /* the plugin folders: every .so there is a plugin */
+    if (scen) n = named_in_folder(scen, dir, &p, n);
     printf("%-16s %-15s %-4s %s\n", "name", "kind", "abi", "summary / file");
     for (size_t i = 0; i < n; i++) {
         printf("%-16s %-15s %-4u %s\n", p[i].pol->name, ss_policy_kind_name(p[i].pol->kind), p[i].pol->abi,
