@@ -20,7 +20,7 @@ static const char usage[] =
     "\n"
     "The plan names split-model profiles (models/*-split.json), the blocks of the path, task\n"
     "classes by how many leading blocks they share, mixes of classes, and deployments\n"
-    "(modular with optional block fusion, traditional).  See docs/blockflow.md.\n"
+    "(modular with optional block fusion, traditional).  See docs/deployment-planning.md.\n"
     "Exit 0, 1 if the CSV cannot be written, 2 on bad input.\n";
 
 int ss_cmd_plan(int argc, char **argv)
