@@ -166,6 +166,15 @@ static void test_resume_any_cut(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "other.csv:1:1: --resume: this file's header is not this sweep's"));
     free(out);
     CU_ASSERT_EQUAL(lines_of(dir, "other.csv"), 2);
+    /* the sweep file changed since the results were started: refused, the
+     * file left alone (the fingerprint beside it says what changed) */
+    ss_test_sh(NULL, "cd '%s' && echo '# edited' >> sweep.yaml", dir);
+    rc = ss_test_sh(&out, "cd '%s' && '%s' sweep sweep.yaml --resume -o out/full.csv 2>&1", dir, SS_BIN);
+    CU_ASSERT_EQUAL(rc, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "--resume: the sweep is not the one this file was started with: was "
+                                                  "'sweep file sweep.yaml"));
+    free(out);
+    CU_ASSERT_TRUE(same(dir, "out/gaps.csv", "out/full.csv"));
     ss_test_rmtree(dir);
 }
 

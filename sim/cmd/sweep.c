@@ -32,6 +32,7 @@ typedef struct unit {
 struct ss_sweep {
     ss_doc *doc;          /* the sweep file; axis values point into it */
     char *base;           /* base scenario path */
+    char *path;           /* the sweep file */
     char *name, *output;
     int zip;
     axis *axes;
@@ -233,6 +234,7 @@ static int expand(ss_sweep *sw, ss_err *err)
 ss_sweep *ss_sweep_load(const char *path, char *const *sets, size_t nsets, ss_err *err)
 {
     ss_sweep *sw = ss_xcalloc(1, sizeof *sw);
+    sw->path = ss_xstrdup(path);
     sw->sets = ss_xcalloc(nsets + 1, sizeof *sw->sets);
     for (size_t i = 0; i < nsets; i++) sw->sets[i] = ss_xstrdup(sets[i]);
     sw->nsets = nsets;
@@ -247,6 +249,7 @@ ss_sweep *ss_sweep_load(const char *path, char *const *sets, size_t nsets, ss_er
 void ss_sweep_free(ss_sweep *sw)
 {
     if (!sw) return;
+    free(sw->path);
     for (size_t i = 0; i < sw->nsets; i++) free(sw->sets[i]);
     for (size_t i = 0; sw->variants && i < sw->nvariants; i++) free(sw->variants[i]);
     free(sw->sets);
@@ -362,4 +365,38 @@ int ss_sweep_unit_run(const ss_sweep *sw, size_t u, char **text)
     free(rows);
     *text = out;
     return 0;
+}
+
+/* A file's bytes as an FNV-1a hash, or 0 if it cannot be read. */
+static uint64_t file_hash(const char *path)
+{
+    size_t len = 0;
+    ss_err err = {0};
+    char *buf = ss_read_file(path, &len, &err);
+    if (!buf) return 0;
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)buf[i]) * 1099511628211ull;
+    free(buf);
+    return h;
+}
+
+char *ss_sweep_fingerprint(const ss_sweep *sw)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *fp = ss_xmemstream(&text, &len);
+    fprintf(fp, "sweep file %s %016llx\n", sw->path, (unsigned long long)file_hash(sw->path));
+    fprintf(fp, "base scenario %s %016llx\n", sw->base, (unsigned long long)file_hash(sw->base));
+    for (size_t i = 0; i < sw->nsets; i++) fprintf(fp, "--set %s\n", sw->sets[i]);
+    /* The files the base scenario reads: its model profiles. */
+    ss_scenario sc;
+    ss_err err = {0};
+    if (ss_scenario_load(&sc, sw->base, NULL, NULL, 0, &err) == 0)
+        for (size_t m = 0; m < sc.nmodels; m++)
+            if (sc.models[m].profile)
+                fprintf(fp, "model profile %s %016llx\n", sc.models[m].profile,
+                        (unsigned long long)file_hash(sc.models[m].profile));
+    ss_scenario_free(&sc);
+    fclose(fp);
+    return text;
 }

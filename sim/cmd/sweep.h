@@ -37,6 +37,11 @@ size_t ss_sweep_points(const ss_sweep *sw);
 const char *ss_sweep_output(const ss_sweep *sw);
 /* The base scenario's path. */
 const char *ss_sweep_base(const ss_sweep *sw);
+/* What defines the sweep, one item a line (the sweep file's and base
+ * scenario's bytes as hashes, the --set values, the base's model
+ * profiles): kept beside its results so that --resume can refuse a sweep
+ * that changed, naming what did.  Newly allocated. */
+char *ss_sweep_fingerprint(const ss_sweep *sw);
 /* The key of a unit as it appears in the CSV: point, variant, replication. */
 void ss_sweep_unit_key(const ss_sweep *sw, size_t unit, size_t *point, const char **variant, unsigned *replication);
 /* Index of the unit with that key, or (size_t)-1. */

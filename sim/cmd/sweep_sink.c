@@ -12,6 +12,7 @@
 
 #include "core/afile.h"
 #include "core/csvread.h"
+#include "cmd/sweep.h"
 
 enum { TODO, PRESENT, FINISHED, WRITTEN };
 
@@ -37,7 +38,11 @@ static double since(const struct timespec *t0)
     return (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
 }
 
-/* Write the header to a fresh file (atomically replacing any old one). */
+/* <results>.fingerprint: what defines the sweep (ss_sweep_fingerprint). */
+static char *fingerprint_path(const ss_sweep_sink *s) { return ss_xasprintf("%s.fingerprint", s->path); }
+
+/* Write the header to a fresh file (atomically replacing any old one),
+ * and the sweep's fingerprint beside it. */
 static int start_fresh(ss_sweep_sink *s, ss_err *err)
 {
     ss_afile f;
@@ -45,7 +50,17 @@ static int start_fresh(ss_sweep_sink *s, ss_err *err)
     char *hdr = ss_sweep_header(s->sw);
     fputs(hdr, f.fp);
     free(hdr);
-    return ss_afile_commit(&f, err);
+    if (ss_afile_commit(&f, err) < 0) return -1;
+    char *fpath = fingerprint_path(s), *fp = ss_sweep_fingerprint(s->sw);
+    int rc = ss_afile_open(&f, fpath, err);
+    if (rc == 0) {
+        fputs(fp, f.fp);
+        rc = ss_afile_commit(&f, err);
+    }
+    if (rc < 0) unlink(s->path); /* a file without its fingerprint is not left behind */
+    free(fpath);
+    free(fp);
+    return rc;
 }
 
 /* The header row of a file as the text we would write for it. */
@@ -63,11 +78,44 @@ static char *row_text(const ss_csv_row *r)
     return buf;
 }
 
+/* The fingerprint kept beside the results against this sweep's: 0 if they
+ * match or none was kept, else -1 naming the first item that changed. */
+static int same_sweep(const ss_sweep_sink *s, ss_err *err)
+{
+    char *fpath = fingerprint_path(s), *now = ss_sweep_fingerprint(s->sw);
+    size_t len = 0;
+    ss_err rerr = {0};
+    char *then = ss_read_file(fpath, &len, &rerr);
+    int rc = 0;
+    if (!then) {
+        /* none kept (a file from before fingerprints, or assembled by hand):
+         * the header check in resume() is all there is to go on */
+    } else if (strcmp(then, now) != 0) {
+        /* the first line that differs, or one that is missing */
+        const char *a = then, *b = now;
+        while (*a && *b) {
+            size_t la = strcspn(a, "\n"), lb = strcspn(b, "\n");
+            if (la != lb || memcmp(a, b, la) != 0) break;
+            a += la + (a[la] == '\n');
+            b += lb + (b[lb] == '\n');
+        }
+        rc = ss_err_at(err, s->path, 0, 0,
+                       "--resume: the sweep is not the one this file was started with: was '%.*s', now '%.*s'; "
+                       "remove it or choose another -o",
+                       (int)strcspn(a, "\n"), a, (int)strcspn(b, "\n"), b);
+    }
+    free(then);
+    free(now);
+    free(fpath);
+    return rc;
+}
+
 /* Read an existing results file back: note the units present and cut the
  * file after the last whole unit.  A missing file starts fresh. */
 static int resume(ss_sweep_sink *s, ss_err *err)
 {
     if (access(s->path, F_OK) != 0) return start_fresh(s, err);
+    if (same_sweep(s, err) < 0) return -1;
     ss_csv csv;
     if (ss_csv_read(s->path, &csv, err) < 0) return -1;
     char *want = ss_sweep_header(s->sw);
