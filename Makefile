@@ -139,6 +139,7 @@ bench: deps
 	bench/run.sh $(BIN) bench/mm1-ps.yaml 2
 	bench/flows.sh $(BIN)
 	bench/masa.sh $(BIN)
+	bench/flashpoint.sh $(BIN)
 
 # Render the committed reference results (results/reference/) to PNG.
 plots: deps

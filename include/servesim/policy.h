@@ -16,6 +16,8 @@
  * ABI history: 1 = scheduler and load-balancer ops (servesim 0.1).
  *              2 = transport ops (block pipelines) and layer-scheduler ops (edge devices).
  *              3 = autoscaler ops (replicas of a model behind its shared queue).
+ *              4 = placement ops (which GPUs get new replicas, where their data
+ *                  comes from, what hosts and GPUs keep after a replica goes).
  * Every field has a fixed-width type (no enum in the struct), so a plugin
  * built by another compiler agrees on the layout.
  */
@@ -26,14 +28,14 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#define SS_POLICY_ABI 3u
+#define SS_POLICY_ABI 4u
 #define SS_POLICY_SYMBOL "servesim_policy"
 
 typedef enum ss_policy_kind {
     SS_KIND_SCHEDULER = 1, /* queue discipline of one instance: which waiting request next */
     SS_KIND_LOAD_BALANCER, /* which instance of a model gets an arriving request */
     SS_KIND_AUTOSCALER,    /* how many replicas of a model (autoscaler ops) */
-    SS_KIND_PLACEMENT,     /* where instances go (ops arrive with their issue) */
+    SS_KIND_PLACEMENT,     /* which GPUs new replicas start on, where their data comes from */
     SS_KIND_TRANSPORT,     /* how tensors move between blocks (ops arrive with block pipelines) */
     SS_KIND_PARTITIONER,   /* where a model is cut into blocks */
     SS_KIND_CONTROLLER,    /* CPU/GPU resource controllers */
@@ -254,6 +256,70 @@ typedef struct ss_autoscaler_ops {
     uint32_t (*desired)(void *state, const ss_autoscale_view *v);
 } ss_autoscaler_ops;
 
+/* ---- placement and sourcing (cold starts, docs/coldstart.md) -------- */
+/* A replica starting on a topology's GPU goes through the cold-start
+ * stages: its model's data reaches the host's RAM (from the host itself, a
+ * peer host's RAM or storage), is loaded into a process on the host, and
+ * is sent to the GPU.  The simulator owns the stages, the memory ledgers
+ * and the flows; the policy says which hosts get the replicas, which peer
+ * (if any) a host downloads from, and, through its flags, what hosts and
+ * GPUs keep after a replica goes. */
+enum {
+    SS_PLACE_KEEP_DATA = 1u << 0,     /* lazy eviction: a host keeps a model's data in RAM after its
+                                       * replicas go, until memory pressure evicts it (LRU) */
+    SS_PLACE_KEEP_PROCESS = 1u << 1,  /* a host keeps the model loaded in one process shared by its GPUs:
+                                       * a new GPU there takes the send-to-GPU step only */
+    SS_PLACE_KEEP_GPU = 1u << 2,      /* a GPU keeps the weights of the replica it last held until another
+                                       * model needs it: a replica of that model starts there warm */
+    SS_PLACE_SHARE_DOWNLOAD = 1u << 3 /* one download per host and model, shared by every GPU of the host
+                                       * that needs it (the download manager) */
+};
+/* What a host holds of the model being placed (ss_place_host_view.data). */
+enum { SS_HOLDS_NOTHING = 0, SS_HOLDS_DOWNLOADING = 1, SS_HOLDS_DATA = 2, SS_HOLDS_PROCESS = 3 };
+/* Where a cold start's data came from (metrics, docs). */
+enum { SS_SOURCE_GPU = 0, SS_SOURCE_LOCAL = 1, SS_SOURCE_PEER = 2, SS_SOURCE_STORAGE = 3, SS_SOURCE_COUNT = 4 };
+
+typedef struct ss_place_host_view {
+    uint32_t host;          /* the host's index in the topology (stable) */
+    uint32_t rack;          /* the index of the switch it hangs off (hosts of one leaf share it) */
+    uint32_t free_gpus;     /* its GPUs that can take a replica of the model now */
+    uint32_t gpu_cached;    /* of those, GPUs that still hold the model's weights (SS_PLACE_KEEP_GPU) */
+    uint32_t replicas;      /* replicas of the model on it now (starting, up or draining) */
+    uint32_t data;          /* SS_HOLDS_*: what of the model its RAM holds */
+    uint32_t uploads;       /* model transfers it sends to peers now */
+    double free_ram_bytes;  /* RAM free now, counting what could be evicted */
+} ss_place_host_view;
+
+typedef struct ss_place_ctx {
+    uint32_t model;         /* stable id in [0, ngroups) */
+    double model_bytes;     /* its data (weights) */
+    double now_s;
+    uint32_t want;          /* replicas to start */
+    const ss_place_host_view *hosts; /* hosts with at least one free GPU for it, by host index */
+    uint32_t nhosts;
+} ss_place_ctx;
+
+typedef struct ss_source_ctx {
+    uint32_t model;
+    double model_bytes;
+    double now_s;
+    const ss_place_host_view *to;       /* the host that needs the data */
+    const ss_place_host_view *holders;  /* other hosts whose RAM holds it, by host index */
+    uint32_t nholders;
+} ss_source_ctx;
+
+typedef struct ss_placement_ops {
+    uint32_t flags;         /* SS_PLACE_* */
+    /* Where the replicas go: write up to ctx->want positions in ctx->hosts
+     * to out, one per replica (a host at most its free_gpus times); return
+     * how many.  Fewer than want starts fewer. */
+    uint32_t (*place)(void *state, const ss_place_ctx *ctx, uint32_t *out);
+    /* Optional: the peer a host downloads the model from, a position in
+     * ctx->holders, or UINT32_MAX for storage.  NULL: always storage.  Not
+     * asked when the host holds the data itself. */
+    uint32_t (*source)(void *state, const ss_source_ctx *ctx);
+} ss_placement_ops;
+
 /* ---- the exported descriptor ---------------------------------------- */
 typedef struct ss_policy {
     uint32_t abi;          /* SS_POLICY_ABI at build time */
@@ -271,6 +337,7 @@ typedef struct ss_policy {
         ss_transport_ops transport;
         ss_layer_sched_ops layer_scheduler;
         ss_autoscaler_ops autoscaler;
+        ss_placement_ops placement;
     } ops;
 } ss_policy;
 

@@ -60,6 +60,7 @@ static const char usage_run[] =
     "  --requests-csv PATH     also write one row per request\n"
     "  --timeseries-csv PATH   also write per-model samples (replicas, queued, in service, utilisation)\n"
     "  --timeseries-interval S sampling interval of that file in simulated seconds (default 1)\n"
+    "  --coldstarts-csv PATH   also write one row per cold start (model, host, GPU, source, start, up, duration)\n"
     "  --timeline PATH.json    also write the run as Chrome trace events (Perfetto, chrome://tracing,\n"
     "                          tools/timeline-view.html): requests, services per device, life cycle\n"
     "  --timeline-window A:B   only requests created in [A, B] s of simulated time (default 0:60)\n"
@@ -102,7 +103,7 @@ static const char usage_plugins[] =
     "scenario, also the plugins it names that its folder holds (no other file there is loaded).\n";
 
 typedef struct opts {
-    const char *scenario, *output, *variant, *requests_csv, *timeseries_csv, *timeline;
+    const char *scenario, *output, *variant, *requests_csv, *timeseries_csv, *timeline, *coldstarts_csv;
     ss_timeline_opts tl;
     double timeseries_interval_s; /* 0: the scenario's */
     char **sets;
@@ -157,6 +158,9 @@ static int parse_opts(const char *cmd, const char *help, int argc, char **argv, 
         } else if (run && strcmp(a, "--timeseries-csv") == 0) {
             NEED();
             o->timeseries_csv = val;
+        } else if (run && strcmp(a, "--coldstarts-csv") == 0) {
+            NEED();
+            o->coldstarts_csv = val;
         } else if (run && strcmp(a, "--timeseries-interval") == 0) {
             NEED();
             char *end;
@@ -284,6 +288,9 @@ static void describe_substrate(const ss_scenario *sc)
         printf(", autoscaler %s every %g s for %zu model%s", sc->autoscale->policy.name, sc->autoscale->period_s, n,
                n == 1 ? "" : "s");
     }
+    if (sc->placement)
+        printf(", replicas cold-start placed by %s from storage '%s'", sc->placement->policy.name,
+               ss_topo_node_name(sc->topo, sc->placement->storage));
 }
 
 static int cmd_check(int argc, char **argv)
@@ -352,7 +359,8 @@ static size_t named_in_folder(const char *scen, const char *dir, ss_plugin **p, 
     const ss_policy_cfg *named[] = {&sc.load_balancer, &sc.scheduler,
                                     sc.pipeline ? &sc.pipeline->transport : NULL,
                                     sc.edge ? &sc.edge->scheduler : NULL,
-                                    sc.autoscale ? &sc.autoscale->policy : NULL};
+                                    sc.autoscale ? &sc.autoscale->policy : NULL,
+                                    sc.placement ? &sc.placement->policy : NULL};
     for (size_t i = 0; i < sizeof named / sizeof *named; i++) {
         if (!named[i] || !named[i]->name) continue;
         char *path = ss_xasprintf("%s/%s.so", dir[0] ? dir : ".", named[i]->name);
@@ -401,10 +409,10 @@ static int outputs_clash(const ss_scenario *sc, size_t n, const opts *o, const c
     }
     char *spath = summary_path(csv_path);
     const char *ts_path = o->timeseries_csv ? o->timeseries_csv : sc[0].timeseries_csv_path;
-    const char *outs[] = {csv_path, spath, req_path, ts_path, o->timeline};
+    const char *outs[] = {csv_path, spath, req_path, ts_path, o->timeline, o->coldstarts_csv};
     static const char *const out_what[] = {"results CSV", "summary CSV", "requests CSV", "time-series CSV",
-                                           "timeline"};
-    int rc = ss_check_outputs(ins, in_what, nin, outs, out_what, 5, err);
+                                           "timeline", "cold-starts CSV"};
+    int rc = ss_check_outputs(ins, in_what, nin, outs, out_what, 6, err);
     free(spath);
     free(ins);
     free(in_what);
@@ -426,8 +434,8 @@ static int cmd_run(int argc, char **argv)
     ss_err err = {0};
     ss_scenario *sc = NULL;
     size_t n = 0;
-    ss_afile csv = {0}, reqs = {0}, summary = {0}, ts = {0}, tl = {0};
-    int have_csv = 0, have_reqs = 0, have_summary = 0, have_ts = 0, have_tl = 0;
+    ss_afile csv = {0}, reqs = {0}, summary = {0}, ts = {0}, tl = {0}, cold = {0};
+    int have_csv = 0, have_reqs = 0, have_summary = 0, have_ts = 0, have_tl = 0, have_cold = 0;
     uint32_t tl_pid = 1;
     ss_report *rep = NULL;
     rc = EXIT_BADINPUT;
@@ -466,6 +474,18 @@ static int cmd_run(int argc, char **argv)
         have_ts = 1;
         ss_world_timeseries_header(ts.fp);
     }
+    if (o.coldstarts_csv) {
+        for (size_t v = 0; v < n; v++)
+            if (!sc[v].placement) {
+                ss_err_at(&err, sc[v].path, 0, 0,
+                          "--coldstarts-csv: %s%s%shas no `placement:` section, so no replica cold-starts",
+                          sc[v].variant[0] ? "variant '" : "", sc[v].variant, sc[v].variant[0] ? "' " : "");
+                goto out;
+            }
+        if (ss_afile_open(&cold, o.coldstarts_csv, &err) < 0) goto out;
+        have_cold = 1;
+        ss_world_coldstarts_header(cold.fp);
+    }
     if (o.timeline) {
         if (ss_afile_open(&tl, o.timeline, &err) < 0) goto out;
         have_tl = 1;
@@ -482,6 +502,7 @@ static int cmd_run(int argc, char **argv)
             ss_world *w = ss_world_build(&sc[v], r, have_reqs ? reqs.fp : NULL, &err);
             if (!w) goto out; /* validated above; only a plugin's init can still refuse */
             if (have_ts) ss_world_timeseries(w, ts.fp, ts_interval);
+            if (have_cold) ss_world_coldstarts(w, cold.fp);
             if (have_tl) tl_pid = ss_world_timeline(w, tl.fp, &o.tl, tl_pid);
             char label[160];
             snprintf(label, sizeof label, "%s rep %u", sc[v].variant[0] ? sc[v].variant : sc[v].name, r);
@@ -527,6 +548,8 @@ static int cmd_run(int argc, char **argv)
     have_reqs = 0;
     if (have_ts && ss_afile_commit(&ts, &err) < 0) goto out;
     have_ts = 0;
+    if (have_cold && ss_afile_commit(&cold, &err) < 0) goto out;
+    have_cold = 0;
     if (have_tl) {
         ss_timeline_end(tl.fp);
         if (ss_afile_commit(&tl, &err) < 0) goto out;
@@ -561,6 +584,7 @@ out:
     if (have_summary) ss_afile_abort(&summary);
     if (have_ts) ss_afile_abort(&ts);
     if (have_tl) ss_afile_abort(&tl);
+    if (have_cold) ss_afile_abort(&cold);
     ss_report_free(rep);
     free_all(sc, n);
     free_opts(&o);

@@ -39,6 +39,7 @@ typedef struct ss_model_cfg {
     ss_dist service;  /* service time of one request on one instance */
     double weights_bytes;    /* its static memory: the weights a replica holds in VRAM */
     double runtime_vram_bytes; /* what a replica needs on top while it runs (activations, workspace) */
+    double load_bytes_per_s; /* cold start: loading its data into a process on the host, 0 = not given */
     struct ss_block_cfg *block; /* a block of a split model (blockmodel.h), or NULL */
 } ss_model_cfg;
 
@@ -145,6 +146,18 @@ typedef struct ss_autoscale_cfg {
     uint8_t *models;          /* per model: 1 if autoscaled */
 } ss_autoscale_cfg;
 
+/* `placement:` (docs/coldstart.md): replicas started at run time on a
+ * topology's GPUs cold-start - data to the host (from its own RAM, a peer
+ * host's, or storage), load into a process, send to the GPU - and a
+ * placement plugin picks their GPUs and sources. */
+typedef struct ss_placement_cfg {
+    ss_policy_cfg policy;
+    uint32_t storage;         /* the topology's storage node models are downloaded from */
+    double peer_cap_bps;      /* most rate of one host-to-host model transfer, 0 = none */
+    double goodput;           /* payload share of a model transfer's wire rate, in (0, 1] */
+    uint8_t *models;          /* per model: 1 if its replicas cold-start */
+} ss_placement_cfg;
+
 /* One "key=value" that shaped this scenario (a --set or a variant's set):
  * they become columns of the results CSV. */
 typedef struct ss_setting {
@@ -179,6 +192,7 @@ typedef struct ss_scenario {
     struct ss_pipeline_cfg *pipeline; /* `pipeline:` (pipeline.h), or NULL */
     struct ss_edge_cfg *edge; /* `edge:` (an edge-device scenario, edge.h), or NULL */
     ss_autoscale_cfg *autoscale; /* `autoscaling:`, or NULL */
+    ss_placement_cfg *placement; /* `placement:`, or NULL */
 } ss_scenario;
 
 

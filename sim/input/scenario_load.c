@@ -4,6 +4,7 @@
  * docs/scenarios.md documents the same schema for users. */
 #include "input/scenario_load.h"
 #include "input/scenario_autoscale.h"
+#include "input/scenario_placement.h"
 #include "input/scenario_deploy.h"
 #include "input/scenario_workload.h"
 #include "input/section.h"
@@ -65,7 +66,9 @@ static void devices_from_topology(ss_scenario *sc)
         while ((node = ss_topo_host_gpu(t, h, g++)) != SS_TOPO_NONE) {
             sc->devices = ss_xrealloc(sc->devices, (sc->ndevices + 1) * sizeof *sc->devices);
             sc->devices[sc->ndevices++] = (ss_device_cfg){.name = ss_xstrdup(ss_topo_node_name(t, node)),
-                                                          .kind = SS_DEV_GPU, .type = ss_xstrdup(""), .cores = 1};
+                                                          .kind = SS_DEV_GPU, .type = ss_xstrdup(""), .cores = 1,
+                                                          .vram_bytes = ss_topo_host_gpu_vram_bytes(t, h),
+                                                          .ram_bytes = ss_topo_host_ram_bytes(t, h)};
         }
     }
 }
@@ -132,13 +135,14 @@ static int read_model_fields(ss_model_cfg *m, const ss_node *map, ss_err *err)
     m->source = src ? ss_xstrdup(src) : NULL;
     TRY(ss_cfg_num(map, "weights_bytes", &m->weights_bytes, SS_NONNEG, err));
     TRY(ss_cfg_num(map, "runtime_vram_bytes", &m->runtime_vram_bytes, SS_NONNEG, err));
+    TRY(ss_cfg_num(map, "load_bytes_per_s", &m->load_bytes_per_s, SS_POS, err));
     return 0;
 }
 
 static int read_profile(ss_model_cfg *m, const char *path, const ss_node *where, ss_err *err)
 {
     static const char *const profile_keys[] = {"name",          "description",        "source", "service",
-                                               "weights_bytes", "runtime_vram_bytes", NULL};
+                                               "weights_bytes", "runtime_vram_bytes", "load_bytes_per_s", NULL};
     if (access(path, R_OK) != 0)
         return ss_node_err(where, err, "model profile '%s' not found or not readable", path);
     ss_doc *doc = ss_doc_load(path, err);
@@ -178,8 +182,8 @@ static int read_block_model(ss_scenario *sc, ss_model_cfg *m, const ss_node *it,
 
 static int read_models(ss_scenario *sc, const ss_node *seq, ss_err *err)
 {
-    static const char *const model_keys[] = {"name", "profile", "service", "source", "weights_bytes", "runtime_vram_bytes", "split",
-                                             "block", NULL};
+    static const char *const model_keys[] = {"name", "profile", "service", "source", "weights_bytes", "runtime_vram_bytes",
+                                             "load_bytes_per_s", "split", "block", NULL};
     sc->models = ss_xcalloc(seq->n, sizeof *sc->models);
     for (size_t i = 0; i < seq->n; i++) {
         const ss_node *it = seq->items[i];
@@ -440,8 +444,8 @@ static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
 {
     static const char *const top[] = {"name", "description", "seed", "replications", "duration_s", "requests",
                                       "warmup_s", "warmup_requests", "topology", "hosts", "models", "tasks", "deployment",
-                                      "workloads", "events", "autoscaling", "policies", "outputs", "variants", "pipeline", "edge",
-                                      NULL};
+                                      "workloads", "events", "autoscaling", "placement", "policies", "outputs", "variants", "pipeline",
+                                      "edge", NULL};
     const ss_node *root = doc->root;
     TRY(ss_node_expect(root, SS_NODE_MAP, "scenario", err));
     TRY(other_kind(root, err));
@@ -487,7 +491,7 @@ static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
     TRY(ss_cfg_map(root, "edge", &edge, 0, err));
     if (edge) {
         static const char *const serving[] = {"topology", "hosts", "models", "tasks", "deployment", "workloads",
-                                              "events", "autoscaling", "policies", "pipeline", NULL};
+                                              "events", "autoscaling", "placement", "policies", "pipeline", NULL};
         for (size_t i = 0; serving[i]; i++) {
             const ss_node *n = ss_map_find(root, serving[i]);
             if (n)
@@ -519,6 +523,7 @@ static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
     ss_node *events = NULL;
     TRY(ss_cfg_seq(root, "events", &events, 0, err));
     TRY(ss_sc_read_autoscaling(sc, root, err));
+    TRY(ss_sc_read_placement(sc, root, err));
     TRY(ss_sc_read_events(sc, events, deploy, err));
     TRY(bounded(sc, wls, err));
     /* Every stage a workload can reach needs somewhere to run. */
@@ -643,6 +648,7 @@ void ss_scenario_free(ss_scenario *sc)
     free(sc->deploys);
     free(sc->events);
     ss_autoscale_cfg_free(sc->autoscale);
+    ss_placement_cfg_free(sc->placement);
     free(sc->workloads);
     free(sc->settings);
     free(sc->path);

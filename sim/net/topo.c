@@ -240,6 +240,16 @@ uint32_t ss_topo_host_ram(const ss_topo *t, size_t index)
     return index < t->nhosts ? t->hosts[index].ram : SS_TOPO_NONE;
 }
 
+double ss_topo_host_gpu_vram_bytes(const ss_topo *t, size_t index)
+{
+    return index < t->nhosts ? t->hosts[index].gpu_vram_bytes : 0;
+}
+
+double ss_topo_host_ram_bytes(const ss_topo *t, size_t index)
+{
+    return index < t->nhosts ? t->hosts[index].ram_bytes : 0;
+}
+
 uint32_t ss_topo_link_from(const ss_topo *t, uint32_t link)
 {
     assert(link < t->nlinks);

@@ -129,6 +129,10 @@ uint32_t ss_topo_host_ngpus(const ss_topo *t, size_t index);
 uint32_t ss_topo_host_gpu(const ss_topo *t, size_t index, uint32_t gpu);
 /* The host's RAM node ("h57/ram"), SS_TOPO_NONE for a host without a type. */
 uint32_t ss_topo_host_ram(const ss_topo *t, size_t index);
+/* Memory of each of the host's GPUs and of the host (its type's
+ * gpu_memory_gib and ram_gib, in bytes); 0 when the type does not say. */
+double ss_topo_host_gpu_vram_bytes(const ss_topo *t, size_t index);
+double ss_topo_host_ram_bytes(const ss_topo *t, size_t index);
 
 /* ---- links (directed) ----------------------------------------------------- */
 

@@ -37,6 +37,7 @@ struct ss_host_type {
     size_t npairs;
     int has_ram;
     uint32_t nic_parent;
+    double gpu_vram_bytes, ram_bytes; /* `gpu_memory_gib`, `ram_gib` (0: not given) */
 };
 
 static void type_free(ss_host_type *ht)
@@ -137,7 +138,7 @@ static int read_type(ss_host_type *ht, const ss_node *m, ss_err *err)
 {
     static const char *const keys[] = {"name",     "description", "sockets",  "socket_link", "pcie_switches",
                                        "switch_sockets", "switch_link", "gpus", "gpu_attach", "gpu_link",
-                                       "nvlink",   "ram",         "nic",      NULL};
+                                       "nvlink",   "ram",         "nic",      "gpu_memory_gib", "ram_gib", NULL};
     TRY(ss_node_expect(m, SS_NODE_MAP, "host type", err));
     TRY(ss_cfg_check_keys(m, keys, "host type", err));
     const char *name, *desc;
@@ -185,6 +186,17 @@ static int read_type(ss_host_type *ht, const ss_node *m, ss_err *err)
     TRY(ss_cfg_map(m, "nvlink", &nv, 0, err));
     if (nv) TRY(read_nvlink(ht, nv, err));
     TRY(ht->has_ram = ss_linkspec_key(m, "ram", &ht->ram, 0, err));
+    /* Memory sizes, for serving: a replica must fit a GPU, a host's RAM
+     * holds the model data and processes of cold starts. */
+    double vram_gib = 0, ram_gib = 0;
+    TRY(ss_cfg_num(m, "gpu_memory_gib", &vram_gib, SS_POS, err));
+    TRY(ss_cfg_num(m, "ram_gib", &ram_gib, SS_POS, err));
+    if (vram_gib > 1e6 || ram_gib > 1e9)
+        return ss_node_err(ss_map_find(m, vram_gib > 1e6 ? "gpu_memory_gib" : "ram_gib"), err,
+                           "%s: expected at most %g GiB, got %g", vram_gib > 1e6 ? "gpu_memory_gib" : "ram_gib",
+                           vram_gib > 1e6 ? 1e6 : 1e9, vram_gib > 1e6 ? vram_gib : ram_gib);
+    ht->gpu_vram_bytes = vram_gib * 1073741824.0;
+    ht->ram_bytes = ram_gib * 1073741824.0;
 
     const char *nic_keys[16];
     size_t k = 0;
@@ -307,6 +319,8 @@ uint32_t ss_host_instantiate(ss_topo *t, const char *name, const ss_host_type *h
         t->hosts[h].gpu0 = gpu0;
         t->hosts[h].ngpus = ht->gpus;
         t->hosts[h].ram = ram;
+        t->hosts[h].gpu_vram_bytes = ht->gpu_vram_bytes;
+        t->hosts[h].ram_bytes = ht->ram_bytes;
     }
     t->hosts[h].count = (uint32_t)t->nnodes - nic;
     return nic;

@@ -25,6 +25,8 @@ typedef struct ss_thost {
     uint32_t nic;
     uint32_t count;       /* nodes in the block, NIC included */
     uint32_t gpu0, ngpus; /* GPUs are consecutive ids */
+    double gpu_vram_bytes; /* each GPU's memory (host type `gpu_memory_gib`), 0 = not given */
+    double ram_bytes;      /* host RAM (host type `ram_gib`), 0 = not given */
     uint32_t ram;         /* SS_TOPO_NONE without a host type */
     int gated;            /* only the NIC has links leaving the block */
 } ss_thost;

@@ -251,6 +251,10 @@ static void grow(ss_world *w, uint32_t m, uint32_t k)
 {
     const ss_scenario *sc = w->sc;
     double now = ss_now(w->eng);
+    if (w->cs && ss_cs_places(w, m)) { /* cold starts on the topology, where the placement plugin says */
+        ss_cs_grow(w, m, k);
+        return;
+    }
     for (size_t d = 0; d < sc->ndeploys && k; d++) {
         const ss_deploy_cfg *dc = &sc->deploys[d];
         if (dc->model != m) continue;

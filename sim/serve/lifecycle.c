@@ -113,6 +113,7 @@ ss_instance *ss_inst_create(ss_world *w, uint32_t deploy, double now)
     g->members[g->n] = in;
     g->views[g->n++] = (ss_instance_view){.device = in->device, .up = 0};
     ss_group_refresh(g);
+    if (w->cs) ss_cs_born(w, in);
     return in;
 }
 
@@ -154,6 +155,7 @@ static void went_down(ss_world *w, ss_instance *in)
 
 static void stop(ss_world *w, ss_instance *in, ss_inst_state st)
 {
+    if (w->cs) ss_cs_gone(w, in); /* while it still has its old state */
     in->state = st;
     in->gone_s = ss_now(w->eng);
     mark(w, in, st == SS_INST_FAILED ? "failed" : "stopped");

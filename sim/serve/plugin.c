@@ -150,6 +150,10 @@ static int check_policy(const ss_policy *pol, const char *name, const char *path
         if (!pol->ops.transport.hop) missing = "hop";
     } else if (pol->kind == SS_KIND_LAYER_SCHEDULER) {
         if (!pol->ops.layer_scheduler.pick) missing = "pick";
+    } else if (pol->kind == SS_KIND_AUTOSCALER) {
+        if (!pol->ops.autoscaler.desired) missing = "desired";
+    } else if (pol->kind == SS_KIND_PLACEMENT) {
+        if (!pol->ops.placement.place) missing = "place";
     }
     if (missing)
         return ss_err_at(err, file, line, col, "policy '%s' (%s) is a %s without ops.%s.%s", name, path, kn,

@@ -73,6 +73,7 @@ typedef struct ss_instance {
     double ps_since_s;    /* ps: busy (holding a request) since */
     double up_s;          /* came up (INFINITY while starting) */
     double idle_since_s;  /* its last request ended (or it came up) */
+    struct ss_cold *cold; /* its cold start in progress (coldstart.c), or NULL */
 } ss_instance;
 
 /* All instances of one model, in creation order. */
@@ -126,6 +127,7 @@ struct ss_world {
     char *stalled;           /* why the run stopped with requests waiting (autoscale.c), or NULL */
     struct ss_timeline *tl;  /* the timeline being written (timeline.c), or NULL */
     struct ss_autoscaler *autoscaler; /* autoscale.c, or NULL */
+    struct ss_coldstart *cs; /* cold starts on a topology's GPUs (coldstart.c, `placement:`), or NULL */
     uint32_t daemons;        /* background events on the calendar (time-series samples, autoscaler
                               * ticks): they reschedule only while something else is pending */
     uint32_t *made;          /* per deployment entry: instances created from it so far */
@@ -197,6 +199,21 @@ void ss_as_dequeue(ss_group *g, double now, uint64_t seq);                   /* 
 void ss_as_start(ss_group *g, double wait_s);                                /* a service starts */
 void ss_as_arrive(ss_group *g);                                              /* a request arrives */
 void ss_as_done(ss_group *g);                                                /* a service ends */
+
+/* coldstart.c: replicas that cold-start on a topology's GPUs (scenario
+ * `placement:`): the placement plugin, the stages as flows, the host RAM
+ * and GPU VRAM ledgers, the cold-start metrics.  Call the hooks only when
+ * w->cs is set. */
+int ss_cs_build(ss_world *w, ss_err *err);
+void ss_cs_free(ss_world *w);
+int ss_cs_places(const ss_world *w, uint32_t m);    /* model m's replicas cold-start */
+/* Start up to k replicas of m where the placement plugin says; how many started. */
+uint32_t ss_cs_grow(ss_world *w, uint32_t m, uint32_t k);
+void ss_cs_born(ss_world *w, ss_instance *in);      /* an instance was created */
+void ss_cs_gone(ss_world *w, ss_instance *in);      /* ... stopped or failed (a cold start is abandoned) */
+char *ss_cs_check(const ss_world *w);               /* end-of-run ledgers; NULL if they hold */
+void ss_cs_declare(ss_world *w);                    /* its result columns, after the life cycle's */
+void ss_cs_result(const ss_world *w, ss_run_result *r);
 
 /* timeline.c: hooks of the timeline (call only when w->tl is set). */
 typedef struct ss_timeline ss_timeline;

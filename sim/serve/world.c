@@ -96,6 +96,10 @@ ss_world *ss_world_build(const ss_scenario *sc, uint32_t rep, FILE *req_csv, ss_
         w->cnet = ss_flownet_new(w->eng, k, cap);
         free(cap);
     }
+    if (sc->placement && ss_cs_build(w, err) < 0) { /* before any instance: it counts them */
+        ss_world_free(w);
+        return NULL;
+    }
     /* Instances grouped by model, in deployment order within a model. */
     w->groups = ss_xcalloc(sc->nmodels, sizeof *w->groups);
     for (uint32_t m = 0; m < sc->nmodels; m++) {
@@ -146,6 +150,7 @@ ss_world *ss_world_build(const ss_scenario *sc, uint32_t rep, FILE *req_csv, ss_
         }
         ss_world_declare_extra(w, "lost_requests");
     }
+    if (w->cs) ss_cs_declare(w);
     ss_sources_start(w);
     ss_events_start(w);
     if (sc->autoscale && ss_autoscaler_build(w, err) < 0) {
@@ -196,6 +201,10 @@ const char *ss_world_check(ss_world *w)
         return broke(w, ss_xasprintf("%zu requests still on the compute net after the run", ss_flownet_active(w->cnet)));
     if (w->pipe) {
         char *m = ss_pipe_check(w);
+        if (m) return broke(w, m);
+    }
+    if (w->cs) {
+        char *m = ss_cs_check(w);
         if (m) return broke(w, m);
     }
     return NULL;
@@ -332,6 +341,7 @@ void ss_world_result(const ss_world *w, ss_run_result *r)
         }
         ss_run_result_extra(r, "lost_requests", (double)w->lost);
     }
+    if (w->cs) ss_cs_result(w, r);
 }
 
 size_t ss_world_extra_columns(const ss_world *w, const char *const **names)
@@ -351,6 +361,7 @@ void ss_world_free(ss_world *w)
     ss_edge_world_free(w->edge);
     ss_timeline_free(w);
     ss_autoscaler_free(w);
+    ss_cs_free(w);
     for (size_t i = 0; i < w->nextra_cols; i++) free(w->extra_cols[i]);
     free(w->extra_cols);
     for (size_t i = 0; i < w->ninst; i++) {

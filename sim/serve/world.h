@@ -51,6 +51,11 @@ void ss_world_requests_header(FILE *fp);
 void ss_world_timeseries(ss_world *w, FILE *fp, double interval_s);
 void ss_world_timeseries_header(FILE *fp);
 
+/* One row per cold start into fp (coldstart.c), for a scenario with
+ * `placement:`; call between ss_world_build and ss_world_run. */
+void ss_world_coldstarts(ss_world *w, FILE *fp);
+void ss_world_coldstarts_header(FILE *fp);
+
 /* A progress line on fp (a terminal) while w runs (progress.c); call
  * between ss_world_build and ss_world_run, and ss_world_progress_end after
  * the run, before freeing w.  Changes no result. */

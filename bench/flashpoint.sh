@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# bench/flashpoint.sh: the data-centre benchmark of `make bench` (issue 13).
+#
+# scenarios/flashpoint/six-models.yaml: Flashpoint's six models on 1,600
+# GPUs (200 hosts, spine-leaf), each with a Twitter-like load, ATL
+# autoscaling, flashpoint-lc placement: every cold start's download, load
+# and send are flows on the fabric.  One hour, then 24 hours (the
+# synthetic shapes stretched to 86,400 s).  Targets (issue 13): one hour in
+# under 2 s wall, 24 hours in under 60 s; memory flat in the trace length.
+set -euo pipefail
+bin=${1:-build/servesim}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+echo "== flashpoint: six models, 1,600 GPUs, atl + flashpoint-lc ($(date -u +%F), $(nproc) cores)"
+for hours in 1 24; do
+    len=$((hours * 3600))
+    sets=(--set duration_s=$len)
+    for w in codebert albert bart dialogpt gpt2 t5; do sets+=(--set "workloads.$w.length_s=$len"); done
+    start=$(date +%s.%N)
+    "$bin" run scenarios/flashpoint/six-models.yaml --variant lc "${sets[@]}" -o "$out/r.csv" --quiet --stats \
+        2> "$out/stats"
+    end=$(date +%s.%N)
+    wall=$(echo "$end - $start" | bc)
+    target=$([ "$hours" = 1 ] && echo 2 || echo 60)
+    awk -v h="$hours" -v w="$wall" -v t="$target" '
+        /^stats:/ { match($0, /events [0-9]+/); ev = substr($0, RSTART + 7, RLENGTH - 7)
+                    match($0, /[0-9.]+ M events\/s/); eps = substr($0, RSTART, RLENGTH)
+                    match($0, /peak RSS [0-9.]+ MiB/); rss = substr($0, RSTART, RLENGTH) }
+        END { printf "%2d h: %d events, %s, wall %.2f s, %s; target < %d s: %s\n", h, ev, eps, w, rss, t,
+                     (w < t ? "met" : "MISSED") }' "$out/stats"
+done

@@ -1,0 +1,253 @@
+/* test_coldstart.c: cold starts on a topology's GPUs (sim/serve/coldstart.c,
+ * scenario `placement:`) through the CLI, against hand-computed stage
+ * times: T5-3B from storage (download at the storage's per-connection
+ * 2,203 Mbit/s, load at the profile's rate, send over PCIe), from a peer
+ * host at 7,506.89 Mbit/s, from the host's own RAM (send only under
+ * flashpoint-lc, load and send under atoll), from the GPU itself
+ * (gpu-faas); one shared download for eight GPUs of a host; and the
+ * section's bad input.  The replicas are scripted by the test autoscaler
+ * steps-as (tests/plugins). */
+#include "test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* FP §3.1-3.4: T5-3B's size, its measured load time, the A10 host's PCIe
+ * rate (topologies/hosts/a10-8x.yaml), the S3 and host-to-host rates. */
+#define W_BYTES 11408e6
+#define DOWNLOAD_S (W_BYTES * 8 / 2203e6)
+#define LOAD_S (W_BYTES / 806903381.0)
+#define SEND_S (W_BYTES * 8 / 75.68e9)
+#define PEER_S (W_BYTES * 8 / 7506.89e6)
+
+/* hosts of `gpus` GPUs each under one ToR, storage beside it; no latency */
+static const char *TOPO = "name: t\nhost_types:\n  - name: a10\n    sockets: 1\n    gpus: %d\n"
+                          "    gpu_link: {bandwidth_gbps: 75.68}\n    ram: {bandwidth_gbps: 1638.4}\n"
+                          "    gpu_memory_gib: 22.49\n    ram_gib: 200\n    nic: {bandwidth_gbps: 50}\n"
+                          "spine_leaf: {spines: 1, leaves: 1, hosts_per_leaf: %d, host_type: a10,\n"
+                          "             host_links: {bandwidth_gbps: 50}, spine_links: {bandwidth_gbps: 100}}\n"
+                          "storage:\n  - {name: s3, attach: leaf0, bandwidth_mbps: 10000, per_connection_mbps: 2203}\n";
+
+static const char *SCEN = "seed: 1\nduration_s: %g\ntopology: topo.yaml\nmodels: [t5-3b]\n"
+                          "deployment:\n  - {model: t5-3b, devices: \"h*/gpu*\", queue: shared, instances: 0}\n"
+                          "workloads:\n  - {name: w, target: t5-3b, kind: deterministic, rate_rps: 0.01}\n"
+                          "autoscaling: {policy: {name: steps-as, steps: \"%s\"}, period_s: 1}\n"
+                          "placement: {policy: %s, peer_mbps: 7506.89}\n";
+
+/* Run the scenario; the cold-starts CSV and the results CSV, or NULL. */
+static char *run(const char *dir, int hosts, int gpus, double dur_s, const char *steps, const char *policy)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, TOPO, gpus, hosts);
+    free(ss_test_write(dir, "topo.yaml", buf));
+    snprintf(buf, sizeof buf, SCEN, dur_s, steps, policy);
+    free(ss_test_write(dir, "s.yaml", buf));
+    char *out = NULL;
+    int rc = ss_test_sh(&out,
+                        "cd '%s' && SERVESIM_PLUGIN_PATH='%s/tests/plugins:%s/policies' SERVESIM_MODEL_PATH='%s/models' "
+                        "'%s/servesim' run s.yaml -o r.csv --coldstarts-csv c.csv >/dev/null && cat c.csv && "
+                        "echo ==== && cat r.csv",
+                        dir, SS_BUILD_DIR, SS_BUILD_DIR, SS_SRC_DIR, SS_BUILD_DIR);
+    if (rc != 0) {
+        fprintf(stderr, "\nrun failed:\n%s\n", out ? out : "");
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* Row k (0-based, in order of coming up) of the cold-starts CSV: its
+ * source and duration; 0 if there is no such row. */
+static int row(const char *out, int k, char *source, double *dur_s)
+{
+    const char *p = strchr(out, '\n');
+    for (int i = 0; p && i < k; i++) p = strchr(p + 1, '\n');
+    if (!p || !p[1] || p[1] == '=') return 0;
+    char model[64], host[64], gpu[64];
+    double start, up;
+    int n = sscanf(p + 1, ",%*u,%63[^,],%63[^,],%63[^,],%15[^,],%lf,%lf,%lf", model, host, gpu, source, &start, &up,
+                   dur_s);
+    return n == 7;
+}
+
+/* The value of results column `col` on the first data row. */
+static double col(const char *out, const char *name)
+{
+    const char *hdr = strstr(out, "====\n");
+    if (!hdr) return -1;
+    hdr += 5;
+    const char *data = strchr(hdr, '\n') + 1;
+    int idx = 0;
+    for (const char *p = hdr; p < data; idx += *p++ == ',')
+        if ((p == hdr || p[-1] == ',') && strncmp(p, name, strlen(name)) == 0 &&
+            (p[strlen(name)] == ',' || p[strlen(name)] == '\n'))
+            break;
+    const char *v = data;
+    for (int i = 0; i < idx; i++) v = strchr(v, ',') + 1;
+    return strtod(v, NULL);
+}
+
+static void from_storage(void)
+{
+    char *dir = ss_test_tmpdir(), src[16];
+    char *out = run(dir, 2, 2, 120, "1@1", "cloud");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    double d;
+    CU_ASSERT_FATAL(row(out, 0, src, &d));
+    CU_ASSERT_STRING_EQUAL(src, "storage");
+    /* 41.43 s + 14.14 s + 1.21 s (FP §3.2: "approximately 41 seconds", 14,138 ms, 1,206 ms) */
+    CU_ASSERT_DOUBLE_EQUAL(d, DOWNLOAD_S + LOAD_S + SEND_S, 1e-6);
+    CU_ASSERT_DOUBLE_EQUAL(d, 41.427 + 14.138 + 1.206, 2e-3);
+    CU_ASSERT(!row(out, 1, src, &d));
+    CU_ASSERT_DOUBLE_EQUAL(col(out, "net_gb_storage"), 11.408, 1e-6);
+    free(out);
+    ss_test_rmtree(dir);
+}
+
+/* flashpoint-lc: one replica from storage, gone at 100 s; at 200 s three
+ * more: two on the host that keeps the loaded model (send only), one on
+ * the other host from its peer's RAM (transfer, load, send). */
+static void lc_local_and_peer(void)
+{
+    char *dir = ss_test_tmpdir(), src[16];
+    char *out = run(dir, 2, 2, 300, "1@1,0@100,3@200", "flashpoint-lc");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    double d[4];
+    char s[4][16];
+    for (int k = 0; k < 4; k++) CU_ASSERT_FATAL(row(out, k, s[k], &d[k]));
+    CU_ASSERT(!row(out, 4, src, &d[0]));
+    CU_ASSERT_STRING_EQUAL(s[0], "storage");
+    CU_ASSERT_DOUBLE_EQUAL(d[0], DOWNLOAD_S + LOAD_S + SEND_S, 1e-6);
+    CU_ASSERT_STRING_EQUAL(s[1], "local");
+    CU_ASSERT_STRING_EQUAL(s[2], "local");
+    CU_ASSERT_DOUBLE_EQUAL(d[1], SEND_S, 1e-6);
+    CU_ASSERT_DOUBLE_EQUAL(d[2], SEND_S, 1e-6);
+    CU_ASSERT_STRING_EQUAL(s[3], "peer");
+    CU_ASSERT_DOUBLE_EQUAL(d[3], PEER_S + LOAD_S + SEND_S, 1e-6);
+    CU_ASSERT(d[1] < d[3] && d[3] < d[0]); /* local < peer < storage */
+    CU_ASSERT_DOUBLE_EQUAL(col(out, "model_gb_peer_t5-3b"), 11.408, 1e-6);
+    free(out);
+    ss_test_rmtree(dir);
+}
+
+/* atoll keeps the data, not the process: back on the same host, load and send. */
+static void atoll_reloads(void)
+{
+    char *dir = ss_test_tmpdir();
+    char *out = run(dir, 2, 2, 300, "1@1,0@100,1@200", "atoll");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    double d;
+    char src[16];
+    CU_ASSERT_FATAL(row(out, 1, src, &d));
+    CU_ASSERT_STRING_EQUAL(src, "local");
+    CU_ASSERT_DOUBLE_EQUAL(d, LOAD_S + SEND_S, 1e-6);
+    free(out);
+    /* cloud keeps nothing: storage again */
+    out = run(dir, 2, 2, 300, "1@1,0@100,1@200", "cloud");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_FATAL(row(out, 1, src, &d));
+    CU_ASSERT_STRING_EQUAL(src, "storage");
+    CU_ASSERT_DOUBLE_EQUAL(d, DOWNLOAD_S + LOAD_S + SEND_S, 1e-6);
+    free(out);
+    ss_test_rmtree(dir);
+}
+
+/* gpu-faas keeps the weights on the GPU: the replica comes back at once. */
+static void gpufaas_warm_gpu(void)
+{
+    char *dir = ss_test_tmpdir();
+    char *out = run(dir, 2, 2, 300, "1@1,0@100,1@200", "gpu-faas");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    double d;
+    char src[16];
+    CU_ASSERT_FATAL(row(out, 1, src, &d));
+    CU_ASSERT_STRING_EQUAL(src, "gpu");
+    CU_ASSERT_DOUBLE_EQUAL(d, 0, 1e-12);
+    free(out);
+    ss_test_rmtree(dir);
+}
+
+/* Eight GPUs of one host scale up at once: under flashpoint-lc one
+ * download (its bytes cross the storage link and the host's link once),
+ * under cloud eight, sharing the 10 Gbit/s storage link at 1.25 Gbit/s. */
+static void one_download_per_host(void)
+{
+    char *dir = ss_test_tmpdir();
+    char *out = run(dir, 1, 8, 200, "8@1", "flashpoint-lc");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    for (int k = 0; k < 8; k++) {
+        double d;
+        char src[16];
+        CU_ASSERT_FATAL(row(out, k, src, &d));
+        CU_ASSERT_STRING_EQUAL(src, "storage");
+        CU_ASSERT_DOUBLE_EQUAL(d, DOWNLOAD_S + LOAD_S + SEND_S, 1e-6);
+    }
+    CU_ASSERT_DOUBLE_EQUAL(col(out, "net_gb_storage"), 11.408, 1e-6);
+    CU_ASSERT_DOUBLE_EQUAL(col(out, "net_gb_host-leaf"), 11.408, 1e-6);
+    CU_ASSERT_DOUBLE_EQUAL(col(out, "model_gb_storage_t5-3b"), 11.408, 1e-6);
+    free(out);
+    out = run(dir, 1, 8, 200, "8@1", "cloud");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    double d;
+    char src[16];
+    CU_ASSERT_FATAL(row(out, 0, src, &d));
+    CU_ASSERT_DOUBLE_EQUAL(d, W_BYTES * 8 / 1.25e9 + W_BYTES / 806903381.0 + SEND_S, 1e-6);
+    CU_ASSERT_DOUBLE_EQUAL(col(out, "net_gb_storage"), 8 * 11.408, 1e-6);
+    free(out);
+    ss_test_rmtree(dir);
+}
+
+/* Bad input: file:line:col, exit 2, no output. */
+static void bad(const char *body, const char *needle)
+{
+    char *dir = ss_test_tmpdir(), buf[4096];
+    snprintf(buf, sizeof buf, TOPO, 2, 2);
+    free(ss_test_write(dir, "topo.yaml", buf));
+    free(ss_test_write(dir, "s.yaml", body));
+    char *out = NULL;
+    int rc = ss_test_sh(&out,
+                        "cd '%s' && SERVESIM_PLUGIN_PATH='%s/tests/plugins:%s/policies' SERVESIM_MODEL_PATH='%s/models' "
+                        "'%s/servesim' run s.yaml -o r.csv; echo rc=$?; ls",
+                        dir, SS_BUILD_DIR, SS_BUILD_DIR, SS_SRC_DIR, SS_BUILD_DIR);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT(ss_test_has(out, needle));
+    CU_ASSERT(ss_test_has(out, "rc=2"));
+    CU_ASSERT(!strstr(out, "r.csv"));
+    free(out);
+    ss_test_rmtree(dir);
+}
+
+#define BASE "seed: 1\nduration_s: 10\ntopology: topo.yaml\nmodels: [t5-3b]\n" \
+             "workloads:\n  - {name: w, target: t5-3b, kind: deterministic, rate_rps: 1}\n"
+
+static void bad_input(void)
+{
+    bad(BASE "deployment:\n  - {model: t5-3b, devices: \"h*/gpu*\", queue: shared, instances: 0}\n"
+             "autoscaling: {policy: atl}\nplacement: {policy: cloud, storage: nosuch}\n",
+        "s.yaml:10:37: unknown storage node 'nosuch'");
+    bad(BASE "deployment:\n  - {model: t5-3b, devices: \"h*/gpu*\", queue: shared, instances: 0}\n"
+             "autoscaling: {policy: atl}\nplacement: {policy: cloud, storage: h0}\n",
+        "s.yaml:10:37: storage: 'h0' is a host, not a storage node of the topology");
+    bad(BASE "deployment:\n  - {model: t5-3b, devices: \"h*/gpu*\", instances: 1}\n"
+             "placement: {policy: cloud}\n",
+        "s.yaml:9:12: placement: nothing to place");
+    bad(BASE "deployment:\n  - {model: t5-3b, devices: \"h*/gpu*\", queue: shared, instances: 0, startup_s: 5}\n"
+             "autoscaling: {policy: atl}\nplacement: {policy: cloud}\n",
+        "s.yaml:8:5: startup_s: model 't5-3b' cold-starts through `placement:`");
+    bad(BASE "deployment:\n  - {model: t5-3b, devices: \"h*/gpu*\", queue: shared, instances: 0}\n"
+             "autoscaling: {policy: atl}\nplacement: {policy: {name: cloud, speed: 2}}\n",
+        "policy 'cloud' has no parameter 'speed'");
+    bad(BASE "deployment:\n  - {model: t5-3b, devices: \"h*/gpu*\", queue: shared, instances: 0}\n"
+             "autoscaling: {policy: atl}\nplacement: {policy: atl}\n",
+        "s.yaml:10:21: policy 'atl' (" SS_BUILD_DIR "/policies/atl.so) is an autoscaler, expected a placement");
+    bad(BASE "deployment:\n  - {model: t5-3b, devices: \"h*/gpu*\", queue: shared, instances: 0}\n"
+             "autoscaling: {policy: atl}\nplacement: {policy: cloud, goodput: 1.5}\n",
+        "s.yaml:10:37: goodput: expected a share in (0, 1], got 1.5");
+}
+
+SS_TEST_SUITE("coldstart", {"T5-3B from storage: download + load + send", from_storage},
+              {"flashpoint-lc: local (send only) and peer (7,507 Mbit/s)", lc_local_and_peer},
+              {"atoll reloads from host RAM, cloud keeps nothing", atoll_reloads},
+              {"gpu-faas: weights kept on the GPU", gpufaas_warm_gpu},
+              {"one download per host for eight GPUs", one_download_per_host}, {"bad input", bad_input})
