@@ -21,8 +21,7 @@ static uint32_t lc_place(void *state, const ss_place_ctx *ctx, uint32_t *out)
     uint32_t *taken = calloc(ctx->nhosts + 1, sizeof *taken);
     if (!taken) return 0;
     pl_acc a = {ctx, out, 0, taken};
-    pl_fill_holding(&a, SS_HOLDS_DOWNLOADING);
-    pl_spread(&a);
+    pl_pareto_greedy(&a);
     free(taken);
     return a.n;
 }

@@ -57,6 +57,15 @@ static inline void pl_spread(pl_acc *a)
     }
 }
 
+/* Flashpoint's Pareto-optimal greedy (seed flashpoint.md §2.8, as its
+ * prose says): every free GPU of the hosts holding the model or
+ * downloading it, then one GPU per other host, round after round. */
+static inline void pl_pareto_greedy(pl_acc *a)
+{
+    pl_fill_holding(a, SS_HOLDS_DOWNLOADING);
+    pl_spread(a);
+}
+
 /* The holder in the receiver's rack with the fewest uploads in flight,
  * else the one with the fewest anywhere; ties go to the lower host index
  * (holders come in host order). */

@@ -35,14 +35,10 @@ static const char *SCEN = "seed: 1\nduration_s: %g\ntopology: topo.yaml\nmodels:
                           "autoscaling: {policy: {name: steps-as, steps: \"%s\"}, period_s: 1}\n"
                           "placement: {policy: %s, peer_mbps: 7506.89}\n";
 
-/* Run the scenario; the cold-starts CSV and the results CSV, or NULL. */
-static char *run(const char *dir, int hosts, int gpus, double dur_s, const char *steps, const char *policy)
+/* Run dir/s.yaml; the cold-starts CSV and the results CSV, or NULL. */
+static char *run_yaml(const char *dir, const char *yaml)
 {
-    char buf[4096];
-    snprintf(buf, sizeof buf, TOPO, gpus, hosts);
-    free(ss_test_write(dir, "topo.yaml", buf));
-    snprintf(buf, sizeof buf, SCEN, dur_s, steps, policy);
-    free(ss_test_write(dir, "s.yaml", buf));
+    free(ss_test_write(dir, "s.yaml", yaml));
     char *out = NULL;
     int rc = ss_test_sh(&out,
                         "cd '%s' && SERVESIM_PLUGIN_PATH='%s/tests/plugins:%s/policies' SERVESIM_MODEL_PATH='%s/models' "
@@ -55,6 +51,15 @@ static char *run(const char *dir, int hosts, int gpus, double dur_s, const char 
         return NULL;
     }
     return out;
+}
+
+static char *run(const char *dir, int hosts, int gpus, double dur_s, const char *steps, const char *policy)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, TOPO, gpus, hosts);
+    free(ss_test_write(dir, "topo.yaml", buf));
+    snprintf(buf, sizeof buf, SCEN, dur_s, steps, policy);
+    return run_yaml(dir, buf);
 }
 
 /* Row k (0-based, in order of coming up) of the cold-starts CSV: its
@@ -198,6 +203,47 @@ static void one_download_per_host(void)
     ss_test_rmtree(dir);
 }
 
+/* FP §1.8's example as a scale-up, on the shipped three hosts under one
+ * ToR (10 Gbit/s duplex): host1 holds a 10 Gbit model; host2 and host3
+ * need it.  Unicast from host1 (flashpoint-lc) shares host1's uplink: 2 s
+ * each; the chain host1 -> host2 -> host3 (flashpoint) takes 1 s, plus one
+ * hop's time to first byte for host3.  The load is bound by the host's
+ * 1 Tbit/s memory link, the send by its 100 Gbit/s PCIe link. */
+static void multicast_chain(void)
+{
+    char *dir = ss_test_tmpdir(), yaml[2048];
+    const double send_s = 1.25e9 * 8 / 100e9, load_s = 1.25e9 * 8 / 1000e9, ttfb_s = 0.001;
+    for (int mc = 0; mc < 2; mc++) {
+        snprintf(yaml, sizeof yaml,
+                 "seed: 1\nduration_s: 30\ntopology: %s/topologies/three-hosts-one-tor.yaml\n"
+                 "models:\n  - {name: m, service: {dist: deterministic, value_s: 0.01}, weights_bytes: 1.25e9,"
+                 " load_bytes_per_s: 1e15}\n"
+                 "deployment:\n  - {model: m, devices: \"host*/gpu*\", queue: shared, instances: 0}\n"
+                 "workloads:\n  - {name: w, target: m, kind: deterministic, rate_rps: 0.1}\n"
+                 "autoscaling: {policy: {name: steps-as, steps: \"1@1,3@10\"}, period_s: 1}\n"
+                 "placement: {policy: %s, chain_ttfb_s: %g}\n",
+                 SS_SRC_DIR, mc ? "flashpoint" : "flashpoint-lc", ttfb_s);
+        char *out = run_yaml(dir, yaml);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+        double d[3];
+        char s[3][16];
+        for (int k = 0; k < 3; k++) CU_ASSERT_FATAL(row(out, k, s[k], &d[k]));
+        CU_ASSERT_STRING_EQUAL(s[0], "storage");
+        CU_ASSERT_DOUBLE_EQUAL(d[0], 1.0 + load_s + send_s, 1e-9); /* 10 Gbit over the 10 Gbit/s storage link */
+        CU_ASSERT_STRING_EQUAL(s[1], "peer");
+        CU_ASSERT_STRING_EQUAL(s[2], "peer");
+        if (mc) {
+            CU_ASSERT_DOUBLE_EQUAL(d[1], 1.0 + load_s + send_s, 1e-9);
+            CU_ASSERT_DOUBLE_EQUAL(d[2], 1.0 + ttfb_s + load_s + send_s, 1e-9);
+        } else {
+            CU_ASSERT_DOUBLE_EQUAL(d[1], 2.0 + load_s + send_s, 1e-9);
+            CU_ASSERT_DOUBLE_EQUAL(d[2], 2.0 + load_s + send_s, 1e-9);
+        }
+        free(out);
+    }
+    ss_test_rmtree(dir);
+}
+
 /* Bad input: file:line:col, exit 2, no output. */
 static void bad(const char *body, const char *needle)
 {
@@ -244,10 +290,21 @@ static void bad_input(void)
     bad(BASE "deployment:\n  - {model: t5-3b, devices: \"h*/gpu*\", queue: shared, instances: 0}\n"
              "autoscaling: {policy: atl}\nplacement: {policy: cloud, goodput: 1.5}\n",
         "s.yaml:10:37: goodput: expected a share in (0, 1], got 1.5");
+    /* a model larger than every GPU (22.49 GiB A10s) */
+    bad("seed: 1\nduration_s: 10\ntopology: topo.yaml\n"
+        "models:\n  - {name: big, service: {dist: deterministic, value_s: 1}, weights_bytes: 30e9, "
+        "load_bytes_per_s: 1e9}\n"
+        "workloads:\n  - {name: w, target: big, kind: deterministic, rate_rps: 1}\n"
+        "deployment:\n  - {model: big, devices: \"h*/gpu*\", queue: shared, instances: 0}\n"
+        "autoscaling: {policy: atl}\nplacement: {policy: cloud}\n",
+        "s.yaml:9:5: model 'big' needs 27.940 GiB of VRAM (weights + run-time memory) and device 'h0/gpu0' has "
+        "22.490 GiB: it cannot run there");
 }
 
 SS_TEST_SUITE("coldstart", {"T5-3B from storage: download + load + send", from_storage},
               {"flashpoint-lc: local (send only) and peer (7,507 Mbit/s)", lc_local_and_peer},
               {"atoll reloads from host RAM, cloud keeps nothing", atoll_reloads},
               {"gpu-faas: weights kept on the GPU", gpufaas_warm_gpu},
-              {"one download per host for eight GPUs", one_download_per_host}, {"bad input", bad_input})
+              {"one download per host for eight GPUs", one_download_per_host},
+              {"FP 1.8: two receivers, 2 s by unicast, 1 s + TTFB by chain", multicast_chain},
+              {"bad input", bad_input})

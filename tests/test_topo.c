@@ -487,8 +487,10 @@ static void test_explicit(void)
 {
     ss_topo *t = load_shipped("three-hosts-one-tor.yaml");
     if (!t) return;
-    CU_ASSERT_EQUAL(ss_topo_nnodes(t), 4);
-    CU_ASSERT_EQUAL(ss_topo_nlinks(t), 6);
+    /* tor, storage, and per host its NIC, socket, GPU and RAM */
+    CU_ASSERT_EQUAL(ss_topo_nnodes(t), 2 + 3 * 4);
+    /* 3 host-leaf and 1 storage duplex links, and per host NIC, PCIe, memory */
+    CU_ASSERT_EQUAL(ss_topo_nlinks(t), 2 * (3 + 1 + 3 * 3));
     CU_ASSERT_EQUAL(ss_topo_nhosts(t), 3);
     CU_ASSERT_STRING_EQUAL(ss_topo_node_name(t, ss_topo_host(t, 2)), "host3");
     uint32_t l[32], m[32];

@@ -271,8 +271,12 @@ enum {
                                        * a new GPU there takes the send-to-GPU step only */
     SS_PLACE_KEEP_GPU = 1u << 2,      /* a GPU keeps the weights of the replica it last held until another
                                        * model needs it: a replica of that model starts there warm */
-    SS_PLACE_SHARE_DOWNLOAD = 1u << 3 /* one download per host and model, shared by every GPU of the host
-                                       * that needs it (the download manager) */
+    SS_PLACE_SHARE_DOWNLOAD = 1u << 3, /* one download per host and model, shared by every GPU of the host
+                                        * that needs it (the download manager) */
+    SS_PLACE_MULTICAST = 1u << 4       /* the hosts of one scale-up that need the data get it by TCP chains:
+                                        * receivers split evenly over the hosts holding it (else storage),
+                                        * each group one chain in host order (implies SHARE_DOWNLOAD; the
+                                        * source op is not asked) */
 };
 /* What a host holds of the model being placed (ss_place_host_view.data). */
 enum { SS_HOLDS_NOTHING = 0, SS_HOLDS_DOWNLOADING = 1, SS_HOLDS_DATA = 2, SS_HOLDS_PROCESS = 3 };

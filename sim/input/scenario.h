@@ -155,6 +155,7 @@ typedef struct ss_placement_cfg {
     uint32_t storage;         /* the topology's storage node models are downloaded from */
     double peer_cap_bps;      /* most rate of one host-to-host model transfer, 0 = none */
     double goodput;           /* payload share of a model transfer's wire rate, in (0, 1] */
+    double chain_ttfb_s;      /* multicast: time to first byte added by each hop of a chain */
     uint8_t *models;          /* per model: 1 if its replicas cold-start */
 } ss_placement_cfg;
 

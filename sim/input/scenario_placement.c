@@ -1,6 +1,7 @@
 /* scenario_placement.c: the `placement:` section (docs/coldstart.md): the
  * placement plugin, the storage node models come from, the rate of one
- * host-to-host model transfer, the goodput of model transfers, and the
+ * host-to-host model transfer, the goodput of model transfers, the time to
+ * first byte each hop of a multicast chain adds, and the
  * models whose replicas cold-start (every autoscaled model, unless
  * `models:` names some).  A placed model must be autoscaled, deployed only
  * on the topology's GPUs, and have the sizes its stages need. */
@@ -115,7 +116,7 @@ static int read_storage(const ss_scenario *sc, ss_placement_cfg *p, const ss_nod
 
 static int read_section(ss_scenario *sc, ss_placement_cfg *p, const ss_node *sec, ss_err *err)
 {
-    static const char *const keys[] = {"policy", "storage", "peer_mbps", "goodput", "models", NULL};
+    static const char *const keys[] = {"policy", "storage", "peer_mbps", "goodput", "chain_ttfb_s", "models", NULL};
     TRY(ss_cfg_check_keys(sec, keys, "placement", err));
     if (!sc->topo)
         return ss_node_err(sec, err, "placement: cold starts move models over a topology: give `topology:`");
@@ -135,6 +136,10 @@ static int read_section(ss_scenario *sc, ss_placement_cfg *p, const ss_node *sec
     TRY(ss_cfg_num(sec, "goodput", &p->goodput, SS_POS, err));
     if (p->goodput > 1)
         return ss_node_err(ss_map_find(sec, "goodput"), err, "goodput: expected a share in (0, 1], got %g", p->goodput);
+    TRY(ss_cfg_num(sec, "chain_ttfb_s", &p->chain_ttfb_s, SS_NONNEG, err));
+    if (p->chain_ttfb_s > 1e6)
+        return ss_node_err(ss_map_find(sec, "chain_ttfb_s"), err, "chain_ttfb_s: expected at most 1e6 s, got %g",
+                           p->chain_ttfb_s);
     return read_models(sc, p, sec, err);
 }
 

@@ -53,6 +53,7 @@ typedef struct hm_entry {
     struct ss_coldstart *cs;
     uint32_t host, model;
     uint8_t data, proc;
+    uint8_t chained;         /* the download is a receiver's part of a multicast chain (not cancelled) */
     uint8_t source;          /* the download's SS_SOURCE_* (peer or storage) */
     uint32_t pins;           /* cold starts on the host that depend on it */
     uint32_t replicas;       /* instances of the model on the host's GPUs, not yet stopped */
@@ -119,6 +120,9 @@ typedef struct ss_coldstart {
     ss_place_host_view *views;/* scratch */
     uint32_t *picks;          /* scratch */
     size_t live_colds;
+    uint32_t *pending;        /* multicast: hosts of the scale-up being placed that wait for a chain */
+    size_t npending;
+    struct cs_chain *chains;  /* multicast chains in flight */
     FILE *csv;                /* one row per cold start, or NULL */
 } ss_coldstart;
 
@@ -407,18 +411,16 @@ static void own_download_done(ss_engine *eng, void *ctx, ss_flow_id id, double n
     load(cs, c);
 }
 
-static void shared_download_done(ss_engine *eng, void *ctx, ss_flow_id id, double now)
+/* A host's shared download (or its part of a chain) has arrived. */
+static void delivered(hm_entry *e, double now)
 {
-    (void)eng;
-    (void)id;
-    hm_entry *e = ctx;
     ss_coldstart *cs = e->cs;
     e->dl = 0;
+    e->chained = 0;
     e->data = HAS_DATA;
     e->used_s = now;
-    cs->stats[e->model].bytes[e->source] += model_bytes(cs, e->model);
-    upload_over(cs, e->peer, e->model);
     e->peer = NONE;
+    cs->stats[e->model].bytes[e->source] += model_bytes(cs, e->model);
     if (!e->pins && !(cs->flags & SS_PLACE_KEEP_DATA)) { /* everyone who wanted it left */
         e->data = NO_DATA;
         release(cs, e->host, model_bytes(cs, e->model));
@@ -427,10 +429,20 @@ static void shared_download_done(ss_engine *eng, void *ctx, ss_flow_id id, doubl
     wake(cs, e, ST_DATA);
 }
 
+static void shared_download_done(ss_engine *eng, void *ctx, ss_flow_id id, double now)
+{
+    (void)eng;
+    (void)id;
+    hm_entry *e = ctx;
+    upload_over(e->cs, e->peer, e->model);
+    delivered(e, now);
+}
+
 /* The peer host h downloads model m from (NONE: storage), as the plugin says. */
 static uint32_t pick_source(ss_coldstart *cs, uint32_t h, uint32_t m);
 
-static void begin(ss_coldstart *cs, ss_cold *c)
+/* Start c's stages; 1 if it is warm at once (its GPU kept the weights). */
+static int begin(ss_coldstart *cs, ss_cold *c)
 {
     hm_entry *e = hm_of(cs, c->host, c->model);
     cs_gpu *g = &cs->gpus[c->gpu];
@@ -441,13 +453,13 @@ static void begin(ss_coldstart *cs, ss_cold *c)
         g->cached = NONE;
         g->vram_used_bytes -= w;
         c->source = SS_SOURCE_GPU;
-        return; /* up at once: ss_cs_grow sees c->source */
+        return 1;
     }
     if (cs->flags & SS_PLACE_KEEP_PROCESS) { /* the host's shared process */
         if (e->proc == LOADING || e->proc == LOADED) {
             c->source = SS_SOURCE_LOCAL;
             load(cs, c);
-            return;
+            return 0;
         }
         if (e->proc == NO_PROC) { /* the process it will load; PENDING: another cold start reserved it */
             reserve(cs, c->host, w);
@@ -460,14 +472,23 @@ static void begin(ss_coldstart *cs, ss_cold *c)
     if (e->data == HAS_DATA) {
         c->source = SS_SOURCE_LOCAL;
         load(cs, c);
-        return;
+        return 0;
     }
     c->stage = ST_DATA;
-    if (e->data == DOWNLOADING && (cs->flags & SS_PLACE_SHARE_DOWNLOAD)) { /* the download manager */
+    if (e->data == DOWNLOADING && (cs->flags & (SS_PLACE_SHARE_DOWNLOAD | SS_PLACE_MULTICAST))) { /* the download manager */
         c->source = e->source;
         c->next = e->waiters;
         e->waiters = c;
-        return;
+        return 0;
+    }
+    if (cs->flags & SS_PLACE_MULTICAST) { /* a chain brings it once the whole scale-up is placed */
+        reserve(cs, c->host, w);
+        e->data = DOWNLOADING;
+        e->chained = 1;
+        c->next = e->waiters;
+        e->waiters = c;
+        cs->pending[cs->npending++] = c->host;
+        return 0;
     }
     uint32_t peer = pick_source(cs, c->host, c->model);
     c->source = peer == NONE ? SS_SOURCE_STORAGE : SS_SOURCE_PEER;
@@ -479,12 +500,101 @@ static void begin(ss_coldstart *cs, ss_cold *c)
         c->next = e->waiters;
         e->waiters = c;
         e->dl = transfer(cs, c->host, c->model, peer, shared_download_done, e);
-        return;
+        return 0;
     }
     c->own_bytes += w;
     c->own_data = 1;
     c->peer = peer;
     c->flow = transfer(cs, c->host, c->model, peer, own_download_done, c);
+    return 0;
+}
+
+/* ---- multicast: TCP chains (FP §1.8, §2.9) ------------------------------------------------- */
+
+typedef struct cs_chain {
+    ss_coldstart *cs;
+    struct cs_chain *prev, *next;
+    uint32_t model, sender, n;
+    uint32_t hosts[];        /* the receivers, in chain order */
+} cs_chain;
+
+static void chain_done(ss_engine *eng, void *ctx, ss_flow_id id, size_t receiver, double now)
+{
+    (void)eng;
+    (void)id;
+    cs_chain *ch = ctx;
+    ss_coldstart *cs = ch->cs;
+    delivered(hm_of(cs, ch->hosts[receiver - 1], ch->model), now);
+    if (receiver < ch->n) return;
+    upload_over(cs, ch->sender, ch->model);
+    if (ch->prev) ch->prev->next = ch->next;
+    else cs->chains = ch->next;
+    if (ch->next) ch->next->prev = ch->prev;
+    free(ch);
+}
+
+/* One chain: sender (a host, or storage if NONE) -> hosts[0] -> ... */
+static void chain(ss_coldstart *cs, uint32_t m, uint32_t sender, const uint32_t *hosts, uint32_t n)
+{
+    cs_chain *ch = ss_xcalloc(1, sizeof *ch + n * sizeof *ch->hosts);
+    *ch = (cs_chain){.cs = cs, .model = m, .sender = sender, .n = n, .next = cs->chains};
+    memcpy(ch->hosts, hosts, n * sizeof *hosts);
+    if (cs->chains) cs->chains->prev = ch;
+    cs->chains = ch;
+    ss_chain_hop *hops = ss_xcalloc(n, sizeof *hops);
+    uint32_t src = sender == NONE ? cs->cfg->storage : cs->hosts[sender].ram;
+    uint8_t kind = sender == NONE ? SS_SOURCE_STORAGE : SS_SOURCE_PEER;
+    for (uint32_t i = 0; i < n; i++) {
+        size_t k;
+        const uint32_t *r = route(cs, i ? cs->hosts[hosts[i - 1]].ram : src, cs->hosts[hosts[i]].ram,
+                                  (uint64_t)hosts[i] << 32 | m, &k, &hops[i].latency_s);
+        uint32_t *copy = ss_xmalloc((k ? k : 1) * sizeof *copy);
+        memcpy(copy, r, k * sizeof *copy);
+        hops[i] = (ss_chain_hop){.links = copy, .n_links = k, .latency_s = hops[i].latency_s};
+        hm_entry *e = hm_of(cs, hosts[i], m);
+        e->source = kind;
+        e->peer = NONE;
+        for (ss_cold *c = e->waiters; c; c = c->next) c->source = kind;
+    }
+    ss_flow_opts o = {.goodput = cs->cfg->goodput};
+    o.cap_bps = sender == NONE ? ss_topo_flow_cap_bps(cs->topo, src, cs->hosts[hosts[0]].ram) : cs->cfg->peer_cap_bps;
+    if (!isfinite(o.cap_bps)) o.cap_bps = 0;
+    if (sender != NONE) {
+        cs->hosts[sender].uploads++;
+        hm_of(cs, sender, m)->uploads++;
+    }
+    ss_flow_id id = ss_flow_chain_start(cs->net, hops, n, model_bytes(cs, m), &o, cs->cfg->chain_ttfb_s, chain_done, ch);
+    for (uint32_t i = 0; i < n; i++) {
+        hm_of(cs, hosts[i], m)->dl = id;
+        free((void *)hops[i].links);
+    }
+    free(hops);
+}
+
+static int by_index(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* The scale-up's hosts that need the data, split evenly (in host order)
+ * over the hosts whose RAM holds it, else storage: a chain per sender. */
+static void multicast(ss_coldstart *cs, uint32_t m)
+{
+    uint32_t *senders = ss_xmalloc((cs->nhosts + 1) * sizeof *senders), ns = 0, nr = (uint32_t)cs->npending;
+    for (uint32_t p = 0; p < cs->nhosts; p++) {
+        const hm_entry *e = hm_of(cs, p, m);
+        if (e->data == HAS_DATA || e->proc == LOADED) senders[ns++] = p;
+    }
+    if (!ns) senders[ns++] = NONE;
+    if (ns > nr) ns = nr;
+    qsort(cs->pending, nr, sizeof *cs->pending, by_index);
+    for (uint32_t k = 0; k < ns; k++) {
+        uint32_t lo = (uint32_t)((uint64_t)k * nr / ns), hi = (uint32_t)((uint64_t)(k + 1) * nr / ns);
+        if (hi > lo) chain(cs, m, senders[k], cs->pending + lo, hi - lo);
+    }
+    cs->npending = 0;
+    free(senders);
 }
 
 /* ---- what the plugin sees ---------------------------------------------------------------- */
@@ -586,15 +696,16 @@ uint32_t ss_cs_grow(ss_world *w, uint32_t m, uint32_t k)
         in->cold = c;
         cs->live_colds++;
         started++;
-        begin(cs, c);
+        int warm = begin(cs, c);
         tl_mark(cs, c, "cold start");
-        if (c->source == SS_SOURCE_GPU) { /* warm from the GPU's own copy */
+        if (warm) { /* from the GPU's own copy */
             record(cs, c, now);
             forget(cs, c);
             ss_inst_up(w, in);
         }
     }
     free(hosts);
+    if (cs->npending) multicast(cs, m);
     return started;
 }
 
@@ -626,7 +737,7 @@ static void abandon(ss_coldstart *cs, ss_cold *c)
             e->proc = NO_PROC;
             release(cs, c->host, model_bytes(cs, c->model));
         }
-        if (e->data == DOWNLOADING && !(cs->flags & SS_PLACE_KEEP_DATA)) {
+        if (e->data == DOWNLOADING && !e->chained && !(cs->flags & SS_PLACE_KEEP_DATA)) {
             ss_flow_cancel(cs->net, e->dl);
             e->dl = 0;
             upload_over(cs, e->peer, c->model);
@@ -723,6 +834,7 @@ int ss_cs_build(ss_world *w, ss_err *err)
     cs->stats = ss_xcalloc(sc->nmodels, sizeof *cs->stats);
     cs->views = ss_xcalloc(cs->nhosts + 1, sizeof *cs->views);
     cs->picks = ss_xcalloc(sc->ndevices + 1, sizeof *cs->picks);
+    cs->pending = ss_xcalloc(cs->nhosts + 1, sizeof *cs->pending);
     return 0;
 }
 
@@ -846,6 +958,12 @@ void ss_cs_free(ss_world *w)
     free(cs->route);
     free(cs->views);
     free(cs->picks);
+    free(cs->pending);
+    while (cs->chains) { /* a run cut short */
+        struct cs_chain *ch = cs->chains;
+        cs->chains = ch->next;
+        free(ch);
+    }
     free(cs);
     w->cs = NULL;
 }

@@ -1,0 +1,31 @@
+/* flashpoint.c: Flashpoint's locality-aware and network-aware autoscaling
+ * together (LC + MC, seed flashpoint.md §1.6-1.8, §2.8-2.9; model
+ * partitioning, MP, is issue 14): hosts keep the loaded model and its data
+ * (LRU under pressure), a new GPU on a host holding it takes the send only,
+ * and the hosts of one scale-up that need it get it by TCP chains from the
+ * hosts holding it (split evenly), else from storage.  Pareto-greedy
+ * placement (§2.8). */
+#include <stdlib.h>
+
+#include "placement_common.h"
+
+static uint32_t fp_place(void *state, const ss_place_ctx *ctx, uint32_t *out)
+{
+    (void)state;
+    uint32_t *taken = calloc(ctx->nhosts + 1, sizeof *taken);
+    if (!taken) return 0;
+    pl_acc a = {ctx, out, 0, taken};
+    pl_pareto_greedy(&a);
+    free(taken);
+    return a.n;
+}
+
+const ss_policy servesim_policy = {
+    .abi = SS_POLICY_ABI,
+    .kind = SS_KIND_PLACEMENT,
+    .name = "flashpoint",
+    .summary = "Flashpoint LC+MC: kept processes and data, TCP-chain multicast from holders, Pareto-greedy",
+    .ops.placement = {.flags = SS_PLACE_KEEP_DATA | SS_PLACE_KEEP_PROCESS | SS_PLACE_SHARE_DOWNLOAD |
+                               SS_PLACE_MULTICAST,
+                      .place = fp_place},
+};
