@@ -9,6 +9,7 @@
  * steps-as (tests/plugins). */
 #include "test.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,6 +245,97 @@ static void multicast_chain(void)
     ss_test_rmtree(dir);
 }
 
+/* The cold start of `model` that began at start_s: its host, source and duration. */
+static int started_at(const char *out, const char *model, double start_s, char *host, char *source, double *dur_s)
+{
+    for (const char *p = strchr(out, '\n'); p && p[1] && p[1] != '='; p = strchr(p + 1, '\n')) {
+        char m[64], gpu[64];
+        double start, up;
+        if (sscanf(p + 1, ",%*u,%63[^,],%63[^,],%63[^,],%15[^,],%lf,%lf,%lf", m, host, gpu, source, &start, &up,
+                   dur_s) == 7 &&
+            strcmp(m, model) == 0 && fabs(start - start_s) < 1e-9)
+            return 1;
+    }
+    return 0;
+}
+
+/* tiered: a replica scaled down sleeps; waking it is the copy to the GPU. */
+static void tiered_sleep(void)
+{
+    char *dir = ss_test_tmpdir(), host[64], src[16];
+    char *out = run(dir, 2, 2, 300, "1@1,0@100,1@200", "tiered");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    double d;
+    CU_ASSERT_FATAL(started_at(out, "t5-3b", 200, host, src, &d));
+    CU_ASSERT_STRING_EQUAL(src, "sleep");
+    CU_ASSERT_STRING_EQUAL(host, "h0");
+    CU_ASSERT_DOUBLE_EQUAL(d, SEND_S, 1e-6);
+    free(out);
+    ss_test_rmtree(dir);
+}
+
+/* tiered: h0 has T5-3B only on its disk (8 Gbit/s; its 24 GiB of RAM went
+ * to another model; its own link is 5 Gbit/s), h1 runs it (RAM), h2 has
+ * nothing.  A new replica on h0 reads the disk (11.4 s); on h2 it comes
+ * from h1 over the 10 Gbit/s links (9.1 s), unless a download to h2 is
+ * using them (the estimate halves the share: 18.3 s).  Model c (13 GB: two copies do not fit h0's
+ * RAM) makes that download. */
+static const char *TIERED_TOPO =
+    "name: t\nhost_types:\n"
+    "  - {name: small, sockets: 1, gpus: 1, gpu_link: {bandwidth_gbps: 75.68}, ram: {bandwidth_gbps: 1638.4},\n"
+    "     gpu_memory_gib: 22.49, ram_gib: 24, disk: {bandwidth_gbps: 8, size_gib: 1000}, nic: {bandwidth_gbps: 100}}\n"
+    "  - {name: one, sockets: 1, gpus: 1, gpu_link: {bandwidth_gbps: 75.68}, ram: {bandwidth_gbps: 1638.4},\n"
+    "     gpu_memory_gib: 22.49, ram_gib: 200, nic: {bandwidth_gbps: 100}}\n"
+    "  - {name: two, sockets: 1, gpus: 2, gpu_link: {bandwidth_gbps: 75.68}, ram: {bandwidth_gbps: 1638.4},\n"
+    "     gpu_memory_gib: 22.49, ram_gib: 200, nic: {bandwidth_gbps: 100}}\n"
+    "nodes:\n  - {name: tor, kind: leaf}\n  - {name: h0, kind: host, type: small}\n"
+    "  - {name: h1, kind: host, type: one}\n  - {name: h2, kind: host, type: two}\n"
+    "links:\n  - {a: h0, b: tor, bandwidth_gbps: 5}\n  - {a: h1, b: tor, bandwidth_gbps: 10}\n"
+    "  - {a: h2, b: tor, bandwidth_gbps: 10}\n"
+    "storage:\n  - {name: s3, attach: tor, bandwidth_mbps: 10000, per_connection_mbps: 2203}\n";
+
+static void tiered_disk_or_peer(void)
+{
+    char *dir = ss_test_tmpdir(), yaml[4096], host[64], src[16];
+    free(ss_test_write(dir, "topo.yaml", TIERED_TOPO));
+    for (int congested = 0; congested < 2; congested++) {
+        snprintf(yaml, sizeof yaml,
+                 "seed: 1\nduration_s: 300\ntopology: topo.yaml\n"
+                 "models:\n  - t5-3b\n"
+                 "  - {name: b, service: {dist: deterministic, value_s: 0.068}, weights_bytes: 11408e6,"
+                 " load_bytes_per_s: 806903381}\n"
+                 "  - {name: c, service: {dist: deterministic, value_s: 0.068}, weights_bytes: 13e9,"
+                 " load_bytes_per_s: 806903381}\n"
+                 "deployment:\n  - {model: t5-3b, devices: \"h*/gpu*\", queue: shared, instances: 0}\n"
+                 "  - {model: b, devices: \"h*/gpu*\", queue: shared, instances: 0}\n"
+                 "  - {model: c, devices: \"h*/gpu*\", queue: shared, instances: 0}\n"
+                 "workloads:\n  - {name: wa, target: t5-3b, kind: deterministic, rate_rps: 0.1}\n"
+                 "  - {name: wb, target: b, kind: deterministic, rate_rps: 0.1}\n"
+                 "  - {name: wc, target: c, kind: deterministic, rate_rps: 0.1}\n"
+                 "autoscaling: {policy: {name: steps-as, steps: \"0:1@1,0:0@100,1:1@110,0:1@120,1:0@200,0:2@210,2:1@%d,1:1@260\"},"
+                 " period_s: 1}\n"
+                 "placement: {policy: tiered}\n",
+                 congested ? 205 : 250); /* c's download to h2 starts before the decision, or after it */
+        char *out = run_yaml(dir, yaml);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+        double d;
+        CU_ASSERT_FATAL(started_at(out, "t5-3b", 120, host, src, &d));
+        CU_ASSERT_STRING_EQUAL(host, "h1"); /* h0 is busy with b */
+        CU_ASSERT_FATAL(started_at(out, "t5-3b", 210, host, src, &d));
+        if (congested) {
+            CU_ASSERT_STRING_EQUAL(host, "h0");
+            CU_ASSERT_STRING_EQUAL(src, "disk");
+            CU_ASSERT_DOUBLE_EQUAL(d, W_BYTES * 8 / 8e9 + LOAD_S + SEND_S, 1e-6);
+        } else {
+            CU_ASSERT_STRING_EQUAL(host, "h2");
+            CU_ASSERT_STRING_EQUAL(src, "peer");
+            CU_ASSERT_DOUBLE_EQUAL(d, W_BYTES * 8 / 10e9 + LOAD_S + SEND_S, 1e-6);
+        }
+        free(out);
+    }
+    ss_test_rmtree(dir);
+}
+
 /* Bad input: file:line:col, exit 2, no output. */
 static void bad(const char *body, const char *needle)
 {
@@ -307,4 +399,6 @@ SS_TEST_SUITE("coldstart", {"T5-3B from storage: download + load + send", from_s
               {"gpu-faas: weights kept on the GPU", gpufaas_warm_gpu},
               {"one download per host for eight GPUs", one_download_per_host},
               {"FP 1.8: two receivers, 2 s by unicast, 1 s + TTFB by chain", multicast_chain},
+              {"tiered: a sleeping replica wakes in the PCIe copy alone", tiered_sleep},
+              {"tiered: own disk over a congested peer, not over a free one", tiered_disk_or_peer},
               {"bad input", bad_input})

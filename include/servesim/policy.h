@@ -273,6 +273,14 @@ enum {
                                        * model needs it: a replica of that model starts there warm */
     SS_PLACE_SHARE_DOWNLOAD = 1u << 3, /* one download per host and model, shared by every GPU of the host
                                         * that needs it (the download manager) */
+    SS_PLACE_KEEP_DISK = 1u << 5,      /* a host writes a model's data to its disk (the host type's `disk:`)
+                                        * once it has it, and reads it back from there before asking peers
+                                        * or storage (ServerlessLLM's checkpoint tiers); LRU on the disk */
+    SS_PLACE_SLEEP = 1u << 6,          /* a replica scaled down sleeps: its process stays, its weights park
+                                        * in host RAM (vLLM's sleep mode, level 1); waking is the copy to
+                                        * the GPU.  A sleeper yields its GPU to any other replica, and its
+                                        * RAM to memory pressure (before loaded processes) */
+    SS_PLACE_ESTIMATE = 1u << 7,       /* fill est_start_s and transfer_s (a route per source per candidate) */
     SS_PLACE_MULTICAST = 1u << 4       /* the hosts of one scale-up that need the data get it by TCP chains:
                                         * receivers split evenly over the hosts holding it (else storage),
                                         * each group one chain in host order (implies SHARE_DOWNLOAD; the
@@ -281,13 +289,19 @@ enum {
 /* What a host holds of the model being placed (ss_place_host_view.data). */
 enum { SS_HOLDS_NOTHING = 0, SS_HOLDS_DOWNLOADING = 1, SS_HOLDS_DATA = 2, SS_HOLDS_PROCESS = 3 };
 /* Where a cold start's data came from (metrics, docs). */
-enum { SS_SOURCE_GPU = 0, SS_SOURCE_LOCAL = 1, SS_SOURCE_PEER = 2, SS_SOURCE_STORAGE = 3, SS_SOURCE_COUNT = 4 };
+enum { SS_SOURCE_GPU = 0, SS_SOURCE_LOCAL = 1, SS_SOURCE_PEER = 2, SS_SOURCE_STORAGE = 3, SS_SOURCE_DISK = 4,
+       SS_SOURCE_SLEEP = 5, SS_SOURCE_COUNT = 6 };
 
 typedef struct ss_place_host_view {
     uint32_t host;          /* the host's index in the topology (stable) */
     uint32_t rack;          /* the index of the switch it hangs off (hosts of one leaf share it) */
     uint32_t free_gpus;     /* its GPUs that can take a replica of the model now */
     uint32_t gpu_cached;    /* of those, GPUs that still hold the model's weights (SS_PLACE_KEEP_GPU) */
+    uint32_t sleeping;      /* of those, GPUs with a sleeping replica of the model (SS_PLACE_SLEEP) */
+    uint32_t on_disk;       /* 1 if its disk holds the model's data (SS_PLACE_KEEP_DISK) */
+    double est_start_s;     /* the simulator's estimate of a cold start there now: the fastest tier
+                             * holding the model, at the rates the links it would use would give a
+                             * new transfer (capacity / (flows + 1) on each, the smallest) */
     uint32_t replicas;      /* replicas of the model on it now (starting, up or draining) */
     uint32_t data;          /* SS_HOLDS_*: what of the model its RAM holds */
     uint32_t uploads;       /* model transfers it sends to peers now */
@@ -309,6 +323,7 @@ typedef struct ss_source_ctx {
     double now_s;
     const ss_place_host_view *to;       /* the host that needs the data */
     const ss_place_host_view *holders;  /* other hosts whose RAM holds it, by host index */
+    const double *transfer_s;           /* per holder: estimated seconds of its transfer to `to` now */
     uint32_t nholders;
 } ss_source_ctx;
 

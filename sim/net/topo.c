@@ -9,9 +9,9 @@
 #include <string.h>
 
 static const char *const node_kind_names[SS_TN_COUNT] = {
-    "spine", "leaf", "switch", "host", "socket", "pcie-switch", "gpu", "ram", "storage", "endpoint"};
+    "spine", "leaf", "switch", "host", "socket", "pcie-switch", "gpu", "ram", "storage", "endpoint", "disk"};
 static const char *const tier_names[SS_TL_COUNT] = {"host-leaf", "leaf-spine", "storage", "link", "nic",
-                                                    "pcie",      "nvlink",     "socket",  "memory"};
+                                                    "pcie",      "nvlink",     "socket",  "memory", "disk"};
 static const char *const path_kind_names[SS_PATH_COUNT] = {"self", "nvlink", "pcie", "pix",
                                                            "pxb",  "node",   "sys",  "net"};
 
@@ -97,7 +97,7 @@ uint32_t ss_topo_add_host(ss_topo *t)
     }
     uint32_t h = (uint32_t)t->nhosts++;
     t->hosts[h] = (ss_thost){.nic = (uint32_t)t->nnodes, .count = 0, .gpu0 = SS_TOPO_NONE, .ngpus = 0,
-                             .ram = SS_TOPO_NONE, .gated = 0};
+                             .ram = SS_TOPO_NONE, .disk = SS_TOPO_NONE, .gated = 0};
     return h;
 }
 
@@ -248,6 +248,16 @@ double ss_topo_host_gpu_vram_bytes(const ss_topo *t, size_t index)
 double ss_topo_host_ram_bytes(const ss_topo *t, size_t index)
 {
     return index < t->nhosts ? t->hosts[index].ram_bytes : 0;
+}
+
+uint32_t ss_topo_host_disk(const ss_topo *t, size_t index)
+{
+    return index < t->nhosts ? t->hosts[index].disk : SS_TOPO_NONE;
+}
+
+double ss_topo_host_disk_bytes(const ss_topo *t, size_t index)
+{
+    return index < t->nhosts ? t->hosts[index].disk_bytes : 0;
 }
 
 uint32_t ss_topo_link_from(const ss_topo *t, uint32_t link)

@@ -50,6 +50,7 @@ typedef enum ss_topo_node_kind {
     SS_TN_RAM,
     SS_TN_STORAGE,     /* external storage (S3-like), behind a shared link */
     SS_TN_ENDPOINT,    /* anything else that only sends or receives */
+    SS_TN_DISK,        /* a host's local disk (NVMe): model checkpoints, behind its link */
     SS_TN_COUNT
 } ss_topo_node_kind;
 
@@ -64,6 +65,7 @@ typedef enum ss_topo_tier {
     SS_TL_NVLINK,      /* GPU <-> GPU */
     SS_TL_SOCKET,      /* socket <-> socket (QPI/UPI/xGMI) */
     SS_TL_MEMORY,      /* RAM <-> socket */
+    SS_TL_DISK,        /* a host's disk <-> its socket */
     SS_TL_COUNT
 } ss_topo_tier;
 
@@ -133,6 +135,10 @@ uint32_t ss_topo_host_ram(const ss_topo *t, size_t index);
  * gpu_memory_gib and ram_gib, in bytes); 0 when the type does not say. */
 double ss_topo_host_gpu_vram_bytes(const ss_topo *t, size_t index);
 double ss_topo_host_ram_bytes(const ss_topo *t, size_t index);
+/* The host's disk node ("h57/disk") and its size in bytes (the type's
+ * `disk:`), SS_TOPO_NONE and 0 for a host without one. */
+uint32_t ss_topo_host_disk(const ss_topo *t, size_t index);
+double ss_topo_host_disk_bytes(const ss_topo *t, size_t index);
 
 /* ---- links (directed) ----------------------------------------------------- */
 

@@ -35,7 +35,9 @@ struct ss_host_type {
     uint32_t *gpu_parent;    /* per GPU: attach point */
     nvpair *pairs;
     size_t npairs;
-    int has_ram;
+    int has_ram, has_disk;
+    ss_linkspec disk;        /* `disk:` its link to socket 0 ... */
+    double disk_bytes;       /* ... and its size */
     uint32_t nic_parent;
     double gpu_vram_bytes, ram_bytes; /* `gpu_memory_gib`, `ram_gib` (0: not given) */
 };
@@ -134,11 +136,33 @@ static int read_nvlink(ss_host_type *ht, const ss_node *nv, ss_err *err)
     return 0;
 }
 
+/* `disk: {bandwidth_gbps, latency_s, size_gib}`: a local disk (NVMe) on
+ * socket 0 that keeps model checkpoints (docs/coldstart.md). */
+static int read_disk(ss_host_type *ht, const ss_node *m, ss_err *err)
+{
+    ss_node *d = NULL;
+    TRY(ss_cfg_map(m, "disk", &d, 0, err));
+    if (!d) return 0;
+    const char *keys[16];
+    size_t k = 0;
+    for (; ss_linkspec_keys[k]; k++) keys[k] = ss_linkspec_keys[k];
+    keys[k++] = "size_gib";
+    keys[k] = NULL;
+    TRY(ss_cfg_check_keys(d, keys, "disk", err));
+    TRY(ss_linkspec_read(d, "disk", &ht->disk, err));
+    double gib = 0;
+    TRY(ss_cfg_num(d, "size_gib", &gib, SS_POS | SS_REQ, err));
+    if (gib > 1e9) return ss_node_err(ss_map_find(d, "size_gib"), err, "size_gib: expected at most 1e9, got %g", gib);
+    ht->disk_bytes = gib * 1073741824.0;
+    ht->has_disk = 1;
+    return 0;
+}
+
 static int read_type(ss_host_type *ht, const ss_node *m, ss_err *err)
 {
     static const char *const keys[] = {"name",     "description", "sockets",  "socket_link", "pcie_switches",
                                        "switch_sockets", "switch_link", "gpus", "gpu_attach", "gpu_link",
-                                       "nvlink",   "ram",         "nic",      "gpu_memory_gib", "ram_gib", NULL};
+                                       "nvlink",   "ram",         "nic",      "gpu_memory_gib", "ram_gib", "disk", NULL};
     TRY(ss_node_expect(m, SS_NODE_MAP, "host type", err));
     TRY(ss_cfg_check_keys(m, keys, "host type", err));
     const char *name, *desc;
@@ -197,6 +221,7 @@ static int read_type(ss_host_type *ht, const ss_node *m, ss_err *err)
                            vram_gib > 1e6 ? 1e6 : 1e9, vram_gib > 1e6 ? vram_gib : ram_gib);
     ht->gpu_vram_bytes = vram_gib * 1073741824.0;
     ht->ram_bytes = ram_gib * 1073741824.0;
+    TRY(read_disk(ht, m, err));
 
     const char *nic_keys[16];
     size_t k = 0;
@@ -265,7 +290,7 @@ int ss_host_type_find(ss_host_type *const *types, size_t n, const ss_node *ref, 
 
 uint32_t ss_host_type_nodes(const ss_host_type *ht)
 {
-    return ht ? 1 + ht->sockets + ht->switches + ht->gpus + (ht->has_ram ? 1 : 0) : 1;
+    return ht ? 1 + ht->sockets + ht->switches + ht->gpus + (ht->has_ram ? 1 : 0) + (ht->has_disk ? 1 : 0) : 1;
 }
 
 static void add(ss_topo *t, uint32_t a, uint32_t b, const ss_linkspec *ls, uint32_t times, ss_topo_tier tier)
@@ -302,6 +327,12 @@ uint32_t ss_host_instantiate(ss_topo *t, const char *name, const ss_host_type *h
             ram = ss_topo_add_node(t, n, SS_TN_RAM, h);
             free(n);
         }
+        uint32_t disk = SS_TOPO_NONE;
+        if (ht->has_disk) {
+            char *n = ss_xasprintf("%s/disk", name);
+            disk = ss_topo_add_node(t, n, SS_TN_DISK, h);
+            free(n);
+        }
         /* attach point p: socket p, or switch p - sockets */
 #define AT(p) ((p) < ht->sockets ? cpu0 + (p) : sw0 + (p) - ht->sockets)
         for (uint32_t i = 0; i < ht->sockets; i++)
@@ -314,11 +345,14 @@ uint32_t ss_host_instantiate(ss_topo *t, const char *name, const ss_host_type *h
             add(t, gpu0 + ht->pairs[i].a, gpu0 + ht->pairs[i].b, &ht->nvlink, ht->pairs[i].bricks, SS_TL_NVLINK);
         for (uint32_t i = 0; ram != SS_TOPO_NONE && i < ht->sockets; i++)
             add(t, ram, cpu0 + i, &ht->ram, 1, SS_TL_MEMORY);
+        if (disk != SS_TOPO_NONE) add(t, disk, cpu0, &ht->disk, 1, SS_TL_DISK);
         add(t, nic, AT(ht->nic_parent), &ht->nic, 1, SS_TL_NIC);
 #undef AT
         t->hosts[h].gpu0 = gpu0;
         t->hosts[h].ngpus = ht->gpus;
         t->hosts[h].ram = ram;
+        t->hosts[h].disk = disk;
+        t->hosts[h].disk_bytes = ht->disk_bytes;
         t->hosts[h].gpu_vram_bytes = ht->gpu_vram_bytes;
         t->hosts[h].ram_bytes = ht->ram_bytes;
     }

@@ -28,6 +28,8 @@ typedef struct ss_thost {
     double gpu_vram_bytes; /* each GPU's memory (host type `gpu_memory_gib`), 0 = not given */
     double ram_bytes;      /* host RAM (host type `ram_gib`), 0 = not given */
     uint32_t ram;         /* SS_TOPO_NONE without a host type */
+    uint32_t disk;        /* SS_TOPO_NONE without a disk */
+    double disk_bytes;
     int gated;            /* only the NIC has links leaving the block */
 } ss_thost;
 

@@ -24,7 +24,7 @@
 static int transit(const ss_topo *t, uint32_t u)
 {
     ss_topo_node_kind k = t->nodes[u].kind;
-    return k != SS_TN_GPU && k != SS_TN_RAM && k != SS_TN_STORAGE && k != SS_TN_ENDPOINT;
+    return k != SS_TN_GPU && k != SS_TN_RAM && k != SS_TN_STORAGE && k != SS_TN_ENDPOINT && k != SS_TN_DISK;
 }
 
 /* The routing rule: may a route to dst step from v to u?  Not through a
@@ -198,7 +198,8 @@ static int unreachable(const ss_topo *t, const ss_tpos *pos, uint32_t v, uint32_
 
 static int endpoint_like(ss_topo_node_kind k)
 {
-    return k == SS_TN_HOST || k == SS_TN_GPU || k == SS_TN_RAM || k == SS_TN_STORAGE || k == SS_TN_ENDPOINT;
+    return k == SS_TN_HOST || k == SS_TN_GPU || k == SS_TN_RAM || k == SS_TN_STORAGE || k == SS_TN_ENDPOINT ||
+           k == SS_TN_DISK;
 }
 
 /* Which nodes a route from ref reaches, in O(nodes + links) rather than a

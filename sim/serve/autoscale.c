@@ -322,8 +322,9 @@ static int waiting(const ss_autoscaler *as)
     return 0;
 }
 
-/* A model with requests waiting and no replica starting, up or draining? */
-static int stalled(const ss_autoscaler *as)
+/* The first model with requests waiting and no replica starting, up or
+ * draining, or NULL. */
+static const ss_as_model *stalled(const ss_autoscaler *as)
 {
     for (size_t i = 0; i < as->nm; i++) {
         const ss_group *g = &as->w->groups[as->m[i].model];
@@ -332,9 +333,9 @@ static int stalled(const ss_autoscaler *as)
         for (uint32_t k = 0; k < g->n; k++)
             alive |= g->members[k]->state == SS_INST_STARTING || g->members[k]->state == SS_INST_UP ||
                      g->members[k]->state == SS_INST_DRAINING;
-        if (!alive) return 1;
+        if (!alive) return &as->m[i];
     }
-    return 0;
+    return NULL;
 }
 
 static void tick(ss_engine *eng, void *ctx, uint64_t arg)
@@ -374,11 +375,12 @@ static void tick(ss_engine *eng, void *ctx, uint64_t arg)
     }
     as->last_tick_s = now;
     w->daemons--; /* this tick has fired */
-    if (!ss_world_active(w) && stalled(as)) { /* nothing will ever serve what waits */
+    const ss_as_model *stuck = ss_world_active(w) ? NULL : stalled(as);
+    if (stuck) { /* nothing will ever serve what waits */
         free(w->stalled);
-        w->stalled = ss_xasprintf("autoscaler '%s' keeps a model at 0 replicas with requests waiting and nothing "
-                                  "else to happen: the run could not end",
-                                  c->policy.name);
+        w->stalled = ss_xasprintf("autoscaler '%s' keeps model '%s' at 0 replicas with %u requests waiting at "
+                                  "%g s and nothing else to happen: the run could not end",
+                                  c->policy.name, w->sc->models[stuck->model].name, stuck->queued, now);
         return;
     }
     if (ss_world_active(w) || waiting(as)) {

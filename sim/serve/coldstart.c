@@ -44,7 +44,8 @@
 
 enum { NO_DATA = 0, DOWNLOADING = 1, HAS_DATA = 2 };  /* hm_entry.data */
 enum { NO_PROC = 0, PENDING = 1, LOADING = 2, LOADED = 3 }; /* hm_entry.proc (PENDING: reserved, its data not there yet) */
-enum { ST_DATA, ST_LOAD, ST_PROC, ST_SEND };           /* cold.stage: waiting for data, own load, shared load, send */
+enum { ST_DATA, ST_LOAD, ST_PROC, ST_SEND };
+enum { NO_DISK = 0, WRITING = 1, ON_DISK = 2 };            /* hm_entry.disk */           /* cold.stage: waiting for data, own load, shared load, send */
 
 typedef struct ss_cold ss_cold;
 
@@ -54,6 +55,9 @@ typedef struct hm_entry {
     uint32_t host, model;
     uint8_t data, proc;
     uint8_t chained;         /* the download is a receiver's part of a multicast chain (not cancelled) */
+    uint8_t disk;            /* NO_DISK, WRITING or ON_DISK: the host's disk copy (SS_PLACE_KEEP_DISK) */
+    uint32_t disk_reads;     /* reads of the disk copy in flight */
+    double disk_used_s;      /* last use of the disk copy, for LRU eviction */
     uint8_t source;          /* the download's SS_SOURCE_* (peer or storage) */
     uint32_t pins;           /* cold starts on the host that depend on it */
     uint32_t replicas;       /* instances of the model on the host's GPUs, not yet stopped */
@@ -67,7 +71,9 @@ typedef struct hm_entry {
 typedef struct cs_host {
     uint32_t nic, ram, rack; /* topology nodes; rack: the switch it hangs off */
     double cap_bytes;        /* RAM, 0 = unlimited */
-    double used_bytes;
+    double used_bytes;       /* cached data, processes, sleepers' parked weights, cold starts' own copies */
+    uint32_t disk;           /* its disk node, or NONE */
+    double disk_cap_bytes, disk_used_bytes;
     uint32_t gpu0, ngpus;    /* its GPUs in cs->gpus */
     uint32_t uploads;
 } cs_host;
@@ -76,6 +82,8 @@ typedef struct cs_gpu {
     uint32_t device, node, host;
     uint32_t live;           /* instances on it not yet stopped */
     uint32_t cached;         /* model whose weights it keeps (SS_PLACE_KEEP_GPU), or NONE */
+    uint32_t sleeper;        /* model of the replica sleeping on it (SS_PLACE_SLEEP), or NONE */
+    double slept_s;          /* since when, for LRU eviction */
     double vram_cap_bytes, vram_used_bytes;
 } cs_gpu;
 
@@ -137,15 +145,25 @@ int ss_cs_places(const ss_world *w, uint32_t m) { return w->cs && w->sc->placeme
 
 /* ---- host RAM: reservation and LRU eviction ---------------------------------------- */
 
-/* Bytes host h could free by eviction now (entries nobody depends on). */
+/* May e's RAM be evicted?  Not while a cold start depends on it, a peer
+ * reads it, or it is being written to disk or filled. */
+static int unpinned(const hm_entry *e)
+{
+    return !e->pins && !e->uploads && e->disk != WRITING && e->data != DOWNLOADING && e->proc != LOADING &&
+           e->proc != PENDING;
+}
+
+/* Bytes host h could free by eviction now. */
 static double evictable(ss_coldstart *cs, uint32_t h)
 {
     double sum = 0;
     for (uint32_t m = 0; m < cs->w->sc->nmodels; m++) {
         const hm_entry *e = hm_of(cs, h, m);
-        if (!e->pins && !e->uploads && e->data != DOWNLOADING && e->proc != LOADING && e->proc != PENDING)
-            sum += hm_bytes(cs, e, m);
+        if (unpinned(e)) sum += hm_bytes(cs, e, m);
     }
+    const cs_host *ho = &cs->hosts[h];
+    for (uint32_t k = 0; k < ho->ngpus; k++)
+        if (cs->gpus[ho->gpu0 + k].sleeper != NONE) sum += model_bytes(cs, cs->gpus[ho->gpu0 + k].sleeper);
     return sum;
 }
 
@@ -155,31 +173,67 @@ static double ram_free(ss_coldstart *cs, uint32_t h)
     return ho->cap_bytes > 0 ? ho->cap_bytes - ho->used_bytes + evictable(cs, h) : INFINITY;
 }
 
-/* Evict least recently used data first, then processes, until `need`
- * more bytes fit.  0 if they fit, -1 if they cannot. */
+static void wake_none(ss_coldstart *cs, cs_gpu *g)
+{
+    if (g->sleeper == NONE) return;
+    cs->hosts[g->host].used_bytes -= model_bytes(cs, g->sleeper);
+    g->sleeper = NONE;
+}
+
+/* The least recently used thing pass `pass` may evict on host h: 0 data,
+ * 1 a sleeper, 2 a loaded process.  1 if one was evicted. */
+static int evict_one(ss_coldstart *cs, uint32_t h, int pass)
+{
+    cs_host *ho = &cs->hosts[h];
+    if (pass == 1) {
+        cs_gpu *lru = NULL;
+        for (uint32_t k = 0; k < ho->ngpus; k++) {
+            cs_gpu *g = &cs->gpus[ho->gpu0 + k];
+            if (g->sleeper != NONE && (!lru || g->slept_s < lru->slept_s)) lru = g;
+        }
+        if (lru) wake_none(cs, lru);
+        return lru != NULL;
+    }
+    hm_entry *lru = NULL;
+    for (uint32_t m = 0; m < cs->w->sc->nmodels; m++) {
+        hm_entry *e = hm_of(cs, h, m);
+        int has = pass == 0 ? e->data == HAS_DATA : e->proc == LOADED;
+        if (has && unpinned(e) && (!lru || e->used_s < lru->used_s)) lru = e;
+    }
+    if (!lru) return 0;
+    if (pass == 0) lru->data = NO_DATA;
+    else lru->proc = NO_PROC;
+    ho->used_bytes -= model_bytes(cs, lru->model);
+    return 1;
+}
+
+/* Evict least recently used data first, then sleepers, then processes,
+ * until `need` more bytes fit.  0 if they fit, -1 if they cannot. */
 static int make_room(ss_coldstart *cs, uint32_t h, double need)
 {
     cs_host *ho = &cs->hosts[h];
     if (ho->cap_bytes <= 0) return 0;
-    for (int pass = 0; pass < 2 && ho->used_bytes + need > ho->cap_bytes * (1 + 1e-12); pass++) {
-        while (ho->used_bytes + need > ho->cap_bytes * (1 + 1e-12)) {
-            hm_entry *lru = NULL;
-            uint32_t lm = 0;
-            for (uint32_t m = 0; m < cs->w->sc->nmodels; m++) {
-                hm_entry *e = hm_of(cs, h, m);
-                int has = pass == 0 ? e->data == HAS_DATA : e->proc == LOADED;
-                if (has && !e->pins && !e->uploads && (!lru || e->used_s < lru->used_s)) {
-                    lru = e;
-                    lm = m;
-                }
-            }
-            if (!lru) break;
-            if (pass == 0) lru->data = NO_DATA;
-            else lru->proc = NO_PROC;
-            ho->used_bytes -= model_bytes(cs, lm);
+    for (int pass = 0; pass < 3; pass++)
+        while (ho->used_bytes + need > ho->cap_bytes * (1 + 1e-12) && evict_one(cs, h, pass)) {
         }
-    }
     return ho->used_bytes + need > ho->cap_bytes * (1 + 1e-12) ? -1 : 0;
+}
+
+/* The same on the host's disk: copies nobody reads, least recently used first. */
+static int make_disk_room(ss_coldstart *cs, uint32_t h, double need)
+{
+    cs_host *ho = &cs->hosts[h];
+    while (ho->disk_used_bytes + need > ho->disk_cap_bytes * (1 + 1e-12)) {
+        hm_entry *lru = NULL;
+        for (uint32_t m = 0; m < cs->w->sc->nmodels; m++) {
+            hm_entry *e = hm_of(cs, h, m);
+            if (e->disk == ON_DISK && !e->disk_reads && (!lru || e->disk_used_s < lru->disk_used_s)) lru = e;
+        }
+        if (!lru) return -1;
+        lru->disk = NO_DISK;
+        ho->disk_used_bytes -= model_bytes(cs, lru->model);
+    }
+    return 0;
 }
 
 static void reserve(ss_coldstart *cs, uint32_t h, double bytes)
@@ -254,7 +308,7 @@ static ss_flow_id load_flow(ss_coldstart *cs, uint32_t h, uint32_t gpu, uint32_t
 
 /* ---- a cold start's stages ------------------------------------------------------------ */
 
-static const char *const source_names[] = {"gpu", "local", "peer", "storage"};
+static const char *const source_names[] = {"gpu", "local", "peer", "storage", "disk", "sleep"};
 
 static void record(ss_coldstart *cs, const ss_cold *c, double now)
 {
@@ -411,10 +465,35 @@ static void own_download_done(ss_engine *eng, void *ctx, ss_flow_id id, double n
     load(cs, c);
 }
 
-/* A host's shared download (or its part of a chain) has arrived. */
+static void disk_write_done(ss_engine *eng, void *ctx, ss_flow_id id, double now)
+{
+    (void)eng;
+    (void)id;
+    hm_entry *e = ctx;
+    e->disk = ON_DISK;
+    e->disk_used_s = now;
+}
+
+/* Keep a copy of the data that just came over the network on the host's
+ * disk, if the policy keeps one and the disk has room. */
+static void persist(ss_coldstart *cs, hm_entry *e)
+{
+    const cs_host *ho = &cs->hosts[e->host];
+    if (!(cs->flags & SS_PLACE_KEEP_DISK) || ho->disk == NONE || e->disk != NO_DISK ||
+        make_disk_room(cs, e->host, model_bytes(cs, e->model)) < 0)
+        return;
+    cs->hosts[e->host].disk_used_bytes += model_bytes(cs, e->model);
+    e->disk = WRITING;
+    size_t n;
+    const uint32_t *r = route(cs, ho->ram, ho->disk, 0, &n, NULL);
+    ss_flow_start(cs->net, r, n, model_bytes(cs, e->model), NULL, disk_write_done, e);
+}
+
+/* A host's shared download (or its part of a chain, or its disk read) has arrived. */
 static void delivered(hm_entry *e, double now)
 {
     ss_coldstart *cs = e->cs;
+    if (e->source == SS_SOURCE_PEER || e->source == SS_SOURCE_STORAGE) persist(cs, e);
     e->dl = 0;
     e->chained = 0;
     e->data = HAS_DATA;
@@ -429,6 +508,16 @@ static void delivered(hm_entry *e, double now)
     wake(cs, e, ST_DATA);
 }
 
+static void disk_read_done(ss_engine *eng, void *ctx, ss_flow_id id, double now)
+{
+    (void)eng;
+    (void)id;
+    hm_entry *e = ctx;
+    e->disk_reads--;
+    e->disk_used_s = now;
+    delivered(e, now);
+}
+
 static void shared_download_done(ss_engine *eng, void *ctx, ss_flow_id id, double now)
 {
     (void)eng;
@@ -440,6 +529,7 @@ static void shared_download_done(ss_engine *eng, void *ctx, ss_flow_id id, doubl
 
 /* The peer host h downloads model m from (NONE: storage), as the plugin says. */
 static uint32_t pick_source(ss_coldstart *cs, uint32_t h, uint32_t m);
+static double transfer_est_s(ss_coldstart *cs, uint32_t src, uint32_t dst, double cap_bps, double bytes);
 
 /* Start c's stages; 1 if it is warm at once (its GPU kept the weights). */
 static int begin(ss_coldstart *cs, ss_cold *c)
@@ -455,6 +545,14 @@ static int begin(ss_coldstart *cs, ss_cold *c)
         c->source = SS_SOURCE_GPU;
         return 1;
     }
+    if (g->sleeper == c->model) { /* a sleeping replica wakes: its parked weights go back to the GPU */
+        g->sleeper = NONE;
+        c->own_bytes += w; /* they stay reserved until it is up */
+        c->source = SS_SOURCE_SLEEP;
+        send(cs, c);
+        return 0;
+    }
+    wake_none(cs, g); /* another model's sleeper yields the GPU */
     if (cs->flags & SS_PLACE_KEEP_PROCESS) { /* the host's shared process */
         if (e->proc == LOADING || e->proc == LOADED) {
             c->source = SS_SOURCE_LOCAL;
@@ -481,6 +579,28 @@ static int begin(ss_coldstart *cs, ss_cold *c)
         e->waiters = c;
         return 0;
     }
+    /* Its own disk comes before peers; with estimates, unless a peer is faster now. */
+    int disk = e->disk == ON_DISK, asked = 0;
+    uint32_t peer = NONE;
+    if (disk && (cs->flags & SS_PLACE_ESTIMATE) && !(cs->flags & SS_PLACE_MULTICAST)) {
+        peer = pick_source(cs, c->host, c->model);
+        asked = 1;
+        const cs_host *ho = &cs->hosts[c->host];
+        disk = peer == NONE || transfer_est_s(cs, ho->disk, ho->ram, 0, w) <=
+                                   transfer_est_s(cs, cs->hosts[peer].ram, ho->ram, cs->cfg->peer_cap_bps, w);
+    }
+    if (disk) { /* read back from the host's disk, shared by its GPUs */
+        reserve(cs, c->host, w);
+        e->data = DOWNLOADING;
+        e->source = c->source = SS_SOURCE_DISK;
+        c->next = e->waiters;
+        e->waiters = c;
+        e->disk_reads++;
+        size_t n;
+        const uint32_t *r = route(cs, cs->hosts[c->host].disk, cs->hosts[c->host].ram, 0, &n, NULL);
+        e->dl = ss_flow_start(cs->net, r, n, w, NULL, disk_read_done, e);
+        return 0;
+    }
     if (cs->flags & SS_PLACE_MULTICAST) { /* a chain brings it once the whole scale-up is placed */
         reserve(cs, c->host, w);
         e->data = DOWNLOADING;
@@ -490,7 +610,7 @@ static int begin(ss_coldstart *cs, ss_cold *c)
         cs->pending[cs->npending++] = c->host;
         return 0;
     }
-    uint32_t peer = pick_source(cs, c->host, c->model);
+    if (!asked) peer = pick_source(cs, c->host, c->model);
     c->source = peer == NONE ? SS_SOURCE_STORAGE : SS_SOURCE_PEER;
     reserve(cs, c->host, w); /* the data */
     if (cs->flags & SS_PLACE_SHARE_DOWNLOAD) {
@@ -627,9 +747,56 @@ static void view_of(ss_coldstart *cs, uint32_t h, uint32_t m, ss_place_host_view
         if (gpu_free(cs, g, m)) {
             v->free_gpus++;
             v->gpu_cached += g->cached == m;
+            v->sleeping += g->sleeper == m;
         }
     }
     v->replicas = e->replicas;
+    v->on_disk = e->disk == ON_DISK;
+}
+
+/* ---- estimates (SS_PLACE_ESTIMATE) -------------------------------------------------------------- */
+
+/* Seconds `bytes` from src to dst would take now: the route's smallest
+ * capacity / (flows on it + 1), capped at cap_bps (0: none). */
+static double transfer_est_s(ss_coldstart *cs, uint32_t src, uint32_t dst, double cap_bps, double bytes)
+{
+    size_t n;
+    const uint32_t *r = route(cs, src, dst, 0, &n, NULL);
+    double rate = cap_bps > 0 ? cap_bps : INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        double s = ss_topo_link_capacity_bps(cs->topo, r[i]) / (double)(ss_link_flows(cs->net, r[i]) + 1);
+        if (s < rate) rate = s;
+    }
+    return isfinite(rate) ? bytes * 8 / (rate * cs->cfg->goodput) : 0;
+}
+
+/* The fastest way a replica of m could start on host h now. */
+static double est_start_s(ss_coldstart *cs, uint32_t h, uint32_t m, const ss_place_host_view *v)
+{
+    const cs_host *ho = &cs->hosts[h];
+    const hm_entry *e = hm_of(cs, h, m);
+    double w = model_bytes(cs, m);
+    if (v->gpu_cached) return 0;
+    uint32_t gpu = NONE;
+    for (uint32_t k = 0; k < ho->ngpus && gpu == NONE; k++)
+        if (gpu_free(cs, &cs->gpus[ho->gpu0 + k], m)) gpu = cs->gpus[ho->gpu0 + k].node;
+    double send = gpu == NONE ? 0 : transfer_est_s(cs, ho->ram, gpu, 0, w);
+    if (v->sleeping || ((cs->flags & SS_PLACE_KEEP_PROCESS) && e->proc >= LOADING)) return send;
+    double after = w / cs->w->sc->models[m].load_bytes_per_s + send;
+    if (e->data != NO_DATA) return after;
+    double best = transfer_est_s(cs, cs->cfg->storage, ho->ram, ss_topo_flow_cap_bps(cs->topo, cs->cfg->storage, ho->ram),
+                                 w);
+    if (e->disk == ON_DISK) {
+        double t = transfer_est_s(cs, ho->disk, ho->ram, 0, w);
+        if (t < best) best = t;
+    }
+    for (uint32_t p = 0; p < cs->nhosts; p++) {
+        const hm_entry *q = hm_of(cs, p, m);
+        if (p == h || !(q->data == HAS_DATA || q->proc == LOADED)) continue;
+        double t = transfer_est_s(cs, cs->hosts[p].ram, ho->ram, cs->cfg->peer_cap_bps, w);
+        if (t < best) best = t;
+    }
+    return best + after;
 }
 
 static uint32_t pick_source(ss_coldstart *cs, uint32_t h, uint32_t m)
@@ -645,13 +812,26 @@ static uint32_t pick_source(ss_coldstart *cs, uint32_t h, uint32_t m)
         view_of(cs, p, m, &cs->views[n++]);
     }
     if (!n) return NONE;
+    double *t = ss_xcalloc(n, sizeof *t);
+    for (uint32_t k = 0; (cs->flags & SS_PLACE_ESTIMATE) && k < n; k++)
+        t[k] = transfer_est_s(cs, cs->hosts[cs->views[k].host].ram, cs->hosts[h].ram, cs->cfg->peer_cap_bps,
+                              model_bytes(cs, m));
     ss_source_ctx ctx = {.model = m, .model_bytes = model_bytes(cs, m), .now_s = ss_now(cs->w->eng), .to = &to,
-                         .holders = cs->views, .nholders = n};
+                         .holders = cs->views, .transfer_s = t, .nholders = n};
     uint32_t k = ops->source(cs->state, &ctx);
+    free(t);
     return k < n ? cs->views[k].host : NONE; /* anything else: storage */
 }
 
 /* ---- the autoscaler's side ------------------------------------------------------------------ */
+
+/* Which free GPU of a host a replica of m takes: one that keeps its
+ * weights (0), then one with its sleeper (1), then one with nobody's
+ * sleeper (2), then any (3); the lowest index among equals. */
+static int gpu_rank(const cs_gpu *g, uint32_t m)
+{
+    return g->cached == m ? 0 : g->sleeper == m ? 1 : g->sleeper == NONE ? 2 : 3;
+}
 
 uint32_t ss_cs_grow(ss_world *w, uint32_t m, uint32_t k)
 {
@@ -661,7 +841,9 @@ uint32_t ss_cs_grow(ss_world *w, uint32_t m, uint32_t k)
     for (uint32_t h = 0; h < cs->nhosts; h++) { /* hosts with a free GPU and room for the cold start */
         ss_place_host_view v;
         view_of(cs, h, m, &v);
-        if (v.free_gpus && (v.gpu_cached || need_bytes(cs, h, m) <= v.free_ram_bytes)) cs->views[n++] = v;
+        if (!v.free_gpus || (!v.gpu_cached && !v.sleeping && need_bytes(cs, h, m) > v.free_ram_bytes)) continue;
+        if (cs->flags & SS_PLACE_ESTIMATE) v.est_start_s = est_start_s(cs, h, m, &v);
+        cs->views[n++] = v;
     }
     if (!n || !k) return 0;
     ss_place_ctx ctx = {.model = m, .model_bytes = model_bytes(cs, m), .now_s = now, .want = k, .hosts = cs->views,
@@ -681,10 +863,10 @@ uint32_t ss_cs_grow(ss_world *w, uint32_t m, uint32_t k)
         for (uint32_t q = 0; q < ho->ngpus; q++) {
             const cs_gpu *g = &cs->gpus[ho->gpu0 + q];
             if (!gpu_free(cs, g, m)) continue;
-            if (pick == NONE || (g->cached == m && cs->gpus[pick].cached != m)) pick = ho->gpu0 + q;
+            if (pick == NONE || gpu_rank(g, m) < gpu_rank(&cs->gpus[pick], m)) pick = ho->gpu0 + q;
         }
         if (pick == NONE) continue; /* the plugin named a host more often than it has free GPUs */
-        if (cs->gpus[pick].cached != m && need_bytes(cs, h, m) > ram_free(cs, h)) continue;
+        if (gpu_rank(&cs->gpus[pick], m) > 1 && need_bytes(cs, h, m) > ram_free(cs, h)) continue;
         cs_gpu *g = &cs->gpus[pick];
         if (g->cached != NONE && g->cached != m) { /* another model's weights make way */
             g->vram_used_bytes -= model_bytes(cs, g->cached);
@@ -739,6 +921,7 @@ static void abandon(ss_coldstart *cs, ss_cold *c)
         }
         if (e->data == DOWNLOADING && !e->chained && !(cs->flags & SS_PLACE_KEEP_DATA)) {
             ss_flow_cancel(cs->net, e->dl);
+            if (e->source == SS_SOURCE_DISK) e->disk_reads--;
             e->dl = 0;
             upload_over(cs, e->peer, c->model);
             e->peer = NONE;
@@ -749,7 +932,7 @@ static void abandon(ss_coldstart *cs, ss_cold *c)
     forget(cs, c);
 }
 
-void ss_cs_gone(ss_world *w, ss_instance *in)
+void ss_cs_gone(ss_world *w, ss_instance *in, int stopped)
 {
     ss_coldstart *cs = w->cs;
     uint32_t gi = cs->gpu_of_device[in->device];
@@ -765,6 +948,13 @@ void ss_cs_gone(ss_world *w, ss_instance *in)
         g->cached = in->model;
         g->vram_used_bytes += mc->weights_bytes;
     }
+    /* Scaled down, it sleeps: the weights park in host RAM, if there is room. */
+    if (was_warm && stopped && (cs->flags & SS_PLACE_SLEEP) && ss_cs_places(w, in->model) &&
+        make_room(cs, g->host, mc->weights_bytes) == 0) {
+        g->sleeper = in->model;
+        g->slept_s = ss_now(w->eng);
+        cs->hosts[g->host].used_bytes += mc->weights_bytes;
+    }
     if (g->vram_used_bytes < 1e-6) g->vram_used_bytes = 0;
 }
 
@@ -773,7 +963,8 @@ void ss_cs_gone(ss_world *w, ss_instance *in)
 /* The per-model columns, in the order of ss_cs_result's values. */
 static const char *const cols[] = {"coldstarts_%s",         "coldstart_mean_s_%s", "coldstart_p99_s_%s",
                                    "coldstarts_gpu_%s",     "coldstarts_local_%s", "coldstarts_peer_%s",
-                                   "coldstarts_storage_%s", "model_gb_peer_%s",    "model_gb_storage_%s"};
+                                   "coldstarts_storage_%s", "coldstarts_disk_%s",  "coldstarts_sleep_%s",
+                                   "model_gb_peer_%s",      "model_gb_storage_%s", "model_gb_disk_%s"};
 
 static int by_value(const void *x, const void *y)
 {
@@ -811,6 +1002,8 @@ int ss_cs_build(ss_world *w, ss_err *err)
         ho->nic = ss_topo_host(sc->topo, h);
         ho->ram = ss_topo_host_ram(sc->topo, h);
         ho->cap_bytes = ss_topo_host_ram_bytes(sc->topo, h);
+        ho->disk = ss_topo_host_disk(sc->topo, h);
+        ho->disk_cap_bytes = ss_topo_host_disk_bytes(sc->topo, h);
         ho->gpu0 = (uint32_t)cs->ngpus;
         uint32_t first;
         size_t n = ss_topo_route(sc->topo, ho->nic, cfg->storage, 0, &first, 1, NULL);
@@ -824,7 +1017,7 @@ int ss_cs_build(ss_world *w, ss_err *err)
         if (!cs->hosts[h].ngpus) cs->hosts[h].gpu0 = (uint32_t)cs->ngpus;
         cs->hosts[h].ngpus++;
         cs->gpu_of_device[d] = (uint32_t)cs->ngpus;
-        cs->gpus[cs->ngpus++] = (cs_gpu){.device = (uint32_t)d, .node = node, .host = h, .cached = NONE,
+        cs->gpus[cs->ngpus++] = (cs_gpu){.device = (uint32_t)d, .node = node, .host = h, .cached = NONE, .sleeper = NONE,
                                          .vram_cap_bytes = sc->devices[d].vram_bytes};
     }
     cs->hm = ss_xcalloc(cs->nhosts * sc->nmodels + 1, sizeof *cs->hm);
@@ -872,13 +1065,23 @@ char *ss_cs_check(const ss_world *w)
     if (ss_flownet_active(cs->net))
         return ss_xasprintf("%zu model transfers still in flight after the run", ss_flownet_active(cs->net));
     for (uint32_t h = 0; h < cs->nhosts; h++) {
-        double held = 0;
+        double held = 0, disk = 0;
         for (uint32_t m = 0; m < w->sc->nmodels; m++) {
             const hm_entry *e = &cs->hm[(size_t)h * w->sc->nmodels + m];
             if (e->pins || e->uploads || e->waiters)
                 return ss_xasprintf("host %u still pins model '%s' after the run", h, w->sc->models[m].name);
             held += ((e->data != NO_DATA) + (e->proc != NO_PROC)) * w->sc->models[m].weights_bytes;
+            disk += (e->disk != NO_DISK) * w->sc->models[m].weights_bytes;
+            if (e->disk_reads) return ss_xasprintf("host %u still reads model '%s' from disk after the run", h,
+                                                   w->sc->models[m].name);
         }
+        for (uint32_t k = 0; k < cs->hosts[h].ngpus; k++)
+            if (cs->gpus[cs->hosts[h].gpu0 + k].sleeper != NONE)
+                held += w->sc->models[cs->gpus[cs->hosts[h].gpu0 + k].sleeper].weights_bytes;
+        if (fabs(disk - cs->hosts[h].disk_used_bytes) > 1 + 1e-9 * disk ||
+            (cs->hosts[h].disk != NONE && disk > cs->hosts[h].disk_cap_bytes * (1 + 1e-9)))
+            return ss_xasprintf("host %u's disk ledger holds %.0f bytes, its copies %.0f", h,
+                                cs->hosts[h].disk_used_bytes, disk);
         if (fabs(held - cs->hosts[h].used_bytes) > 1 + 1e-9 * held)
             return ss_xasprintf("host %u's RAM ledger holds %.0f bytes, its cache %.0f", h, cs->hosts[h].used_bytes,
                                 held);
@@ -917,8 +1120,18 @@ void ss_cs_result(const ss_world *w, ss_run_result *r)
             p99 = gsl_stats_quantile_from_sorted_data(sorted, 1, s->n, 0.99);
             free(sorted);
         }
-        double vals[] = {(double)s->n, mean, p99, count[SS_SOURCE_GPU], count[SS_SOURCE_LOCAL], count[SS_SOURCE_PEER],
-                         count[SS_SOURCE_STORAGE], s->bytes[SS_SOURCE_PEER] / 1e9, s->bytes[SS_SOURCE_STORAGE] / 1e9};
+        double vals[] = {(double)s->n,
+                         mean,
+                         p99,
+                         count[SS_SOURCE_GPU],
+                         count[SS_SOURCE_LOCAL],
+                         count[SS_SOURCE_PEER],
+                         count[SS_SOURCE_STORAGE],
+                         count[SS_SOURCE_DISK],
+                         count[SS_SOURCE_SLEEP],
+                         s->bytes[SS_SOURCE_PEER] / 1e9,
+                         s->bytes[SS_SOURCE_STORAGE] / 1e9,
+                         s->bytes[SS_SOURCE_DISK] / 1e9};
         for (size_t i = 0; i < sizeof cols / sizeof *cols; i++) {
             char *col = ss_xasprintf(cols[i], sc->models[m].name);
             ss_run_result_extra(r, col, vals[i]);

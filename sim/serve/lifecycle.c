@@ -155,7 +155,7 @@ static void went_down(ss_world *w, ss_instance *in)
 
 static void stop(ss_world *w, ss_instance *in, ss_inst_state st)
 {
-    if (w->cs) ss_cs_gone(w, in); /* while it still has its old state */
+    if (w->cs) ss_cs_gone(w, in, st == SS_INST_STOPPED); /* while it still has its old state */
     in->state = st;
     in->gone_s = ss_now(w->eng);
     mark(w, in, st == SS_INST_FAILED ? "failed" : "stopped");

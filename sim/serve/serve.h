@@ -210,7 +210,8 @@ int ss_cs_places(const ss_world *w, uint32_t m);    /* model m's replicas cold-s
 /* Start up to k replicas of m where the placement plugin says; how many started. */
 uint32_t ss_cs_grow(ss_world *w, uint32_t m, uint32_t k);
 void ss_cs_born(ss_world *w, ss_instance *in);      /* an instance was created */
-void ss_cs_gone(ss_world *w, ss_instance *in);      /* ... stopped or failed (a cold start is abandoned) */
+/* ... stopped (scaled down: it may sleep) or failed; a cold start in progress is abandoned */
+void ss_cs_gone(ss_world *w, ss_instance *in, int stopped);
 char *ss_cs_check(const ss_world *w);               /* end-of-run ledgers; NULL if they hold */
 void ss_cs_declare(ss_world *w);                    /* its result columns, after the life cycle's */
 void ss_cs_result(const ss_world *w, ss_run_result *r);
