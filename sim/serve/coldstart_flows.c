@@ -1,0 +1,58 @@
+/* coldstart_flows.c: the routes and flows of cold starts on the
+ * topology's one max-min network: model transfers (from storage, with its
+ * per-connection cap, or from a peer's RAM, with peer_mbps) and the load on
+ * a host (over its memory link, at the profile's rate). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "serve/coldstart_internal.h"
+
+/* ---- routes and flows --------------------------------------------------------------- */
+
+const uint32_t *cs_route(ss_coldstart *cs, uint32_t src, uint32_t dst, uint64_t key, size_t *n, double *lat_s)
+{
+    size_t k = ss_topo_route(cs->topo, src, dst, key, cs->route, cs->route_cap, lat_s);
+    if (k > cs->route_cap) {
+        cs->route_cap = k;
+        cs->route = ss_xrealloc(cs->route, k * sizeof *cs->route);
+        k = ss_topo_route(cs->topo, src, dst, key, cs->route, cs->route_cap, lat_s);
+    }
+    *n = k;
+    return cs->route;
+}
+
+/* A transfer of model m's data to host h's RAM, from peer host `peer` or
+ * from storage (NONE). */
+ss_flow_id cs_transfer(ss_coldstart *cs, uint32_t h, uint32_t m, uint32_t peer, ss_flow_done done, void *ctx)
+{
+    uint32_t src = peer == NONE ? cs->cfg->storage : cs->hosts[peer].ram, dst = cs->hosts[h].ram;
+    size_t n;
+    double lat = 0;
+    const uint32_t *r = cs_route(cs, src, dst, (uint64_t)h << 32 | m, &n, &lat);
+    ss_flow_opts o = {.goodput = cs->cfg->goodput, .latency_s = lat};
+    o.cap_bps = peer == NONE ? ss_topo_flow_cap_bps(cs->topo, src, dst) : cs->cfg->peer_cap_bps;
+    if (!isfinite(o.cap_bps)) o.cap_bps = 0;
+    if (peer != NONE) {
+        cs->hosts[peer].uploads++;
+        cs_hm_of(cs, peer, m)->uploads++;
+    }
+    return ss_flow_start(cs->net, r, n, cs_model_bytes(cs, m), &o, done, ctx);
+}
+
+void cs_upload_over(ss_coldstart *cs, uint32_t peer, uint32_t m)
+{
+    if (peer == NONE) return;
+    cs->hosts[peer].uploads--;
+    cs_hm_of(cs, peer, m)->uploads--;
+}
+
+/* Loading on host h: over its memory link, at the profile's rate. */
+ss_flow_id cs_load_flow(ss_coldstart *cs, uint32_t h, uint32_t gpu, uint32_t m, ss_flow_done done, void *ctx)
+{
+    size_t n;
+    const uint32_t *r = cs_route(cs, cs->hosts[h].ram, cs->gpus[gpu].node, 0, &n, NULL);
+    ss_flow_opts o = {.cap_bps = 8 * cs->w->sc->models[m].load_bytes_per_s};
+    return ss_flow_start(cs->net, r, n ? 1 : 0, cs_model_bytes(cs, m), &o, done, ctx);
+}
