@@ -1,0 +1,49 @@
+/* test_docs.c: every command README.md and the docs/ pages show runs as shown
+ * (tools/doc-test.py, in a copy of the tree with this build; the rules and
+ * the skip markers are in docs/doc-test.md), and the runner itself reports
+ * a failing command by file:line and refuses a skip without a reason. */
+#include "test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static void test_doc_commands(void)
+{
+    char *out = NULL;
+    int rc = ss_test_sh(&out, "python3 '%s/tools/doc-test.py' --build '%s'", SS_SRC_DIR, SS_BUILD_DIR);
+    if (rc != 0) fprintf(stderr, "\n%s", out ? out : "");
+    CU_ASSERT_EQUAL(rc, 0);
+    free(out);
+}
+
+static void test_runner_reports(void)
+{
+    char *dir = ss_test_tmpdir();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+    free(ss_test_write(dir, "bad.md",
+                       "# t\n\n```sh\nservesim check scenarios/default.yaml\nservesim run nope.yaml\n"
+                       "servesim run nope.yaml  # doc-test: expect-exit 2\nfalse  # doc-test: skip (shows a failure)\n"
+                       "```\n"));
+    free(ss_test_write(dir, "noreason.md", "<!-- doc-test: skip -->\n```sh\ntrue\n```\n"));
+    free(ss_test_write(dir, "untagged.md", "text\n\n```\nservesim run x.yaml\n```\n"));
+    char *out = NULL;
+    int rc = ss_test_sh(&out, "cd '%s' && python3 '%s/tools/doc-test.py' --build '%s' bad.md", dir, SS_SRC_DIR,
+                        SS_BUILD_DIR);
+    CU_ASSERT_EQUAL(rc, 1);
+    CU_ASSERT_TRUE(ss_test_has(out, "bad.md:5: servesim run nope.yaml: exit 2\n    nope.yaml: cannot read"));
+    CU_ASSERT_TRUE(ss_test_has(out, "bad.md:7: skipped (shows a failure): false"));
+    CU_ASSERT_TRUE(ss_test_has(out, "3 commands run, 2 passed, 1 failed, 1 skipped"));
+    free(out);
+    rc = ss_test_sh(&out, "cd '%s' && python3 '%s/tools/doc-test.py' --list noreason.md", dir, SS_SRC_DIR);
+    CU_ASSERT_EQUAL(rc, 2);
+    CU_ASSERT_TRUE(ss_test_has(out, "noreason.md:1: doc-test: skip needs a reason in parentheses"));
+    free(out);
+    rc = ss_test_sh(&out, "cd '%s' && python3 '%s/tools/doc-test.py' --list untagged.md", dir, SS_SRC_DIR);
+    CU_ASSERT_EQUAL(rc, 2);
+    CU_ASSERT_TRUE(ss_test_has(out, "untagged.md:3: code block without a language"));
+    free(out);
+    ss_test_rmtree(dir);
+}
+
+SS_TEST_SUITE("docs", {"the runner reports by file:line, refuses silent skips", test_runner_reports},
+              {"every command in README.md and docs/*.md exits as shown", test_doc_commands})
