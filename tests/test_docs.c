@@ -16,6 +16,18 @@ static void test_doc_commands(void)
     free(out);
 }
 
+/* tools/doc-test.py ARGS run in dir: it exits `want_rc` and says each of
+ * the NULL-terminated messages. */
+static void runner(const char *dir, const char *args, int want_rc, const char *const *says)
+{
+    char *out = NULL;
+    int rc = ss_test_sh(&out, "cd '%s' && python3 '%s/tools/doc-test.py' --build '%s' %s", dir, SS_SRC_DIR,
+                        SS_BUILD_DIR, args);
+    CU_ASSERT_EQUAL(rc, want_rc);
+    for (; *says; says++) CU_ASSERT_TRUE(ss_test_has(out, *says));
+    free(out);
+}
+
 static void test_runner_reports(void)
 {
     char *dir = ss_test_tmpdir();
@@ -26,22 +38,13 @@ static void test_runner_reports(void)
                        "```\n"));
     free(ss_test_write(dir, "noreason.md", "<!-- doc-test: skip -->\n```sh\ntrue\n```\n"));
     free(ss_test_write(dir, "untagged.md", "text\n\n```\nservesim run x.yaml\n```\n"));
-    char *out = NULL;
-    int rc = ss_test_sh(&out, "cd '%s' && python3 '%s/tools/doc-test.py' --build '%s' bad.md", dir, SS_SRC_DIR,
-                        SS_BUILD_DIR);
-    CU_ASSERT_EQUAL(rc, 1);
-    CU_ASSERT_TRUE(ss_test_has(out, "bad.md:5: servesim run nope.yaml: exit 2\n    nope.yaml: cannot read"));
-    CU_ASSERT_TRUE(ss_test_has(out, "bad.md:7: skipped (shows a failure): false"));
-    CU_ASSERT_TRUE(ss_test_has(out, "3 commands run, 2 passed, 1 failed, 1 skipped"));
-    free(out);
-    rc = ss_test_sh(&out, "cd '%s' && python3 '%s/tools/doc-test.py' --list noreason.md", dir, SS_SRC_DIR);
-    CU_ASSERT_EQUAL(rc, 2);
-    CU_ASSERT_TRUE(ss_test_has(out, "noreason.md:1: doc-test: skip needs a reason in parentheses"));
-    free(out);
-    rc = ss_test_sh(&out, "cd '%s' && python3 '%s/tools/doc-test.py' --list untagged.md", dir, SS_SRC_DIR);
-    CU_ASSERT_EQUAL(rc, 2);
-    CU_ASSERT_TRUE(ss_test_has(out, "untagged.md:3: code block without a language"));
-    free(out);
+    runner(dir, "bad.md", 1,
+           (const char *const[]){"bad.md:5: servesim run nope.yaml: exit 2\n    nope.yaml: cannot read",
+                                 "bad.md:7: skipped (shows a failure): false",
+                                 "3 commands run, 2 passed, 1 failed, 1 skipped", NULL});
+    runner(dir, "--list noreason.md", 2,
+           (const char *const[]){"noreason.md:1: doc-test: skip needs a reason in parentheses", NULL});
+    runner(dir, "--list untagged.md", 2, (const char *const[]){"untagged.md:3: code block without a language", NULL});
     ss_test_rmtree(dir);
 }
 
