@@ -1,7 +1,8 @@
 /* test_docs.c: every command README.md and the docs/ pages show runs as shown
  * (tools/doc-test.py, in a copy of the tree with this build; the rules and
  * the skip markers are in docs/doc-test.md), and the runner itself reports
- * a failing command by file:line and refuses a skip without a reason. */
+ * a failing command or output no longer printed by file:line, and refuses
+ * a skip without a reason and an untagged block. */
 #include "test.h"
 
 #include <stdio.h>
@@ -38,6 +39,7 @@ static void test_runner_reports(void)
                        "```\n"));
     free(ss_test_write(dir, "noreason.md", "<!-- doc-test: skip -->\n```sh\ntrue\n```\n"));
     free(ss_test_write(dir, "untagged.md", "text\n\n```\nservesim run x.yaml\n```\n"));
+    free(ss_test_write(dir, "output.md", "```console\n$ servesim --version\nservesim 0.0.0\n```\n"));
     runner(dir, "bad.md", 1,
            (const char *const[]){"bad.md:5: servesim run nope.yaml: exit 2\n    nope.yaml: cannot read",
                                  "bad.md:7: skipped (shows a failure): false",
@@ -45,6 +47,10 @@ static void test_runner_reports(void)
     runner(dir, "--list noreason.md", 2,
            (const char *const[]){"noreason.md:1: doc-test: skip needs a reason in parentheses", NULL});
     runner(dir, "--list untagged.md", 2, (const char *const[]){"untagged.md:3: code block without a language", NULL});
+    runner(dir, "output.md", 1,
+           (const char *const[]){"output.md:2: servesim --version: its output has no line (in the order shown)\n"
+                                 "    servesim 0.0.0",
+                                 NULL});
     ss_test_rmtree(dir);
 }
 

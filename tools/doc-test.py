@@ -9,7 +9,8 @@ docs/doc-test.md.  In short:
     ```shell blocks are commands, one a line (a line ending in `\\` goes on
     on the next; `#` comments and a leading `$ ` prompt are dropped).  In
     ```console blocks, the lines starting with `$ ` are commands and the
-    others their output (not compared).  Any other language is not run.
+    others their output: those lines (less `...` lines) must appear in
+    order among the lines the command prints.  Any other language is not run.
   * Markers, in the markdown source, never silent:
       <!-- doc-test: skip (reason) -->   before a block: none of it runs
       <!-- doc-test: timeout N -->       before a block: N s per command (default 60)
@@ -64,6 +65,7 @@ class Command:
         self.expect_exit = 0
         self.skip = None            # reason, or None
         self.file_text = None       # for a `file PATH` block: the text to write to PATH
+        self.shown = []             # console output shown: lines it must print, in order
 
 
 def parse_marker(text, where):
@@ -123,6 +125,7 @@ def join_continued(lines):
 
 def block_commands(path, first, lang, body, timeout_s):
     """Commands of a block whose first body line is line `first` of path."""
+    shown = {}
     if lang == CONSOLE:
         picked, i = [], 0
         while i < len(body):
@@ -132,6 +135,8 @@ def block_commands(path, first, lang, body, timeout_s):
                     i += 1
                     chunk.append(body[i])
                 picked.append((i - len(chunk) + 1, " ".join(c.rstrip().rstrip("\\").strip() for c in chunk)))
+            elif picked and body[i].strip() != "...":
+                shown.setdefault(picked[-1][0], []).append(body[i].rstrip())
             i += 1
     else:
         picked = join_continued(body)
@@ -144,6 +149,7 @@ def block_commands(path, first, lang, body, timeout_s):
         if not code:
             continue
         cmd = Command(where, code, timeout_s)
+        cmd.shown = shown.get(idx, [])
         m = LINE_MARKER.search(comment or "")
         if m:
             verb, arg = parse_marker(m.group(1).strip(), where)
@@ -264,8 +270,18 @@ def script_of(cmd):
     return f"mkdir -p \"$(dirname {path})\" && cat > {path} <<'DOC_TEST_EOF'\n{text}DOC_TEST_EOF"
 
 
+def missing_line(shown, printed):
+    """The first shown line not found, in order, among the printed ones."""
+    lines = iter(l.rstrip() for l in printed.split("\n"))
+    for want in shown:
+        if not any(l == want for l in lines):
+            return want
+    return None
+
+
 def run_one(cmd, state, env):
-    """(exit status or None on timeout, output tail) of one command."""
+    """(exit status or None on timeout, output tail, first shown line it
+    did not print) of one command."""
     p = subprocess.Popen(["bash", "--noprofile", "--norc", "-c", WRAPPER.format(cmd=script_of(cmd))],
                          env=dict(env, DOC_TEST_STATE=state), stdin=subprocess.DEVNULL,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
@@ -276,8 +292,9 @@ def run_one(cmd, state, env):
         os.killpg(p.pid, signal.SIGKILL)
         out, err = p.communicate()
         rc = None
-    text = err.decode(errors="replace").strip() or out.decode(errors="replace").strip()
-    return rc, "\n".join(text.split("\n")[-12:])
+    out, err = out.decode(errors="replace"), err.decode(errors="replace")
+    text = err.strip() or out.strip()
+    return rc, "\n".join(text.split("\n")[-12:]), missing_line(cmd.shown, out + "\n" + err)
 
 
 def run_file(rel, cmds, build, keep, tmp):
@@ -295,9 +312,11 @@ def run_file(rel, cmds, build, keep, tmp):
         if c.skip:
             continue
         t0 = time.monotonic()
-        rc, tail = run_one(c, state, env)
+        rc, tail, missing = run_one(c, state, env)
         took = time.monotonic() - t0
-        if rc != c.expect_exit:
+        if rc == c.expect_exit and missing is not None:
+            failed.append(f"{c.where}: {c.text}: its output has no line (in the order shown)\n    {missing}\n")
+        elif rc != c.expect_exit:
             how = f"timed out after {c.timeout_s} s" if rc is None else f"exit {rc}"
             if c.expect_exit:
                 how += f" (expected {c.expect_exit})"
