@@ -14,6 +14,7 @@ docs/doc-test.md.  In short:
   * Markers, in the markdown source, never silent:
       <!-- doc-test: skip (reason) -->   before a block: none of it runs
       <!-- doc-test: timeout N -->       before a block: N s per command (default 60)
+      <!-- doc-test: expect-exit N -->   before a block: each command must exit N
       <!-- doc-test: file PATH -->       before a block: its text becomes file PATH
       <!-- doc-test: run COMMAND -->     a command of its own, not shown
       COMMAND  # doc-test: skip (reason)       this line does not run
@@ -91,17 +92,18 @@ def parse_marker(text, where):
 def split_comment(line):
     """(code, comment) of a shell line: the comment is from the first `#`
     that starts a word outside quotes (None if there is none)."""
-    quote = None
-    for i, c in enumerate(line):
-        if quote:
-            if c == quote:
-                quote = None
-            elif c == "\\" and quote == '"':
-                continue
+    quote, i = None, 0
+    while i < len(line):
+        c = line[i]
+        if c == "\\" and quote != "'":
+            i += 1  # the next character is escaped
+        elif quote:
+            quote = None if c == quote else quote
         elif c in "'\"":
             quote = c
         elif c == "#" and (i == 0 or line[i - 1] in " \t;"):
             return line[:i].rstrip(), line[i + 1:]
+        i += 1
     return line.rstrip(), None
 
 
@@ -211,13 +213,13 @@ def block_to_commands(rel, n, lang, body, markers):
         cmd.file_text = (opts["file"], "\n".join(body) + "\n")
         return [cmd]
     if lang not in RUN_LANGS and lang != CONSOLE:
-        if "skip" in opts or "timeout" in opts:
+        if opts:
             raise Markup(f"{rel}:{n}: doc-test marker on a '{lang}' block, which is not run anyway")
         return []
     cmds = block_commands(rel, n + 1, lang, body, opts.get("timeout", DEFAULT_TIMEOUT_S))
     for c in cmds:
-        if "skip" in opts:
-            c.skip = opts["skip"]
+        c.skip = opts.get("skip", c.skip)
+        c.expect_exit = opts.get("expect-exit", c.expect_exit)
     return cmds
 
 
