@@ -13,7 +13,7 @@ docs/doc-test.md.  In short:
     order among the lines the command prints.  Any other language is not run.
   * Markers, in the markdown source, never silent:
       <!-- doc-test: skip (reason) -->   before a block: none of it runs
-      <!-- doc-test: timeout N -->       before a block: N s per command (default 60)
+      <!-- doc-test: timeout N -->       before a block: N s per command (default 120)
       <!-- doc-test: expect-exit N -->   before a block: each command must exit N
       <!-- doc-test: file PATH -->       before a block: its text becomes file PATH
       <!-- doc-test: run COMMAND -->     a command of its own, not shown
@@ -47,7 +47,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUN_LANGS = {"sh", "bash", "shell"}
 CONSOLE = "console"
-DEFAULT_TIMEOUT_S = 60
+DEFAULT_TIMEOUT_S = 120
 FENCE = re.compile(r"^\s*(```+|~~~+)\s*([^\s`]*)")
 BLOCK_MARKER = re.compile(r"^\s*<!--\s*doc-test:\s*(.*?)\s*-->\s*$")
 LINE_MARKER = re.compile(r"doc-test:\s*(.*)$")
