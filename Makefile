@@ -65,6 +65,7 @@ deps:
 	    yaml-0.1) missing="$$missing $(DEB_yaml-0.1)";; cunit) missing="$$missing $(DEB_cunit)";; esac; \
 	done; \
 	command -v gnuplot >/dev/null 2>&1 || missing="$$missing gnuplot-nox"; \
+	command -v python3 >/dev/null 2>&1 || missing="$$missing python3"; \
 	command -v mpicc >/dev/null 2>&1 || missing="$$missing openmpi-bin libopenmpi-dev"; \
 	if [ -n "$$missing" ]; then \
 	  echo "deps: installing$$missing"; \

@@ -178,6 +178,64 @@ static void test_resume_any_cut(void)
     ss_test_rmtree(dir);
 }
 
+/* A resume refused with exit 2 and `msg` on stderr, `file` left as it was. */
+static void refused(const char *dir, const char *file, const char *msg)
+{
+    char *out = NULL;
+    ss_test_sh(NULL, "cd '%s' && cp '%s' out/before.csv", dir, file);
+    int rc = ss_test_sh(&out, "cd '%s' && '%s' sweep sweep.yaml -j 2 --quiet --resume -o '%s' 2>&1", dir, SS_BIN, file);
+    CU_ASSERT_EQUAL(rc, 2);
+    CU_ASSERT_TRUE(ss_test_has(out, msg));
+    free(out);
+    CU_ASSERT_TRUE(same(dir, file, "out/before.csv"));
+}
+
+static void test_resume_checks_rows(void)
+{
+    /* Every row the sweep wrote has a checksum in <out>.sums: a row edited,
+     * shortened or removed in the middle is found, naming its line. */
+    char *dir = setup(2000);
+    CU_ASSERT_EQUAL(sweep(dir, "-j 2 --quiet -o out/full.csv"), 0);
+    ss_test_sh(NULL, "cd '%s' && cp out/full.csv out/t.csv && cp out/full.csv.fingerprint out/t.csv.fingerprint && "
+                     "cp out/full.csv.sums out/t.csv.sums", dir);
+    /* a value edited in line 40 (its last field) */
+    ss_test_sh(NULL, "cd '%s' && sed -i '40s/[0-9]$/&1/' out/t.csv", dir);
+    refused(dir, "out/t.csv", "out/t.csv:40: --resume: this row is not the one the sweep wrote here");
+    /* line 23 cut short, and the file whole again */
+    ss_test_sh(NULL, "cd '%s' && cp out/full.csv out/t.csv && sed -i '23s/,[^,]*,[^,]*$//' out/t.csv", dir);
+    refused(dir, "out/t.csv", "out/t.csv:23: --resume: this row is not the one the sweep wrote here");
+    /* line 11 removed (a whole unit's rows shift up) */
+    ss_test_sh(NULL, "cd '%s' && cp out/full.csv out/t.csv && sed -i '11d' out/t.csv", dir);
+    refused(dir, "out/t.csv", "out/t.csv:11: --resume: this row is not the one the sweep wrote here");
+    /* untouched, or only cut at the end: resumed to the same bytes */
+    ss_test_sh(NULL, "cd '%s' && head -c 5000 out/full.csv > out/t.csv", dir);
+    CU_ASSERT_EQUAL(sweep(dir, "-j 2 --quiet --resume -o out/t.csv"), 0);
+    CU_ASSERT_TRUE(same(dir, "out/t.csv", "out/full.csv"));
+    CU_ASSERT_TRUE(same(dir, "out/t.csv.sums", "out/full.csv.sums"));
+    ss_test_rmtree(dir);
+}
+
+static void test_resume_checks_inputs(void)
+{
+    /* The fingerprint covers every file the points read: an edited trace
+     * refuses the resume, naming the trace. */
+    char *dir = setup(2000);
+    free(ss_test_write(dir, "arrivals.csv", "timestamp_s\n0\n0.5\n1\n1.25\n2\n"));
+    ss_test_sh(NULL, "cd '%s' && sed -i 's/workloads: .*/workloads: [{name: w, kind: trace, target: m, file: "
+                     "arrivals.csv}]/; s/^requests: .*/duration_s: 3/' base.yaml && sed -i 's/workloads.w.rate_rps/seed/' sweep.yaml",
+               dir);
+    CU_ASSERT_EQUAL(sweep(dir, "-j 2 --quiet"), 0);
+    char *fp = NULL;
+    ss_test_sh(&fp, "cd '%s' && cat out/sweep.csv.fingerprint", dir);
+    CU_ASSERT_TRUE(ss_test_has(fp, "input file arrivals.csv "));
+    free(fp);
+    ss_test_sh(NULL, "cd '%s' && echo 3 >> arrivals.csv", dir);
+    refused(dir, "out/sweep.csv",
+            "out/sweep.csv: --resume: the sweep is not the one this file was started with: was 'input file "
+            "arrivals.csv ");
+    ss_test_rmtree(dir);
+}
+
 static void test_failed_run_alone(void)
 {
     char *dir = setup(2000);
@@ -330,6 +388,8 @@ SS_TEST_SUITE("sweep", {"the reference sweep reproduces results/reference/lb-loa
               {"mpirun -np 2 writes the same CSV as -j 2", test_mpi_same_csv},
               {"kill -9 halfway, --resume: identical CSV", test_kill_and_resume},
               {"resume after a cut at any byte", test_resume_any_cut},
+              {"--resume finds a row edited in the middle", test_resume_checks_rows},
+              {"--resume refuses an edited trace", test_resume_checks_inputs},
               {"a crashing run fails alone", test_failed_run_alone},
               {"one row reruns alone with run --replication", test_rerun_one_row},
               {"bad input: exit 2, nothing run", test_bad_input},

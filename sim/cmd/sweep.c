@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/cfg.h"
+#include "core/readlog.h"
 #include "cmd/report.h"
 #include "input/scenario.h"
 #include "input/scenario_load.h"
@@ -48,6 +49,8 @@ struct ss_sweep {
     unit *units;
     size_t nunits;
     ss_report *layout;    /* every point's columns, declared in unit order */
+    char **inputs;        /* every file read while loading, in first-read order */
+    size_t ninputs;
 };
 
 size_t ss_sweep_units(const ss_sweep *sw) { return sw->nunits; }
@@ -238,8 +241,11 @@ ss_sweep *ss_sweep_load(const char *path, char *const *sets, size_t nsets, ss_er
     sw->sets = ss_xcalloc(nsets + 1, sizeof *sw->sets);
     for (size_t i = 0; i < nsets; i++) sw->sets[i] = ss_xstrdup(sets[i]);
     sw->nsets = nsets;
+    ss_read_log_start();
     sw->doc = ss_doc_load(path, err);
-    if (!sw->doc || read_sweep(sw, path, err) < 0 || expand(sw, err) < 0) {
+    int rc = !sw->doc || read_sweep(sw, path, err) < 0 || expand(sw, err) < 0 ? -1 : 0;
+    sw->inputs = ss_read_log_take(&sw->ninputs);
+    if (rc < 0) {
         ss_sweep_free(sw);
         return NULL;
     }
@@ -252,6 +258,8 @@ void ss_sweep_free(ss_sweep *sw)
     free(sw->path);
     for (size_t i = 0; i < sw->nsets; i++) free(sw->sets[i]);
     for (size_t i = 0; sw->variants && i < sw->nvariants; i++) free(sw->variants[i]);
+    for (size_t i = 0; i < sw->ninputs; i++) free(sw->inputs[i]);
+    free(sw->inputs);
     free(sw->sets);
     free(sw->variants);
     free(sw->axes);
@@ -374,8 +382,7 @@ static uint64_t file_hash(const char *path)
     ss_err err = {0};
     char *buf = ss_read_file(path, &len, &err);
     if (!buf) return 0;
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)buf[i]) * 1099511628211ull;
+    uint64_t h = ss_hash_bytes(buf, len);
     free(buf);
     return h;
 }
@@ -388,15 +395,12 @@ char *ss_sweep_fingerprint(const ss_sweep *sw)
     fprintf(fp, "sweep file %s %016llx\n", sw->path, (unsigned long long)file_hash(sw->path));
     fprintf(fp, "base scenario %s %016llx\n", sw->base, (unsigned long long)file_hash(sw->base));
     for (size_t i = 0; i < sw->nsets; i++) fprintf(fp, "--set %s\n", sw->sets[i]);
-    /* The files the base scenario reads: its model profiles. */
-    ss_scenario sc;
-    ss_err err = {0};
-    if (ss_scenario_load(&sc, sw->base, NULL, NULL, 0, &err) == 0)
-        for (size_t m = 0; m < sc.nmodels; m++)
-            if (sc.models[m].profile)
-                fprintf(fp, "model profile %s %016llx\n", sc.models[m].profile,
-                        (unsigned long long)file_hash(sc.models[m].profile));
-    ss_scenario_free(&sc);
+    /* Every other file the points read: model profiles, traces, topologies,
+     * host types, block and edge profiles.  (Not plugins: code, like the
+     * servesim binary itself, is not part of what a sweep is.) */
+    for (size_t i = 0; i < sw->ninputs; i++)
+        if (strcmp(sw->inputs[i], sw->path) != 0 && strcmp(sw->inputs[i], sw->base) != 0)
+            fprintf(fp, "input file %s %016llx\n", sw->inputs[i], (unsigned long long)file_hash(sw->inputs[i]));
     fclose(fp);
     return text;
 }

@@ -38,8 +38,9 @@ const char *ss_sweep_output(const ss_sweep *sw);
 /* The base scenario's path. */
 const char *ss_sweep_base(const ss_sweep *sw);
 /* What defines the sweep, one item a line (the sweep file's and base
- * scenario's bytes as hashes, the --set values, the base's model
- * profiles): kept beside its results so that --resume can refuse a sweep
+ * scenario's bytes as hashes, the --set values, and the hash of every
+ * other file the points read: model profiles, traces, topologies...):
+ * kept beside its results so that --resume can refuse a sweep
  * that changed, naming what did.  Newly allocated. */
 char *ss_sweep_fingerprint(const ss_sweep *sw);
 /* The key of a unit as it appears in the CSV: point, variant, replication. */

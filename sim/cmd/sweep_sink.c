@@ -20,6 +20,8 @@ struct ss_sweep_sink {
     const ss_sweep *sw;
     char *path;
     int fd;
+    int checked;           /* rows have checksums: a fresh file, or one with a fingerprint */
+    int sums_fd;           /* <path>.sums open for appending, or -1 */
     unsigned char *state;  /* per unit */
     char **text;           /* rows or error of a finished unit waiting for its turn */
     int *ok;
@@ -40,24 +42,52 @@ static double since(const struct timespec *t0)
 
 /* <results>.fingerprint: what defines the sweep (ss_sweep_fingerprint). */
 static char *fingerprint_path(const ss_sweep_sink *s) { return ss_xasprintf("%s.fingerprint", s->path); }
+/* <results>.sums: one checksum per line the sweep wrote after the header,
+ * in file order, SUM_LEN bytes each ("%016llx\n" of the line's bytes with
+ * its newline), appended with its unit; --resume checks every row. */
+static char *sums_path(const ss_sweep_sink *s) { return ss_xasprintf("%s.sums", s->path); }
+enum { SUM_LEN = 17 };
 
-/* Write the header to a fresh file (atomically replacing any old one),
- * and the sweep's fingerprint beside it. */
-static int start_fresh(ss_sweep_sink *s, ss_err *err)
+/* The checksum lines of the whole lines in text[0, len). */
+static char *line_sums(const char *text, size_t len)
+{
+    char *out = NULL;
+    size_t olen = 0;
+    FILE *fp = ss_xmemstream(&out, &olen);
+    for (size_t at = 0; at < len;) {
+        const char *nl = memchr(text + at, '\n', len - at);
+        if (!nl) break;
+        size_t end = (size_t)(nl - text) + 1;
+        fprintf(fp, "%016llx\n", (unsigned long long)ss_hash_bytes(text + at, end - at));
+        at = end;
+    }
+    fclose(fp);
+    return out;
+}
+
+/* `text` as the whole of `path`, atomically. */
+static int put_file(const char *path, const char *text, ss_err *err)
 {
     ss_afile f;
-    if (ss_afile_open(&f, s->path, err) < 0) return -1;
+    if (ss_afile_open(&f, path, err) < 0) return -1;
+    fputs(text, f.fp);
+    return ss_afile_commit(&f, err);
+}
+
+/* Write the header to a fresh file (atomically replacing any old one),
+ * then the empty checksums and the sweep's fingerprint beside it. */
+static int start_fresh(ss_sweep_sink *s, ss_err *err)
+{
     char *hdr = ss_sweep_header(s->sw);
-    fputs(hdr, f.fp);
+    int rc = put_file(s->path, hdr, err);
     free(hdr);
-    if (ss_afile_commit(&f, err) < 0) return -1;
-    char *fpath = fingerprint_path(s), *fp = ss_sweep_fingerprint(s->sw);
-    int rc = ss_afile_open(&f, fpath, err);
-    if (rc == 0) {
-        fputs(fp, f.fp);
-        rc = ss_afile_commit(&f, err);
-    }
+    if (rc < 0) return -1;
+    char *fpath = fingerprint_path(s), *fp = ss_sweep_fingerprint(s->sw), *spath = sums_path(s);
+    rc = put_file(spath, "", err);
+    if (rc == 0) rc = put_file(fpath, fp, err);
     if (rc < 0) unlink(s->path); /* a file without its fingerprint is not left behind */
+    s->checked = 1;
+    free(spath);
     free(fpath);
     free(fp);
     return rc;
@@ -79,14 +109,16 @@ static char *row_text(const ss_csv_row *r)
 }
 
 /* The fingerprint kept beside the results against this sweep's: 0 if they
- * match or none was kept, else -1 naming the first item that changed. */
-static int same_sweep(const ss_sweep_sink *s, ss_err *err)
+ * match or none was kept (*kept says which), else -1 naming the first item
+ * that changed. */
+static int same_sweep(const ss_sweep_sink *s, int *kept, ss_err *err)
 {
     char *fpath = fingerprint_path(s), *now = ss_sweep_fingerprint(s->sw);
     size_t len = 0;
     ss_err rerr = {0};
     char *then = ss_read_file(fpath, &len, &rerr);
     int rc = 0;
+    *kept = then != NULL;
     if (!then) {
         /* none kept (a file from before fingerprints, or assembled by hand):
          * the header check in resume() is all there is to go on */
@@ -110,77 +142,136 @@ static int same_sweep(const ss_sweep_sink *s, ss_err *err)
     return rc;
 }
 
-/* Read an existing results file back: note the units present and cut the
- * file after the last whole unit.  A missing file starts fresh. */
-static int resume(ss_sweep_sink *s, ss_err *err)
+/* Every line after the header that the checksums cover must be the one
+ * the sweep wrote there: 0, or -1 naming the first that is not.
+ * *checked: the byte offset after the last line covered; lines after it
+ * were appended after the last checksum (an unfinished tail).  A file that
+ * ends before its checksums do was cut (a tail lost): the units cut are
+ * run again, the cut checksums dropped. */
+static int check_rows(const ss_sweep_sink *s, const char *buf, size_t len, size_t *checked, ss_err *err)
 {
-    if (access(s->path, F_OK) != 0) return start_fresh(s, err);
-    if (same_sweep(s, err) < 0) return -1;
-    ss_csv csv;
-    if (ss_csv_read(s->path, &csv, err) < 0) return -1;
+    char *spath = sums_path(s);
+    size_t slen = 0;
+    ss_err rerr = {0};
+    char *sums = ss_read_file(spath, &slen, &rerr);
+    const char *nl = memchr(buf, '\n', len);
+    size_t at = nl ? (size_t)(nl - buf) + 1 : len, nsums = slen / SUM_LEN;
+    int rc = sums ? 0
+                  : ss_err_at(err, s->path, 0, 0, "--resume: its row checksums are gone (%s); remove it or choose another -o",
+                              rerr.msg);
+    for (size_t k = 0; rc == 0 && k < nsums; k++) {
+        int line = (int)k + 2;
+        const char *eol = memchr(buf + at, '\n', len - at);
+        if (!eol) break; /* the file was cut here: what follows is run again */
+        size_t end = (size_t)(eol - buf) + 1;
+        char want[SUM_LEN + 1];
+        snprintf(want, sizeof want, "%016llx\n", (unsigned long long)ss_hash_bytes(buf + at, end - at));
+        if (memcmp(want, sums + k * SUM_LEN, SUM_LEN) != 0)
+            rc = ss_err_at(err, s->path, line, 0,
+                           "--resume: this row is not the one the sweep wrote here (edited, removed or damaged); "
+                           "remove the file or choose another -o");
+        at = end;
+    }
+    *checked = at;
+    free(sums);
+    free(spath);
+    return rc;
+}
+
+/* The file's header against this sweep's: 0 if it is this sweep's, 1 if
+ * the file holds only the start of it (killed while writing it: start
+ * afresh), -1 with err set if it is another header. */
+static int check_header(const ss_sweep_sink *s, const ss_csv *csv, ss_err *err)
+{
     char *want = ss_sweep_header(s->sw);
-    if (csv.nrows == 0 && csv.size < strlen(want)) { /* killed while writing the header? */
+    int rc = 0;
+    if (csv->nrows == 0 && csv->size < strlen(want)) {
         size_t got = 0;
         char *buf = ss_read_file(s->path, &got, err);
-        if (!buf) {
-            free(want);
-            ss_csv_free(&csv);
-            return -1;
-        }
-        int prefix = memcmp(buf, want, got) == 0;
+        rc = !buf ? -1 : memcmp(buf, want, got) == 0 ? 1 : 0;
         free(buf);
-        if (prefix) {
-            free(want);
-            ss_csv_free(&csv);
-            return start_fresh(s, err);
-        }
     }
-    char *have = csv.nrows ? row_text(&csv.rows[0]) : NULL;
-    int rc = 0;
-    if (!have || strcmp(want, have) != 0) {
+    char *have = rc == 0 && csv->nrows ? row_text(&csv->rows[0]) : NULL;
+    if (rc == 0 && (!have || strcmp(want, have) != 0))
         rc = ss_err_at(err, s->path, 1, 1,
                        "--resume: this file's header is not this sweep's (was it written by another sweep, or "
                        "with other --set options?); remove it or choose another -o");
-    }
     free(want);
     free(have);
-    size_t keep = csv.nrows ? csv.rows[0].end : 0;
-    long cp = -1, cv = -1, cr = -1, cm = -1;
-    if (rc == 0) {
-        cp = ss_csv_col(&csv.rows[0], "point");
-        cv = ss_csv_col(&csv.rows[0], "variant");
-        cr = ss_csv_col(&csv.rows[0], "replication");
-        cm = ss_csv_col(&csv.rows[0], "model");
-    }
-    for (size_t i = 1; rc == 0 && i < csv.nrows; i++) {
-        const ss_csv_row *r = &csv.rows[i];
-        if (r->n != csv.rows[0].n) {
-            rc = ss_err_at(err, s->path, r->line, 1, "--resume: expected %zu fields, found %zu", csv.rows[0].n, r->n);
-            break;
-        }
+    return rc;
+}
+
+/* Note the whole units among the rows that end by byte `limit`; *keep:
+ * the byte offset after the last of them. */
+static int find_units(ss_sweep_sink *s, const ss_csv *csv, size_t limit, size_t *keep, ss_err *err)
+{
+    const ss_csv_row *h = &csv->rows[0];
+    long cp = ss_csv_col(h, "point"), cv = ss_csv_col(h, "variant"), cr = ss_csv_col(h, "replication"),
+         cm = ss_csv_col(h, "model");
+    *keep = h->end;
+    for (size_t i = 1; i < csv->nrows && csv->rows[i].end <= limit; i++) {
+        const ss_csv_row *r = &csv->rows[i];
+        if (r->n != h->n) return ss_err_at(err, s->path, r->line, 1, "--resume: expected %zu fields, found %zu", h->n, r->n);
         char *e1, *e2;
         unsigned long long p = strtoull(r->f[cp], &e1, 10), rep = strtoull(r->f[cr], &e2, 10);
         size_t u = *e1 || *e2 || !r->f[cp][0] || !r->f[cr][0]
                        ? (size_t)-1
                        : ss_sweep_unit_find(s->sw, (size_t)p, r->f[cv], (unsigned)rep);
-        if (u == (size_t)-1) {
-            rc = ss_err_at(err, s->path, r->line, 1,
-                           "--resume: point %s, variant '%s', replication %s is not a run of this sweep", r->f[cp],
-                           r->f[cv], r->f[cr]);
-            break;
-        }
+        if (u == (size_t)-1)
+            return ss_err_at(err, s->path, r->line, 1,
+                             "--resume: point %s, variant '%s', replication %s is not a run of this sweep", r->f[cp],
+                             r->f[cv], r->f[cr]);
         if (strcmp(r->f[cm], "all") == 0) { /* the last row of a unit: the unit is whole */
             if (s->state[u] != PRESENT) s->present++;
             s->state[u] = PRESENT;
             if (u + 1 > s->last_present) s->last_present = u + 1;
-            keep = r->end;
+            *keep = r->end;
         }
     }
-    ss_csv_free(&csv);
-    if (rc < 0) return -1;
+    return 0;
+}
+
+/* Cut the file (and its checksums, first: a crash between the two leaves
+ * rows without checksums, an unfinished tail) after byte `keep`. */
+static int cut_after(const ss_sweep_sink *s, const char *buf, size_t hdr_end, size_t keep, ss_err *err)
+{
+    if (buf) {
+        size_t lines = 0;
+        for (size_t i = hdr_end; i < keep; i++) lines += buf[i] == '\n';
+        char *spath = sums_path(s);
+        int bad = truncate(spath, (off_t)(lines * SUM_LEN));
+        free(spath);
+        if (bad) return ss_err_at(err, s->path, 0, 0, "cannot cut the checksums of the unfinished tail: %s", strerror(errno));
+    }
     if (truncate(s->path, (off_t)keep) != 0)
         return ss_err_at(err, s->path, 0, 0, "cannot cut the unfinished tail: %s", strerror(errno));
     return 0;
+}
+
+/* Read an existing results file back: check it is this sweep's and that
+ * every row is the one written, note the units present and cut the file
+ * after the last whole unit.  A missing file starts fresh. */
+static int resume(ss_sweep_sink *s, ss_err *err)
+{
+    if (access(s->path, F_OK) != 0) return start_fresh(s, err);
+    int kept = 0;
+    if (same_sweep(s, &kept, err) < 0) return -1;
+    ss_csv csv;
+    if (ss_csv_read(s->path, &csv, err) < 0) return -1;
+    int rc = check_header(s, &csv, err);
+    if (rc == 1) {
+        ss_csv_free(&csv);
+        return start_fresh(s, err);
+    }
+    size_t len = 0, limit = (size_t)-1, keep = 0;
+    char *buf = rc == 0 && kept ? ss_read_file(s->path, &len, err) : NULL;
+    if (rc == 0 && kept) rc = buf ? check_rows(s, buf, len, &limit, err) : -1;
+    if (rc == 0) rc = find_units(s, &csv, limit, &keep, err);
+    if (rc == 0) rc = cut_after(s, buf, csv.rows[0].end, keep, err);
+    s->checked = kept;
+    free(buf);
+    ss_csv_free(&csv);
+    return rc;
 }
 
 ss_sweep_sink *ss_sweep_sink_open(const ss_sweep *sw, const char *path, int resume_it, int progress, ss_err *err)
@@ -190,6 +281,7 @@ ss_sweep_sink *ss_sweep_sink_open(const ss_sweep *sw, const char *path, int resu
     s->sw = sw;
     s->path = ss_xstrdup(path);
     s->fd = -1;
+    s->sums_fd = -1;
     s->state = ss_xcalloc(n + 1, 1);
     s->text = ss_xcalloc(n + 1, sizeof *s->text);
     s->ok = ss_xcalloc(n + 1, sizeof *s->ok);
@@ -199,6 +291,12 @@ ss_sweep_sink *ss_sweep_sink_open(const ss_sweep *sw, const char *path, int resu
     if (rc == 0) {
         s->fd = open(path, O_WRONLY | O_APPEND);
         if (s->fd < 0) rc = ss_err_at(err, path, 0, 0, "cannot open for appending: %s", strerror(errno));
+    }
+    if (rc == 0 && s->checked) {
+        char *spath = sums_path(s);
+        s->sums_fd = open(spath, O_WRONLY | O_APPEND);
+        if (s->sums_fd < 0) rc = ss_err_at(err, spath, 0, 0, "cannot open for appending: %s", strerror(errno));
+        free(spath);
     }
     if (rc < 0) {
         ss_sweep_sink_close(s);
@@ -211,17 +309,31 @@ ss_sweep_sink *ss_sweep_sink_open(const ss_sweep *sw, const char *path, int resu
 int ss_sweep_sink_has(const ss_sweep_sink *s, size_t unit) { return s->state[unit] == PRESENT; }
 size_t ss_sweep_sink_present(const ss_sweep_sink *s) { return s->present; }
 
-static int append(ss_sweep_sink *s, const char *text, ss_err *err)
+/* All of text to fd, then fsync. */
+static int write_all(int fd, const char *text, const char *path, ss_err *err)
 {
     size_t len = strlen(text), off = 0;
     while (off < len) {
-        ssize_t w = write(s->fd, text + off, len - off);
+        ssize_t w = write(fd, text + off, len - off);
         if (w < 0 && errno == EINTR) continue;
-        if (w < 0) return ss_err_at(err, s->path, 0, 0, "cannot write: %s", strerror(errno));
+        if (w < 0) return ss_err_at(err, path, 0, 0, "cannot write: %s", strerror(errno));
         off += (size_t)w;
     }
-    if (fsync(s->fd) != 0) return ss_err_at(err, s->path, 0, 0, "cannot write: %s", strerror(errno));
+    if (fsync(fd) != 0) return ss_err_at(err, path, 0, 0, "cannot write: %s", strerror(errno));
     return 0;
+}
+
+/* A unit's rows, then their checksums (a crash between the two leaves rows
+ * without checksums: a tail that --resume cuts and runs again). */
+static int append(ss_sweep_sink *s, const char *text, ss_err *err)
+{
+    if (write_all(s->fd, text, s->path, err) < 0) return -1;
+    if (s->sums_fd < 0) return 0;
+    char *sums = line_sums(text, strlen(text)), *spath = sums_path(s);
+    int rc = write_all(s->sums_fd, sums, spath, err);
+    free(spath);
+    free(sums);
+    return rc;
 }
 
 static void draw(const ss_sweep_sink *s)
@@ -303,13 +415,23 @@ static int rewrite_in_unit_order(ss_sweep_sink *s, ss_err *err)
         start = r->end;
     }
     qsort(sp, n, sizeof *sp, by_unit);
-    ss_afile f;
-    int rc = ss_afile_open(&f, s->path, err);
-    if (rc == 0) {
-        fwrite(buf, 1, csv.rows[0].end, f.fp);
-        for (size_t k = 0; k < n; k++) fwrite(buf + sp[k].start, 1, sp[k].end - sp[k].start, f.fp);
-        rc = ss_afile_commit(&f, err);
+    char *out = NULL;
+    size_t olen = 0;
+    FILE *fp = ss_xmemstream(&out, &olen);
+    fwrite(buf, 1, csv.rows[0].end, fp);
+    for (size_t k = 0; k < n; k++) fwrite(buf + sp[k].start, 1, sp[k].end - sp[k].start, fp);
+    fclose(fp);
+    /* the checksums first: a crash between the two leaves the rows in the
+     * old order, which --resume then refuses (rather than trusting them) */
+    int rc = 0;
+    if (s->checked) {
+        char *sums = line_sums(out + csv.rows[0].end, olen - csv.rows[0].end), *spath = sums_path(s);
+        rc = put_file(spath, sums, err);
+        free(spath);
+        free(sums);
     }
+    if (rc == 0) rc = put_file(s->path, out, err);
+    free(out);
     free(sp);
     ss_csv_free(&csv);
     free(buf);
@@ -321,6 +443,7 @@ size_t ss_sweep_sink_close(ss_sweep_sink *s)
     size_t failed = s->failed;
     if (s->progress && s->done) fputc('\n', stderr);
     if (s->fd >= 0) close(s->fd);
+    if (s->sums_fd >= 0) close(s->sums_fd);
     if (s->fd >= 0 && s->reorder) {
         ss_err err = {0};
         if (rewrite_in_unit_order(s, &err) < 0)

@@ -10,7 +10,13 @@
  * resumed sweep ends with the same bytes as an uninterrupted one.  A failed
  * unit writes no rows (a resume runs it again); when a resume fills such a
  * gap, closing rewrites the file (atomically) in unit order, so it too ends
- * with the uninterrupted bytes. */
+ * with the uninterrupted bytes.
+ *
+ * Beside the file: <path>.fingerprint (what defines the sweep, with every
+ * input file's hash: a resume of a changed sweep is refused, naming what
+ * changed) and <path>.sums (a checksum of every line written after the
+ * header, appended after its unit's rows: a resume checks every row and
+ * refuses a file with a row edited, removed or damaged, naming its line). */
 #ifndef SS_SWEEP_SINK_H
 #define SS_SWEEP_SINK_H
 

@@ -1,6 +1,7 @@
 /* util.c: error formatting, checked allocation, typo suggestions, hashing
  * and path helpers (see util.h for the contracts). */
 #include "core/util.h"
+#include "core/readlog.h"
 
 #include <sys/stat.h>
 
@@ -119,12 +120,15 @@ uint64_t ss_mix64(uint64_t x)
     return x ^ (x >> 31);
 }
 
-uint64_t ss_hash_str(const char *s)
+uint64_t ss_hash_bytes(const void *p, size_t n)
 {
+    const unsigned char *b = p;
     uint64_t h = 0xcbf29ce484222325ull;
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
     return h;
 }
+
+uint64_t ss_hash_str(const char *s) { return ss_hash_bytes(s, strlen(s)); }
 
 char *ss_dirname(const char *path)
 {
@@ -158,6 +162,7 @@ FILE *ss_xmemstream(char **buf, size_t *len)
 
 char *ss_read_file(const char *path, size_t *len, ss_err *err)
 {
+    ss_read_log_note(path);
     FILE *f = fopen(path, "rb");
     if (!f) {
         ss_err_at(err, path, 0, 0, "cannot read: %s", strerror(errno));

@@ -70,6 +70,9 @@ const char *ss_suggest(const char *word, const char *const *cands);
  * independent stream seeds from (scenario seed, stream name). */
 uint64_t ss_mix64(uint64_t x);
 uint64_t ss_hash_str(const char *s);
+/* FNV-1a of n bytes (ss_hash_str is this over the string's bytes): for
+ * noticing changed files and rows. */
+uint64_t ss_hash_bytes(const void *p, size_t n);
 
 /* x with `decimals` (0..9) digits after the point, exactly as
  * printf("%.*f", decimals, x) writes it (round to nearest, ties to even),

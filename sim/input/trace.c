@@ -1,6 +1,7 @@
 /* trace.c: reads arrival-time traces (servesim CSV and the Azure LLM trace
  * format) into a sorted array of relative arrival times; see trace.h. */
 #include "input/trace.h"
+#include "core/readlog.h"
 
 #include <errno.h>
 #include <math.h>
@@ -59,6 +60,7 @@ static size_t parse_azure_time(const char *s, long long *secs, double *frac_out,
 
 int ss_trace_load(const char *path, double time_scale, double **times_s, size_t *n, ss_err *err)
 {
+    ss_read_log_note(path);
     FILE *fp = fopen(path, "r");
     if (!fp) return ss_err_at(err, path, 0, 0, "cannot read trace: %s", strerror(errno));
     char *line = NULL;
