@@ -12,6 +12,7 @@
 #   default-ts.png       time series of the default scenario, round-robin variant, 1 s samples
 #   substrate-autoscale-ts.png  replicas, queue and utilisation under ATL (scenarios/substrate/autoscale.yaml)
 #   flashpoint-t5-atl-ts.png    T5-3B under ATL on a Twitter-like hour (scenarios/flashpoint/t5-atl.yaml)
+#   flashpoint-t5-coldstart-cdf.png  its cold-start durations by source, all placements
 #   blockflow-rate.csv, blockflow-clients.csv   servesim sweep scenarios/sweeps/blockflow-{rate,clients}.yaml
 #   blockflow-throughput.png   throughput vs Poisson rate, tensormq vs zmq-copy (GV100, 4 blocks)
 #   blockflow-clients.png      mean client RTT vs number of synchronous clients
@@ -88,10 +89,15 @@ gnuplot -e "in='$tmp/autoscale-ts.csv'; out='$ref/substrate-autoscale-ts.png'; v
             title='ATL on a stepped load (200, 800, 1200, 400, 0 requests/s), ResNet50, up to 16 GPUs, 5 s start-up'" \
     plots/timeseries.gp
 # Flashpoint's T5-3B under ATL on a Twitter-like hour (scenarios/flashpoint/t5-atl.yaml; FP Fig. 3.2's timeline).
-"$bin" run scenarios/flashpoint/t5-atl.yaml --quiet -o "$tmp/t5.csv" --timeseries-csv "$tmp/t5-ts.csv"
-gnuplot -e "in='$tmp/t5-ts.csv'; out='$ref/flashpoint-t5-atl-ts.png'; variant='-';
-            title='T5-3B under ATL, a Twitter-like hour (median 57 req/s, peak 4.68x), 56.7 s cold starts'" \
+"$bin" run scenarios/flashpoint/t5-atl.yaml --quiet -o "$tmp/t5.csv" --timeseries-csv "$tmp/t5-ts.csv" \
+    --coldstarts-csv "$tmp/t5-cold.csv"
+gnuplot -e "in='$tmp/t5-ts.csv'; out='$ref/flashpoint-t5-atl-ts.png'; variant='bl';
+            title='T5-3B under ATL, the baseline (every cold start from storage), a Twitter-like hour (median 57 req/s, peak 4.68x)'" \
     plots/timeseries.gp
+# ... and its cold starts by source, every placement variant pooled (docs/coldstart.md).
+gnuplot -e "in='$tmp/t5-cold.csv'; out='$ref/flashpoint-t5-coldstart-cdf.png';
+            title='T5-3B under ATL: cold-start durations by source (bl, atoll, gpu-faas, lc, mc, lc-mc, tiered pooled)'" \
+    plots/coldstart-cdf.gp
 # BlockFlow pipelines (docs/blockflow.md): a metric per transport against a sweep axis.
 bf_plot() { # csv, png, axis, metric, xlabel, ylabel, title, [more gnuplot settings], [filter column, value]
     local in="$tmp/${2%.png}.cmp.csv"

@@ -511,6 +511,30 @@ static void bad_input(void)
     refused(b, "s.yaml:14:19: windows_s: expected windows from shortest to longest");
 }
 
+/* A model's request_overhead_s (FP §1.4's network request overhead): two
+ * requests at t = 0 reach the queue 0.25 s later, so one GPU of 1 s
+ * requests finishes them at 1.25 and 2.25 s; queue time starts at the
+ * queue. */
+static void request_overhead(void)
+{
+    char *dir = ss_test_tmpdir();
+    free(ss_test_write(dir, "t.csv", "timestamp_s\n0\n0\n"));
+    free(ss_test_write(dir, "s.yaml",
+                       "seed: 1\nrequests: 2\nhosts:\n  - {name: h, devices: [{name: g0, kind: gpu}]}\n"
+                       "models:\n  - {name: m, service: {dist: deterministic, value_s: 1}, request_overhead_s: 0.25}\n"
+                       "deployment:\n  - {model: m, device: g0}\n"
+                       "workloads:\n  - {name: w, kind: trace, target: m, file: t.csv}\n"));
+    char *out = NULL;
+    int rc = ss_test_sh(&out, "cd '%s' && '%s/servesim' run s.yaml -o r.csv --requests-csv q.csv >/dev/null && cat q.csv",
+                        dir, SS_BUILD_DIR);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    CU_ASSERT_DOUBLE_EQUAL(finish_of(out, 0), 1.25, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(finish_of(out, 1), 2.25, 1e-9);
+    CU_ASSERT(ss_test_has(out, ",2250.000000000,1000.000000000,")); /* latency 2.25 s, of which 1 s queued */
+    free(out);
+    ss_test_rmtree(dir);
+}
+
 SS_TEST_SUITE("substrate", {"shared queue: two GPUs, one queue", shared_queue_two_gpus},
               {"ps: hand-computed max-min finish times", ps_three_jobs_two_cores},
               {"preemptive-resume priority, per-workload rows", preemptive_resume},
@@ -521,4 +545,5 @@ SS_TEST_SUITE("substrate", {"shared queue: two GPUs, one queue", shared_queue_tw
               {"autoscaling: keepalive by hand", keepalive_by_hand}, {"autoscaling: a stalled run ends", stalled_run_ends},
               {"autoscaling: the CAT rule gates scaling", cat_gates},
               {"autoscaling: tsk, atl, owk, sm, knative follow a load", policies_follow_load},
+              {"a model's request overhead delays its queue", request_overhead},
               {"bad input: file:line:col, exit 2, no output", bad_input})

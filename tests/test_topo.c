@@ -105,11 +105,11 @@ static void test_flashpoint_counts(void)
     if (!t) return;
     CU_ASSERT_STRING_EQUAL(ss_topo_name(t), "flashpoint-dc");
     /* 4 spines + 10 leaves + border + s3, and 200 hosts of (NIC, 2 sockets,
-     * 8 GPUs, RAM) */
-    CU_ASSERT_EQUAL(ss_topo_nnodes(t), 4 + 10 + 1 + 1 + 200 * (1 + 2 + 8 + 1));
+     * 8 GPUs, RAM, disk) */
+    CU_ASSERT_EQUAL(ss_topo_nnodes(t), 4 + 10 + 1 + 1 + 200 * (1 + 2 + 8 + 1 + 1));
     /* duplex: 10 x 4 leaf-spine, 200 host-leaf, 4 border-spine, 1 storage,
-     * and per host 1 socket-socket + 8 GPU + 2 RAM + 1 NIC */
-    CU_ASSERT_EQUAL(ss_topo_nlinks(t), 2 * (40 + 200 + 4 + 1 + 200 * (1 + 8 + 2 + 1)));
+     * and per host 1 socket-socket + 8 GPU + 2 RAM + 1 NIC + 1 disk */
+    CU_ASSERT_EQUAL(ss_topo_nlinks(t), 2 * (40 + 200 + 4 + 1 + 200 * (1 + 8 + 2 + 1 + 1)));
     CU_ASSERT_EQUAL(ss_topo_nhosts(t), 200);
     CU_ASSERT_STRING_EQUAL(ss_topo_node_name(t, ss_topo_host(t, 57)), "h57");
     CU_ASSERT_EQUAL(ss_topo_host(t, 200), SS_TOPO_NONE);
@@ -165,7 +165,7 @@ static void test_oversubscription(void)
     FILE *f = open_memstream(&buf, &len);
     ss_topo_describe(t, f);
     fclose(f);
-    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "2416 nodes, 5290 directed links"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "2616 nodes, 5690 directed links"));
     CU_ASSERT_PTR_NOT_NULL(strstr(buf, "leaf7        20 host links 1000 Gbit/s / 4 uplinks 400 Gbit/s = 2.50:1"));
     CU_ASSERT_PTR_NOT_NULL(strstr(buf, "bisection bandwidth: 2000 Gbit/s per direction (5 of 10 leaves"));
     CU_ASSERT_PTR_NOT_NULL(

@@ -40,6 +40,8 @@ typedef struct ss_model_cfg {
     double weights_bytes;    /* its static memory: the weights a replica holds in VRAM */
     double runtime_vram_bytes; /* what a replica needs on top while it runs (activations, workspace) */
     double load_bytes_per_s; /* cold start: loading its data into a process on the host, 0 = not given */
+    double request_overhead_s; /* a request's network trip (input and output) between gateway and
+                                * replica, added before it joins the model's queue (FP §1.4) */
     struct ss_block_cfg *block; /* a block of a split model (blockmodel.h), or NULL */
 } ss_model_cfg;
 

@@ -136,13 +136,18 @@ static int read_model_fields(ss_model_cfg *m, const ss_node *map, ss_err *err)
     TRY(ss_cfg_num(map, "weights_bytes", &m->weights_bytes, SS_NONNEG, err));
     TRY(ss_cfg_num(map, "runtime_vram_bytes", &m->runtime_vram_bytes, SS_NONNEG, err));
     TRY(ss_cfg_num(map, "load_bytes_per_s", &m->load_bytes_per_s, SS_POS, err));
+    TRY(ss_cfg_num(map, "request_overhead_s", &m->request_overhead_s, SS_NONNEG, err));
+    if (m->request_overhead_s > 1e6)
+        return ss_node_err(ss_map_find(map, "request_overhead_s"), err, "request_overhead_s: expected at most 1e6 s, got %g",
+                           m->request_overhead_s);
     return 0;
 }
 
 static int read_profile(ss_model_cfg *m, const char *path, const ss_node *where, ss_err *err)
 {
     static const char *const profile_keys[] = {"name",          "description",        "source", "service",
-                                               "weights_bytes", "runtime_vram_bytes", "load_bytes_per_s", NULL};
+                                               "weights_bytes", "runtime_vram_bytes", "load_bytes_per_s",
+                                               "request_overhead_s", NULL};
     if (access(path, R_OK) != 0)
         return ss_node_err(where, err, "model profile '%s' not found or not readable", path);
     ss_doc *doc = ss_doc_load(path, err);
@@ -183,7 +188,7 @@ static int read_block_model(ss_scenario *sc, ss_model_cfg *m, const ss_node *it,
 static int read_models(ss_scenario *sc, const ss_node *seq, ss_err *err)
 {
     static const char *const model_keys[] = {"name", "profile", "service", "source", "weights_bytes", "runtime_vram_bytes",
-                                             "load_bytes_per_s", "split", "block", NULL};
+                                             "load_bytes_per_s", "request_overhead_s", "split", "block", NULL};
     sc->models = ss_xcalloc(seq->n, sizeof *sc->models);
     for (size_t i = 0; i < seq->n; i++) {
         const ss_node *it = seq->items[i];

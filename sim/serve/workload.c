@@ -17,7 +17,16 @@ struct ss_source {
     const ss_workload_cfg *cfg;
     gsl_rng *rng;
     size_t next;    /* trace: next arrival; steps: current step */
+    double trip_s;  /* its first model's request_overhead_s */
 };
+
+/* A request arrives at its model's queue after its network trip (the
+ * model's request_overhead_s). */
+static void route_ev(ss_engine *eng, void *ctx, uint64_t arg)
+{
+    (void)eng;
+    ss_route(ctx, (ss_request *)(uintptr_t)arg);
+}
 
 /* May a request be created at time t? */
 static int open_at(const ss_world *w, double t)
@@ -45,7 +54,8 @@ static void create(ss_source *s, uint32_t client)
         if (w->wstats) w->wstats[r->workload].arrived++;
     }
     w->generated++;
-    ss_route(w, r);
+    if (s->trip_s > 0) ss_schedule(w->eng, r->created_s + s->trip_s, route_ev, w, (uint64_t)(uintptr_t)r);
+    else ss_route(w, r);
 }
 
 /* Time of the next open-loop arrival after `now`, or INFINITY when done. */
@@ -107,6 +117,7 @@ void ss_sources_start(ss_world *w)
         s->w = w;
         s->index = i;
         s->cfg = c;
+        s->trip_s = sc->models[sc->tasks[c->task].stages[0]].request_overhead_s;
         char *name = ss_xasprintf("workload/%s/%s", c->name, c->kind == SS_WL_CLOSED ? "think" : "arrivals");
         s->rng = ss_rng_stream(sc->seed, w->rep, name);
         free(name);
