@@ -6,7 +6,9 @@
  * contract, whatever its file says: exit status 2, nothing on stdout, no
  * file written, changed or removed, and a first line of the form
  * FILE:LINE:COL: (a file's content), "servesim CMD: " or "servesim: " (a
- * command-line word) or "FILE: cannot " (a file that cannot be read at all).
+ * command-line word), "FILE: cannot " (a file that cannot be read or
+ * written at all) or "FILE: the " (an output that would overwrite an input
+ * or another output).
  *
  * With SS_BAD_CORPUS_UPDATE=1 in the environment (tools/bad-corpus.sh),
  * the suite rewrites each .expect file from what its case does now,
@@ -363,8 +365,11 @@ static const char *breach(const char *got)
     if (strncmp(err, "(exit", 5) == 0) return "no message";
     if (strncmp(err, "servesim", 8) == 0 && (err[8] == ' ' || err[8] == ':')) return NULL;
     if (positioned(err)) return NULL;
-    const char *cannot = strstr(err, ": cannot "), *nl = strchr(err, '\n');
-    return cannot && cannot < nl ? NULL : "the message has no file:line:col";
+    /* a file that cannot be read or written, or an output that would overwrite an input or another output */
+    const char *nl = strchr(err, '\n');
+    for (const char *p = err; p < nl; p++)
+        if (strncmp(p, ": cannot ", 9) == 0 || strncmp(p, ": the ", 6) == 0) return NULL;
+    return "the message has no file:line:col";
 }
 
 /* The comment lines of `text` followed by `got`: the updated file. */

@@ -217,7 +217,7 @@ static int load_all(const opts *o, ss_scenario **out, size_t *n, ss_err *err)
         for (size_t i = 0; i < nv; i++) found |= strcmp(names[i], o->variant) == 0;
         if (!found) {
             const char *near = ss_suggest(o->variant, (const char *const *)names);
-            rc = ss_err_at(err, o->scenario, 0, 0, "no variant named '%s'%s%s%s", o->variant,
+            rc = ss_err_at(err, o->scenario, 1, 1, "no variant named '%s'%s%s%s", o->variant,
                            near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
         }
     }
@@ -434,7 +434,7 @@ static int cmd_run(int argc, char **argv)
     if (load_all(&o, &sc, &n, &err) < 0 || validate_worlds(sc, n, &err) < 0) goto out;
     for (size_t v = 0; v < n; v++)
         if (o.replication >= (long)sc[v].replications) {
-            ss_err_at(&err, sc[v].path, 0, 0, "--replication %ld: the scenario has %u replication%s (0 to %u)",
+            ss_err_at(&err, sc[v].path, 1, 1, "--replication %ld: the scenario has %u replication%s (0 to %u)",
                       o.replication, sc[v].replications, sc[v].replications == 1 ? "" : "s",
                       sc[v].replications - 1);
             goto out;
@@ -455,7 +455,7 @@ static int cmd_run(int argc, char **argv)
     double ts_interval = o.timeseries_interval_s > 0 ? o.timeseries_interval_s : sc[0].timeseries_interval_s;
     for (size_t v = 0; ts_path && v < n; v++) /* a time series a person can open */
         if (isfinite(sc[v].duration_s) && sc[v].duration_s / ts_interval > 1e6) {
-            ss_err_at(&err, sc[v].path, 0, 0,
+            ss_err_at(&err, sc[v].path, 1, 1,
                       "a time-series sample every %g s over duration_s %g is %.3g samples, more than 1e6: sample "
                       "less often",
                       ts_interval, sc[v].duration_s, sc[v].duration_s / ts_interval);

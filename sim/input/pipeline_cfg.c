@@ -91,7 +91,12 @@ static int read_transport(ss_scenario *sc, ss_pipeline_cfg *pl, const ss_node *n
         ss_node *ts = NULL;
         int rc = ss_cfg_map(doc->root, "transports", &ts, 0, err);
         const ss_node *mine = ts ? ss_map_find(ts, p->name) : NULL;
-        if (rc >= 0 && mine && mine->kind == SS_NODE_MAP)
+        /* a profile named for this transport must describe it; a found one
+         * may leave a transport (a plugin of one's own) to its defaults */
+        if (rc >= 0 && mine && mine->kind != SS_NODE_MAP) rc = ss_node_expect(mine, SS_NODE_MAP, p->name, err);
+        else if (rc >= 0 && !mine && prof)
+            rc = ss_node_err(prof, err, "transport profile '%s' has no map transports.%s", prof->value, p->name);
+        if (rc >= 0 && mine)
             import_numbers(p, mine, "", prof ? prof->line : n->line, prof ? prof->col : n->col);
         ss_doc_free(doc);
         TRY(rc);
