@@ -10,7 +10,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "input/blockmodel.h"
 
@@ -76,11 +75,7 @@ static int read_transport(ss_scenario *sc, ss_pipeline_cfg *pl, const ss_node *n
     char *path = NULL;
     if (prof) {
         TRY(ss_node_expect(prof, SS_NODE_SCALAR, "profile", err));
-        path = ss_node_path(prof, prof->value);
-        if (access(path, R_OK) != 0) {
-            free(path);
-            return ss_node_err(prof, err, "transport profile '%s' not found or not readable", prof->value);
-        }
+        if (!(path = ss_node_readable(prof, "transport profile", err))) return -1;
     } else {
         path = ss_scenario_find_profile(sc->dir, "transports");
     }
