@@ -45,7 +45,7 @@ int ss_csv_read(const char *path, ss_csv *out, ss_err *err)
                 for (;;) {
                     if (i >= len) { /* the file ends inside quotes: a torn record */
                         row_free(&row);
-                        out->torn = 1;
+                        out->torn = 2;
                         out->torn_line = row.line;
                         free(text);
                         return 0;
@@ -96,9 +96,10 @@ int ss_csv_read_whole(const char *path, ss_csv *out, ss_err *err)
 {
     if (ss_csv_read(path, out, err) < 0) return -1;
     if (!out->torn) return 0;
-    int line = out->torn_line;
+    int line = out->torn_line, quotes = out->torn == 2;
     ss_csv_free(out);
-    return ss_err_at(err, path, line, 1, "the last line has no newline (a truncated file?)");
+    return ss_err_at(err, path, line, 1, quotes ? "the file ends inside a quoted field (a '\"' missing?)"
+                                                : "the last line has no newline (a truncated file?)");
 }
 
 int ss_csv_field_col(const ss_csv_row *r, size_t k)

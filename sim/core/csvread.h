@@ -23,7 +23,7 @@ typedef struct ss_csv {
     ss_csv_row *rows;  /* rows[0] is the header if the file has one */
     size_t nrows;
     size_t size;       /* bytes in the file */
-    int torn;          /* the file ends inside a record (no final newline): that record is not in rows */
+    int torn;          /* the file ends inside a record (1: no final newline, 2: inside quotes): that record is not in rows */
     int torn_line;     /* 1-based line where that record starts */
     char *arena;       /* the fields' text, all of it */
 } ss_csv;
