@@ -171,7 +171,11 @@ static int collect(cmp *c, long metric, const char *model, ss_err *err)
         series *s = series_of(p, r->f[c->by]);
         size_t rep;
         if (c->rep_col >= 0) {
-            rep = (size_t)strtoull(r->f[c->rep_col], NULL, 10);
+            const char *rt = r->f[c->rep_col]; /* a replication number of a scenario: below 100000 */
+            if (!rt[0] || rt[strspn(rt, "0123456789")] || strlen(rt) > 5)
+                return ss_err_at(err, csv->path, r->line, ss_csv_field_col(r, (size_t)c->rep_col),
+                                 "replication: expected a whole number from 0 to 99999, got '%s'", rt);
+            rep = (size_t)strtoull(rt, NULL, 10);
         } else {
             rep = s->n;
         }
