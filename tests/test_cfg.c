@@ -399,7 +399,9 @@ static void test_json_errors(void)
     ss_err err = {0};
     char *path;
     CU_ASSERT_PTR_NULL(load_text("b.json", "{\"a\": 1,\n \"b\": [1, 2,]\n}\n", &err, &path));
-    expect_msg(&err, path, "2:13: JSON syntax error");
+    expect_msg(&err, path,
+               "2:13: JSON syntax error: expected a value (a string, number, object, array, true, false or null), "
+               "got ']'");
     free(path);
     ss_err e2 = {0};
     CU_ASSERT_PTR_NULL(load_text("d.json", "{\"a\": 1,\n \"b\": {\"x\": 1, \"x\": 2}}", &e2, &path));

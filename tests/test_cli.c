@@ -470,11 +470,11 @@ static void test_bad_variant_name(void)
     CU_ASSERT_TRUE(ss_test_has(err, "no variant named 'lll' (did you mean 'll'?)"));
     CU_ASSERT_FALSE(exists(dir, "out"));
     free(err);
-    /* a scenario without variants has none to name */
+    /* a scenario without variants has none to name: blamed on its first line */
     write_file(dir, "s.yaml", GOOD);
     rc = ss_test_sh(&err, "cd '%s' && '%s' run s.yaml --variant rr -o out/out.csv 2>&1 >/dev/null", dir, SS_BIN);
     CU_ASSERT_EQUAL(rc, 2);
-    CU_ASSERT_STRING_EQUAL(err ? err : "", "s.yaml: no variant named 'rr'\n");
+    CU_ASSERT_STRING_EQUAL(err ? err : "", "s.yaml:1:1: no variant named 'rr'\n");
     CU_ASSERT_FALSE(exists(dir, "out"));
     free(err);
     ss_test_rmtree(dir);

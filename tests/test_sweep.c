@@ -314,7 +314,7 @@ static void test_bad_input(void)
               "", "bad.yaml:5:25: mode zip: axis 'seed' has 1 values, axis 'requests' has 2");
     /* unknown sweep key, missing base */
     bad_sweep("scenario: base.yaml\naxis: []\n", "", "bad.yaml:2:1: unknown key 'axis' in sweep (did you mean 'axes'?)");
-    bad_sweep("scenario: nothere.yaml\naxes: [{key: seed, values: [1]}]\n", "", "nothere.yaml: cannot read");
+    bad_sweep("scenario: nothere.yaml\naxes: [{key: seed, values: [1]}]\n", "", "bad.yaml:1:11: scenario file 'nothere.yaml' not found or not readable");
     /* an unwritable output path */
     bad_sweep("scenario: base.yaml\naxes: [{key: seed, values: [1]}]\n", "-o /proc/nonexistent/x.csv",
               "/proc/nonexistent/x.csv: cannot create");

@@ -162,15 +162,20 @@ static int collect(cmp *c, long metric, const char *model, ss_err *err)
         char *end;
         const char *txt = r->f[metric];
         double v = strtod(txt, &end);
-        if (!txt[0] || *end) {
-            return ss_err_at(err, csv->path, r->line, 1, "%s: expected a number, got '%s'", h->f[metric], txt);
+        if (!txt[0] || *end || !isfinite(v)) {
+            return ss_err_at(err, csv->path, r->line, ss_csv_field_col(r, (size_t)metric),
+                             "%s: expected a number, got '%s'", h->f[metric], txt);
         }
         point *p = point_of(c, r);
         ss_intern(&c->policies, &c->npol, r->f[c->by]);
         series *s = series_of(p, r->f[c->by]);
         size_t rep;
         if (c->rep_col >= 0) {
-            rep = (size_t)strtoull(r->f[c->rep_col], NULL, 10);
+            const char *rt = r->f[c->rep_col]; /* a replication number of a scenario: below 100000 */
+            if (!rt[0] || rt[strspn(rt, "0123456789")] || strlen(rt) > 5)
+                return ss_err_at(err, csv->path, r->line, ss_csv_field_col(r, (size_t)c->rep_col),
+                                 "replication: expected a whole number from 0 to 99999, got '%s'", rt);
+            rep = (size_t)strtoull(rt, NULL, 10);
         } else {
             rep = s->n;
         }
@@ -457,7 +462,7 @@ int ss_cmd_compare(int argc, char **argv)
     const char *ins[] = {path}, *outs[] = {out};
     static const char *const in_what[] = {"results CSV"}, *const out_what[] = {"comparison output"};
     if (ss_check_outputs(ins, in_what, 1, outs, out_what, 1, &err) < 0) goto out;
-    if (ss_csv_read(path, &table, &err) < 0) goto out;
+    if (ss_csv_read_whole(path, &table, &err) < 0) goto out;
     if (table.nrows < 2) {
         ss_err_at(&err, path, 1, 1, "expected a header and at least one row");
         goto out_csv;
@@ -492,7 +497,7 @@ int ss_cmd_compare(int argc, char **argv)
             break;
         }
         if (c.np == 0) {
-            ss_err_at(&err, path, 0, 0, "no rows for model '%s'", model);
+            ss_err_at(&err, path, 1, 1, "no rows for model '%s'", model);
             rc = 2;
             break;
         }

@@ -68,21 +68,13 @@ struct replay {
     done_ctx *ctxs;      /* one per transfer */
 };
 
-/* 1-based column where field k of row r starts (exact for unquoted fields). */
-static int col_of(const ss_csv_row *r, size_t k)
-{
-    int c = 1;
-    for (size_t i = 0; i < k && i < r->n; i++) c += (int)strlen(r->f[i]) + 1;
-    return c;
-}
-
 static int node_of(const ss_topo *t, const ss_csv_row *r, size_t k, const char *path, uint32_t *out, ss_err *err)
 {
     const char *s = r->f[k];
     if (s[0] && s[strspn(s, "0123456789")] == '\0') {
         unsigned long long i = strtoull(s, NULL, 10);
         if (i >= ss_topo_nhosts(t))
-            return ss_err_at(err, path, r->line, col_of(r, k), "host index %s out of range (the topology has %zu hosts)",
+            return ss_err_at(err, path, r->line, ss_csv_field_col(r, k), "host index %s out of range (the topology has %zu hosts)",
                              s, ss_topo_nhosts(t));
         *out = ss_topo_host(t, (size_t)i);
         return 0;
@@ -93,7 +85,7 @@ static int node_of(const ss_topo *t, const ss_csv_row *r, size_t k, const char *
     const char **names = ss_xcalloc(n + 1, sizeof *names);
     for (size_t i = 0; i < n; i++) names[i] = ss_topo_node_name(t, (uint32_t)i);
     const char *near = ss_suggest(s, names);
-    ss_err_at(err, path, r->line, col_of(r, k), "unknown node '%s'%s%s%s", s, near ? " (did you mean '" : "",
+    ss_err_at(err, path, r->line, ss_csv_field_col(r, k), "unknown node '%s'%s%s%s", s, near ? " (did you mean '" : "",
               near ? near : "", near ? "'?)" : "");
     free(names);
     return -1;
@@ -105,18 +97,14 @@ static int num_of(const ss_csv_row *r, size_t k, const char *what, const char *p
     errno = 0;
     *out = strtod(r->f[k], &end);
     if (!r->f[k][0] || *end || errno || !isfinite(*out) || *out < 0)
-        return ss_err_at(err, path, r->line, col_of(r, k), "%s: expected a number >= 0, got '%s'", what, r->f[k]);
+        return ss_err_at(err, path, r->line, ss_csv_field_col(r, k), "%s: expected a number >= 0, got '%s'", what, r->f[k]);
     return 0;
 }
 
 static int read_transfers(replay *rp, const char *path, ss_err *err)
 {
     ss_csv csv;
-    if (ss_csv_read(path, &csv, err) < 0) return -1;
-    if (csv.torn) {
-        ss_csv_free(&csv);
-        return ss_err_at(err, path, 0, 0, "the last line has no newline (a truncated file?)");
-    }
+    if (ss_csv_read_whole(path, &csv, err) < 0) return -1;
     size_t first = csv.nrows && csv.rows[0].n >= 1 && strcmp(csv.rows[0].f[0], "start_s") == 0;
     rp->t = ss_xcalloc(csv.nrows + 1, sizeof *rp->t);
     int rc = 0;
@@ -135,7 +123,7 @@ static int read_transfers(replay *rp, const char *path, ss_err *err)
         }
         double lat;
         if (ss_topo_route(rp->topo, t->src, t->dst, 0, NULL, 0, &lat) == SS_TOPO_NO_ROUTE) {
-            rc = ss_err_at(err, path, r->line, col_of(r, 1), "no route from '%s' to '%s'", r->f[1], r->f[2]);
+            rc = ss_err_at(err, path, r->line, ss_csv_field_col(r, 1), "no route from '%s' to '%s'", r->f[1], r->f[2]);
             break;
         }
         t->finish_s = NAN;

@@ -100,7 +100,8 @@ static const char usage_plugins[] =
     "\n"
     "Lists the policy plugins found, in search order: $SERVESIM_PLUGIN_PATH, the build folder\n"
     "beside this executable, the install folder beside it, and " SS_PLUGIN_DIR "; with a\n"
-    "scenario, also the plugins it names that its folder holds (no other file there is loaded).\n";
+    "scenario, also the plugins it names that its folder holds (no other file there is loaded).\n"
+    "A scenario that does not load is bad input (exit 2).\n";
 
 typedef struct opts {
     const char *scenario, *output, *variant, *requests_csv, *timeseries_csv, *timeline, *coldstarts_csv;
@@ -221,7 +222,7 @@ static int load_all(const opts *o, ss_scenario **out, size_t *n, ss_err *err)
         for (size_t i = 0; i < nv; i++) found |= strcmp(names[i], o->variant) == 0;
         if (!found) {
             const char *near = ss_suggest(o->variant, (const char *const *)names);
-            rc = ss_err_at(err, o->scenario, 0, 0, "no variant named '%s'%s%s%s", o->variant,
+            rc = ss_err_at(err, o->scenario, 1, 1, "no variant named '%s'%s%s%s", o->variant,
                            near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
         }
     }
@@ -344,23 +345,17 @@ static int cmd_check(int argc, char **argv)
     return rc;
 }
 
-/* The plugins scenario `scen` names that its own folder holds, added to
- * p[0..n-1]: only those files are loaded (another library's constructor
- * in that folder must not run).  A scenario that does not load adds none. */
-static size_t named_in_folder(const char *scen, const char *dir, ss_plugin **p, size_t n)
+/* The plugins scenario `sc` names that its own folder `dir` holds, added
+ * to p[0..n-1]: only those files are loaded (another library's constructor
+ * in that folder must not run). */
+static size_t named_in_folder(const ss_scenario *sc, const char *dir, ss_plugin **p, size_t n)
 {
-    ss_scenario sc;
     ss_err err = {0};
-    if (ss_scenario_load(&sc, scen, NULL, NULL, 0, &err) < 0) {
-        fprintf(stderr, "servesim: %s\n", err.msg);
-        ss_scenario_free(&sc);
-        return n;
-    }
-    const ss_policy_cfg *named[] = {&sc.load_balancer, &sc.scheduler,
-                                    sc.pipeline ? &sc.pipeline->transport : NULL,
-                                    sc.edge ? &sc.edge->scheduler : NULL,
-                                    sc.autoscale ? &sc.autoscale->policy : NULL,
-                                    sc.placement ? &sc.placement->policy : NULL};
+    const ss_policy_cfg *named[] = {&sc->load_balancer, &sc->scheduler,
+                                    sc->pipeline ? &sc->pipeline->transport : NULL,
+                                    sc->edge ? &sc->edge->scheduler : NULL,
+                                    sc->autoscale ? &sc->autoscale->policy : NULL,
+                                    sc->placement ? &sc->placement->policy : NULL};
     for (size_t i = 0; i < sizeof named / sizeof *named; i++) {
         if (!named[i] || !named[i]->name) continue;
         char *path = ss_xasprintf("%s/%s.so", dir[0] ? dir : ".", named[i]->name);
@@ -373,7 +368,6 @@ static size_t named_in_folder(const char *scen, const char *dir, ss_plugin **p, 
         }
         free(path);
     }
-    ss_scenario_free(&sc);
     return n;
 }
 
@@ -442,7 +436,7 @@ static int cmd_run(int argc, char **argv)
     if (load_all(&o, &sc, &n, &err) < 0 || validate_worlds(sc, n, &err) < 0) goto out;
     for (size_t v = 0; v < n; v++)
         if (o.replication >= (long)sc[v].replications) {
-            ss_err_at(&err, sc[v].path, 0, 0, "--replication %ld: the scenario has %u replication%s (0 to %u)",
+            ss_err_at(&err, sc[v].path, 1, 1, "--replication %ld: the scenario has %u replication%s (0 to %u)",
                       o.replication, sc[v].replications, sc[v].replications == 1 ? "" : "s",
                       sc[v].replications - 1);
             goto out;
@@ -463,7 +457,7 @@ static int cmd_run(int argc, char **argv)
     double ts_interval = o.timeseries_interval_s > 0 ? o.timeseries_interval_s : sc[0].timeseries_interval_s;
     for (size_t v = 0; ts_path && v < n; v++) /* a time series a person can open */
         if (isfinite(sc[v].duration_s) && sc[v].duration_s / ts_interval > 1e6) {
-            ss_err_at(&err, sc[v].path, 0, 0,
+            ss_err_at(&err, sc[v].path, 1, 1,
                       "a time-series sample every %g s over duration_s %g is %.3g samples, more than 1e6: sample "
                       "less often",
                       ts_interval, sc[v].duration_s, sc[v].duration_s / ts_interval);
@@ -674,6 +668,13 @@ static int cmd_plugins(int argc, char **argv)
         if (argv[i][0] == '-' || scen) return ss_bad_usage("plugins", "unexpected argument '%s'", argv[i]);
         scen = argv[i];
     }
+    ss_scenario sc;
+    ss_err err = {0};
+    if (scen && ss_scenario_load(&sc, scen, NULL, NULL, 0, &err) < 0) { /* bad input, said before any listing */
+        fprintf(stderr, "%s\n", err.msg);
+        ss_scenario_free(&sc);
+        return EXIT_BADINPUT;
+    }
     char *dir = scen ? ss_dirname(scen) : NULL;
     char **dirs = ss_plugin_dirs(dir);
     printf("search path:\n");
@@ -681,7 +682,10 @@ static int cmd_plugins(int argc, char **argv)
     ss_plugin_dirs_free(dirs);
     ss_plugin *p = NULL;
     size_t n = ss_plugin_scan(NULL, &p); /* the plugin folders: every .so there is a plugin */
-    if (scen) n = named_in_folder(scen, dir, &p, n);
+    if (scen) {
+        n = named_in_folder(&sc, dir, &p, n);
+        ss_scenario_free(&sc);
+    }
     printf("%-16s %-15s %-4s %s\n", "name", "kind", "abi", "summary / file");
     for (size_t i = 0; i < n; i++) {
         printf("%-16s %-15s %-4u %s\n", p[i].pol->name, ss_policy_kind_name(p[i].pol->kind), p[i].pol->abi,

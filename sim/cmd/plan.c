@@ -240,7 +240,8 @@ static int read_model(ss_plan *p, const ss_node *m, const char *figures, pmodel 
     TRY(ss_cfg_str(m, "name", &name, SS_REQ, err));
     TRY(ss_cfg_str(m, "profile", &rel, SS_REQ, err));
     out->name = ss_xstrdup(name);
-    char *path = ss_node_path(ss_map_find(m, "profile"), rel);
+    char *path = ss_node_readable(ss_map_find(m, "profile"), "profile", err);
+    if (!path) return -1;
     *prof = ss_doc_load_json(path, err);
     free(path);
     if (!*prof) return -1;

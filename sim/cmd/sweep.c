@@ -176,7 +176,7 @@ static int read_sweep(ss_sweep *sw, const char *path, ss_err *err)
     TRY(ss_cfg_str(root, "name", &name, 0, err));
     TRY(ss_cfg_str(root, "description", &desc, 0, err));
     TRY(ss_cfg_str(root, "scenario", &base, SS_REQ, err));
-    sw->base = ss_node_path(ss_map_find(root, "scenario"), base);
+    if (!(sw->base = ss_node_readable(ss_map_find(root, "scenario"), "scenario file", err))) return -1;
     if (name) {
         sw->name = ss_xstrdup(name);
     } else {

@@ -39,7 +39,10 @@ static const char usage[] =
 static double replica_s(const char *path, const char *variant, char **sets, size_t nsets, ss_err *err)
 {
     ss_scenario sc;
-    if (ss_scenario_load(&sc, path, variant, sets, nsets, err) < 0) return -1;
+    if (ss_scenario_load(&sc, path, variant, sets, nsets, err) < 0) {
+        ss_scenario_free(&sc); /* a refused scenario holds what it had read */
+        return -1;
+    }
     if (!sc.autoscale && !sc.nevents) {
         ss_err_at(err, sc.path, 1, 1, "variant '%s' has no autoscaling: its replicas never change", variant);
         ss_scenario_free(&sc);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <yaml.h>
 
 #include "core/cfg_internal.h"
@@ -722,6 +723,15 @@ char *ss_node_path(const ss_node *n, const char *rel)
     char *p = ss_path_join(dir, rel);
     free(dir);
     return p;
+}
+
+char *ss_node_readable(const ss_node *n, const char *what, ss_err *err)
+{
+    char *p = ss_node_path(n, n->value);
+    if (access(p, R_OK) == 0) return p;
+    free(p);
+    ss_node_err(n, err, "%s '%s' not found or not readable", what, n->value);
+    return NULL;
 }
 
 /* ---- writing a node back as flow text ------------------------------------ */

@@ -121,5 +121,9 @@ int ss_node_err(const ss_node *n, ss_err *err, const char *fmt, ...) __attribute
 /* A path written in the node's file, resolved against that file's directory;
  * newly allocated. */
 char *ss_node_path(const ss_node *n, const char *rel);
+/* The file a scalar node names (its value, as ss_node_path resolves it), if
+ * it can be read; else NULL with "<what> '<value>' not found or not
+ * readable" at the node. */
+char *ss_node_readable(const ss_node *n, const char *what, ss_err *err);
 
 #endif

@@ -5,6 +5,7 @@
 #include "core/cfg_internal.h"
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,6 +128,109 @@ static ss_node *jbuild(jscan *s, const cJSON *j)
     return n;
 }
 
+/* ---- saying what was expected -------------------------------------------- */
+
+/* cJSON says only where it stopped, and not always where the text went
+ * wrong (`[1, 2}` stops at the 2).  A text it refused is walked again by
+ * this small validator, which stops at the first byte the grammar does not
+ * allow and says what it wanted there. */
+typedef struct jcheck {
+    const char *t;
+    size_t len, pos;
+    const char *want;
+} jcheck;
+
+#define JWANT_VALUE "a value (a string, number, object, array, true, false or null)"
+
+static int jc_fail(jcheck *v, const char *want)
+{
+    v->want = want;
+    return -1;
+}
+
+static void jc_ws(jcheck *v)
+{
+    while (v->pos < v->len && (unsigned char)v->t[v->pos] <= ' ') v->pos++; /* cJSON's notion */
+}
+
+static int jc_at(jcheck *v, char c)
+{
+    jc_ws(v);
+    return v->pos < v->len && v->t[v->pos] == c;
+}
+
+static int jc_string(jcheck *v)
+{
+    for (v->pos++; v->pos < v->len; v->pos++) {
+        unsigned char c = (unsigned char)v->t[v->pos];
+        if (c == '"') {
+            v->pos++;
+            return 0;
+        }
+        if (c < ' ') break;
+        if (c == '\\' && (++v->pos >= v->len || !strchr("\"\\/bfnrtu", v->t[v->pos])))
+            return jc_fail(v, "an escape (\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)");
+    }
+    return jc_fail(v, "'\"' to close the string");
+}
+
+static int jc_value(jcheck *v, int depth)
+{
+    jc_ws(v);
+    if (v->pos >= v->len) return jc_fail(v, JWANT_VALUE);
+    char c = v->t[v->pos];
+    if (c == '"') return jc_string(v);
+    if (c == '{' || c == '[') {
+        char close = c == '{' ? '}' : ']';
+        v->pos++;
+        if (jc_at(v, close)) return v->pos++, 0;
+        for (;;) {
+            if (c == '{') {
+                if (!jc_at(v, '"')) return jc_fail(v, "a quoted key");
+                if (jc_string(v) < 0) return -1;
+                if (!jc_at(v, ':')) return jc_fail(v, "':' after the key");
+                v->pos++;
+            }
+            if (depth >= 1000) return jc_fail(v, "less nesting (at most 1000 levels)");
+            if (jc_value(v, depth + 1) < 0) return -1;
+            if (jc_at(v, ',')) {
+                v->pos++;
+                continue;
+            }
+            if (jc_at(v, close)) return v->pos++, 0;
+            return jc_fail(v, c == '{' ? "',' or '}'" : "',' or ']'");
+        }
+    }
+    static const char *const words[] = {"true", "false", "null"};
+    for (int k = 0; k < 3; k++)
+        if (strncmp(v->t + v->pos, words[k], strlen(words[k])) == 0) return v->pos += strlen(words[k]), 0;
+    /* a number as cJSON reads one: the run of these characters, by strtod */
+    char num[64];
+    size_t n = 0;
+    while (v->pos + n < v->len && n < sizeof num - 1 && strchr("+-0123456789.eE", v->t[v->pos + n]) && v->t[v->pos + n])
+        n++;
+    if (n == 0 || (c != '-' && !isdigit((unsigned char)c))) return jc_fail(v, JWANT_VALUE);
+    memcpy(num, v->t + v->pos, n);
+    num[n] = '\0';
+    char *end;
+    strtod(num, &end);
+    if (end == num) return jc_fail(v, JWANT_VALUE);
+    v->pos += (size_t)(end - num);
+    return 0;
+}
+
+/* What stands at `off`, for a message: a word, a character or a byte. */
+static void jfound(const char *t, size_t len, size_t off, char *out, size_t cap)
+{
+    unsigned char c = off < len ? (unsigned char)t[off] : 0;
+    size_t n = 0;
+    while (off + n < len && n < 20 && isalnum((unsigned char)t[off + n])) n++;
+    if (off >= len) snprintf(out, cap, "the end of the file");
+    else if (n) snprintf(out, cap, "'%.*s'", (int)n, t + off);
+    else if (c > ' ' && c < 0x7f) snprintf(out, cap, "'%c'", c);
+    else snprintf(out, cap, "byte 0x%02x", c);
+}
+
 ss_doc *ss_doc_load_json(const char *path, ss_err *err)
 {
     size_t len;
@@ -143,28 +247,19 @@ ss_doc *ss_doc_load_json(const char *path, ss_err *err)
     if (j) {  /* cJSON stops after one value; anything but space after it is an error */
         while (off < len && (unsigned char)text[off] <= ' ') off++;
     }
-    /* Where an object key should start but no '"' does (`{"a": 1,}`),
-     * cJSON's error points one past the offending character: step back. */
-    int want_key = 0;
-    if (!j && off > 0 && off <= len && text[off - 1] != '"' && (unsigned char)text[off - 1] > ' ') {
-        size_t k = off - 1;
-        while (k > 0 && (unsigned char)text[k - 1] <= ' ') k--;
-        if (k > 0 && (text[k - 1] == ',' || text[k - 1] == '{')) {
-            off--;
-            want_key = 1;
-        }
-    }
+    size_t ws = bom;
+    while (ws < len && (unsigned char)text[ws] <= ' ') ws++;
+    jcheck v = {.t = text, .len = len, .pos = bom};
+    if (!j && ws < len && jc_value(&v, 0) < 0) off = v.pos; /* else cJSON's place, said plainly */
     if (!j || off < len) {
         int line, col;
         jpos(&s, off, &line, &col);
-        /* (cJSON reports a truncated text at its last byte, so "unexpected
-         * end" cannot be told from an error there; only emptiness is said) */
-        size_t ws = bom;
-        while (ws < len && (unsigned char)text[ws] <= ' ') ws++;
-        ss_err_at(err, path, line, col, "JSON syntax error%s",
-                  j ? ": unexpected text after the value"
-                    : ws == len ? ": the file is empty"
-                    : want_key ? ": expected a quoted key" : "");
+        char found[64];
+        jfound(text, len, off, found, sizeof found);
+        if (j) ss_err_at(err, path, line, col, "JSON syntax error: unexpected text after the value");
+        else if (ws == len) ss_err_at(err, path, line, col, "JSON syntax error: the file is empty");
+        else if (v.want) ss_err_at(err, path, line, col, "JSON syntax error: expected %s, got %s", v.want, found);
+        else ss_err_at(err, path, line, col, "JSON syntax error");
         cJSON_Delete(j);
         free(text);
         ss_doc_free(doc);

@@ -1,5 +1,5 @@
-/* csvread.c: an RFC 4180 reader for servesim's own results files (see
- * csvread.h). */
+/* csvread.c: an RFC 4180 reader for servesim's own results files and the
+ * CSV inputs people give it (see csvread.h). */
 #include "core/csvread.h"
 
 #include <stdlib.h>
@@ -45,7 +45,8 @@ int ss_csv_read(const char *path, ss_csv *out, ss_err *err)
                 for (;;) {
                     if (i >= len) { /* the file ends inside quotes: a torn record */
                         row_free(&row);
-                        out->torn = 1;
+                        out->torn = 2;
+                        out->torn_line = row.line;
                         free(text);
                         return 0;
                     }
@@ -69,6 +70,7 @@ int ss_csv_read(const char *path, ss_csv *out, ss_err *err)
             push_field(&row, &at, b);
             if (i >= len) { /* no final newline: a torn record */
                 out->torn = 1;
+                out->torn_line = row.line;
                 row_free(&row);
                 done = 2;
                 break;
@@ -88,6 +90,23 @@ int ss_csv_read(const char *path, ss_csv *out, ss_err *err)
     }
     free(text);
     return 0;
+}
+
+int ss_csv_read_whole(const char *path, ss_csv *out, ss_err *err)
+{
+    if (ss_csv_read(path, out, err) < 0) return -1;
+    if (!out->torn) return 0;
+    int line = out->torn_line, quotes = out->torn == 2;
+    ss_csv_free(out);
+    return ss_err_at(err, path, line, 1, quotes ? "the file ends inside a quoted field (a '\"' missing?)"
+                                                : "the last line has no newline (a truncated file?)");
+}
+
+int ss_csv_field_col(const ss_csv_row *r, size_t k)
+{
+    int c = 1;
+    for (size_t i = 0; i < k && i < r->n; i++) c += (int)strlen(r->f[i]) + 1;
+    return c;
 }
 
 void ss_csv_free(ss_csv *csv)

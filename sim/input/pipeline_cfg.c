@@ -10,7 +10,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "input/blockmodel.h"
 
@@ -19,37 +18,39 @@
         if ((x) < 0) return -1; \
     } while (0)
 
-static void add_param(ss_policy_cfg *p, const char *key, const char *value, int line, int col)
+static void add_param(ss_policy_cfg *p, const char *key, const char *value, const char *file, int line, int col)
 {
-    for (size_t i = 0; i < p->nparams; i++)
-        if (strcmp(p->params[i].key, key) == 0) { /* the scenario's value wins over the profile's */
-            free((char *)p->params[i].value);
-            p->params[i].value = ss_xstrdup(value);
-            p->param_pos[i][0] = line;
-            p->param_pos[i][1] = col;
-            return;
-        }
-    p->params = ss_xrealloc(p->params, (p->nparams + 1) * sizeof *p->params);
-    p->param_pos = ss_xrealloc(p->param_pos, (p->nparams + 1) * sizeof *p->param_pos);
-    p->params[p->nparams] = (ss_param){ss_xstrdup(key), ss_xstrdup(value)};
-    p->param_pos[p->nparams][0] = line;
-    p->param_pos[p->nparams][1] = col;
-    p->nparams++;
+    size_t i = 0;
+    while (i < p->nparams && strcmp(p->params[i].key, key) != 0) i++;
+    if (i < p->nparams) { /* the scenario's value wins over the profile's */
+        free((char *)p->params[i].value);
+        free(p->param_file[i]);
+    } else {
+        p->params = ss_xrealloc(p->params, (p->nparams + 1) * sizeof *p->params);
+        p->param_pos = ss_xrealloc(p->param_pos, (p->nparams + 1) * sizeof *p->param_pos);
+        p->param_file = ss_xrealloc(p->param_file, (p->nparams + 1) * sizeof *p->param_file);
+        p->params[i].key = ss_xstrdup(key);
+        p->nparams++;
+    }
+    p->params[i].value = ss_xstrdup(value);
+    p->param_file[i] = ss_xstrdup(file);
+    p->param_pos[i][0] = line;
+    p->param_pos[i][1] = col;
 }
 
 /* Numeric leaves of the profile's entry as dotted keys ("cross_gpu_copy.fixed_s");
  * text (citations, enumerations) stays behind: the plugin fixes its semantics. */
-static void import_numbers(ss_policy_cfg *p, const ss_node *n, const char *prefix, int line, int col)
+static void import_numbers(ss_policy_cfg *p, const ss_node *n, const char *prefix, const char *file, int line, int col)
 {
     for (size_t i = 0; i < n->n; i++) {
         const ss_node *c = n->items[i];
         char *key = prefix[0] ? ss_xasprintf("%s.%s", prefix, c->key) : ss_xstrdup(c->key);
         if (c->kind == SS_NODE_MAP) {
-            import_numbers(p, c, key, line, col);
+            import_numbers(p, c, key, file, line, col);
         } else if (c->kind == SS_NODE_SCALAR && !c->quoted && !c->is_null) {
             char *end;
             double x = strtod(c->value, &end);
-            if (end != c->value && *end == '\0' && isfinite(x)) add_param(p, key, c->value, line, col);
+            if (end != c->value && *end == '\0' && isfinite(x)) add_param(p, key, c->value, file, line, col);
         }
         free(key);
     }
@@ -76,11 +77,7 @@ static int read_transport(ss_scenario *sc, ss_pipeline_cfg *pl, const ss_node *n
     char *path = NULL;
     if (prof) {
         TRY(ss_node_expect(prof, SS_NODE_SCALAR, "profile", err));
-        path = ss_node_path(prof, prof->value);
-        if (access(path, R_OK) != 0) {
-            free(path);
-            return ss_node_err(prof, err, "transport profile '%s' not found or not readable", prof->value);
-        }
+        if (!(path = ss_node_readable(prof, "transport profile", err))) return -1;
     } else {
         path = ss_scenario_find_profile(sc->dir, "transports");
     }
@@ -91,8 +88,14 @@ static int read_transport(ss_scenario *sc, ss_pipeline_cfg *pl, const ss_node *n
         ss_node *ts = NULL;
         int rc = ss_cfg_map(doc->root, "transports", &ts, 0, err);
         const ss_node *mine = ts ? ss_map_find(ts, p->name) : NULL;
-        if (rc >= 0 && mine && mine->kind == SS_NODE_MAP)
-            import_numbers(p, mine, "", prof ? prof->line : n->line, prof ? prof->col : n->col);
+        /* a profile named for this transport must describe it; a found one
+         * may leave a transport (a plugin of one's own) to its defaults */
+        if (rc >= 0 && mine && mine->kind != SS_NODE_MAP) rc = ss_node_expect(mine, SS_NODE_MAP, p->name, err);
+        else if (rc >= 0 && !mine && prof)
+            rc = ss_node_err(prof, err, "transport profile '%s' has no map transports.%s", prof->value, p->name);
+        if (rc >= 0 && mine)
+            import_numbers(p, mine, "", prof ? prof->file : n->file, prof ? prof->line : n->line,
+                           prof ? prof->col : n->col);
         ss_doc_free(doc);
         TRY(rc);
     }
@@ -100,7 +103,7 @@ static int read_transport(ss_scenario *sc, ss_pipeline_cfg *pl, const ss_node *n
         const ss_node *c = n->items[i];
         if (strcmp(c->key, "name") == 0 || strcmp(c->key, "profile") == 0) continue;
         TRY(ss_node_expect(c, SS_NODE_SCALAR, c->key, err));
-        add_param(p, c->key, c->value, c->key_line, c->key_col);
+        add_param(p, c->key, c->value, c->file, c->key_line, c->key_col);
     }
     return 0;
 }
@@ -275,14 +278,7 @@ int ss_pipeline_read(ss_scenario *sc, const ss_node *root, ss_err *err)
 void ss_pipeline_free(ss_pipeline_cfg *p)
 {
     if (!p) return;
-    free(p->transport.name);
-    for (size_t i = 0; i < p->transport.nparams; i++) {
-        free((char *)p->transport.params[i].key);
-        free((char *)p->transport.params[i].value);
-    }
-    free(p->transport.params);
-    free(p->transport.param_pos);
-    free((char *)p->transport.file);
+    ss_policy_cfg_free(&p->transport);
     free(p->max_batch);
     free(p->max_wait_s);
     for (size_t i = 0; i < p->nhost_cores; i++) free(p->host_core_names[i]);

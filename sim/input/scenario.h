@@ -127,6 +127,7 @@ typedef struct ss_policy_cfg {
     char *name;
     ss_param *params;
     int (*param_pos)[2]; /* line, col of each parameter's key */
+    char **param_file;   /* and its file (a variant's set: or a --set may have put it there) */
     size_t nparams;
     const char *file;    /* where the policy was named (the scenario if defaulted) */
     int line, col;

@@ -64,8 +64,8 @@ static int read_azure(ss_workload_cfg *w, const ss_node *it, ss_err *err)
         free(path);
         return r;
     }
-    int rc = ss_azure_fn_steps(path, function, (long)from, (long)minutes, scale, w->start_s, &w->steps, &w->nsteps,
-                               err);
+    int rc = ss_azure_fn_steps(path, it, function, (long)from, (long)minutes, scale, w->start_s, &w->steps,
+                               &w->nsteps, err);
     free(path);
     return rc;
 }

@@ -138,12 +138,14 @@ int ss_policy_cfg_read(ss_policy_cfg *p, const ss_node *pols, const char *key, c
     TRY(ss_sc_read_name(n, "name", &p->name, err));
     p->params = ss_xcalloc(n->n, sizeof *p->params);
     p->param_pos = ss_xcalloc(n->n, sizeof *p->param_pos);
+    p->param_file = ss_xcalloc(n->n, sizeof *p->param_file);
     for (size_t i = 0; i < n->n; i++) {
         const ss_node *c = n->items[i];
         if (strcmp(c->key, "name") == 0) continue;
         TRY(ss_node_expect(c, SS_NODE_SCALAR, c->key, err));
         p->param_pos[p->nparams][0] = c->key_line;
         p->param_pos[p->nparams][1] = c->key_col;
+        p->param_file[p->nparams] = ss_xstrdup(c->file);
         p->params[p->nparams++] = (ss_param){ss_xstrdup(c->key), ss_xstrdup(c->value)};
     }
     return 0;
@@ -155,8 +157,10 @@ void ss_policy_cfg_free(ss_policy_cfg *p)
     for (size_t i = 0; i < p->nparams; i++) {
         free((char *)p->params[i].key);
         free((char *)p->params[i].value);
+        if (p->param_file) free(p->param_file[i]);
     }
     free(p->params);
     free(p->param_pos);
+    free(p->param_file);
     free((char *)p->file);
 }

@@ -41,8 +41,18 @@ static size_t parse_azure_time(const char *s, long long *secs, double *frac_out,
             fi++;
         }
     }
-    if (f[1] < 1 || f[1] > 12 || f[2] < 1 || f[2] > 31 || f[3] > 23 || f[4] > 59 || f[5] > 60) {
-        *bad = 0;
+    static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int leap = f[0] % 4 == 0 && (f[0] % 100 != 0 || f[0] % 400 == 0);
+    if (f[1] < 1 || f[1] > 12) {
+        *bad = 5;
+        return 0;
+    }
+    if (f[2] < 1 || f[2] > mdays[f[1] - 1] - (f[1] == 2 && !leap)) { /* no 2023-02-30 */
+        *bad = 8;
+        return 0;
+    }
+    if (f[3] > 23 || f[4] > 59 || f[5] > 60) {
+        *bad = f[3] > 23 ? 11 : f[4] > 59 ? 14 : 17;
         return 0;
     }
     double frac = 0, scale = 0.1;
@@ -92,7 +102,8 @@ int ss_trace_load(const char *path, double time_scale, double **times_s, size_t 
             errno = 0;
             v = strtod(line, &end);
             if (end == line || (*end != ',' && *end != '\0') || !isfinite(v) || errno) {
-                size_t col = (size_t)(end - line) + 1;
+                /* junk after a number is pointed at; a number out of range as a whole */
+                size_t col = end == line || !isfinite(v) || errno ? 1 : (size_t)(end - line) + 1;
                 rc = ss_err_at(err, path, lineno, (int)col, "expected a time in seconds, got '%s'", line);
                 break;
             }
@@ -118,7 +129,13 @@ int ss_trace_load(const char *path, double time_scale, double **times_s, size_t 
             alloc = alloc ? 2 * alloc : 1024;
             t = ss_xrealloc(t, alloc * sizeof *t);
         }
-        t[count++] = (v - first) * time_scale;
+        t[count] = (v - first) * time_scale;
+        if (!isfinite(t[count]) || t[count] > 1e15) { /* about 30 million years: no run gets there */
+            rc = ss_err_at(err, path, lineno, 1, "%.9g s after the first line, times time_scale %g, is past 1e15 s",
+                           v - first, time_scale);
+            break;
+        }
+        count++;
     }
     free(line);
     fclose(fp);

@@ -67,11 +67,14 @@ void ss_synth_steps(const ss_synth *p, uint64_t seed, const char *name, double s
     free(sorted);
 }
 
-int ss_azure_fn_steps(const char *path, const char *function, long from_minute, long minutes, double scale,
-                      double start_s, ss_rate_step **steps, size_t *nsteps, ss_err *err)
+int ss_azure_fn_steps(const char *path, const ss_node *wl, const char *function, long from_minute, long minutes,
+                      double scale, double start_s, ss_rate_step **steps, size_t *nsteps, ss_err *err)
 {
+    /* what the scenario says is blamed there, or on the file: key when it says nothing */
+    const ss_node *file = ss_map_find(wl, "file"), *fn = ss_map_find(wl, "function");
+    const ss_node *from_at = ss_map_find(wl, "from_minute"), *minutes_at = ss_map_find(wl, "minutes");
     ss_csv data, *csv = &data;
-    if (ss_csv_read(path, csv, err) < 0) return -1;
+    if (ss_csv_read_whole(path, csv, err) < 0) return -1;
     int rc = -1;
     double *count = NULL;
     if (csv->nrows < 1 || csv->rows[0].n < 5 || strcmp(csv->rows[0].f[2], "HashFunction") != 0) {
@@ -80,10 +83,16 @@ int ss_azure_fn_steps(const char *path, const char *function, long from_minute, 
     }
     size_t ncols = csv->rows[0].n - 4; /* minutes in the file */
     if (from_minute < 1 || (size_t)from_minute > ncols) {
-        ss_err_at(err, path, 1, 1, "from_minute %ld: the file has minutes 1 to %zu", from_minute, ncols);
+        ss_node_err(from_at ? from_at : file, err, "from_minute %ld: %s has minutes 1 to %zu", from_minute, path,
+                    ncols);
         goto out;
     }
-    if (minutes <= 0 || (size_t)(from_minute - 1 + minutes) > ncols) minutes = (long)ncols - (from_minute - 1);
+    if (minutes > 0 && (size_t)(from_minute - 1 + minutes) > ncols) {
+        ss_node_err(minutes_at, err, "minutes %ld from minute %ld: %s has minutes 1 to %zu", minutes, from_minute, path,
+                    ncols);
+        goto out;
+    }
+    if (minutes <= 0) minutes = (long)ncols - (from_minute - 1);
     count = ss_xcalloc((size_t)minutes, sizeof *count);
     int all = strcmp(function, "all") == 0, found = 0;
     for (size_t r = 1; r < csv->nrows; r++) {
@@ -99,7 +108,7 @@ int ss_azure_fn_steps(const char *path, const char *function, long from_minute, 
             char *end;
             double c = strtod(v, &end);
             if (end == v || *end || !(c >= 0) || c > 1e12) {
-                ss_err_at(err, path, row->line, (int)(5 + from_minute - 1 + m),
+                ss_err_at(err, path, row->line, ss_csv_field_col(row, (size_t)(4 + from_minute - 1 + m)),
                           "minute %ld: expected an invocation count, got '%s'", from_minute + m, v);
                 goto out;
             }
@@ -107,7 +116,14 @@ int ss_azure_fn_steps(const char *path, const char *function, long from_minute, 
         }
     }
     if (!found) {
-        ss_err_at(err, path, 1, 1, "no function with HashFunction '%s'", function);
+        ss_node_err(fn ? fn : file, err, "no function with HashFunction '%s' in %s", function, path);
+        goto out;
+    }
+    double total = 0;
+    for (long m = 0; m < minutes; m++) total += count[m];
+    if (!(total > 0)) {
+        ss_node_err(fn ? fn : file, err, "no invocations%s%s%s in minutes %ld to %ld of %s: no arrivals",
+                    all ? "" : " of '", all ? "" : function, all ? "" : "'", from_minute, from_minute + minutes - 1, path);
         goto out;
     }
     *steps = ss_xcalloc((size_t)minutes, sizeof **steps);

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/cfg.h"
 #include "core/util.h"
 #include "input/scenario.h"
 
@@ -19,9 +20,10 @@ typedef struct ss_synth {
  * "workload/<name>/shape"): the same in every replication). */
 void ss_synth_steps(const ss_synth *p, uint64_t seed, const char *name, double start_s, ss_rate_step **steps,
                     size_t *nsteps);
-/* One step per minute from an Azure Functions 2019 per-minute file; 0, or
- * -1 with err set (positioned in the file). */
-int ss_azure_fn_steps(const char *path, const char *function, long from_minute, long minutes, double scale,
-                      double start_s, ss_rate_step **steps, size_t *nsteps, ss_err *err);
+/* One step per minute from an Azure Functions 2019 per-minute file (minutes
+ * 0: to the end); 0, or -1 with err set: positioned in the file, or at the
+ * key of `wl` (the workload map) whose value does not fit the file. */
+int ss_azure_fn_steps(const char *path, const ss_node *wl, const char *function, long from_minute, long minutes,
+                      double scale, double start_s, ss_rate_step **steps, size_t *nsteps, ss_err *err);
 
 #endif

@@ -443,7 +443,8 @@ int ss_world_load_policy(ss_world *w, const ss_policy_cfg *pc, ss_policy_kind ki
         for (size_t k = 0; ok && ok[k]; k++) known |= strcmp(ok[k], pc->params[i].key) == 0;
         if (!known) {
             const char *near = ss_suggest(pc->params[i].key, ok);
-            return ss_err_at(err, pc->file, pc->param_pos[i][0], pc->param_pos[i][1],
+            const char *file = pc->param_file ? pc->param_file[i] : pc->file;
+            return ss_err_at(err, file, pc->param_pos[i][0], pc->param_pos[i][1],
                              "policy '%s' has no parameter '%s'%s%s%s", pc->name, pc->params[i].key,
                              near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
         }
