@@ -4,20 +4,18 @@
  * process running"): hosts keep a model's data after its replicas go (LRU
  * under memory pressure), new replicas fill the hosts holding it first and
  * load it again there; the rest go first fit and download from storage. */
-#include <stdlib.h>
-
 #include "placement_common.h"
+
+static void atoll_fill(pl_acc *a)
+{
+    pl_fill_holding(a, SS_HOLDS_DATA);
+    pl_pack(a);
+}
 
 static uint32_t atoll_place(void *state, const ss_place_ctx *ctx, uint32_t *out)
 {
     (void)state;
-    uint32_t *taken = calloc(ctx->nhosts + 1, sizeof *taken);
-    if (!taken) return 0;
-    pl_acc a = {ctx, out, 0, taken};
-    pl_fill_holding(&a, SS_HOLDS_DATA);
-    pl_pack(&a);
-    free(taken);
-    return a.n;
+    return pl_run(ctx, out, atoll_fill);
 }
 
 const ss_policy servesim_policy = {

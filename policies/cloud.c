@@ -2,19 +2,12 @@
  * "Baseline: no optimisations; download from S3"): every replica
  * downloads the model from storage, loads it and sends it to its GPU, and
  * nothing is kept after it goes.  GPUs are taken first fit, host by host. */
-#include <stdlib.h>
-
 #include "placement_common.h"
 
 static uint32_t cloud_place(void *state, const ss_place_ctx *ctx, uint32_t *out)
 {
     (void)state;
-    uint32_t *taken = calloc(ctx->nhosts + 1, sizeof *taken);
-    if (!taken) return 0;
-    pl_acc a = {ctx, out, 0, taken};
-    pl_pack(&a);
-    free(taken);
-    return a.n;
+    return pl_run(ctx, out, pl_pack);
 }
 
 const ss_policy servesim_policy = {

@@ -11,20 +11,7 @@
  * (or are downloading it), then one GPU per other host, which primes new
  * hosts for the next burst; beyond that, one more GPU per host, round
  * after round.  Host order breaks ties (the thesis does not say). */
-#include <stdlib.h>
-
 #include "placement_common.h"
-
-static uint32_t lc_place(void *state, const ss_place_ctx *ctx, uint32_t *out)
-{
-    (void)state;
-    uint32_t *taken = calloc(ctx->nhosts + 1, sizeof *taken);
-    if (!taken) return 0;
-    pl_acc a = {ctx, out, 0, taken};
-    pl_pareto_greedy(&a);
-    free(taken);
-    return a.n;
-}
 
 static uint32_t lc_source(void *state, const ss_source_ctx *ctx)
 {
@@ -38,6 +25,6 @@ const ss_policy servesim_policy = {
     .name = "flashpoint-lc",
     .summary = "Flashpoint LC: local RAM, then a peer's, then storage; Pareto-greedy placement; shared downloads",
     .ops.placement = {.flags = SS_PLACE_KEEP_DATA | SS_PLACE_KEEP_PROCESS | SS_PLACE_SHARE_DOWNLOAD,
-                      .place = lc_place,
+                      .place = pl_place_pareto,
                       .source = lc_source},
 };

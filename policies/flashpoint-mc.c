@@ -7,25 +7,12 @@
  * per host serves its GPUs.  Nothing is kept after the replicas go (no
  * locality: that is flashpoint-lc, and both together `flashpoint`).
  * Placement is Flashpoint's Pareto-greedy (§2.8), as in flashpoint-lc. */
-#include <stdlib.h>
-
 #include "placement_common.h"
-
-static uint32_t mc_place(void *state, const ss_place_ctx *ctx, uint32_t *out)
-{
-    (void)state;
-    uint32_t *taken = calloc(ctx->nhosts + 1, sizeof *taken);
-    if (!taken) return 0;
-    pl_acc a = {ctx, out, 0, taken};
-    pl_pareto_greedy(&a);
-    free(taken);
-    return a.n;
-}
 
 const ss_policy servesim_policy = {
     .abi = SS_POLICY_ABI,
     .kind = SS_KIND_PLACEMENT,
     .name = "flashpoint-mc",
     .summary = "Flashpoint MC: TCP-chain multicast from holders or storage, shared downloads, nothing kept",
-    .ops.placement = {.flags = SS_PLACE_SHARE_DOWNLOAD | SS_PLACE_MULTICAST, .place = mc_place},
+    .ops.placement = {.flags = SS_PLACE_SHARE_DOWNLOAD | SS_PLACE_MULTICAST, .place = pl_place_pareto},
 };

@@ -5,20 +5,7 @@
  * and the hosts of one scale-up that need it get it by TCP chains from the
  * hosts holding it (split evenly), else from storage.  Pareto-greedy
  * placement (§2.8). */
-#include <stdlib.h>
-
 #include "placement_common.h"
-
-static uint32_t fp_place(void *state, const ss_place_ctx *ctx, uint32_t *out)
-{
-    (void)state;
-    uint32_t *taken = calloc(ctx->nhosts + 1, sizeof *taken);
-    if (!taken) return 0;
-    pl_acc a = {ctx, out, 0, taken};
-    pl_pareto_greedy(&a);
-    free(taken);
-    return a.n;
-}
 
 const ss_policy servesim_policy = {
     .abi = SS_POLICY_ABI,
@@ -27,5 +14,5 @@ const ss_policy servesim_policy = {
     .summary = "Flashpoint LC+MC: kept processes and data, TCP-chain multicast from holders, Pareto-greedy",
     .ops.placement = {.flags = SS_PLACE_KEEP_DATA | SS_PLACE_KEEP_PROCESS | SS_PLACE_SHARE_DOWNLOAD |
                                SS_PLACE_MULTICAST,
-                      .place = fp_place},
+                      .place = pl_place_pareto},
 };

@@ -7,21 +7,19 @@
  * first (warm at once), then the hosts holding the data, then first fit
  * from storage.  [ASSUMPTION] as in Atoll, a host keeps data, not a loaded
  * process: a replica there loads it again. */
-#include <stdlib.h>
-
 #include "placement_common.h"
+
+static void gpufaas_fill(pl_acc *a)
+{
+    pl_fill_cached(a);
+    pl_fill_holding(a, SS_HOLDS_DATA);
+    pl_pack(a);
+}
 
 static uint32_t gpufaas_place(void *state, const ss_place_ctx *ctx, uint32_t *out)
 {
     (void)state;
-    uint32_t *taken = calloc(ctx->nhosts + 1, sizeof *taken);
-    if (!taken) return 0;
-    pl_acc a = {ctx, out, 0, taken};
-    pl_fill_cached(&a);
-    pl_fill_holding(&a, SS_HOLDS_DATA);
-    pl_pack(&a);
-    free(taken);
-    return a.n;
+    return pl_run(ctx, out, gpufaas_fill);
 }
 
 const ss_policy servesim_policy = {

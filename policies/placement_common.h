@@ -4,6 +4,8 @@
 #ifndef SS_PLACEMENT_COMMON_H
 #define SS_PLACEMENT_COMMON_H
 
+#include <stdlib.h>
+
 #include <servesim/policy.h>
 
 /* Replicas placed so far on each candidate (by position in ctx->hosts). */
@@ -64,6 +66,25 @@ static inline void pl_pareto_greedy(pl_acc *a)
 {
     pl_fill_holding(a, SS_HOLDS_DOWNLOADING);
     pl_spread(a);
+}
+
+/* Run `fill` over a fresh accumulator: the place op of a policy that is
+ * only an order of filling. */
+static inline uint32_t pl_run(const ss_place_ctx *ctx, uint32_t *out, void (*fill)(pl_acc *a))
+{
+    uint32_t *taken = calloc(ctx->nhosts + 1, sizeof *taken);
+    if (!taken) return 0;
+    pl_acc a = {ctx, out, 0, taken};
+    fill(&a);
+    free(taken);
+    return a.n;
+}
+
+/* The place op of Flashpoint's policies. */
+static inline uint32_t pl_place_pareto(void *state, const ss_place_ctx *ctx, uint32_t *out)
+{
+    (void)state;
+    return pl_run(ctx, out, pl_pareto_greedy);
 }
 
 /* The holder in the receiver's rack with the fewest uploads in flight,

@@ -23,38 +23,24 @@ static int shared(const ss_scenario *sc, size_t m)
     return 0;
 }
 
+/* A model named in autoscaling.models must have a shared queue. */
+static int scalable(const ss_scenario *sc, uint32_t m, const ss_node *at, ss_err *err)
+{
+    if (shared(sc, m)) return 0;
+    return ss_node_err(at, err, "models: '%s' has no shared queue: an autoscaled model's replicas pull from "
+                                "one queue (give its deployment entries `queue: shared`)",
+                       at->value);
+}
+
 static int read_models(ss_scenario *sc, ss_autoscale_cfg *a, const ss_node *as, ss_err *err)
 {
     a->models = ss_xcalloc(sc->nmodels + 1, 1);
-    ss_node *seq = NULL;
-    TRY_(ss_cfg_seq(as, "models", &seq, 0, err));
-    if (!seq) {
-        size_t n = 0;
-        for (size_t m = 0; m < sc->nmodels; m++) n += a->models[m] = (uint8_t)shared(sc, m);
-        if (n == 0)
-            return ss_node_err(as, err, "autoscaling: no model has a shared queue to scale (give one `queue: shared`)");
-        return 0;
-    }
-    if (seq->n == 0) return ss_node_err(seq, err, "models: expected at least one model");
-    char **names = ss_xcalloc(sc->nmodels + 1, sizeof *names);
-    for (size_t m = 0; m < sc->nmodels; m++) names[m] = sc->models[m].name;
-    for (size_t i = 0; i < seq->n; i++) {
-        const ss_node *n = seq->items[i];
-        if (ss_node_expect(n, SS_NODE_SCALAR, "model", err) < 0) {
-            free(names);
-            return -1;
-        }
-        int m = ss_sc_find_name(names, sc->nmodels, n->value);
-        if (m < 0) return ss_sc_unknown_ref(n, "model", names, err);
-        if (!shared(sc, (size_t)m)) {
-            free(names);
-            return ss_node_err(n, err, "models: '%s' has no shared queue: an autoscaled model's replicas pull from "
-                                       "one queue (give its deployment entries `queue: shared`)",
-                               n->value);
-        }
-        a->models[m] = 1;
-    }
-    free(names);
+    int given = ss_sc_read_model_list(sc, as, a->models, scalable, err);
+    if (given) return given < 0 ? -1 : 0;
+    size_t n = 0;
+    for (size_t m = 0; m < sc->nmodels; m++) n += a->models[m] = (uint8_t)shared(sc, m);
+    if (n == 0)
+        return ss_node_err(as, err, "autoscaling: no model has a shared queue to scale (give one `queue: shared`)");
     return 0;
 }
 

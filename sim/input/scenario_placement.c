@@ -56,36 +56,15 @@ static int placeable(const ss_scenario *sc, uint32_t m, const ss_node *where, ss
 static int read_models(ss_scenario *sc, ss_placement_cfg *p, const ss_node *sec, ss_err *err)
 {
     p->models = ss_xcalloc(sc->nmodels + 1, 1);
-    ss_node *seq = NULL;
-    TRY(ss_cfg_seq(sec, "models", &seq, 0, err));
-    if (!seq) {
-        for (uint32_t m = 0; m < sc->nmodels; m++)
-            if (sc->autoscale && sc->autoscale->models[m]) {
-                TRY(placeable(sc, m, sec, err));
-                p->models[m] = 1;
-            }
-        if (!sc->autoscale)
-            return ss_node_err(sec, err, "placement: nothing to place: no `autoscaling:` section starts replicas");
-        return 0;
-    }
-    if (seq->n == 0) return ss_node_err(seq, err, "models: expected at least one model");
-    char **names = ss_xcalloc(sc->nmodels + 1, sizeof *names);
-    for (size_t m = 0; m < sc->nmodels; m++) names[m] = sc->models[m].name;
-    for (size_t i = 0; i < seq->n; i++) {
-        const ss_node *n = seq->items[i];
-        int m = n->kind == SS_NODE_SCALAR ? ss_sc_find_name(names, sc->nmodels, n->value) : -1;
-        if (n->kind != SS_NODE_SCALAR) {
-            free(names);
-            return ss_node_expect(n, SS_NODE_SCALAR, "model", err);
+    int given = ss_sc_read_model_list(sc, sec, p->models, placeable, err);
+    if (given) return given < 0 ? -1 : 0;
+    if (!sc->autoscale)
+        return ss_node_err(sec, err, "placement: nothing to place: no `autoscaling:` section starts replicas");
+    for (uint32_t m = 0; m < sc->nmodels; m++)
+        if (sc->autoscale->models[m]) {
+            TRY(placeable(sc, m, sec, err));
+            p->models[m] = 1;
         }
-        if (m < 0) return ss_sc_unknown_ref(n, "model", names, err);
-        if (placeable(sc, (uint32_t)m, n, err) < 0) {
-            free(names);
-            return -1;
-        }
-        p->models[m] = 1;
-    }
-    free(names);
     return 0;
 }
 

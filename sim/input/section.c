@@ -118,6 +118,32 @@ int ss_sc_unknown_ref(const ss_node *n, const char *what, char **names, ss_err *
     return rc;
 }
 
+int ss_sc_read_model_list(const ss_scenario *sc, const ss_node *sec, uint8_t *flags, ss_model_ok ok, ss_err *err)
+{
+    ss_node *seq = NULL;
+    TRY(ss_cfg_seq(sec, "models", &seq, 0, err));
+    if (!seq) return 0;
+    if (seq->n == 0) return ss_node_err(seq, err, "models: expected at least one model");
+    char **names = ss_xcalloc(sc->nmodels + 1, sizeof *names);
+    for (size_t m = 0; m < sc->nmodels; m++) names[m] = sc->models[m].name;
+    for (size_t i = 0; i < seq->n; i++) {
+        const ss_node *n = seq->items[i];
+        if (ss_node_expect(n, SS_NODE_SCALAR, "model", err) < 0) {
+            free(names);
+            return -1;
+        }
+        int m = ss_sc_find_name(names, sc->nmodels, n->value);
+        if (m < 0) return ss_sc_unknown_ref(n, "model", names, err);
+        if (ok && ok(sc, (uint32_t)m, n, err) < 0) {
+            free(names);
+            return -1;
+        }
+        flags[m] = 1;
+    }
+    free(names);
+    return 1;
+}
+
 /* `kind: name` or `kind: {name: ..., param: value, ...}`. */
 int ss_policy_cfg_read(ss_policy_cfg *p, const ss_node *pols, const char *key, const char *def, ss_err *err)
 {

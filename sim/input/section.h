@@ -22,6 +22,11 @@ int ss_sc_read_name(const ss_node *map, const char *key, char **out, ss_err *err
 char **ss_sc_task_names(const ss_scenario *sc);
 /* "unknown <what> 'x' (did you mean 'y'?)" at n; frees names; returns -1. */
 int ss_sc_unknown_ref(const ss_node *n, const char *what, char **names, ss_err *err);
+/* `models: [name, ...]` in map `sec`: flags[m] = 1 for each model named,
+ * after `ok` (NULL: any model) accepted it or said why not at the item.
+ * 1 if the list is there, 0 if it is not (flags untouched), -1 on error. */
+typedef int (*ss_model_ok)(const ss_scenario *sc, uint32_t m, const ss_node *at, ss_err *err);
+int ss_sc_read_model_list(const ss_scenario *sc, const ss_node *sec, uint8_t *flags, ss_model_ok ok, ss_err *err);
 /* A device reference ("host/device" or a unique device name) with a
  * positioned error. */
 int ss_scenario_device(const ss_scenario *sc, const ss_node *n, uint32_t *out, ss_err *err);
