@@ -112,11 +112,17 @@ int ss_trace_load(const char *path, double time_scale, double **times_s, size_t 
         }
         prev = v;
         if (count == 0) first = v;
+        double at_s = (v - first) * time_scale;
+        if (!isfinite(at_s)) { /* -1e308 then 1e308: each finite, the span is not */
+            rc = ss_err_at(err, path, lineno, 1, "arrival out of range: %.9g s after the first arrival%s", v - first,
+                           time_scale != 1 ? " (times time_scale)" : "");
+            break;
+        }
         if (count == alloc) {
             alloc = alloc ? 2 * alloc : 1024;
             t = ss_xrealloc(t, alloc * sizeof *t);
         }
-        t[count++] = (v - first) * time_scale;
+        t[count++] = at_s;
     }
     free(line);
     fclose(fp);

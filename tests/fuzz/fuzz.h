@@ -1,12 +1,12 @@
 /* fuzz.h: what every libFuzzer harness of tests/fuzz/ shares (fuzz.c).
  *
  * The loaders read files by path, so a harness writes each input into a
- * private scratch folder (under $TMPDIR, removed at exit) and hands the
- * loader that path.  The folder holds links to the repository's models/,
- * scenarios/, traces/, topologies/ and topologies/hosts/ (as hosts/), so
- * inputs may name them relatively ("scenarios/default.yaml",
- * "traces/example-bursty.csv", "hosts/dgx1-v100.yaml"), as the seed
- * corpora do.
+ * private scratch folder (under /dev/shm, else $TMPDIR or /tmp; removed at
+ * exit) and hands the loader that path.  The folder holds links to the
+ * repository's models/, scenarios/, traces/, topologies/ and
+ * topologies/hosts/ (as hosts/), so inputs may name them relatively
+ * ("scenarios/default.yaml", "traces/example-bursty.csv",
+ * "hosts/dgx1-v100.yaml"), as the seed corpora do.
  *
  * Reproducing a finding: run the harness on the file libFuzzer saved,
  * `build/fuzz/fuzz_scenario build/fuzz/scenario-crash-<sha1>`
