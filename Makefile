@@ -80,14 +80,21 @@ deps:
 	done; \
 	command -v gnuplot >/dev/null 2>&1 || missing="$$missing gnuplot-nox"; \
 	command -v mpicc >/dev/null 2>&1 || missing="$$missing openmpi-bin libopenmpi-dev"; \
-	if ! command -v $(FUZZ_CC) >/dev/null 2>&1; then missing="$$missing clang libclang-rt-14-dev"; \
-	elif [ ! -f "$$($(FUZZ_CC) -print-file-name=libclang_rt.fuzzer-x86_64.a)" ]; then \
-	  missing="$$missing libclang-rt-$$($(FUZZ_CC) -dumpversion | cut -d. -f1)-dev"; fi; \
+	command -v $(FUZZ_CC) >/dev/null 2>&1 || missing="$$missing clang"; \
+	if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
 	if [ -n "$$missing" ]; then \
 	  echo "deps: installing$$missing"; \
-	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing \
 	    || { echo "deps: apt-get failed; install by hand:$$missing" >&2; exit 1; }; \
+	fi; \
+	probe=$$(mktemp); \
+	echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' \
+	  | $(FUZZ_CC) -x c -fsanitize=fuzzer -o "$$probe" - >/dev/null 2>&1; linked=$$?; rm -f "$$probe"; \
+	if [ $$linked != 0 ]; then \
+	  rt="libclang-rt-$$($(FUZZ_CC) -dumpversion | cut -d. -f1)-dev"; \
+	  echo "deps: installing $$rt (libFuzzer, for make fuzz)"; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$rt \
+	    || { echo "deps: apt-get failed; install by hand: $$rt" >&2; exit 1; }; \
 	fi
 
 build: $(BIN) $(POL_SO)
