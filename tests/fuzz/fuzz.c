@@ -1,5 +1,5 @@
-/* fuzz.c: the scratch folder and file writing shared by the fuzz harnesses
- * (see fuzz.h). */
+/* fuzz.c: the scratch folder, input writing and the refusal check shared by
+ * the fuzz harnesses (see fuzz.h). */
 #include "fuzz.h"
 
 #include <dirent.h>
