@@ -5,6 +5,8 @@
 #   BUILD=dir      output folder (default build)
 #   PREFIX=dir     install prefix (default /usr/local)
 #   SAN=1          AddressSanitizer + UndefinedBehaviorSanitizer build (used by test-asan)
+#   FUZZ_SECONDS=n how long `make fuzz` runs each libFuzzer harness (default 60); `make test`
+#                  runs them too when CI=true or when FUZZ_SECONDS is given (docs/fuzzing.md)
 #   MPI=1          build with mpicc for `mpirun servesim sweep` (default folder build/mpi)
 #   CFLAGS=...     optimisation and debug flags (default -O2 -g)
 #   V=1            print full compiler command lines
@@ -34,6 +36,10 @@ CFLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined,float-ca
             -fno-sanitize-recover=undefined,float-cast-overflow
 LDFLAGS  += -fsanitize=address,undefined,float-cast-overflow
 endif
+# FUZZ=1 (with SAN=1 and clang, set by `make fuzz`): the library's objects also
+# get libFuzzer's coverage instrumentation; plugins do not (they are dlclose()d,
+# and libFuzzer keeps pointers to every instrumented module's counters).
+SIM_COV  := $(if $(filter 1,$(FUZZ)),-fsanitize=fuzzer-no-link)
 Q := $(if $(V),,@)
 PLUGIN_DIR := $(PREFIX)/lib/servesim/policies
 MODEL_DIR  := $(PREFIX)/share/servesim/models
@@ -51,8 +57,16 @@ TEST_SRC := $(sort $(wildcard tests/*.c))
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 TPLUG_SO := $(patsubst tests/plugins/%.c,$(BUILD)/tests/plugins/%.so,$(sort $(wildcard tests/plugins/*.c)))
 BIN      := $(BUILD)/servesim
+# Fuzzing (the fuzz targets below): clang builds the library with SAN=1 FUZZ=1 into FUZZ_BUILD.
+FUZZ_CC      ?= clang
+FUZZ_BUILD   := build/fuzz
+FUZZERS      := scenario profile trace sweep topo
+FUZZ_BINS    := $(FUZZERS:%=$(FUZZ_BUILD)/fuzz_%)
+FUZZ_IN_TEST := $(if $(filter true,$(CI)),1,$(filter command line environment,$(origin FUZZ_SECONDS)))
+FUZZ_SECONDS ?= 60
 
-.PHONY: all deps build run test check-built mpi-for-tests test-asan bench plots reference install clean
+.PHONY: all deps build run test check-built mpi-for-tests test-asan fuzz fuzz-built fuzz-bins bench plots reference \
+        install clean
 
 all: build
 
@@ -67,11 +81,21 @@ deps:
 	command -v gnuplot >/dev/null 2>&1 || missing="$$missing gnuplot-nox"; \
 	command -v python3 >/dev/null 2>&1 || missing="$$missing python3"; \
 	command -v mpicc >/dev/null 2>&1 || missing="$$missing openmpi-bin libopenmpi-dev"; \
+	command -v $(FUZZ_CC) >/dev/null 2>&1 || missing="$$missing clang"; \
+	if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
 	if [ -n "$$missing" ]; then \
 	  echo "deps: installing$$missing"; \
-	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing \
 	    || { echo "deps: apt-get failed; install by hand:$$missing" >&2; exit 1; }; \
+	fi; \
+	probe=$$(mktemp); \
+	echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' \
+	  | $(FUZZ_CC) -x c -fsanitize=fuzzer -o "$$probe" - >/dev/null 2>&1; linked=$$?; rm -f "$$probe"; \
+	if [ $$linked != 0 ]; then \
+	  rt="libclang-rt-$$($(FUZZ_CC) -dumpversion | cut -d. -f1)-dev"; \
+	  echo "deps: installing $$rt (libFuzzer, for make fuzz)"; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$rt \
+	    || { echo "deps: apt-get failed; install by hand: $$rt" >&2; exit 1; }; \
 	fi
 
 build: $(BIN) $(POL_SO)
@@ -88,7 +112,7 @@ $(BUILD)/libservesim.a: $(SIM_OBJ)
 $(BUILD)/sim/%.o: sim/%.c $(wildcard sim/*/*.h) include/servesim/policy.h
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(WARN) $(CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(WARN) $(CFLAGS) $(SIM_COV) -c -o $@ $<
 
 $(BUILD)/policies/%.so: policies/%.c include/servesim/policy.h $(wildcard policies/*.h)
 	@mkdir -p $(dir $@)
@@ -120,6 +144,9 @@ run: deps
 # The test command of the README and .ci/run.  TESTS="engine cfg" runs some suites only.
 test: deps
 	@$(MAKE) --no-print-directory check-built
+ifneq ($(FUZZ_IN_TEST),)
+	@$(MAKE) --no-print-directory fuzz-built
+endif
 
 # The sweep tests compare `mpirun` against -j 2: beside a plain build, an MPI
 # build of the same sources is made in $(BUILD)/mpi when mpicc is there.
@@ -133,6 +160,24 @@ mpi-for-tests:
 
 test-asan: deps
 	@$(MAKE) --no-print-directory BUILD=build/asan SAN=1 check-built
+
+# ---- fuzzing: libFuzzer harnesses of the input loaders (tests/fuzz/, docs/fuzzing.md) ----
+# Each harness runs FUZZ_SECONDS on its seeds (tests/fuzz/NAME/) plus what earlier
+# runs found (build/fuzz/corpus/NAME/); a crash, leak, UB or timeout fails the target.
+fuzz: deps
+	@$(MAKE) --no-print-directory fuzz-built
+
+fuzz-built:
+	@$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) SAN=1 FUZZ=1 CC=$(FUZZ_CC) fuzz-bins
+	tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZERS)
+
+# The plugins beside the harnesses (build/fuzz/policies) are what sweep points load.
+fuzz-bins: $(FUZZ_BINS) $(POL_SO)
+
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.c tests/fuzz/fuzz.h $(BUILD)/libservesim.a
+	@echo "  FUZZER  $@"
+	$(Q)$(CC) $(CPPFLAGS) $(PKG_CFLAGS) -DSS_SRC_DIR='"$(CURDIR)"' $(WARN) $(CFLAGS) -fsanitize=fuzzer \
+	  $(LDFLAGS) -o $@ $< tests/fuzz/fuzz.c $(BUILD)/libservesim.a $(PKG_LIBS) -ldl -lm
 
 bench: deps
 	@$(MAKE) --no-print-directory build

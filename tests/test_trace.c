@@ -67,6 +67,12 @@ static void test_trace_servesim(void)
     expect_err(&err, p, 1, 1,
                "unknown trace format: expected a header starting with 'timestamp_s' (servesim) or 'TIMESTAMP' (Azure)");
     free(p);
+    /* each time finite, the span from the first one not (found with fuzz_trace) */
+    p = put(dir, "span.csv", "timestamp_s\n-1e308\n1e308\n");
+    memset(&err, 0, sizeof err);
+    CU_ASSERT_EQUAL(ss_trace_load(p, 1.0, &t, &n, &err), -1);
+    expect_err(&err, p, 3, 1, "inf s after the first line, times time_scale 1, is past 1e15 s");
+    free(p);
     p = put(dir, "none.csv", "timestamp_s\n");
     memset(&err, 0, sizeof err);
     CU_ASSERT_EQUAL(ss_trace_load(p, 1.0, &t, &n, &err), -1);
