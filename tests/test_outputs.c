@@ -120,6 +120,27 @@ static void unrelated_library_not_loaded(void)
     free(dir);
 }
 
+/* An output that is not a regular file (a FIFO here; /dev/null for a user)
+ * is written in place: the rename of a temporary file would replace it
+ * with a plain file (as root, /dev/null itself).  Two outputs may share it,
+ * and no summary is made beside it. */
+static void special_output_written_in_place(void)
+{
+    char *dir = setup(), *out = NULL;
+    int rc = ss_test_sh(&out,
+                        "cd '%s' && mkfifo pipe && (timeout 30 cat pipe > got.txt 2>/dev/null &) && "
+                        "'%s' run s.yaml --set duration_s=20 -o pipe --requests-csv pipe --quiet && sleep 0.2 && "
+                        "test -p pipe && echo still-a-fifo && grep -c 'scenario,variant,replication,' got.txt && "
+                        "grep -c 'variant,replication,request,' got.txt && ls",
+                        dir, SS_BIN);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT(ss_test_has(out, "still-a-fifo\n1\n1\n")); /* both outputs came through it */
+    CU_ASSERT(!strstr(out, "summary"));
+    free(out);
+    ss_test_rmtree(dir);
+}
+
 SS_TEST_SUITE("outputs", {"an unrelated library beside the scenario is never loaded", unrelated_library_not_loaded}, {"an output that is an input or another output is refused", outputs_refused},
               {"SIGTERM leaves no temporary file", sigterm_leaves_no_temp},
-              {"a sweep's workers die with it", workers_die_with_the_sweep})
+              {"a sweep's workers die with it", workers_die_with_the_sweep},
+              {"a device or FIFO output is written in place", special_output_written_in_place})

@@ -520,9 +520,10 @@ static int cmd_run(int argc, char **argv)
         }
     }
     ss_report_csv(rep, csv.fp);
-    char *spath = summary_path(csv_path);
-    int sum_rc = ss_afile_open(&summary, spath, &err), stale = 0;
-    if (sum_rc == 0) {
+    /* Results to a device (-o /dev/null): no summary beside it. */
+    char *spath = ss_special_file(csv_path) ? NULL : summary_path(csv_path);
+    int sum_rc = spath ? ss_afile_open(&summary, spath, &err) : 0, stale = 0;
+    if (spath && sum_rc == 0) {
         have_summary = 1;
         if (ss_report_summary_csv(rep, summary.fp)) {
             have_summary = 0;

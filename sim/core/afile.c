@@ -143,6 +143,13 @@ int ss_afile_open(ss_afile *f, const char *path, ss_err *err)
     struct stat st;
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
         return ss_err_at(err, path, 0, 0, "cannot create: it is a directory (give a file name)");
+    if (ss_special_file(path)) { /* /dev/null, a FIFO: written in place, never replaced by a rename */
+        FILE *fp = fopen(path, "w");
+        if (!fp) return ss_err_at(err, path, 0, 0, "cannot create: %s", strerror(errno));
+        f->fp = fp;
+        f->path = ss_xstrdup(path);
+        return 0;
+    }
 
     char *dir = ss_dirname(path);
     char *bad = NULL;
@@ -199,7 +206,7 @@ static void sync_dir_of(const char *path)
 
 int ss_afile_commit(ss_afile *f, ss_err *err)
 {
-    if (!f->fp || !f->tmp || !f->path) {
+    if (!f->fp || !f->path) {
         afile_clear(f);
         return ss_err_at(err, NULL, 0, 0, "internal error: commit of an output file that is not open");
     }
@@ -215,7 +222,7 @@ int ss_afile_commit(ss_afile *f, ss_err *err)
     } else if (had_error) {
         e = EIO;
         what = "cannot write";
-    } else if (fsync(fileno(f->fp)) != 0) {
+    } else if (f->tmp && fsync(fileno(f->fp)) != 0) {
         e = errno;
         what = "cannot write";
     }
@@ -225,6 +232,11 @@ int ss_afile_commit(ss_afile *f, ss_err *err)
         what = "cannot write";
     }
     f->fp = NULL;
+    if (!f->tmp) { /* written in place */
+        if (what) ss_err_at(err, f->path, 0, 0, "%s: %s", what, strerror(e ? e : EIO));
+        afile_clear(f);
+        return what ? -1 : 0;
+    }
     if (!what && rename(f->tmp, f->path) != 0) {
         e = errno;
         what = "cannot create";

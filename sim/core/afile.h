@@ -5,7 +5,9 @@
  * A crash or a bad-input exit therefore never leaves a half-written result,
  * and SIGINT, SIGTERM, SIGHUP or SIGQUIT leave no temporary file behind
  * (a handler unlinks the open ones, then the signal takes its course).
- * Missing parent directories of the target are created. */
+ * Missing parent directories of the target are created.  A target that
+ * exists and is not a regular file (/dev/null, a FIFO) is written in place:
+ * renaming over it would replace the device with a file. */
 #ifndef SS_AFILE_H
 #define SS_AFILE_H
 
