@@ -21,6 +21,8 @@
 #   blockflow-throughput-shared.png  throughput vs Poisson rate under shared compute (contention 2: the GPU's capacity 1)
 #   blockflow-cores.csv/.png   servesim sweep scenarios/sweeps/blockflow-cores.yaml: capacity vs the host's cores (shared compute)
 #   masa-*.csv           servesim sweep scenarios/masa/sweeps/*.yaml (edge devices, issue 5; docs/masa.md)
+#   flashpoint-eval.csv  servesim sweep scenarios/sweeps/flashpoint-eval.yaml (7 placements x 4 autoscalers x 3 reps;
+#                        summarised by tools/flashpoint_eval.py, docs/coldstart.md)
 #   masa-*.compare.csv   servesim compare of each against bulk (masa for mem-estimate)
 #   masa-*.png           mean response time per layer scheduler vs memory, intensity, workers or estimate
 set -euo pipefail
@@ -39,6 +41,7 @@ if [ "$rerun" = "--rerun" ]; then
     "$bin" sweep scenarios/sweeps/blockflow-rate-shared.yaml -j 2 -o "$ref/blockflow-rate-shared.csv" --quiet
     "$bin" sweep scenarios/sweeps/blockflow-cores.yaml -j 2 -o "$ref/blockflow-cores.csv" --quiet
     for s in $masa_sweeps; do "$bin" sweep "scenarios/masa/sweeps/$s.yaml" -j 2 -o "$ref/masa-$s.csv" --quiet; done
+    "$bin" sweep scenarios/sweeps/flashpoint-eval.yaml -j 2 -o "$ref/flashpoint-eval.csv" --quiet
 fi
 "$bin" compare "$ref/lb-load.csv" --by load_balancer --baseline round-robin \
     --metric latency_mean_ms --metric latency_p99_ms --csv -o "$ref/lb-load.compare.csv"

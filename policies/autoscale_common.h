@@ -43,4 +43,24 @@ static inline uint32_t as_hpa(uint32_t current, double metric, double target, do
     return want < 0 ? 0 : want > 4e9 ? 4000000000u : (uint32_t)want;
 }
 
+/* The Kubernetes HPA's default scale-up policy (autoscaling/v2 behavior:
+ * "Percent 100 or Pods 4 per 15 s, whichever allows more"): over a
+ * period, at most max(base x (1 + percent/100), base + pods) replicas,
+ * base being the count when the period began.  One per model. */
+typedef struct as_uplimit {
+    double since_s;  /* the period began; < 0: not yet */
+    uint32_t base;
+} as_uplimit;
+
+static inline uint32_t as_limit_up(as_uplimit *u, double now_s, uint32_t current, uint32_t want, double period_s,
+                                   double percent, double pods)
+{
+    if (u->since_s < 0 || now_s - u->since_s >= period_s - 1e-9) {
+        u->since_s = now_s;
+        u->base = current;
+    }
+    double cap = fmax(floor(u->base * (1 + percent / 100) + 1e-9), u->base + pods);
+    return want > cap ? (uint32_t)cap : want;
+}
+
 #endif

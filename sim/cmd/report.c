@@ -68,6 +68,7 @@ struct ss_report {
     size_t nkeys;
     char **devices;  /* union of device names, first-seen order */
     size_t ndevices;
+    int util_mean;   /* one util_mean column instead of a column per device (UTIL_COLUMNS_MAX) */
     char **extras;   /* union of extra columns (ss_extra), first-seen order */
     size_t nextras;
 };
@@ -75,12 +76,24 @@ struct ss_report {
 ss_report *ss_report_new(void) { return ss_xcalloc(1, sizeof(ss_report)); }
 
 /* Devices get a util_ column only if something is deployed on them (a
- * topology may bring hundreds of GPUs, most of them idle). */
+ * topology may bring hundreds of GPUs, most of them idle); a scenario that
+ * deploys on more than UTIL_COLUMNS_MAX devices gets one column instead,
+ * util_mean: the mean over the devices that held an instance. */
+#define UTIL_COLUMNS_MAX 64
+
+static size_t ndeployed(const ss_scenario *sc);
 static int deployed(const ss_scenario *sc, size_t d)
 {
     for (size_t k = 0; k < sc->ndeploys; k++)
         if (sc->deploys[k].device == d) return 1;
     return 0;
+}
+
+static size_t ndeployed(const ss_scenario *sc)
+{
+    size_t n = 0;
+    for (size_t d = 0; d < sc->ndevices; d++) n += (size_t)deployed(sc, d);
+    return n;
 }
 
 void ss_report_add(ss_report *rep, const ss_scenario *sc, ss_run_result *r)
@@ -97,9 +110,11 @@ void ss_report_add(ss_report *rep, const ss_scenario *sc, ss_run_result *r)
         ss_intern(&rep->keys, &rep->nkeys, sc->settings[i].key);
     }
     e->devices = ss_xcalloc(sc->ndevices + 1, sizeof *e->devices);
+    int many = ndeployed(sc) > UTIL_COLUMNS_MAX;
+    rep->util_mean |= many;
     for (size_t d = 0; d < sc->ndevices; d++) {
         e->devices[d] = ss_xstrdup(sc->devices[d].name);
-        if (deployed(sc, d)) ss_intern(&rep->devices, &rep->ndevices, sc->devices[d].name);
+        if (!many && deployed(sc, d)) ss_intern(&rep->devices, &rep->ndevices, sc->devices[d].name);
     }
     for (size_t x = 0; x < r->nextras; x++) ss_intern(&rep->extras, &rep->nextras, r->extras[x].col);
     e->r = *r;
@@ -163,6 +178,7 @@ ss_report *ss_report_new_like(const ss_report *layout)
     ss_report *rep = ss_report_new();
     for (size_t k = 0; k < layout->nkeys; k++) ss_intern(&rep->keys, &rep->nkeys, layout->keys[k]);
     for (size_t d = 0; d < layout->ndevices; d++) ss_intern(&rep->devices, &rep->ndevices, layout->devices[d]);
+    rep->util_mean = layout->util_mean;
     ss_report_declare_extras(rep, (const char *const *)layout->extras, layout->nextras);
     return rep;
 }
@@ -170,6 +186,10 @@ ss_report *ss_report_new_like(const ss_report *layout)
 void ss_report_declare(ss_report *rep, const ss_scenario *sc)
 {
     for (size_t i = 0; i < sc->nsettings; i++) ss_intern(&rep->keys, &rep->nkeys, sc->settings[i].key);
+    if (ndeployed(sc) > UTIL_COLUMNS_MAX) {
+        rep->util_mean = 1;
+        return;
+    }
     for (size_t d = 0; d < sc->ndevices; d++)
         if (deployed(sc, d)) ss_intern(&rep->devices, &rep->ndevices, sc->devices[d].name);
 }
@@ -195,6 +215,7 @@ void ss_report_csv_header(const ss_report *rep, FILE *fp)
         ss_csv_field(fp, c);
         free(c);
     }
+    if (rep->util_mean) fputs(",util_mean", fp);
     for (size_t x = 0; x < rep->nextras; x++) {
         fputc(',', fp);
         ss_csv_field(fp, rep->extras[x]);
@@ -216,6 +237,7 @@ void ss_report_csv_rows(const ss_report *rep, FILE *fp)
                 if (isnan(u)) fputc(',', fp);
                 else fprintf(fp, ",%.6f", u);
             }
+            if (rep->util_mean) fprintf(fp, ",%.6f", e->r.util_mean);
             for (size_t x = 0; x < rep->nextras; x++) {
                 double v = extra_of(e, rep->extras[x]);
                 if (isnan(v)) fputc(',', fp);
@@ -349,6 +371,7 @@ void ss_report_print(const ss_report *rep, FILE *fp)
                 for (size_t x = 0; nd == 0 && x < rep->e[k].r.nextras; x++) /* an edge device: its workers */
                     if (strcmp(rep->e[k].r.extras[x].col, "util_workers") == 0 && !isnan(rep->e[k].r.extras[x].value))
                         s = rep->e[k].r.extras[x].value, nd = 1;
+                if (rep->util_mean) s = rep->e[k].r.util_mean, nd = 1;
                 u += nd ? s / (double)nd : 0;
             }
             fprintf(fp, " %6.1f%%\n", 100.0 * u / (double)(j - i));

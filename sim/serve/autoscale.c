@@ -68,6 +68,7 @@ typedef struct ss_autoscaler {
     ss_as_model *m;           /* per autoscaled model */
     size_t nm;
     double last_tick_s;
+    int changed;              /* this tick started or stopped a replica */
 } ss_autoscaler;
 
 /* ---- measurements, called from serve.c --------------------------------------- */
@@ -247,14 +248,13 @@ static void up_ev(ss_engine *eng, void *ctx, uint64_t arg)
     ss_inst_up(w, w->inst[arg]);
 }
 
-static void grow(ss_world *w, uint32_t m, uint32_t k)
+/* Start up to k replicas of m; how many started. */
+static uint32_t grow(ss_world *w, uint32_t m, uint32_t k)
 {
     const ss_scenario *sc = w->sc;
     double now = ss_now(w->eng);
-    if (w->cs && ss_cs_places(w, m)) { /* cold starts on the topology, where the placement plugin says */
-        ss_cs_grow(w, m, k);
-        return;
-    }
+    if (w->cs && ss_cs_places(w, m)) return ss_cs_grow(w, m, k); /* cold starts where the placement plugin says */
+    uint32_t started = 0;
     for (size_t d = 0; d < sc->ndeploys && k; d++) {
         const ss_deploy_cfg *dc = &sc->deploys[d];
         if (dc->model != m) continue;
@@ -264,8 +264,10 @@ static void grow(ss_world *w, uint32_t m, uint32_t k)
             if (dc->startup_s > 0) ss_schedule(w->eng, now + dc->startup_s, up_ev, w, in->id);
             else ss_inst_up(w, in);
             k--;
+            started++;
         }
     }
+    return started;
 }
 
 static void shrink(ss_world *w, uint32_t m, uint32_t k)
@@ -305,8 +307,11 @@ static void apply_ev(ss_engine *eng, void *ctx, uint64_t arg)
     uint32_t have = 0;
     for (uint32_t i = 0; i < g->n; i++)
         have += g->members[i]->state == SS_INST_STARTING || g->members[i]->state == SS_INST_UP;
-    if (want > have) grow(w, m, want - have);
-    else if (want < have) shrink(w, m, have - want);
+    if (want > have) w->autoscaler->changed |= grow(w, m, want - have) > 0;
+    else if (want < have) {
+        shrink(w, m, have - want);
+        w->autoscaler->changed = 1;
+    }
 }
 
 /* ---- the tick ---------------------------------------------------------------------- */
@@ -345,6 +350,7 @@ static void tick(ss_engine *eng, void *ctx, uint64_t arg)
     ss_world *w = as->w;
     const ss_autoscale_cfg *c = as->cfg;
     double now = ss_now(eng);
+    as->changed = 0;
     for (size_t i = 0; i < as->nm; i++) {
         ss_as_model *a = &as->m[i];
         ss_autoscale_view v;
@@ -375,7 +381,10 @@ static void tick(ss_engine *eng, void *ctx, uint64_t arg)
     }
     as->last_tick_s = now;
     w->daemons--; /* this tick has fired */
-    const ss_as_model *stuck = ss_world_active(w) ? NULL : stalled(as);
+    /* Stalled: requests wait for a model with no replica, and nothing else
+     * will happen - not even GPUs freed by this tick's scale-downs, which the
+     * next tick could give it. */
+    const ss_as_model *stuck = ss_world_active(w) || as->changed ? NULL : stalled(as);
     if (stuck) { /* nothing will ever serve what waits */
         free(w->stalled);
         w->stalled = ss_xasprintf("autoscaler '%s' keeps model '%s' at 0 replicas with %u requests waiting at "

@@ -36,6 +36,7 @@ typedef struct ss_run_result {
     size_t ntasks;
     double *util;            /* per device of the scenario, over the measured window */
     size_t ndevices;
+    double util_mean;        /* the mean of util over the devices that held an instance (0 if none) */
     double end_s;            /* simulated time of the last event */
     double window_s;         /* measured window: end of warm-up to last completion */
     uint64_t events;         /* events fired */

@@ -329,8 +329,12 @@ void ss_world_result(const ss_world *w, ss_run_result *r)
     double span = w->last_done_s - start;
     for (size_t i = 0; i < w->ninst; i++) r->util[w->inst[i]->device] += w->inst[i]->busy_s;
     peak_servers(w, count);
-    for (size_t d = 0; d < sc->ndevices; d++)
+    size_t used = 0;
+    for (size_t d = 0; d < sc->ndevices; d++) {
         r->util[d] = count[d] && span > 0 ? r->util[d] / ((double)count[d] * span) : 0;
+        if (count[d]) r->util_mean += r->util[d], used++;
+    }
+    if (used) r->util_mean /= (double)used;
     free(count);
     if (w->pipe) ss_pipe_result(w, r);
     if (sc->nevents || sc->autoscale) { /* instances came and went: what they cost, what was lost */
