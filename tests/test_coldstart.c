@@ -336,6 +336,38 @@ static void tiered_disk_or_peer(void)
     ss_test_rmtree(dir);
 }
 
+/* Model b's one request waits for the only GPU, which model a holds idle;
+ * at 100 s a is scaled to zero and b to one in the same tick (b first):
+ * b finds no GPU then, and the next tick must give it the one a left,
+ * not end the run as stalled.  Also: a scenario deploying on more than 64
+ * devices reports util_mean, not a column per device. */
+static void gpu_handed_over(void)
+{
+    char *dir = ss_test_tmpdir(), buf[4096], host[64], src[16];
+    snprintf(buf, sizeof buf, TOPO, 1, 1);
+    free(ss_test_write(dir, "topo.yaml", buf));
+    free(ss_test_write(dir, "t.csv", "timestamp_s\n50\n"));
+    char *out = run_yaml(dir, "seed: 1\nduration_s: 200\ntopology: topo.yaml\n"
+                              "models:\n  - {name: b, service: {dist: deterministic, value_s: 0.1}, weights_bytes: 1e9,"
+                              " load_bytes_per_s: 1e9}\n  - {name: a, service: {dist: deterministic, value_s: 0.1},"
+                              " weights_bytes: 1e9, load_bytes_per_s: 1e9}\n"
+                              "deployment:\n  - {model: b, devices: \"h*/gpu*\", queue: shared, instances: 0}\n"
+                              "  - {model: a, devices: \"h*/gpu*\", queue: shared, instances: 0}\n"
+                              "workloads:\n  - {name: w, target: b, kind: trace, file: t.csv, start_s: 99.5}\n"
+                              "autoscaling: {policy: {name: steps-as, steps: \"1:1@1,1:0@100,0:1@100\"}, period_s: 1}\n"
+                              "placement: {policy: cloud}\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    double d;
+    CU_ASSERT(started_at(out, "b", 101, host, src, &d));
+    free(out);
+    out = run(dir, 9, 8, 120, "1@1", "cloud");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT(ss_test_has(out, ",util_mean,"));
+    CU_ASSERT(!strstr(out, "util_h0/gpu0"));
+    free(out);
+    ss_test_rmtree(dir);
+}
+
 /* Bad input: file:line:col, exit 2, no output. */
 static void bad(const char *body, const char *needle)
 {
@@ -401,4 +433,5 @@ SS_TEST_SUITE("coldstart", {"T5-3B from storage: download + load + send", from_s
               {"FP 1.8: two receivers, 2 s by unicast, 1 s + TTFB by chain", multicast_chain},
               {"tiered: a sleeping replica wakes in the PCIe copy alone", tiered_sleep},
               {"tiered: own disk over a congested peer, not over a free one", tiered_disk_or_peer},
+              {"a GPU handed from one model to another; util_mean on many devices", gpu_handed_over},
               {"bad input", bad_input})
