@@ -108,6 +108,16 @@ static void from_storage(void)
     CU_ASSERT(!row(out, 1, src, &d));
     CU_ASSERT_DOUBLE_EQUAL(col(out, "net_gb_storage"), 11.408, 1e-6);
     free(out);
+    /* On the timeline: the decision, and the cold start on its GPU with its three stages. */
+    int rc = ss_test_sh(&out,
+                        "cd '%s' && SERVESIM_PLUGIN_PATH='%s/tests/plugins:%s/policies' SERVESIM_MODEL_PATH='%s/models' "
+                        "'%s/servesim' run s.yaml -o r.csv --timeline t.json --quiet && "
+                        "grep -o '\"name\":\"scale t5-3b 0 -> 1\"' t.json && "
+                        "grep -c '\"cat\":\"coldstart\"' t.json && grep -o '\"source\":\"storage\"' t.json",
+                        dir, SS_BUILD_DIR, SS_BUILD_DIR, SS_SRC_DIR, SS_BUILD_DIR);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT(ss_test_has(out, "\"name\":\"scale t5-3b 0 -> 1\"\n8\n\"source\":\"storage\"")); /* 4 slices, begin and end */
+    free(out);
     ss_test_rmtree(dir);
 }
 

@@ -307,6 +307,11 @@ static void apply_ev(ss_engine *eng, void *ctx, uint64_t arg)
     uint32_t have = 0;
     for (uint32_t i = 0; i < g->n; i++)
         have += g->members[i]->state == SS_INST_STARTING || g->members[i]->state == SS_INST_UP;
+    if (w->tl && want != have) {
+        char *msg = ss_xasprintf("scale %s %u -> %u", w->sc->models[m].name, have, want);
+        ss_tl_note(w, msg);
+        free(msg);
+    }
     if (want > have) w->autoscaler->changed |= grow(w, m, want - have) > 0;
     else if (want < have) {
         shrink(w, m, have - want);

@@ -46,8 +46,28 @@ int ss_cs_places(const ss_world *w, uint32_t m) { return w->cs && w->sc->placeme
 
 static const char *const source_names[] = {"gpu", "local", "peer", "storage", "disk", "sleep"};
 
+/* The cold start as a slice on its GPU's track, its stages nested. */
+static void tl_span(ss_coldstart *cs, const ss_cold *c, double now)
+{
+    ss_world *w = cs->w;
+    const char *model = w->sc->models[c->model].name;
+    uint64_t id = (1ull << 40) + c->in->id; /* apart from request ids */
+    char *name = ss_xasprintf("cold start %s", model);
+    char *args = ss_xasprintf("\"source\":\"%s\",\"duration_s\":%.6f", source_names[c->source], now - c->born_s);
+    ss_tl_span(w, c->in->device, "coldstart", name, id, c->born_s, now, args);
+    free(name);
+    free(args);
+    if (c->source == SS_SOURCE_GPU) return;
+    char *data = ss_xasprintf("data (%s)", source_names[c->source]);
+    if (c->data_s > c->born_s) ss_tl_span(w, c->in->device, "coldstart", data, id, c->born_s, c->data_s, NULL);
+    if (c->sent_s > c->data_s) ss_tl_span(w, c->in->device, "coldstart", "load", id, c->data_s, c->sent_s, NULL);
+    ss_tl_span(w, c->in->device, "coldstart", "send", id, c->sent_s, now, NULL);
+    free(data);
+}
+
 void cs_record(ss_coldstart *cs, const ss_cold *c, double now)
 {
+    if (cs->w->tl) tl_span(cs, c, now);
     if (cs->csv) {
         const ss_scenario *sc = cs->w->sc;
         fprintf(cs->csv, "%s,%u,%s,%s,%s,%s,%.9f,%.9f,%.9f\n", sc->variant, cs->w->rep, sc->models[c->model].name,
@@ -64,11 +84,12 @@ void cs_record(ss_coldstart *cs, const ss_cold *c, double now)
     s->src[s->n++] = c->source;
 }
 
-void cs_tl_mark(ss_coldstart *cs, const ss_cold *c, const char *what)
+void cs_tl_mark(ss_coldstart *cs, const ss_cold *c, const char *what, int with_source)
 {
     ss_world *w = cs->w;
     if (!w->tl) return;
-    char *msg = ss_xasprintf("%s %s (from %s)", what, w->sc->models[c->model].name, source_names[c->source]);
+    char *msg = with_source ? ss_xasprintf("%s %s (from %s)", what, w->sc->models[c->model].name, source_names[c->source])
+                            : ss_xasprintf("%s %s", what, w->sc->models[c->model].name);
     ss_tl_mark(w, c->in->device, msg);
     free(msg);
 }
@@ -103,7 +124,7 @@ static void send_done(ss_engine *eng, void *ctx, ss_flow_id id, double now)
     }
     cs_release(cs, c->host, c->own_bytes);
     cs_record(cs, c, now);
-    cs_tl_mark(cs, c, "warm");
+    cs_tl_mark(cs, c, "warm", 1);
     ss_instance *in = c->in;
     cs_forget(cs, c);
     ss_inst_up(w, in);
@@ -112,6 +133,8 @@ static void send_done(ss_engine *eng, void *ctx, ss_flow_id id, double now)
 static void send(ss_coldstart *cs, ss_cold *c)
 {
     c->stage = ST_SEND;
+    c->sent_s = ss_now(cs->w->eng);
+    if (c->data_s < c->born_s) c->data_s = c->sent_s; /* a sleeper, a loaded process: no data stage */
     size_t n;
     double lat = 0;
     const uint32_t *r = cs_route(cs, cs->hosts[c->host].ram, cs->gpus[c->gpu].node, 0, &n, &lat);
@@ -136,6 +159,7 @@ static void load(ss_coldstart *cs, ss_cold *c)
 {
     hm_entry *e = cs_hm_of(cs, c->host, c->model);
     e->used_s = ss_now(cs->w->eng);
+    c->data_s = e->used_s;
     if (!(cs->flags & SS_PLACE_KEEP_PROCESS)) {
         c->stage = ST_LOAD;
         c->flow = cs_load_flow(cs, c->host, c->gpu, c->model, own_load_done, c);
@@ -420,7 +444,7 @@ uint32_t ss_cs_grow(ss_world *w, uint32_t m, uint32_t k)
         cs->live_colds++;
         started++;
         int warm = cs_begin(cs, c);
-        cs_tl_mark(cs, c, "cold start");
+        cs_tl_mark(cs, c, "cold start", 0); /* its source: a multicast's is known once the scale-up is placed */
         if (warm) { /* from the GPU's own copy */
             cs_record(cs, c, now);
             cs_forget(cs, c);

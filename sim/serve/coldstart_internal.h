@@ -69,6 +69,7 @@ struct ss_cold {
     double own_bytes;        /* host RAM it holds itself (its own copy of the data, its own process) */
     int own_data;            /* own_bytes include its own downloaded data */
     double born_s;
+    double data_s, sent_s;   /* its data was on the host, its send began (the timeline's stages) */
     ss_cold *next;           /* in a waiter list */
 };
 
@@ -135,7 +136,7 @@ void cs_delivered(hm_entry *e, double now);
 int cs_begin(ss_coldstart *cs, ss_cold *c);
 void cs_forget(ss_coldstart *cs, ss_cold *c);
 void cs_record(ss_coldstart *cs, const ss_cold *c, double now);
-void cs_tl_mark(ss_coldstart *cs, const ss_cold *c, const char *what);
+void cs_tl_mark(ss_coldstart *cs, const ss_cold *c, const char *what, int with_source);
 
 /* coldstart_mcast.c: TCP chains. */
 void cs_multicast(ss_coldstart *cs, uint32_t m);

@@ -223,6 +223,11 @@ void ss_tl_wait(ss_world *w, const ss_instance *in, const ss_request *r, double 
 void ss_tl_service(ss_world *w, const ss_instance *in, const ss_request *r, double now, const char *how);
 void ss_tl_request(ss_world *w, const ss_request *r, const char *outcome);
 void ss_tl_mark(ss_world *w, uint32_t device, const char *what);
+/* A slice on a device's process (cold starts), if from_s is in the window;
+ * an instant event on the world's requests process (decisions). */
+void ss_tl_span(ss_world *w, uint32_t device, const char *cat, const char *name, uint64_t id, double from_s,
+                double to_s, const char *args);
+void ss_tl_note(ss_world *w, const char *what);
 void ss_timeline_free(ss_world *w);
 
 /* serve.c, for pipeline.c and edge_world.c: the end of a request and

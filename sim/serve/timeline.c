@@ -10,8 +10,12 @@
  *    (args: request id, workload, outcome);
  *  - a process per device ("... : <host/device>") whose async slices are
  *    the services of the sampled requests there (ps requests overlap: async
- *    slices stack), and whose instant events are instance life-cycle
- *    changes (up, draining, stopped, failed) and capacity changes;
+ *    slices stack) and the cold starts of replicas there (a "cold start"
+ *    slice with its stages nested: data, load, send), and whose instant
+ *    events are instance life-cycle changes (up, draining, stopped, failed)
+ *    and capacity changes;
+ *  - on the requests process, instant events for the autoscaler's
+ *    decisions ("scale <model> 3 -> 5");
  *  - metadata naming every process.
  * Bounded so that a long run stays small: only requests created inside the
  * window [from_s, to_s] whose id is a multiple of `every`, life-cycle events
@@ -156,6 +160,24 @@ void ss_tl_request(ss_world *w, const ss_request *r, const char *outcome)
                               w->sc->workloads[r->workload].name, w->sc->tasks[r->task].name, outcome);
     slice(w->tl, w->tl->pid, "request", "request", r->id, r->created_s, ss_now(w->eng), args);
     free(args);
+}
+
+void ss_tl_span(ss_world *w, uint32_t device, const char *cat, const char *name, uint64_t id, double from_s,
+                double to_s, const char *args)
+{
+    ss_timeline *t = w->tl;
+    if (from_s < t->o.from_s || from_s > t->o.to_s) return;
+    slice(t, t->pid + 1 + device, cat, name, id, from_s, to_s, args);
+}
+
+void ss_tl_note(ss_world *w, const char *what)
+{
+    ss_timeline *t = w->tl;
+    double now = ss_now(w->eng);
+    if (now < t->o.from_s || now > t->o.to_s || !room(t, 1)) return;
+    fprintf(t->fp, "{\"ph\":\"i\",\"s\":\"p\",\"pid\":%" PRIu32 ",\"tid\":0,\"ts\":%.3f,\"name\":", t->pid, now * 1e6);
+    json_str(t->fp, what);
+    fputs("},\n", t->fp);
 }
 
 /* An instant event on a device's process. */
