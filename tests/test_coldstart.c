@@ -147,42 +147,31 @@ static void lc_local_and_peer(void)
     ss_test_rmtree(dir);
 }
 
-/* atoll keeps the data, not the process: back on the same host, load and send. */
-static void atoll_reloads(void)
+/* One replica from 1 s, none from 100 s, one again from 200 s, on two
+ * hosts of two GPUs: the second cold start's source and duration. */
+static void comes_back(const char *policy, const char *want_source, double want_s)
 {
-    char *dir = ss_test_tmpdir();
-    char *out = run(dir, 2, 2, 300, "1@1,0@100,1@200", "atoll");
+    char *dir = ss_test_tmpdir(), src[16];
+    char *out = run(dir, 2, 2, 300, "1@1,0@100,1@200", policy);
     CU_ASSERT_PTR_NOT_NULL_FATAL(out);
     double d;
-    char src[16];
     CU_ASSERT_FATAL(row(out, 1, src, &d));
-    CU_ASSERT_STRING_EQUAL(src, "local");
-    CU_ASSERT_DOUBLE_EQUAL(d, LOAD_S + SEND_S, 1e-6);
-    free(out);
-    /* cloud keeps nothing: storage again */
-    out = run(dir, 2, 2, 300, "1@1,0@100,1@200", "cloud");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
-    CU_ASSERT_FATAL(row(out, 1, src, &d));
-    CU_ASSERT_STRING_EQUAL(src, "storage");
-    CU_ASSERT_DOUBLE_EQUAL(d, DOWNLOAD_S + LOAD_S + SEND_S, 1e-6);
+    CU_ASSERT_STRING_EQUAL(src, want_source);
+    CU_ASSERT_DOUBLE_EQUAL(d, want_s, 1e-6);
     free(out);
     ss_test_rmtree(dir);
 }
 
-/* gpu-faas keeps the weights on the GPU: the replica comes back at once. */
-static void gpufaas_warm_gpu(void)
+/* atoll keeps the data, not the process: back on the same host, load and
+ * send; cloud keeps nothing: storage again. */
+static void atoll_reloads(void)
 {
-    char *dir = ss_test_tmpdir();
-    char *out = run(dir, 2, 2, 300, "1@1,0@100,1@200", "gpu-faas");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
-    double d;
-    char src[16];
-    CU_ASSERT_FATAL(row(out, 1, src, &d));
-    CU_ASSERT_STRING_EQUAL(src, "gpu");
-    CU_ASSERT_DOUBLE_EQUAL(d, 0, 1e-12);
-    free(out);
-    ss_test_rmtree(dir);
+    comes_back("atoll", "local", LOAD_S + SEND_S);
+    comes_back("cloud", "storage", DOWNLOAD_S + LOAD_S + SEND_S);
 }
+
+/* gpu-faas keeps the weights on the GPU: the replica comes back at once. */
+static void gpufaas_warm_gpu(void) { comes_back("gpu-faas", "gpu", 0); }
 
 /* Eight GPUs of one host scale up at once: under flashpoint-lc one
  * download (its bytes cross the storage link and the host's link once),
