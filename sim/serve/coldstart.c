@@ -422,7 +422,7 @@ uint32_t ss_cs_grow(ss_world *w, uint32_t m, uint32_t k)
     for (uint32_t i = 0; i < got; i++) {
         uint32_t h = hosts[i];
         if (h == NONE) continue;
-        /* its free GPU: one that keeps the model's weights first, then the lowest */
+        /* its free GPU, best first by gpu_rank (kept weights, its sleeper, no sleeper), then the lowest */
         const cs_host *ho = &cs->hosts[h];
         uint32_t pick = NONE;
         for (uint32_t q = 0; q < ho->ngpus; q++) {
