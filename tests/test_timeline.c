@@ -184,6 +184,25 @@ static void from_the_command_line(void)
     free(dir);
 }
 
+/* A block pipeline's requests carry their hops (client -> blocks -> client),
+ * each a slice from the send to the delivery, paired and in order. */
+static void pipeline_hops(void)
+{
+    char *dir = ss_test_tmpdir(), *out = NULL;
+    int rc = ss_test_sh(&out,
+                        "cd '%s' && '%s' run '%s/scenarios/blockflow/single-gv100.yaml' --variant tensormq --replication 0 "
+                        "--set duration_s=3 -o r.csv --timeline t.json --timeline-window 0:2 --quiet && cat t.json",
+                        dir, SS_BIN, SS_SRC_DIR);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    static const char *const names[] = {"hop -> block1", "hop -> block4_class", "hop -> client", "request", NULL};
+    size_t found[4] = {0}, n = 0;
+    CU_ASSERT(valid(out, &n, names, found, 1));
+    for (int k = 0; k < 4; k++) CU_ASSERT(found[k] > 0 && found[k] == found[3]); /* every request, every hop */
+    free(out);
+    ss_test_rmtree(dir);
+}
+
 SS_TEST_SUITE("timeline", {"valid trace events, complete, no effect on results", valid_and_complete},
               {"sampled by id and window, bounded by max_events", sampled_and_bounded},
-              {"--timeline from the command line, and a bad window refused", from_the_command_line})
+              {"--timeline from the command line, and a bad window refused", from_the_command_line},
+              {"a pipeline's hops are slices of its requests", pipeline_hops})

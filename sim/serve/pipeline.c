@@ -249,6 +249,11 @@ static void arrive(ss_engine *eng, void *ctx, uint64_t arg)
     ss_request *r = (ss_request *)(uintptr_t)arg;
     r->pipe.arrived_s = ss_now(eng);
     r->enqueued_s = r->pipe.arrived_s;
+    if (w->tl) {
+        char *name = ss_xasprintf("hop -> %s", q->name);
+        ss_tl_request_span(w, r, name, r->pipe.sent_s, r->pipe.arrived_s);
+        free(name);
+    }
     if (q->busy && q->len >= q->capacity) {
         hold(w, q->index, r->pipe.held_bytes, r->pipe.held_in, -1);
         occ_change(w, q->device, -1);
@@ -463,6 +468,7 @@ static void at_client(ss_engine *eng, void *ctx, uint64_t arg)
     ss_world *w = ctx;
     ss_pipe *p = w->pipe;
     ss_request *r = (ss_request *)(uintptr_t)arg;
+    if (w->tl) ss_tl_request_span(w, r, "hop -> client", r->pipe.sent_s, ss_now(eng));
     if (r->measured) {
         ss_stat_add(&p->pipeline, r->pipe.pipeline_s);
         ss_stat_add(&p->overhead, r->pipe.overhead_s);

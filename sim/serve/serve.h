@@ -228,6 +228,8 @@ void ss_tl_mark(ss_world *w, uint32_t device, const char *what);
 void ss_tl_span(ss_world *w, uint32_t device, const char *cat, const char *name, uint64_t id, double from_s,
                 double to_s, const char *args);
 void ss_tl_note(ss_world *w, const char *what);
+/* A slice of a sampled request's own (a pipeline hop, say). */
+void ss_tl_request_span(ss_world *w, const ss_request *r, const char *name, double from_s, double to_s);
 void ss_timeline_free(ss_world *w);
 
 /* serve.c, for pipeline.c and edge_world.c: the end of a request and

@@ -15,7 +15,9 @@
  *    events are instance life-cycle changes (up, draining, stopped, failed)
  *    and capacity changes;
  *  - on the requests process, instant events for the autoscaler's
- *    decisions ("scale <model> 3 -> 5");
+ *    decisions ("scale <model> 3 -> 5"), and in a block pipeline each
+ *    request's hops ("hop -> block2", "hop -> client": from the send to the
+ *    delivery, network transfers included);
  *  - metadata naming every process.
  * Bounded so that a long run stays small: only requests created inside the
  * window [from_s, to_s] whose id is a multiple of `every`, life-cycle events
@@ -168,6 +170,12 @@ void ss_tl_span(ss_world *w, uint32_t device, const char *cat, const char *name,
     ss_timeline *t = w->tl;
     if (from_s < t->o.from_s || from_s > t->o.to_s) return;
     slice(t, t->pid + 1 + device, cat, name, id, from_s, to_s, args);
+}
+
+void ss_tl_request_span(ss_world *w, const ss_request *r, const char *name, double from_s, double to_s)
+{
+    if (!ss_tl_sampled(w, r)) return;
+    slice(w->tl, w->tl->pid, "request", name, r->id, from_s, to_s, NULL);
 }
 
 void ss_tl_note(ss_world *w, const char *what)
