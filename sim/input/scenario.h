@@ -114,8 +114,9 @@ typedef struct ss_workload_cfg {
     double priority;
     double start_s;         /* no arrivals before */
     ss_dist interarrival;   /* open-loop kinds except steps and trace */
-    ss_rate_step *steps;    /* steps */
+    ss_rate_step *steps;    /* steps (NULL for a synthetic shape: its steps are generated, `shape`) */
     size_t nsteps;
+    struct ss_synth_shape *shape; /* synthetic: the shape its steps are drawn from (trace_synth.h), or NULL */
     uint32_t clients;       /* closed */
     ss_dist think;          /* closed */
     double *times_s;        /* trace: arrival times, sorted, relative to start_s */

@@ -5,6 +5,7 @@
 #include "input/scenario_load.h"
 #include "input/scenario_autoscale.h"
 #include "input/scenario_placement.h"
+#include "input/trace_synth.h"
 #include "input/scenario_deploy.h"
 #include "input/scenario_workload.h"
 #include "input/section.h"
@@ -400,11 +401,15 @@ static int bounded(const ss_scenario *sc, const ss_node *wls, ss_err *err)
         switch (w->kind) {
         case SS_WL_STEPS: {
             double from = w->start_s;
-            for (size_t k = 0; k < w->nsteps && from < sc->duration_s; k++) {
-                double to = w->steps[k].until_s < sc->duration_s ? w->steps[k].until_s : sc->duration_s;
-                n += w->steps[k].rate_rps * (to - from);
-                from = w->steps[k].until_s;
+            ss_step_iter it;
+            ss_rate_step st;
+            ss_steps_begin(&it, w);
+            while (from < sc->duration_s && ss_steps_next(&it, &st)) {
+                double to = st.until_s < sc->duration_s ? st.until_s : sc->duration_s;
+                n += st.rate_rps * (to - from);
+                from = st.until_s;
             }
+            ss_steps_end(&it);
             break;
         }
         case SS_WL_TRACE: n = (double)w->ntimes; break;
@@ -638,6 +643,7 @@ void ss_scenario_free(ss_scenario *sc)
         ss_dist_free(&w->interarrival);
         ss_dist_free(&w->think);
         free(w->steps);
+        ss_synth_shape_free(w->shape);
         free(w->times_s);
     }
     for (size_t i = 0; i < sc->nsettings; i++) {

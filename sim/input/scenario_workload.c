@@ -41,7 +41,7 @@ static int read_synthetic(ss_scenario *sc, ss_workload_cfg *w, const ss_node *it
     if (p.length_s / p.step_s > 1e7)
         return ss_node_err(ss_map_find(it, "length_s"), err, "length_s / step_s: at most 1e7 steps, got %g",
                            p.length_s / p.step_s);
-    ss_synth_steps(&p, sc->seed, w->name, w->start_s, &w->steps, &w->nsteps);
+    w->shape = ss_synth_shape_new(&p, sc->seed, w->name, w->start_s, &w->nsteps);
     return 0;
 }
 

@@ -14,7 +14,9 @@
  * log space about its median so that the rate's median (the lower median of
  * the steps) is exactly `median_rps` and its largest step exactly
  * `peak_to_median` times that.  Arrivals within the steps are Poisson, from
- * the workload's own arrival stream, times `scale`.
+ * the workload's own arrival stream, times `scale`.  The steps are not
+ * held: they are drawn again from the stream whenever they are read
+ * (ss_step_iter), so memory does not grow with the length of the shape.
  *
  * `azure_functions`: the public Azure Functions 2019 trace's per-minute
  * invocation counts (invocations_per_function_md.anon.dNN.csv: columns
@@ -32,39 +34,142 @@
 #include "core/csvread.h"
 #include "core/rng.h"
 
+struct ss_synth_shape {
+    ss_synth p;
+    uint64_t seed;
+    char *stream;          /* its random stream's name */
+    double start_s;
+    size_t n;              /* steps */
+    double med, top, a;    /* the normalisation: rate = median x exp(a (x - med)), top -> the peak */
+};
+
+/* The AR(1) log-rate, drawn step by step. */
+typedef struct synth_gen {
+    const ss_synth_shape *s;
+    gsl_rng *rng;
+    double x, phi, innov;
+    size_t i;
+} synth_gen;
+
+static void gen_start(synth_gen *g, const ss_synth_shape *s)
+{
+    g->s = s;
+    g->rng = ss_rng_stream(s->seed, 0, s->stream);
+    g->phi = exp(-s->p.step_s / s->p.correlation_s);
+    g->innov = sqrt(1 - g->phi * g->phi);
+    g->i = 0;
+}
+
+static double gen_next(synth_gen *g)
+{
+    g->x = g->i++ ? g->phi * g->x + g->innov * gsl_ran_gaussian_ziggurat(g->rng, 1.0)
+                  : gsl_ran_gaussian_ziggurat(g->rng, 1.0);
+    return g->x;
+}
+
 static int cmp_double(const void *x, const void *y)
 {
     double a = *(const double *)x, b = *(const double *)y;
     return a < b ? -1 : a > b ? 1 : 0;
 }
 
-void ss_synth_steps(const ss_synth *p, uint64_t seed, const char *name, double start_s, ss_rate_step **steps,
-                    size_t *nsteps)
+enum { NBINS = 65536 };
+
+static size_t bin_of(double x, double lo, double hi)
 {
-    size_t n = (size_t)ceil(p->length_s / p->step_s - 1e-9);
-    if (n < 1) n = 1;
-    double *x = ss_xmalloc(n * sizeof *x), *sorted = ss_xmalloc(n * sizeof *sorted);
-    char *stream = ss_xasprintf("workload/%s/shape", name);
-    gsl_rng *rng = ss_rng_stream(seed, 0, stream);
-    free(stream);
-    double phi = exp(-p->step_s / p->correlation_s), innov = sqrt(1 - phi * phi);
-    x[0] = gsl_ran_gaussian_ziggurat(rng, 1.0);
-    for (size_t i = 1; i < n; i++) x[i] = phi * x[i - 1] + innov * gsl_ran_gaussian_ziggurat(rng, 1.0);
-    gsl_rng_free(rng);
-    memcpy(sorted, x, n * sizeof *x);
-    qsort(sorted, n, sizeof *sorted, cmp_double);
-    double med = sorted[(n - 1) / 2], top = sorted[n - 1];
+    double f = hi > lo ? (x - lo) / (hi - lo) * NBINS : 0;
+    size_t b = f > 0 ? (size_t)f : 0;
+    return b < NBINS ? b : NBINS - 1;
+}
+
+ss_synth_shape *ss_synth_shape_new(const ss_synth *p, uint64_t seed, const char *name, double start_s,
+                                   size_t *nsteps)
+{
+    ss_synth_shape *s = ss_xcalloc(1, sizeof *s);
+    s->p = *p;
+    s->seed = seed;
+    s->stream = ss_xasprintf("workload/%s/shape", name);
+    s->start_s = start_s;
+    s->n = (size_t)ceil(p->length_s / p->step_s - 1e-9);
+    if (s->n < 1) s->n = 1;
+    synth_gen g;
+    /* 1: the extremes */
+    double lo = INFINITY, hi = -INFINITY;
+    gen_start(&g, s);
+    for (size_t i = 0; i < s->n; i++) {
+        double x = gen_next(&g);
+        if (x < lo) lo = x;
+        if (x > hi) hi = x;
+    }
+    gsl_rng_free(g.rng);
+    /* 2: which bin holds the lower median (rank (n - 1) / 2 from 0) */
+    uint32_t *count = ss_xcalloc(NBINS, sizeof *count);
+    gen_start(&g, s);
+    for (size_t i = 0; i < s->n; i++) count[bin_of(gen_next(&g), lo, hi)]++;
+    gsl_rng_free(g.rng);
+    size_t rank = (s->n - 1) / 2, below = 0, b = 0;
+    while (below + count[b] <= rank) below += count[b++];
+    /* 3: the values in that bin, sorted */
+    double *in = ss_xmalloc((count[b] ? count[b] : 1) * sizeof *in);
+    size_t k = 0;
+    gen_start(&g, s);
+    for (size_t i = 0; i < s->n; i++) {
+        double x = gen_next(&g);
+        if (bin_of(x, lo, hi) == b) in[k++] = x;
+    }
+    gsl_rng_free(g.rng);
+    qsort(in, k, sizeof *in, cmp_double);
+    s->med = in[rank - below];
+    s->top = hi;
+    free(in);
+    free(count);
     /* Stretch about the median: rate = median x exp(a (x - med)), with the
      * largest step at peak_to_median x median. */
-    double a = top > med ? log(p->peak_to_median) / (top - med) : 0;
-    *steps = ss_xcalloc(n, sizeof **steps);
-    for (size_t i = 0; i < n; i++) {
-        double rate = x[i] == top ? p->median_rps * p->peak_to_median : p->median_rps * exp(a * (x[i] - med));
-        (*steps)[i] = (ss_rate_step){.until_s = start_s + (double)(i + 1) * p->step_s, .rate_rps = rate * p->scale};
+    s->a = s->top > s->med ? log(p->peak_to_median) / (s->top - s->med) : 0;
+    *nsteps = s->n;
+    return s;
+}
+
+void ss_synth_shape_free(ss_synth_shape *s)
+{
+    if (!s) return;
+    free(s->stream);
+    free(s);
+}
+
+void ss_steps_begin(ss_step_iter *it, const ss_workload_cfg *w)
+{
+    it->w = w;
+    it->i = 0;
+    it->gen = NULL;
+    if (w->shape) {
+        synth_gen *g = ss_xmalloc(sizeof *g);
+        gen_start(g, w->shape);
+        it->gen = g;
     }
-    *nsteps = n;
-    free(x);
-    free(sorted);
+}
+
+int ss_steps_next(ss_step_iter *it, ss_rate_step *out)
+{
+    const ss_workload_cfg *w = it->w;
+    if (it->i >= w->nsteps) return 0;
+    if (!it->gen) {
+        *out = w->steps[it->i++];
+        return 1;
+    }
+    const ss_synth_shape *s = w->shape;
+    double x = gen_next(it->gen);
+    double rate = x == s->top ? s->p.median_rps * s->p.peak_to_median : s->p.median_rps * exp(s->a * (x - s->med));
+    it->i++;
+    *out = (ss_rate_step){.until_s = s->start_s + (double)it->i * s->p.step_s, .rate_rps = rate * s->p.scale};
+    return 1;
+}
+
+void ss_steps_end(ss_step_iter *it)
+{
+    if (it->gen) gsl_rng_free(((synth_gen *)it->gen)->rng);
+    free(it->gen);
+    it->gen = NULL;
 }
 
 int ss_azure_fn_steps(const char *path, const ss_node *wl, const char *function, long from_minute, long minutes,

@@ -16,10 +16,28 @@ typedef struct ss_synth {
     double length_s, step_s, correlation_s, scale;
 } ss_synth;
 
-/* The steps of a synthetic shape from start_s (the stream is (seed, 0,
- * "workload/<name>/shape"): the same in every replication). */
-void ss_synth_steps(const ss_synth *p, uint64_t seed, const char *name, double start_s, ss_rate_step **steps,
-                    size_t *nsteps);
+/* A synthetic shape from start_s (the stream is (seed, 0,
+ * "workload/<name>/shape"): the same in every replication), normalised
+ * but not held: its steps are drawn again, one after another, whenever
+ * they are read, so memory does not grow with length_s.  Normalising takes
+ * three passes over the draws (the extremes, a histogram, the median's
+ * bin): exact, in fixed memory. */
+typedef struct ss_synth_shape ss_synth_shape;
+ss_synth_shape *ss_synth_shape_new(const ss_synth *p, uint64_t seed, const char *name, double start_s,
+                                   size_t *nsteps);
+void ss_synth_shape_free(ss_synth_shape *s);
+
+/* The steps of a workload (`steps`, `synthetic`, `azure_functions`) in
+ * order, whether held or generated. */
+typedef struct ss_step_iter {
+    const ss_workload_cfg *w;
+    size_t i;
+    void *gen; /* a synthetic shape's generator */
+} ss_step_iter;
+void ss_steps_begin(ss_step_iter *it, const ss_workload_cfg *w);
+/* The next step into *out: 1, or 0 after the last. */
+int ss_steps_next(ss_step_iter *it, ss_rate_step *out);
+void ss_steps_end(ss_step_iter *it);
 /* One step per minute from an Azure Functions 2019 per-minute file (minutes
  * 0: to the end); 0, or -1 with err set: positioned in the file, or at the
  * key of `wl` (the workload map) whose value does not fit the file. */

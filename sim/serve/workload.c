@@ -8,6 +8,7 @@
 #include "core/zigexp.h"
 
 #include "core/rng.h"
+#include "input/trace_synth.h"
 #include "serve/workload.h"
 #include "serve/serve.h"
 
@@ -16,7 +17,9 @@ struct ss_source {
     uint32_t index;
     const ss_workload_cfg *cfg;
     gsl_rng *rng;
-    size_t next;    /* trace: next arrival; steps: current step */
+    size_t next;    /* trace: next arrival */
+    ss_step_iter steps; /* steps: where it is ... */
+    ss_rate_step step;  /* ... and its current step (until_s INFINITY: none left) */
     double trip_s;  /* its first model's request_overhead_s */
 };
 
@@ -68,14 +71,14 @@ static double next_time(ss_source *s, double now)
     case SS_WL_STEPS:
         /* Poisson within a step; the exponential is memoryless, so crossing a
          * step boundary restarts the draw at the boundary exactly. */
-        while (s->next < c->nsteps) {
-            const ss_rate_step *st = &c->steps[s->next];
+        while (isfinite(s->step.until_s)) {
+            const ss_rate_step *st = &s->step;
             if (st->rate_rps > 0) {
                 double t = now + ss_ran_exp1(s->rng) / st->rate_rps;
                 if (t < st->until_s) return t;
             }
             now = st->until_s;
-            s->next++;
+            if (!ss_steps_next(&s->steps, &s->step)) s->step.until_s = INFINITY;
         }
         return INFINITY;
     default:
@@ -128,6 +131,10 @@ void ss_sources_start(ss_world *w)
                 if (open_at(w, t)) ss_schedule(w->eng, t, client_issue, s, k);
             }
         } else {
+            if (c->kind == SS_WL_STEPS) {
+                ss_steps_begin(&s->steps, c);
+                if (!ss_steps_next(&s->steps, &s->step)) s->step.until_s = INFINITY;
+            }
             double t = next_time(s, c->start_s);
             if (c->kind == SS_WL_TRACE && c->ntimes == 0) continue;
             if (open_at(w, t)) ss_schedule(w->eng, t, arrival, s, 0);
@@ -138,7 +145,9 @@ void ss_sources_start(ss_world *w)
 void ss_sources_free(ss_world *w)
 {
     if (!w->sources) return;
-    for (size_t i = 0; i < w->sc->nworkloads; i++)
+    for (size_t i = 0; i < w->sc->nworkloads; i++) {
         if (w->sources[i].rng) gsl_rng_free(w->sources[i].rng);
+        ss_steps_end(&w->sources[i].steps);
+    }
     free(w->sources);
 }
