@@ -344,8 +344,7 @@ int cs_begin(ss_coldstart *cs, ss_cold *c)
         peer = cs_pick_source(cs, c->host, c->model);
         asked = 1;
         const cs_host *ho = &cs->hosts[c->host];
-        disk = peer == NONE || cs_transfer_est_s(cs, ho->disk, ho->ram, 0, w) <=
-                                   cs_transfer_est_s(cs, cs->hosts[peer].ram, ho->ram, cs->cfg->peer_cap_bps, w);
+        disk = peer == NONE || cs_transfer_est_s(cs, ho->disk, ho->ram, 0, w) <= cs_fetch_est_s(cs, peer, c->host, w);
     }
     if (disk) { /* read back from the host's disk, shared by its GPUs */
         cs_reserve(cs, c->host, w);

@@ -23,22 +23,35 @@ const uint32_t *cs_route(ss_coldstart *cs, uint32_t src, uint32_t dst, uint64_t 
     return cs->route;
 }
 
+uint32_t cs_source_node(const ss_coldstart *cs, uint32_t peer)
+{
+    return peer == NONE ? cs->cfg->storage : cs->hosts[peer].ram;
+}
+
+double cs_source_cap_bps(const ss_coldstart *cs, uint32_t peer, uint32_t dst)
+{
+    double cap = peer == NONE ? ss_topo_flow_cap_bps(cs->topo, cs->cfg->storage, dst) : cs->cfg->peer_cap_bps;
+    return isfinite(cap) ? cap : 0;
+}
+
 /* A transfer of model m's data to host h's RAM, from peer host `peer` or
  * from storage (NONE). */
 ss_flow_id cs_transfer(ss_coldstart *cs, uint32_t h, uint32_t m, uint32_t peer, ss_flow_done done, void *ctx)
 {
-    uint32_t src = peer == NONE ? cs->cfg->storage : cs->hosts[peer].ram, dst = cs->hosts[h].ram;
+    uint32_t dst = cs->hosts[h].ram;
     size_t n;
     double lat = 0;
-    const uint32_t *r = cs_route(cs, src, dst, (uint64_t)h << 32 | m, &n, &lat);
-    ss_flow_opts o = {.goodput = cs->cfg->goodput, .latency_s = lat};
-    o.cap_bps = peer == NONE ? ss_topo_flow_cap_bps(cs->topo, src, dst) : cs->cfg->peer_cap_bps;
-    if (!isfinite(o.cap_bps)) o.cap_bps = 0;
-    if (peer != NONE) {
-        cs->hosts[peer].uploads++;
-        cs_hm_of(cs, peer, m)->uploads++;
-    }
+    const uint32_t *r = cs_route(cs, cs_source_node(cs, peer), dst, (uint64_t)h << 32 | m, &n, &lat);
+    ss_flow_opts o = {.goodput = cs->cfg->goodput, .latency_s = lat, .cap_bps = cs_source_cap_bps(cs, peer, dst)};
+    cs_upload_begin(cs, peer, m);
     return ss_flow_start(cs->net, r, n, cs_model_bytes(cs, m), &o, done, ctx);
+}
+
+void cs_upload_begin(ss_coldstart *cs, uint32_t peer, uint32_t m)
+{
+    if (peer == NONE) return;
+    cs->hosts[peer].uploads++;
+    cs_hm_of(cs, peer, m)->uploads++;
 }
 
 void cs_upload_over(ss_coldstart *cs, uint32_t peer, uint32_t m)

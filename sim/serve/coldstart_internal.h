@@ -128,6 +128,13 @@ double cs_need_bytes(ss_coldstart *cs, uint32_t h, uint32_t m);
 /* coldstart_flows.c: routes and the flows of the stages. */
 const uint32_t *cs_route(ss_coldstart *cs, uint32_t src, uint32_t dst, uint64_t key, size_t *n, double *lat_s);
 ss_flow_id cs_transfer(ss_coldstart *cs, uint32_t h, uint32_t m, uint32_t peer, ss_flow_done done, void *ctx);
+/* Where model data comes from (a peer host's RAM node, or storage for
+ * NONE) and the rate cap of one transfer from there to node dst (the
+ * storage's per-connection cap, or peer_mbps; 0 = none). */
+uint32_t cs_source_node(const ss_coldstart *cs, uint32_t peer);
+double cs_source_cap_bps(const ss_coldstart *cs, uint32_t peer, uint32_t dst);
+/* A peer's transfer begins or ends (it cannot be evicted meanwhile); nothing for storage. */
+void cs_upload_begin(ss_coldstart *cs, uint32_t peer, uint32_t m);
 void cs_upload_over(ss_coldstart *cs, uint32_t peer, uint32_t m);
 ss_flow_id cs_load_flow(ss_coldstart *cs, uint32_t h, uint32_t gpu, uint32_t m, ss_flow_done done, void *ctx);
 
@@ -148,5 +155,7 @@ int cs_gpu_free(const ss_coldstart *cs, const cs_gpu *g, uint32_t m);
 double cs_est_start_s(ss_coldstart *cs, uint32_t h, uint32_t m, const ss_place_host_view *v);
 uint32_t cs_pick_source(ss_coldstart *cs, uint32_t h, uint32_t m);
 double cs_transfer_est_s(ss_coldstart *cs, uint32_t src, uint32_t dst, double cap_bps, double bytes);
+/* The same for model data from peer host `peer` (NONE: storage) to host h's RAM. */
+double cs_fetch_est_s(ss_coldstart *cs, uint32_t peer, uint32_t h, double bytes);
 
 #endif

@@ -43,7 +43,7 @@ static void chain(ss_coldstart *cs, uint32_t m, uint32_t sender, const uint32_t 
     if (cs->chains) cs->chains->prev = ch;
     cs->chains = ch;
     ss_chain_hop *hops = ss_xcalloc(n, sizeof *hops);
-    uint32_t src = sender == NONE ? cs->cfg->storage : cs->hosts[sender].ram;
+    uint32_t src = cs_source_node(cs, sender);
     uint8_t kind = sender == NONE ? SS_SOURCE_STORAGE : SS_SOURCE_PEER;
     for (uint32_t i = 0; i < n; i++) {
         size_t k;
@@ -58,12 +58,8 @@ static void chain(ss_coldstart *cs, uint32_t m, uint32_t sender, const uint32_t 
         for (ss_cold *c = e->waiters; c; c = c->next) c->source = kind;
     }
     ss_flow_opts o = {.goodput = cs->cfg->goodput};
-    o.cap_bps = sender == NONE ? ss_topo_flow_cap_bps(cs->topo, src, cs->hosts[hosts[0]].ram) : cs->cfg->peer_cap_bps;
-    if (!isfinite(o.cap_bps)) o.cap_bps = 0;
-    if (sender != NONE) {
-        cs->hosts[sender].uploads++;
-        cs_hm_of(cs, sender, m)->uploads++;
-    }
+    o.cap_bps = cs_source_cap_bps(cs, sender, cs->hosts[hosts[0]].ram);
+    cs_upload_begin(cs, sender, m);
     ss_flow_id id = ss_flow_chain_start(cs->net, hops, n, cs_model_bytes(cs, m), &o, cs->cfg->chain_ttfb_s, chain_done, ch);
     for (uint32_t i = 0; i < n; i++) {
         cs_hm_of(cs, hosts[i], m)->dl = id;

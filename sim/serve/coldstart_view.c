@@ -63,6 +63,12 @@ double cs_transfer_est_s(ss_coldstart *cs, uint32_t src, uint32_t dst, double ca
     return isfinite(rate) ? bytes * 8 / (rate * cs->cfg->goodput) : 0;
 }
 
+double cs_fetch_est_s(ss_coldstart *cs, uint32_t peer, uint32_t h, double bytes)
+{
+    uint32_t dst = cs->hosts[h].ram;
+    return cs_transfer_est_s(cs, cs_source_node(cs, peer), dst, cs_source_cap_bps(cs, peer, dst), bytes);
+}
+
 /* The fastest way a replica of m could start on host h now. */
 double cs_est_start_s(ss_coldstart *cs, uint32_t h, uint32_t m, const ss_place_host_view *v)
 {
@@ -77,8 +83,7 @@ double cs_est_start_s(ss_coldstart *cs, uint32_t h, uint32_t m, const ss_place_h
     if (v->sleeping || ((cs->flags & SS_PLACE_KEEP_PROCESS) && e->proc >= LOADING)) return send;
     double after = w / cs->w->sc->models[m].load_bytes_per_s + send;
     if (e->data != NO_DATA) return after;
-    double best = cs_transfer_est_s(cs, cs->cfg->storage, ho->ram, ss_topo_flow_cap_bps(cs->topo, cs->cfg->storage, ho->ram),
-                                 w);
+    double best = cs_fetch_est_s(cs, NONE, h, w);
     if (e->disk == ON_DISK) {
         double t = cs_transfer_est_s(cs, ho->disk, ho->ram, 0, w);
         if (t < best) best = t;
@@ -86,7 +91,7 @@ double cs_est_start_s(ss_coldstart *cs, uint32_t h, uint32_t m, const ss_place_h
     for (uint32_t p = 0; p < cs->nhosts; p++) {
         const hm_entry *q = cs_hm_of(cs, p, m);
         if (p == h || !(q->data == HAS_DATA || q->proc == LOADED)) continue;
-        double t = cs_transfer_est_s(cs, cs->hosts[p].ram, ho->ram, cs->cfg->peer_cap_bps, w);
+        double t = cs_fetch_est_s(cs, p, h, w);
         if (t < best) best = t;
     }
     return best + after;
@@ -107,8 +112,7 @@ uint32_t cs_pick_source(ss_coldstart *cs, uint32_t h, uint32_t m)
     if (!n) return NONE;
     double *t = ss_xcalloc(n, sizeof *t);
     for (uint32_t k = 0; (cs->flags & SS_PLACE_ESTIMATE) && k < n; k++)
-        t[k] = cs_transfer_est_s(cs, cs->hosts[cs->views[k].host].ram, cs->hosts[h].ram, cs->cfg->peer_cap_bps,
-                              cs_model_bytes(cs, m));
+        t[k] = cs_fetch_est_s(cs, cs->views[k].host, h, cs_model_bytes(cs, m));
     ss_source_ctx ctx = {.model = m, .model_bytes = cs_model_bytes(cs, m), .now_s = ss_now(cs->w->eng), .to = &to,
                          .holders = cs->views, .transfer_s = t, .nholders = n};
     uint32_t k = ops->source(cs->state, &ctx);
