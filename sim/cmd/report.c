@@ -81,19 +81,22 @@ ss_report *ss_report_new(void) { return ss_xcalloc(1, sizeof(ss_report)); }
  * util_mean: the mean over the devices that held an instance. */
 #define UTIL_COLUMNS_MAX 64
 
-static size_t ndeployed(const ss_scenario *sc);
-static int deployed(const ss_scenario *sc, size_t d)
+/* The util_ columns sc brings: a column per device with something deployed
+ * on it, or util_mean past UTIL_COLUMNS_MAX of them. */
+static void declare_devices(ss_report *rep, const ss_scenario *sc)
 {
-    for (size_t k = 0; k < sc->ndeploys; k++)
-        if (sc->deploys[k].device == d) return 1;
-    return 0;
-}
-
-static size_t ndeployed(const ss_scenario *sc)
-{
+    uint8_t *deployed = ss_xcalloc(sc->ndevices + 1, 1);
     size_t n = 0;
-    for (size_t d = 0; d < sc->ndevices; d++) n += (size_t)deployed(sc, d);
-    return n;
+    for (size_t k = 0; k < sc->ndeploys; k++)
+        if (!deployed[sc->deploys[k].device]) {
+            deployed[sc->deploys[k].device] = 1;
+            n++;
+        }
+    if (n > UTIL_COLUMNS_MAX) rep->util_mean = 1;
+    else
+        for (size_t d = 0; d < sc->ndevices; d++)
+            if (deployed[d]) ss_intern(&rep->devices, &rep->ndevices, sc->devices[d].name);
+    free(deployed);
 }
 
 void ss_report_add(ss_report *rep, const ss_scenario *sc, ss_run_result *r)
@@ -110,12 +113,8 @@ void ss_report_add(ss_report *rep, const ss_scenario *sc, ss_run_result *r)
         ss_intern(&rep->keys, &rep->nkeys, sc->settings[i].key);
     }
     e->devices = ss_xcalloc(sc->ndevices + 1, sizeof *e->devices);
-    int many = ndeployed(sc) > UTIL_COLUMNS_MAX;
-    rep->util_mean |= many;
-    for (size_t d = 0; d < sc->ndevices; d++) {
-        e->devices[d] = ss_xstrdup(sc->devices[d].name);
-        if (!many && deployed(sc, d)) ss_intern(&rep->devices, &rep->ndevices, sc->devices[d].name);
-    }
+    for (size_t d = 0; d < sc->ndevices; d++) e->devices[d] = ss_xstrdup(sc->devices[d].name);
+    declare_devices(rep, sc);
     for (size_t x = 0; x < r->nextras; x++) ss_intern(&rep->extras, &rep->nextras, r->extras[x].col);
     e->r = *r;
     memset(r, 0, sizeof *r);
@@ -186,12 +185,7 @@ ss_report *ss_report_new_like(const ss_report *layout)
 void ss_report_declare(ss_report *rep, const ss_scenario *sc)
 {
     for (size_t i = 0; i < sc->nsettings; i++) ss_intern(&rep->keys, &rep->nkeys, sc->settings[i].key);
-    if (ndeployed(sc) > UTIL_COLUMNS_MAX) {
-        rep->util_mean = 1;
-        return;
-    }
-    for (size_t d = 0; d < sc->ndevices; d++)
-        if (deployed(sc, d)) ss_intern(&rep->devices, &rep->ndevices, sc->devices[d].name);
+    declare_devices(rep, sc);
 }
 
 void ss_report_declare_extras(ss_report *rep, const char *const *cols, size_t n)
