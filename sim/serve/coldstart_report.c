@@ -82,19 +82,24 @@ char *ss_cs_check(const ss_world *w)
         if (cs->hosts[h].cap_bytes > 0 && cs->hosts[h].used_bytes > cs->hosts[h].cap_bytes * (1 + 1e-9))
             return ss_xasprintf("host %u's RAM ledger is over its capacity", h);
     }
-    for (size_t i = 0; i < cs->ngpus; i++) {
-        const cs_gpu *g = &cs->gpus[i];
-        double want = g->cached != NONE ? w->sc->models[g->cached].weights_bytes : 0;
-        for (size_t k = 0; k < w->ninst; k++) {
-            const ss_instance *in = w->inst[k];
-            if (in->device == g->device && in->state != SS_INST_STOPPED && in->state != SS_INST_FAILED)
-                want += w->sc->models[in->model].weights_bytes + w->sc->models[in->model].runtime_vram_bytes;
-        }
-        if (fabs(want - g->vram_used_bytes) > 1 + 1e-9 * want)
-            return ss_xasprintf("GPU '%s' VRAM ledger holds %.0f bytes, its replicas and cache %.0f",
-                                w->sc->devices[g->device].name, g->vram_used_bytes, want);
+    /* What each GPU should hold: its live replicas (one pass over them), then its kept weights. */
+    double *want = ss_xcalloc(cs->ngpus + 1, sizeof *want);
+    for (size_t k = 0; k < w->ninst; k++) {
+        const ss_instance *in = w->inst[k];
+        uint32_t gi = cs->gpu_of_device[in->device];
+        if (gi != NONE && in->state != SS_INST_STOPPED && in->state != SS_INST_FAILED)
+            want[gi] += w->sc->models[in->model].weights_bytes + w->sc->models[in->model].runtime_vram_bytes;
     }
-    return NULL;
+    char *broken = NULL;
+    for (size_t i = 0; i < cs->ngpus && !broken; i++) {
+        const cs_gpu *g = &cs->gpus[i];
+        if (g->cached != NONE) want[i] += w->sc->models[g->cached].weights_bytes;
+        if (fabs(want[i] - g->vram_used_bytes) > 1 + 1e-9 * want[i])
+            broken = ss_xasprintf("GPU '%s' VRAM ledger holds %.0f bytes, its replicas and cache %.0f",
+                                  w->sc->devices[g->device].name, g->vram_used_bytes, want[i]);
+    }
+    free(want);
+    return broken;
 }
 
 void ss_cs_result(const ss_world *w, ss_run_result *r)
