@@ -132,19 +132,6 @@ static int by_value(const void *x, const void *y)
     return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/* Busy server-seconds and up replica-seconds of model m from the start to now. */
-static void areas(const ss_world *w, uint32_t m, double now, double *busy_s, double *up_s)
-{
-    *busy_s = *up_s = 0;
-    const ss_group *g = &w->groups[m];
-    for (uint32_t i = 0; i < g->n; i++) {
-        const ss_instance *in = g->members[i];
-        *busy_s += in->area_s + (double)in->busy * (now - in->changed_s);
-        double end = in->gone_s < now ? in->gone_s : now;
-        if (end > in->up_s) *up_s += end - in->up_s;
-    }
-}
-
 static void view_of(ss_autoscaler *as, ss_as_model *a, double now, ss_autoscale_view *v)
 {
     ss_world *w = as->w;
@@ -160,7 +147,7 @@ static void view_of(ss_autoscaler *as, ss_as_model *a, double now, ss_autoscale_
     /* this period into the history */
     q_mark(a, now);
     double busy_s, up_s;
-    areas(w, a->model, now, &busy_s, &up_s);
+    ss_inst_areas(w, a->model, now, &busy_s, &up_s);
     double dbusy = busy_s - a->busy_area_prev_s, dup = up_s - a->up_area_prev_s;
     a->hist_arr[a->hist_at] = (double)a->arrived;
     a->hist_area[a->hist_at] = a->qarea_s + dbusy;
@@ -237,15 +224,19 @@ static uint32_t on_device(const ss_world *w, uint32_t d)
 {
     uint32_t n = 0;
     for (size_t i = 0; i < w->ninst; i++)
-        n += w->inst[i]->device == d && w->inst[i]->state != SS_INST_STOPPED && w->inst[i]->state != SS_INST_FAILED;
+        n += w->inst[i]->device == d && w->inst[i]->state != SS_INST_STOPPED && w->inst[i]->state != SS_INST_FAILED &&
+             !w->inst[i]->retired;
     return n;
 }
 
+/* arg: the instance's id, and its generation in the high half (a record
+ * stopped while starting may be reused before this fires). */
 static void up_ev(ss_engine *eng, void *ctx, uint64_t arg)
 {
     (void)eng;
     ss_world *w = ctx;
-    ss_inst_up(w, w->inst[arg]);
+    ss_instance *in = w->inst[(uint32_t)arg];
+    if (in->gen == (uint32_t)(arg >> 32)) ss_inst_up(w, in);
 }
 
 /* Start up to k replicas of m; how many started. */
@@ -261,7 +252,7 @@ static uint32_t grow(ss_world *w, uint32_t m, uint32_t k)
         double slots = ss_device_capacity(&sc->devices[dc->device]);
         while (k && (double)on_device(w, dc->device) < slots) {
             ss_instance *in = ss_inst_create(w, (uint32_t)d, now);
-            if (dc->startup_s > 0) ss_schedule(w->eng, now + dc->startup_s, up_ev, w, in->id);
+            if (dc->startup_s > 0) ss_schedule(w->eng, now + dc->startup_s, up_ev, w, (uint64_t)in->gen << 32 | in->id);
             else ss_inst_up(w, in);
             k--;
             started++;
@@ -359,6 +350,7 @@ static void tick(ss_engine *eng, void *ctx, uint64_t arg)
     for (size_t i = 0; i < as->nm; i++) {
         ss_as_model *a = &as->m[i];
         ss_autoscale_view v;
+        ss_inst_retire(w, a->model);
         view_of(as, a, now, &v);
         uint32_t want = as->pl.pol->ops.autoscaler.desired(as->state, &v);
         if (c->cat) { /* CAT (FP §2.7, the consistent reading of eq. 4.12) over the shortest window */

@@ -12,10 +12,19 @@
  * Shared queues keep a ring of free servers, (instance id, generation)
  * pairs in the order they became free: an arriving request goes to the
  * server free the longest.  An instance that goes down bumps its
- * generation, which turns its entries stale; they are skipped. */
+ * generation, which turns its entries stale; they are skipped.
+ *
+ * Retirement keeps an autoscaled run's memory to the replicas alive: an
+ * instance that stopped before the last request's end (so inside every
+ * window a result is taken over) has its instance-seconds, busy time and
+ * up time added to per-model and per-device sums, leaves its group (the
+ * others keep their creation order) and its record goes to a spare list;
+ * the next instance created takes it, keeping its id and generation, so
+ * the idle ring's old entries for that id stay stale. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/flow.h"
 #include "input/scenario_deploy.h"
@@ -61,18 +70,57 @@ void ss_group_refresh(ss_group *g)
     g->solo = g->n == 1 && g->members[0]->plain && g->members[0]->state == SS_INST_UP ? g->members[0] : NULL;
 }
 
+/* Servers an instance counts for on its device (a ps instance: one). */
+static uint32_t dev_servers_of(const ss_instance *in) { return in->discipline == SS_DISC_PS ? 1 : in->servers; }
+
+/* Device d's live servers change by delta at now: the value it held at the
+ * end of the last instant counts towards its peak first. */
+static void dev_change(ss_world *w, uint32_t d, int64_t delta, double now)
+{
+    if (now > w->dev_changed_s[d]) {
+        if (w->dev_servers[d] > w->dev_peak[d]) w->dev_peak[d] = w->dev_servers[d];
+        w->dev_changed_s[d] = now;
+    }
+    w->dev_servers[d] = (uint32_t)((int64_t)w->dev_servers[d] + delta);
+}
+
 ss_instance *ss_inst_create(ss_world *w, uint32_t deploy, double now)
 {
     const ss_scenario *sc = w->sc;
     const ss_deploy_cfg *dc = &sc->deploys[deploy];
     ss_group *g = &w->groups[dc->model];
-    ss_instance *in = ss_xcalloc(1, sizeof *in);
+    if (!w->dev_servers) {
+        size_t nd = sc->ndevices + 1, nm = sc->nmodels + 1;
+        w->dev_servers = ss_xcalloc(nd, sizeof *w->dev_servers);
+        w->dev_peak = ss_xcalloc(nd, sizeof *w->dev_peak);
+        w->dev_changed_s = ss_xcalloc(nd, sizeof *w->dev_changed_s);
+        w->retired_busy_s = ss_xcalloc(nd, sizeof *w->retired_busy_s);
+        w->retired_life_s = ss_xcalloc(nm, sizeof *w->retired_life_s);
+        w->retired_window_s = ss_xcalloc(nm, sizeof *w->retired_window_s);
+        w->retired_area_s = ss_xcalloc(nm, sizeof *w->retired_area_s);
+        w->retired_up_s = ss_xcalloc(nm, sizeof *w->retired_up_s);
+    }
+    ss_instance *in = w->spare;
+    if (in) { /* a retired record: its id and generation stay */
+        uint32_t id = in->id, gen = in->gen;
+        w->spare = in->next_spare;
+        memset(in, 0, sizeof *in);
+        in->id = id;
+        in->gen = gen;
+    } else {
+        in = ss_xcalloc(1, sizeof *in);
+        in->id = (uint32_t)w->ninst;
+        if (w->ninst == w->inst_cap) {
+            w->inst_cap = w->inst_cap ? 2 * w->inst_cap : 16;
+            w->inst = ss_xrealloc(w->inst, w->inst_cap * sizeof *w->inst);
+        }
+        w->inst[w->ninst++] = in;
+    }
     in->world = w;
     in->model = dc->model;
     in->device = dc->device;
     in->deploy = deploy;
     in->discipline = dc->discipline;
-    in->id = (uint32_t)w->ninst;
     in->state = SS_INST_STARTING;
     in->born_s = now;
     in->gone_s = INFINITY;
@@ -82,11 +130,6 @@ ss_instance *ss_inst_create(ss_world *w, uint32_t deploy, double now)
     for (size_t d = 0; d < sc->ndeploys; d++) /* entries of this model on this device, in entry order */
         if (sc->deploys[d].model == dc->model && sc->deploys[d].device == dc->device) in->ordinal += w->made[d];
     w->made[deploy]++;
-    if (w->ninst == w->inst_cap) {
-        w->inst_cap = w->inst_cap ? 2 * w->inst_cap : 16;
-        w->inst = ss_xrealloc(w->inst, w->inst_cap * sizeof *w->inst);
-    }
-    w->inst[w->ninst++] = in;
     in->capacity = dc->queue_capacity;
     in->servers = dc->servers;
     if (dc->discipline == SS_DISC_PS) { /* holds up to queue_capacity requests, all in service */
@@ -113,6 +156,7 @@ ss_instance *ss_inst_create(ss_world *w, uint32_t deploy, double now)
     g->members[g->n] = in;
     g->views[g->n++] = (ss_instance_view){.device = in->device, .up = 0};
     ss_group_refresh(g);
+    dev_change(w, in->device, dev_servers_of(in), now);
     if (w->cs) ss_cs_born(w, in);
     return in;
 }
@@ -158,6 +202,7 @@ static void stop(ss_world *w, ss_instance *in, ss_inst_state st)
     if (w->cs) ss_cs_gone(w, in, st == SS_INST_STOPPED); /* while it still has its old state */
     in->state = st;
     in->gone_s = ss_now(w->eng);
+    dev_change(w, in->device, -(int64_t)dev_servers_of(in), in->gone_s);
     mark(w, in, st == SS_INST_FAILED ? "failed" : "stopped");
 }
 
@@ -296,14 +341,61 @@ void ss_events_start(ss_world *w)
     for (size_t i = 0; i < w->sc->nevents; i++) ss_schedule(w->eng, w->sc->events[i].at_s, event_ev, w, i);
 }
 
-double ss_instance_seconds(const ss_world *w, uint32_t m, double from_s, double to_s)
+/* ---- retirement and the sums over a model's instances ------------------------------ */
+
+void ss_inst_retire(ss_world *w, uint32_t m)
 {
-    double sum = 0;
-    for (size_t i = 0; i < w->ninst; i++) {
-        const ss_instance *in = w->inst[i];
-        if (in->model != m) continue;
+    ss_group *g = &w->groups[m];
+    if (!w->autoscaler || w->sc->nevents || w->tl || w->pipe || !g->shared || !w->measuring) return;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < g->n; i++) {
+        ss_instance *in = g->members[i];
+        if ((in->state == SS_INST_STOPPED || in->state == SS_INST_FAILED) && in->gone_s <= w->last_done_s &&
+            !in->busy && !in->cold) {
+            double from = in->born_s > w->warmup_end_s ? in->born_s : w->warmup_end_s;
+            w->retired_life_s[m] += in->gone_s - in->born_s;
+            if (in->gone_s > from) w->retired_window_s[m] += in->gone_s - from;
+            w->retired_area_s[m] += in->area_s;
+            if (in->gone_s > in->up_s) w->retired_up_s[m] += in->gone_s - in->up_s;
+            w->retired_busy_s[in->device] += in->busy_s;
+            in->retired = 1;
+            in->next_spare = w->spare;
+            w->spare = in;
+            continue;
+        }
+        in->index = k;
+        g->views[k] = g->views[i];
+        g->members[k++] = in;
+    }
+    g->n = k;
+    ss_group_refresh(g);
+}
+
+double ss_instance_seconds(const ss_world *w, uint32_t m, int measured, double to_s)
+{
+    const ss_group *g = &w->groups[m];
+    double from_s = measured ? w->warmup_end_s : 0, sum = 0;
+    for (uint32_t i = 0; i < g->n; i++) {
+        const ss_instance *in = g->members[i];
         double a = in->born_s > from_s ? in->born_s : from_s, b = in->gone_s < to_s ? in->gone_s : to_s;
         if (b > a) sum += b - a;
     }
+    if (w->retired_life_s) sum += measured ? w->retired_window_s[m] : w->retired_life_s[m];
     return sum;
+}
+
+void ss_inst_areas(const ss_world *w, uint32_t m, double now, double *busy_s, double *up_s)
+{
+    *busy_s = *up_s = 0;
+    const ss_group *g = &w->groups[m];
+    for (uint32_t i = 0; i < g->n; i++) {
+        const ss_instance *in = g->members[i];
+        *busy_s += in->area_s + (double)in->busy * (now - in->changed_s);
+        double end = in->gone_s < now ? in->gone_s : now;
+        if (end > in->up_s) *up_s += end - in->up_s;
+    }
+    if (w->retired_area_s) {
+        *busy_s += w->retired_area_s[m];
+        *up_s += w->retired_up_s[m];
+    }
 }

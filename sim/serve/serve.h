@@ -74,6 +74,8 @@ typedef struct ss_instance {
     double up_s;          /* came up (INFINITY while starting) */
     double idle_since_s;  /* its last request ended (or it came up) */
     struct ss_cold *cold; /* its cold start in progress (coldstart.c), or NULL */
+    int retired;          /* stopped and folded into the world's sums: the record waits for reuse */
+    struct ss_instance *next_spare; /* in the world's list of records to reuse */
 } ss_instance;
 
 /* All instances of one model, in creation order. */
@@ -113,8 +115,21 @@ struct ss_world {
     void *lb_state, *sched_state;
     gsl_rng *lb_rng, *sched_rng;
     ss_group *groups;        /* per model */
-    ss_instance **inst;      /* every instance ever created, by id (stable addresses) */
+    ss_instance **inst;      /* every instance record, by id (stable addresses; see retirement below) */
     size_t ninst, inst_cap;
+    /* Retirement (lifecycle.c): an autoscaled run's stopped instances are
+     * folded into these sums and their records reused, so memory follows
+     * the replicas alive, not the replicas ever started. */
+    ss_instance *spare;      /* retired records, to reuse (id and generation kept) */
+    double *retired_life_s;  /* per model: instance-seconds of retired instances, birth to stop */
+    double *retired_window_s;/* per model: ... inside the measured window */
+    double *retired_area_s;  /* per model: their busy server-seconds since the start */
+    double *retired_up_s;    /* per model: their seconds up */
+    double *retired_busy_s;  /* per device: their busy server-seconds inside the measured window */
+    /* Per device, the servers of its live instances now and the most at
+     * the end of any instant so far (the utilisation denominator). */
+    uint32_t *dev_servers, *dev_peak;
+    double *dev_changed_s;
     ss_plugin prio;          /* the `priority` queue, for preemptive-priority instances (else unloaded) */
     void *prio_state;
     struct ss_flownet *cnet; /* the compute net: one link per device (its capacity), one per capped ps
@@ -187,8 +202,16 @@ void ss_group_refresh(ss_group *g);
 ss_instance *ss_idle_pop(ss_world *w, ss_group *g);
 /* Schedule the scenario's events (at build). */
 void ss_events_start(ss_world *w);
-/* Instance-seconds of model m inside [from_s, to_s]. */
-double ss_instance_seconds(const ss_world *w, uint32_t m, double from_s, double to_s);
+/* Instance-seconds of model m from the start (measured = 0) or from the
+ * end of the warm-up (measured = 1) to to_s; to_s is now or later than
+ * every retired instance's stop. */
+double ss_instance_seconds(const ss_world *w, uint32_t m, int measured, double to_s);
+/* Fold the instances of model m that stopped by the last request's end
+ * into the world's sums and keep their records for reuse (autoscaled runs
+ * with a shared queue, no scripted events and no timeline; else nothing). */
+void ss_inst_retire(ss_world *w, uint32_t m);
+/* Busy and up seconds of model m's instances, retired ones included, up to now. */
+void ss_inst_areas(const ss_world *w, uint32_t m, double now, double *busy_s, double *up_s);
 
 /* autoscale.c: the autoscaler (scenario `autoscaling:`), and the
  * measurements it takes of a model's shared queue (call only when g->as). */

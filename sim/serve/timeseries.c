@@ -49,6 +49,7 @@ static void sample(ss_engine *eng, void *ctx, uint64_t arg)
                 servers += in->discipline == SS_DISC_PS ? 1 : in->servers;
             area += in->area_s + (double)in->busy * (now - in->changed_s);
         }
+        if (w->retired_area_s) area += w->retired_area_s[m];
         queued += g->queued; /* a shared queue's */
         double util = servers ? (area - w->ts_area_prev[m]) / ((double)servers * w->ts_interval_s) : 0;
         w->ts_area_prev[m] = area;

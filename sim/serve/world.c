@@ -188,6 +188,7 @@ const char *ss_world_check(ss_world *w)
     for (size_t i = 0; i < w->ninst; i++) {
         const ss_instance *in = w->inst[i];
         const ss_group *g = &w->groups[in->model];
+        if (in->retired) continue;
         if (in->busy || g->views[in->index].queued || in->serving)
             return broke(w, ss_xasprintf("instance %u of model '%s' holds %u in service and %u queued after the run",
                                          in->index, w->sc->models[in->model].name, in->busy,
@@ -220,43 +221,6 @@ void ss_world_run(ss_world *w)
     clock_gettime(CLOCK_MONOTONIC, &b);
     w->wall_s = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
     ss_world_check(w);
-}
-
-typedef struct span_ev {
-    double t_s;
-    int delta;
-} span_ev;
-
-static int by_time_then_leave(const void *x, const void *y)
-{
-    const span_ev *a = x, *b = y;
-    if (a->t_s != b->t_s) return a->t_s < b->t_s ? -1 : 1;
-    return a->delta - b->delta; /* one leaving and one arriving at once: never both */
-}
-
-/* Per device, the most servers its instances had at once (a ps instance
- * counts one: busy while it holds a request).  With instances that come and
- * go on one GPU in turn this stays 1, so utilisation is the device's busy
- * fraction; with fixed instances it is their sum, as it always was. */
-static void peak_servers(const ss_world *w, size_t *count)
-{
-    span_ev *ev = ss_xcalloc(2 * w->ninst + 1, sizeof *ev);
-    for (size_t d = 0; d < w->sc->ndevices; d++) {
-        size_t n = 0;
-        for (size_t i = 0; i < w->ninst; i++) {
-            const ss_instance *in = w->inst[i];
-            if (in->device != d) continue;
-            int k = in->discipline == SS_DISC_PS ? 1 : (int)in->servers;
-            ev[n++] = (span_ev){in->born_s, k};
-            if (isfinite(in->gone_s)) ev[n++] = (span_ev){in->gone_s, -k};
-        }
-        qsort(ev, n, sizeof *ev, by_time_then_leave);
-        long cur = 0, peak = 0;
-        for (size_t i = 0; i < n; i++)
-            if ((cur += ev[i].delta) > peak) peak = cur;
-        count[d] = (size_t)peak;
-    }
-    free(ev);
 }
 
 void ss_world_result(const ss_world *w, ss_run_result *r)
@@ -327,8 +291,17 @@ void ss_world_result(const ss_world *w, ss_run_result *r)
     /* Utilisation over [end of warm-up, last request done]: not up to the
      * last event, which may be a time-series sample after the end. */
     double span = w->last_done_s - start;
-    for (size_t i = 0; i < w->ninst; i++) r->util[w->inst[i]->device] += w->inst[i]->busy_s;
-    peak_servers(w, count);
+    for (size_t i = 0; i < w->ninst; i++)
+        if (!w->inst[i]->retired) r->util[w->inst[i]->device] += w->inst[i]->busy_s;
+    /* Per device, the most servers its instances had at once at the end of
+     * an instant (a ps instance counts one: busy while it holds a request).
+     * With instances that come and go on one GPU in turn this stays 1, so
+     * utilisation is the device's busy fraction; with fixed instances it is
+     * their sum, as it always was. */
+    for (size_t d = 0; w->dev_servers && d < sc->ndevices; d++) {
+        if (w->retired_busy_s) r->util[d] += w->retired_busy_s[d];
+        count[d] = w->dev_peak[d] > w->dev_servers[d] ? w->dev_peak[d] : w->dev_servers[d];
+    }
     size_t used = 0;
     for (size_t d = 0; d < sc->ndevices; d++) {
         r->util[d] = count[d] && span > 0 ? r->util[d] / ((double)count[d] * span) : 0;
@@ -340,7 +313,7 @@ void ss_world_result(const ss_world *w, ss_run_result *r)
     if (sc->nevents || sc->autoscale) { /* instances came and went: what they cost, what was lost */
         for (uint32_t m = 0; m < sc->nmodels; m++) {
             char *col = ss_xasprintf("instance_s_%s", sc->models[m].name);
-            ss_run_result_extra(r, col, ss_instance_seconds(w, m, start, w->last_done_s));
+            ss_run_result_extra(r, col, ss_instance_seconds(w, m, 1, w->last_done_s));
             free(col);
         }
         ss_run_result_extra(r, "lost_requests", (double)w->lost);
@@ -394,6 +367,14 @@ void ss_world_free(ss_world *w)
         free(w->wstats);
     }
     free(w->made);
+    free(w->dev_servers);
+    free(w->dev_peak);
+    free(w->dev_changed_s);
+    free(w->retired_busy_s);
+    free(w->retired_life_s);
+    free(w->retired_window_s);
+    free(w->retired_area_s);
+    free(w->retired_up_s);
     if (w->cnet) ss_flownet_free(w->cnet);
     if (w->prio.pol && w->prio.pol->fini && w->prio_state) w->prio.pol->fini(w->prio_state);
     if (w->prio.handle) ss_plugin_unload(&w->prio);
