@@ -109,12 +109,12 @@ $(BUILD)/libservesim.a: $(SIM_OBJ)
 	@echo "  AR      $@"
 	$(Q)ar rcs $@ $^
 
-$(BUILD)/sim/%.o: sim/%.c $(wildcard sim/*/*.h) include/servesim/policy.h
+$(BUILD)/sim/%.o: sim/%.c $(wildcard sim/*/*.h) $(wildcard include/servesim/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(WARN) $(CFLAGS) $(SIM_COV) -c -o $@ $<
 
-$(BUILD)/policies/%.so: policies/%.c include/servesim/policy.h $(wildcard policies/*.h)
+$(BUILD)/policies/%.so: policies/%.c $(wildcard include/servesim/*.h) $(wildcard policies/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  PLUGIN  $<"
 	$(Q)$(CC) -Iinclude $(WARN) $(CFLAGS) -fPIC -shared $(LDFLAGS) -o $@ $<
@@ -127,7 +127,7 @@ $(BUILD)/tests/plugins/%.so: tests/plugins/%.c include/servesim/policy.h
 	@echo "  PLUGIN  $<"
 	$(Q)$(CC) -Iinclude $(WARN) $(CFLAGS) -fPIC -shared $(LDFLAGS) -o $@ $<
 
-$(BUILD)/tests/%.o: tests/%.c tests/test.h $(wildcard sim/*/*.h)
+$(BUILD)/tests/%.o: tests/%.c tests/test.h $(wildcard sim/*/*.h) $(wildcard include/servesim/*.h) $(wildcard policies/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CPPFLAGS) $(PKG_CFLAGS) -DSS_BUILD_DIR='"$(abspath $(BUILD))"' -DSS_SRC_DIR='"$(CURDIR)"' \

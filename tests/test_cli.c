@@ -353,7 +353,7 @@ static void test_bad_plugin_abi(void)
     expect_bad_run(dir, "e.yaml", "SERVESIM_PLUGIN_PATH='" SS_BUILD_DIR "/tests/plugins'", "", "e.yaml", 13,
                    ss_test_col_of(text, 13, "bad-abi"),
                    NEEDLES("plugin 'bad-abi' (" SS_BUILD_DIR "/tests/plugins/bad-abi.so)",
-                           "was built for policy ABI 999, this servesim speaks ABI 4: rebuild it"));
+                           "was built for policy ABI 999, this servesim speaks ABI 5: rebuild it"));
     ss_test_rmtree(dir);
 }
 
@@ -714,7 +714,7 @@ static void test_help(void)
     free(out);
     rc = ss_test_sh(&out, "'%s' --version", SS_BIN);
     CU_ASSERT_EQUAL(rc, 0);
-    CU_ASSERT_TRUE(starts(out, "servesim 0.1.0 (policy ABI 4)"));
+    CU_ASSERT_TRUE(starts(out, "servesim 0.1.0 (policy ABI 5)"));
     free(out);
 }
 

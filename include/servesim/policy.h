@@ -18,6 +18,8 @@
  *              3 = autoscaler ops (replicas of a model behind its shared queue).
  *              4 = placement ops (which GPUs get new replicas, where their data
  *                  comes from, what hosts and GPUs keep after a replica goes).
+ *              5 = partitioner ops (where a model is cut into parts that cold-start
+ *                  on several GPUs and serve pipelined; servesim/partition.h).
  * Every field has a fixed-width type (no enum in the struct), so a plugin
  * built by another compiler agrees on the layout.
  */
@@ -28,7 +30,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#define SS_POLICY_ABI 4u
+#define SS_POLICY_ABI 5u
 #define SS_POLICY_SYMBOL "servesim_policy"
 
 typedef enum ss_policy_kind {
@@ -37,7 +39,7 @@ typedef enum ss_policy_kind {
     SS_KIND_AUTOSCALER,    /* how many replicas of a model (autoscaler ops) */
     SS_KIND_PLACEMENT,     /* which GPUs new replicas start on, where their data comes from */
     SS_KIND_TRANSPORT,     /* how tensors move between blocks (ops arrive with block pipelines) */
-    SS_KIND_PARTITIONER,   /* where a model is cut into blocks */
+    SS_KIND_PARTITIONER,   /* where a model is cut into parts (partitioner ops) */
     SS_KIND_CONTROLLER,    /* CPU/GPU resource controllers */
     SS_KIND_LAYER_SCHEDULER /* which ready layer task an idle edge worker runs next (edge devices) */
 } ss_policy_kind;
@@ -339,6 +341,35 @@ typedef struct ss_placement_ops {
     uint32_t (*source)(void *state, const ss_source_ctx *ctx);
 } ss_placement_ops;
 
+/* ---- partitioner (model partitioning, docs/partitioning.md) ---------- */
+/* A model as a chain of layers (models/<model>-layers.json), with what the
+ * partition latency model of FP §2.4 (servesim/partition.h) needs. */
+typedef struct ss_part_layer {
+    double weights_bytes;   /* its parameters' share of the model's file */
+    double output_bytes;    /* what crosses a cut right after it */
+    double exec_s;          /* its share of the model's execution time */
+} ss_part_layer;
+
+typedef struct ss_part_model {
+    uint32_t model;         /* stable id in [0, ngroups): a cache key */
+    const ss_part_layer *layers;
+    uint32_t nlayers;
+    /* A part's cold start: cold_fixed_s + cold_s_per_byte x its bytes (the
+     * slowest source's path: FP §2.5 plans for the worst case). */
+    double cold_s_per_byte, cold_fixed_s;
+    /* A cut's transfer: net_fixed_s + net_s_per_byte x the bytes crossing it. */
+    double net_s_per_byte, net_fixed_s;
+} ss_part_model;
+
+typedef struct ss_partitioner_ops {
+    /* The plan for x requests expected to wait (FP eq. 4.14; x >= 1) when
+     * `gpus` GPUs are being added: write the cut positions (a cut right
+     * after layer k; increasing; at most min(gpus, nlayers) - 1 of them) to
+     * cuts and return the number of parts (1: the whole model, no cut).
+     * Asked at every scale-up: cache what depends on the model only. */
+    uint32_t (*plan)(void *state, const ss_part_model *m, double x, uint32_t gpus, uint32_t *cuts);
+} ss_partitioner_ops;
+
 /* ---- the exported descriptor ---------------------------------------- */
 typedef struct ss_policy {
     uint32_t abi;          /* SS_POLICY_ABI at build time */
@@ -357,6 +388,7 @@ typedef struct ss_policy {
         ss_layer_sched_ops layer_scheduler;
         ss_autoscaler_ops autoscaler;
         ss_placement_ops placement;
+        ss_partitioner_ops partitioner;
     } ops;
 } ss_policy;
 
