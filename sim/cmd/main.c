@@ -20,6 +20,7 @@
 #include "input/edge_cfg.h"
 #include "input/pipeline_cfg.h"
 #include "cmd/flows_cmd.h"
+#include "cmd/partition_cmd.h"
 #include "cmd/plan_cmd.h"
 #include "cmd/tune.h"
 #include "input/scenario.h"
@@ -41,6 +42,7 @@ static const char usage_main[] =
     "  compare RESULTS.csv    compare policies in a results CSV against a baseline, with 95% CIs\n"
     "  flows TOPO.yaml CSV    replay a list of transfers on a topology (max-min flow sharing)\n"
     "  plan PLAN.yaml         VRAM, processes and GPUs of block deployments for task mixes\n"
+    "  partition MODEL        a model's partition plans by queue length and GPUs added (Flashpoint MP)\n"
     "  tune SCENARIO ...      bisect an autoscaler threshold to the resources of a reference variant\n"
     "  plugins [SCENARIO]     list the policy plugins found on the search path\n"
     "\n"
@@ -721,8 +723,9 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "compare") == 0) return ss_cmd_compare(argc - 2, argv + 2);
     if (strcmp(cmd, "flows") == 0) return ss_cmd_flows(argc - 2, argv + 2);
     if (strcmp(cmd, "plan") == 0) return ss_cmd_plan(argc - 2, argv + 2);
+    if (strcmp(cmd, "partition") == 0) return ss_cmd_partition(argc - 2, argv + 2);
     if (strcmp(cmd, "tune") == 0) return ss_cmd_tune(argc - 2, argv + 2);
-    static const char *const cmds[] = {"run", "check", "plugins", "sweep", "compare", "flows", "plan", "tune", NULL};
+    static const char *const cmds[] = {"run", "check", "plugins", "sweep", "compare", "flows", "plan", "partition", "tune", NULL};
     const char *near = ss_suggest(cmd, cmds);
     fprintf(stderr, "servesim: unknown command '%s'%s%s%s\n%s", cmd, near ? " (did you mean '" : "",
             near ? near : "", near ? "'?)" : "", usage_main);
