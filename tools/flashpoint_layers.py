@@ -33,7 +33,7 @@ TOLERANCE_TABLE = 0.02          # self-check: params within 2 % of FP Table 3.1
 PS_PER_S = 10 ** 12             # exec times are split in integer picoseconds
 
 # Published configurations [MEASURED: the checkpoints' config.json on the Hugging Face
-# hub, as also encoded in huggingface/transformers' configuration_*.py defaults].
+# hub; what was looked up and what was taken from issue 14: docs/flashpoint-layers.md §10].
 CONFIGS = {
     "codebert-base": {
         "arch": "roberta", "table_params": 125e6,
@@ -80,7 +80,7 @@ CONFIGS = {
         "arch": "t5", "table_params": 2.8e9,
         "cfg": {"enc_layers": 24, "dec_layers": 24, "d": 1024, "ffn": 16384, "heads": 32,
                 "d_kv": 128, "vocab": 32128, "buckets": 32},
-        "cite": "t5-3b config.json (24 encoder + 24 decoder blocks, d_model 1024, d_ff 16384 "
+        "cite": "t5-3b configuration as issue 14 gives it, that of its published config.json (24 encoder + 24 decoder blocks, d_model 1024, d_ff 16384 "
                 "ReLU without biases, 32 heads x d_kv 128, vocab 32128, "
                 "relative_attention_num_buckets 32 in the first block of each stack, "
                 "T5LayerNorm without bias, LM head tied to the shared embedding "
