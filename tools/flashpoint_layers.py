@@ -9,7 +9,8 @@ length); its output is the activation a cut after it carries, in float32, for on
 of SEQUENCE_TOKENS tokens.  The whole-model profiles (models/<model>.json, written by
 tools/flashpoint_models.py) are then split: weights_bytes in proportion to parameters,
 exec_s in proportion to FLOPs, each summing exactly to the profile's number.  Rules and
-tags: docs/flashpoint-layers.md.  Standard library only; run from the repository root.
+tags: docs/flashpoint-layers.md.  Standard library only; paths are the repository's,
+from any working folder.
 
 Usage: tools/flashpoint_layers.py            write the six files
        tools/flashpoint_layers.py --check    exit 1 if a committed file differs
