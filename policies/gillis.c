@@ -2,8 +2,9 @@
  * flashpoint.md §5): parts of at most 250 MB (a Lambda function's limit,
  * `max_part_mb`), as few of them as that allows (it minimises the network
  * transfers), and among those cuts the ones whose transfers sum least.  It
- * does not depend on the queue.  If the fewest parts are more than the GPUs
- * added, or one layer alone is over the cap, it serves the whole model.
+ * does not depend on the queue.  A layer over the cap goes alone in its
+ * part (a layer is not cut).  If the fewest parts are more than the GPUs
+ * added, it serves the whole model.
  * Parameter: max_part_mb (250). */
 #include <math.h>
 #include <stdio.h>
@@ -37,11 +38,10 @@ static uint32_t gl_plan(void *state, const ss_part_model *m, double x, uint32_t 
     (void)x;
     const gl_state *s = state;
     uint32_t L = m->nlayers;
-    double cap = s->cap_bytes > 0 ? s->cap_bytes : INFINITY;
+    double cap = s->cap_bytes > 0 ? pc_cap(m, s->cap_bytes) : INFINITY;
     /* fewest parts: fill each part greedily */
     uint32_t pmin = 0;
     for (uint32_t l = 0; l < L;) {
-        if (m->layers[l].weights_bytes > cap) return 1;
         double b = 0;
         while (l < L && b + m->layers[l].weights_bytes <= cap) b += m->layers[l++].weights_bytes;
         pmin++;

@@ -73,6 +73,15 @@ static inline void pc_free(pc_front *f)
     free(f);
 }
 
+/* The cap in force: no lower than the largest layer (0: none). */
+static inline double pc_cap(const ss_part_model *m, double cap_bytes)
+{
+    if (cap_bytes <= 0) return 0;
+    for (uint32_t l = 0; l < m->nlayers; l++)
+        if (m->layers[l].weights_bytes > cap_bytes) cap_bytes = m->layers[l].weights_bytes;
+    return cap_bytes;
+}
+
 /* The fronts of m's plans of up to pmax parts, no part over cap_bytes (0:
  * no cap); with ignore_net the cuts cost nothing (SerFer).  NULL on no memory. */
 static inline pc_front *pc_build(const ss_part_model *m, uint32_t pmax, double cap_bytes, int ignore_net)
@@ -91,6 +100,7 @@ static inline pc_front *pc_build(const ss_part_model *m, uint32_t pmax, double c
         exec[l + 1] = exec[l] + m->layers[l].exec_s;
     }
     f->i1_s = exec[L];
+    cap_bytes = pc_cap(m, cap_bytes);
     for (uint32_t i = 1; i <= L; i++)
         if (cap_bytes <= 0 || bytes[i] <= cap_bytes)
             if (!pc_insert(pc_at(f, 1, i), (pc_elem){ss_part_cold_s(m, bytes[i]), exec[i], 0, 0, 0})) goto oom;

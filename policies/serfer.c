@@ -2,7 +2,8 @@
  * flashpoint.md §5): parts of at most 250 MB (a Lambda function's limit,
  * `max_part_mb`), chosen for the least mean end-to-end time while the
  * transfers between parts are taken to cost nothing, so it cuts into as
- * many parts as it may (ties go to more parts).  With no plan under the cap
+ * many parts as it may (ties go to more parts); a layer over the cap goes
+ * alone in its part.  With no plan under the cap
  * within the GPUs added it serves the whole model.  Parameters:
  * max_part_mb (250), max_parts (0: one per layer at most). */
 #include <stdio.h>

@@ -227,7 +227,86 @@ static void gillis_and_serfer_bracket_mp(void)
     unload(&sf);
 }
 
+/* Run servesim partition in dir with args; its exit status, output in *out. */
+static int partition_cmd(const char *dir, char **out, const char *args)
+{
+    return ss_test_sh(out, "cd '%s' && SERVESIM_PLUGIN_PATH='%s/policies' SERVESIM_MODEL_PATH='%s/models' '%s/servesim' "
+                           "partition %s 2>&1",
+                      dir, SS_BUILD_DIR, SS_SRC_DIR, SS_BUILD_DIR, args);
+}
+
+static void command_prints_plans(void)
+{
+    /* T5-3B on 64 GPUs with 1,000 requests waiting (FP Fig. 8.1's
+     * comparison): the whole model's cold start from storage is FP §3.2's
+     * 41.4 + 14.1 + 1.2 s; flashpoint-mp cuts into 50 parts, Gillis into 49
+     * (fewest under 250 MB), SerFer into 53 (every layer). */
+    char *dir = ss_test_tmpdir(), *out = NULL;
+    CU_ASSERT_EQUAL(partition_cmd(dir, &out, "t5-3b --gpus 1,64 --x 1000 -o p.csv"), 0);
+    CU_ASSERT(ss_test_has(out, "     1   1000     1    56.771"));
+    CU_ASSERT(ss_test_has(out, "    64   1000    50     1.336"));
+    free(out);
+    CU_ASSERT_EQUAL(ss_test_sh(&out, "cat '%s/p.csv'", dir), 0);
+    CU_ASSERT(ss_test_has(out, "model,partitioner,gpus,x,parts,cuts_after,c_s,e_s,n_s,in_s,t_s,whole_t_s\n"));
+    CU_ASSERT(ss_test_has(out, "t5-3b,flashpoint-mp,64,1000,50,embed|enc0|"));
+    free(out);
+    CU_ASSERT_EQUAL(partition_cmd(dir, &out, "t5-3b --gpus 64 --x 1000 --partitioner gillis"), 0);
+    CU_ASSERT(ss_test_has(out, "    64   1000    49 "));
+    free(out);
+    CU_ASSERT_EQUAL(partition_cmd(dir, &out, "t5-3b --gpus 64 --x 1000 --partitioner serfer"), 0);
+    CU_ASSERT(ss_test_has(out, "    64   1000    53 "));
+    free(out);
+    ss_test_rmtree(dir);
+}
+
+static void command_refuses_bad_input(void)
+{
+    char *dir = ss_test_tmpdir(), *out = NULL;
+    struct {
+        const char *args, *says;
+    } bad[] = {
+        {"t5-3b --gpus 0", "--gpus: expected whole numbers >= 1"},
+        {"t5-3b --x 1,,2", "--x: expected whole numbers >= 1"},
+        {"t5-3b --net-gbps -1", "--net-gbps: expected a number > 0"},
+        {"t5-3b --set bogus=1", "--set bogus=1: partitioner 'flashpoint-mp' takes KEY=VALUE"},
+        {"t5-3b --set max_parts=-1", "partitioner 'flashpoint-mp': max_part_mb wants"},
+        {"t5-3b --partitioner atl", "is an autoscaler, expected a partitioner"},
+        {"no-such-model", "no per-layer profile for model 'no-such-model'"},
+        {"bad.json", "bad.json:1:"},
+        {"neg.json", "neg.json:4:"},
+    };
+    free(ss_test_write(dir, "bad.json", "[1, 2]\n"));
+    free(ss_test_write(dir, "neg.json", "{\"name\": \"x-layers\", \"model\": \"t5-3b\", \"layers\": [\n"
+                                       "  {\"name\": \"a\", \"weights_bytes\": 1, \"output_bytes\": 1, \"exec_s\": 1},\n"
+                                       "  {\"name\": \"b\", \"weights_bytes\": 1, \"output_bytes\": 1, \"exec_s\": 1},\n"
+                                       "  {\"name\": \"c\", \"weights_bytes\": -5, \"output_bytes\": 1, \"exec_s\": 1}]}\n"));
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int rc = partition_cmd(dir, &out, bad[i].args);
+        if (rc != 2 || !ss_test_has(out, bad[i].says)) fprintf(stderr, "\n%s: rc %d: %s\n", bad[i].args, rc, out);
+        CU_ASSERT_EQUAL(rc, 2);
+        CU_ASSERT(ss_test_has(out, bad[i].says));
+        free(out);
+    }
+    CU_ASSERT_NOT_EQUAL(partition_cmd(dir, &out, "t5-3b --gpus 0 -o never.csv"), 0); /* nothing written */
+    free(out);
+    CU_ASSERT_NOT_EQUAL(ss_test_sh(NULL, "test -e '%s/never.csv'", dir), 0);
+    ss_test_rmtree(dir);
+}
+
+static void layer_profiles_regenerate(void)
+{
+    /* The committed per-layer profiles are what tools/flashpoint_layers.py writes. */
+    char *out = NULL;
+    int rc = ss_test_sh(&out, "cd '%s' && python3 tools/flashpoint_layers.py --check 2>&1", SS_SRC_DIR);
+    if (rc) fprintf(stderr, "\n%s\n", out);
+    CU_ASSERT_EQUAL(rc, 0);
+    free(out);
+}
+
 SS_TEST_SUITE("partition", {"FP §2.4's example: 34 s, 34.5 s, 24 s", worked_example},
               {"the search over cuts equals brute force (up to 12 layers)", search_is_exact},
               {"flashpoint-mp's table of x gives the search's best", mp_table_matches_search},
-              {"Gillis <= flashpoint-mp <= SerFer in parts, under one cap", gillis_and_serfer_bracket_mp})
+              {"Gillis <= flashpoint-mp <= SerFer in parts, under one cap", gillis_and_serfer_bracket_mp},
+              {"servesim partition prints T5-3B's plans (MP 50, Gillis 49, SerFer 53 parts)", command_prints_plans},
+              {"servesim partition refuses bad input (exit 2, nothing written)", command_refuses_bad_input},
+              {"the per-layer profiles are what the tool writes", layer_profiles_regenerate})
