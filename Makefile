@@ -122,7 +122,7 @@ $(BUILD)/policies/%.so: policies/%.c $(wildcard include/servesim/*.h) $(wildcard
 # deepeye-frugal.c is deepeye.c built with FRUGAL.
 $(BUILD)/policies/deepeye-frugal.so: policies/deepeye.c
 
-$(BUILD)/tests/plugins/%.so: tests/plugins/%.c include/servesim/policy.h
+$(BUILD)/tests/plugins/%.so: tests/plugins/%.c $(wildcard include/servesim/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  PLUGIN  $<"
 	$(Q)$(CC) -Iinclude $(WARN) $(CFLAGS) -fPIC -shared $(LDFLAGS) -o $@ $<
