@@ -163,6 +163,17 @@ typedef struct ss_placement_cfg {
     uint8_t *models;          /* per model: 1 if its replicas cold-start */
 } ss_placement_cfg;
 
+/* `partitioning:` (docs/partitioning.md): scale-ups of the listed models
+ * may start partitioned replicas - parts of the model on several GPUs,
+ * cold-starting in parallel and serving as one pipeline - where the
+ * partitioner plugin's plan says. */
+typedef struct ss_partitioning_cfg {
+    ss_policy_cfg policy;     /* the partitioner */
+    uint8_t *models;          /* per model: 1 if its scale-ups may partition */
+    struct ss_layer_profile **layers; /* per model: its chain of layers (models/<model>-layers.json), or NULL */
+    int completion;           /* a pipeline's GPUs go on to load the whole model, then serve whole (FP §4.2.5) */
+} ss_partitioning_cfg;
+
 /* One "key=value" that shaped this scenario (a --set or a variant's set):
  * they become columns of the results CSV. */
 typedef struct ss_setting {
@@ -198,6 +209,7 @@ typedef struct ss_scenario {
     struct ss_edge_cfg *edge; /* `edge:` (an edge-device scenario, edge.h), or NULL */
     ss_autoscale_cfg *autoscale; /* `autoscaling:`, or NULL */
     ss_placement_cfg *placement; /* `placement:`, or NULL */
+    ss_partitioning_cfg *partitioning; /* `partitioning:`, or NULL */
 } ss_scenario;
 
 

@@ -4,6 +4,7 @@
  * docs/scenarios.md documents the same schema for users. */
 #include "input/scenario_load.h"
 #include "input/scenario_autoscale.h"
+#include "input/scenario_partitioning.h"
 #include "input/scenario_placement.h"
 #include "input/trace_synth.h"
 #include "input/scenario_deploy.h"
@@ -454,7 +455,7 @@ static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
 {
     static const char *const top[] = {"name", "description", "seed", "replications", "duration_s", "requests",
                                       "warmup_s", "warmup_requests", "topology", "hosts", "models", "tasks", "deployment",
-                                      "workloads", "events", "autoscaling", "placement", "policies", "outputs", "variants", "pipeline",
+                                      "workloads", "events", "autoscaling", "placement", "partitioning", "policies", "outputs", "variants", "pipeline",
                                       "edge", NULL};
     const ss_node *root = doc->root;
     TRY(ss_node_expect(root, SS_NODE_MAP, "scenario", err));
@@ -501,7 +502,7 @@ static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
     TRY(ss_cfg_map(root, "edge", &edge, 0, err));
     if (edge) {
         static const char *const serving[] = {"topology", "hosts", "models", "tasks", "deployment", "workloads",
-                                              "events", "autoscaling", "placement", "policies", "pipeline", NULL};
+                                              "events", "autoscaling", "placement", "partitioning", "policies", "pipeline", NULL};
         for (size_t i = 0; serving[i]; i++) {
             const ss_node *n = ss_map_find(root, serving[i]);
             if (n)
@@ -535,6 +536,7 @@ static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
     TRY(ss_sc_read_autoscaling(sc, root, err));
     TRY(ss_sc_read_placement(sc, root, err));
     TRY(ss_sc_read_events(sc, events, deploy, err));
+    TRY(ss_sc_read_partitioning(sc, root, err));
     TRY(bounded(sc, wls, err));
     /* Every stage a workload can reach needs somewhere to run. */
     for (size_t w = 0; w < sc->nworkloads; w++) {
@@ -660,6 +662,7 @@ void ss_scenario_free(ss_scenario *sc)
     free(sc->events);
     ss_autoscale_cfg_free(sc->autoscale);
     ss_placement_cfg_free(sc->placement);
+    ss_partitioning_cfg_free(sc->partitioning, sc->nmodels);
     free(sc->workloads);
     free(sc->settings);
     free(sc->path);

@@ -57,6 +57,7 @@ typedef struct ss_as_model {
     size_t npast, past_at;
     double *idle;             /* scratch for the view */
     uint32_t idle_cap;
+    double last_rate_rps;     /* the shortest window's arrival rate at the last tick (partitioning's E(x)) */
 } ss_as_model;
 
 typedef struct ss_autoscaler {
@@ -180,6 +181,7 @@ static void view_of(ss_autoscaler *as, ss_as_model *a, double now, ss_autoscale_
         }
     }
     free(rates);
+    a->last_rate_rps = c->nwindows ? v->rate_rps[0] : 0;
     v->in_flight = a->queued;
     uint32_t nidle = 0;
     for (uint32_t i = 0; i < g->n; i++) {
@@ -261,12 +263,15 @@ static uint32_t grow(ss_world *w, uint32_t m, uint32_t k)
     return started;
 }
 
+double ss_as_rate_rps(const ss_group *g) { return g->as ? g->as->last_rate_rps : 0; }
+
 static void shrink(ss_world *w, uint32_t m, uint32_t k)
 {
     ss_group *g = &w->groups[m];
+    if (w->cs && ss_cs_parts(w, m)) k -= ss_pp_shrink(w, m, k); /* partitioned replicas first (FP §2.7) */
     /* starting ones, newest first */
     for (uint32_t i = g->n; i-- > 0 && k;)
-        if (g->members[i]->state == SS_INST_STARTING) {
+        if (g->members[i]->state == SS_INST_STARTING && !g->members[i]->pp) {
             ss_inst_drain(w, g->members[i]);
             k--;
         }
@@ -275,7 +280,8 @@ static void shrink(ss_world *w, uint32_t m, uint32_t k)
         ss_instance *best = NULL;
         for (uint32_t i = 0; i < g->n; i++) {
             ss_instance *in = g->members[i];
-            if (in->state == SS_INST_UP && !in->busy && (!best || in->idle_since_s < best->idle_since_s)) best = in;
+            if (in->state == SS_INST_UP && !in->busy && !in->pp && (!best || in->idle_since_s < best->idle_since_s))
+                best = in;
         }
         if (!best) break;
         ss_inst_drain(w, best);
@@ -283,7 +289,7 @@ static void shrink(ss_world *w, uint32_t m, uint32_t k)
     }
     /* busy ones, newest first */
     for (uint32_t i = g->n; i-- > 0 && k;)
-        if (g->members[i]->state == SS_INST_UP) {
+        if (g->members[i]->state == SS_INST_UP && !g->members[i]->pp) {
             ss_inst_drain(w, g->members[i]);
             k--;
         }

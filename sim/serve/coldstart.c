@@ -42,6 +42,11 @@
 
 int ss_cs_places(const ss_world *w, uint32_t m) { return w->cs && w->sc->placement->models[m]; }
 
+int ss_cs_parts(const ss_world *w, uint32_t m)
+{
+    return w->cs && w->cs->parts && w->sc->partitioning && w->sc->partitioning->models[m];
+}
+
 /* ---- a cold start's stages ------------------------------------------------------------ */
 
 static const char *const source_names[] = {"gpu", "local", "peer", "storage", "disk", "sleep"};
@@ -57,7 +62,7 @@ static void tl_span(ss_coldstart *cs, const ss_cold *c, double now)
     ss_tl_span(w, c->in->device, "coldstart", name, id, c->born_s, now, args);
     free(name);
     free(args);
-    if (c->source == SS_SOURCE_GPU) return;
+    if (c->source == SS_SOURCE_GPU || c->part) return;
     char *data = ss_xasprintf("data (%s)", source_names[c->source]);
     if (c->data_s > c->born_s) ss_tl_span(w, c->in->device, "coldstart", data, id, c->born_s, c->data_s, NULL);
     if (c->sent_s > c->data_s) ss_tl_span(w, c->in->device, "coldstart", "load", id, c->data_s, c->sent_s, NULL);
@@ -162,7 +167,7 @@ static void load(ss_coldstart *cs, ss_cold *c)
     c->data_s = e->used_s;
     if (!(cs->flags & SS_PLACE_KEEP_PROCESS)) {
         c->stage = ST_LOAD;
-        c->flow = cs_load_flow(cs, c->host, c->gpu, c->model, own_load_done, c);
+        c->flow = cs_load_flow(cs, c->host, c->gpu, c->model, cs_model_bytes(cs, c->model), own_load_done, c);
         return;
     }
     if (e->proc == LOADED) {
@@ -174,7 +179,7 @@ static void load(ss_coldstart *cs, ss_cold *c)
     e->waiters = c;
     if (e->proc == LOADING) return;
     e->proc = LOADING; /* PENDING: its bytes were reserved by the cold start that asked first */
-    e->ld = cs_load_flow(cs, c->host, c->gpu, c->model, shared_load_done, e);
+    e->ld = cs_load_flow(cs, c->host, c->gpu, c->model, cs_model_bytes(cs, c->model), shared_load_done, e);
 }
 
 /* Wake the waiters of e that wait for `stage`, oldest first. */
@@ -376,13 +381,13 @@ int cs_begin(ss_coldstart *cs, ss_cold *c)
         e->peer = peer;
         c->next = e->waiters;
         e->waiters = c;
-        e->dl = cs_transfer(cs, c->host, c->model, peer, shared_download_done, e);
+        e->dl = cs_transfer(cs, c->host, c->model, w, peer, shared_download_done, e);
         return 0;
     }
     c->own_bytes += w;
     c->own_data = 1;
     c->peer = peer;
-    c->flow = cs_transfer(cs, c->host, c->model, peer, own_download_done, c);
+    c->flow = cs_transfer(cs, c->host, c->model, w, peer, own_download_done, c);
     return 0;
 }
 
@@ -397,11 +402,11 @@ static int gpu_rank(const cs_gpu *g, uint32_t m)
     return g->cached == m ? 0 : g->sleeper == m ? 1 : g->sleeper == NONE ? 2 : 3;
 }
 
-uint32_t ss_cs_grow(ss_world *w, uint32_t m, uint32_t k)
+uint32_t cs_place_hosts(ss_coldstart *cs, uint32_t m, uint32_t k, uint32_t **hosts_out)
 {
-    ss_coldstart *cs = w->cs;
-    double now = ss_now(w->eng);
+    ss_world *w = cs->w;
     uint32_t n = 0;
+    *hosts_out = NULL;
     for (uint32_t h = 0; h < cs->nhosts; h++) { /* hosts with a free GPU and room for the cold start */
         ss_place_host_view v;
         cs_view_of(cs, h, m, &v);
@@ -410,45 +415,84 @@ uint32_t ss_cs_grow(ss_world *w, uint32_t m, uint32_t k)
         cs->views[n++] = v;
     }
     if (!n || !k) return 0;
-    ss_place_ctx ctx = {.model = m, .model_bytes = cs_model_bytes(cs, m), .now_s = now, .want = k, .hosts = cs->views,
-                        .nhosts = n};
+    ss_place_ctx ctx = {.model = m, .model_bytes = cs_model_bytes(cs, m), .now_s = ss_now(w->eng), .want = k,
+                        .hosts = cs->views, .nhosts = n};
     uint32_t got = cs->pl.pol->ops.placement.place(cs->state, &ctx, cs->picks);
     if (got > k) got = k;
     /* Views are consumed as replicas start: copy the picks' hosts first. */
     uint32_t *hosts = ss_xmalloc((got ? got : 1) * sizeof *hosts);
     for (uint32_t i = 0; i < got; i++) hosts[i] = cs->picks[i] < n ? cs->views[cs->picks[i]].host : NONE;
-    uint32_t started = 0;
+    *hosts_out = hosts;
+    return got;
+}
+
+uint32_t cs_best_gpu(const ss_coldstart *cs, uint32_t h, uint32_t m)
+{
+    const cs_host *ho = &cs->hosts[h];
+    uint32_t pick = NONE;
+    for (uint32_t q = 0; q < ho->ngpus; q++) {
+        const cs_gpu *g = &cs->gpus[ho->gpu0 + q];
+        if (!cs_gpu_free(cs, g, m)) continue;
+        if (pick == NONE || gpu_rank(g, m) < gpu_rank(&cs->gpus[pick], m)) pick = ho->gpu0 + q;
+    }
+    return pick;
+}
+
+int cs_gpu_fits(ss_coldstart *cs, uint32_t h, uint32_t gpu, uint32_t m)
+{
+    return gpu_rank(&cs->gpus[gpu], m) <= 1 || cs_need_bytes(cs, h, m) <= cs_ram_free(cs, h);
+}
+
+ss_instance *cs_new_replica(ss_coldstart *cs, uint32_t m, uint32_t gpu)
+{
+    ss_world *w = cs->w;
+    cs_gpu *g = &cs->gpus[gpu];
+    if (g->cached != NONE && g->cached != m) { /* another model's weights make way */
+        g->vram_used_bytes -= cs_model_bytes(cs, g->cached);
+        g->cached = NONE;
+    }
+    return ss_inst_create(w, cs->deploy[(size_t)m * w->sc->ndevices + g->device], ss_now(w->eng));
+}
+
+/* A whole replica of m on host h's GPU `gpu`: its cold start begins. */
+static void start_whole(ss_coldstart *cs, uint32_t m, uint32_t h, uint32_t gpu)
+{
+    ss_world *w = cs->w;
+    double now = ss_now(w->eng);
+    ss_instance *in = cs_new_replica(cs, m, gpu);
+    ss_cold *c = ss_xcalloc(1, sizeof *c);
+    *c = (ss_cold){.in = in, .host = h, .gpu = gpu, .model = m, .born_s = now, .peer = NONE};
+    in->cold = c;
+    cs->live_colds++;
+    int warm = cs_begin(cs, c);
+    cs_tl_mark(cs, c, "cold start", 0); /* its source: a multicast's is known once the scale-up is placed */
+    if (warm) { /* from the GPU's own copy */
+        cs_record(cs, c, now);
+        cs_forget(cs, c);
+        ss_inst_up(w, in);
+    }
+}
+
+uint32_t cs_start_whole(ss_coldstart *cs, uint32_t m, uint32_t h, uint32_t gpu)
+{
+    if (!cs_gpu_fits(cs, h, gpu, m)) return 0;
+    start_whole(cs, m, h, gpu);
+    return 1;
+}
+
+uint32_t ss_cs_grow(ss_world *w, uint32_t m, uint32_t k)
+{
+    ss_coldstart *cs = w->cs;
+    if (ss_cs_parts(w, m) && k >= 2) return cs_grow_parts(cs, m, k);
+    uint32_t *hosts;
+    uint32_t got = cs_place_hosts(cs, m, k, &hosts), started = 0;
     for (uint32_t i = 0; i < got; i++) {
         uint32_t h = hosts[i];
         if (h == NONE) continue;
         /* its free GPU, best first by gpu_rank (kept weights, its sleeper, no sleeper), then the lowest */
-        const cs_host *ho = &cs->hosts[h];
-        uint32_t pick = NONE;
-        for (uint32_t q = 0; q < ho->ngpus; q++) {
-            const cs_gpu *g = &cs->gpus[ho->gpu0 + q];
-            if (!cs_gpu_free(cs, g, m)) continue;
-            if (pick == NONE || gpu_rank(g, m) < gpu_rank(&cs->gpus[pick], m)) pick = ho->gpu0 + q;
-        }
+        uint32_t pick = cs_best_gpu(cs, h, m);
         if (pick == NONE) continue; /* the plugin named a host more often than it has free GPUs */
-        if (gpu_rank(&cs->gpus[pick], m) > 1 && cs_need_bytes(cs, h, m) > cs_ram_free(cs, h)) continue;
-        cs_gpu *g = &cs->gpus[pick];
-        if (g->cached != NONE && g->cached != m) { /* another model's weights make way */
-            g->vram_used_bytes -= cs_model_bytes(cs, g->cached);
-            g->cached = NONE;
-        }
-        ss_instance *in = ss_inst_create(w, cs->deploy[(size_t)m * w->sc->ndevices + g->device], now);
-        ss_cold *c = ss_xcalloc(1, sizeof *c);
-        *c = (ss_cold){.in = in, .host = h, .gpu = pick, .model = m, .born_s = now, .peer = NONE};
-        in->cold = c;
-        cs->live_colds++;
-        started++;
-        int warm = cs_begin(cs, c);
-        cs_tl_mark(cs, c, "cold start", 0); /* its source: a multicast's is known once the scale-up is placed */
-        if (warm) { /* from the GPU's own copy */
-            cs_record(cs, c, now);
-            cs_forget(cs, c);
-            ss_inst_up(w, in);
-        }
+        started += cs_start_whole(cs, m, h, pick);
     }
     free(hosts);
     if (cs->npending) cs_multicast(cs, m);
@@ -503,8 +547,9 @@ void ss_cs_gone(ss_world *w, ss_instance *in, int stopped)
     if (gi == NONE) return;
     cs_gpu *g = &cs->gpus[gi];
     const ss_model_cfg *mc = &w->sc->models[in->model];
-    int was_warm = !in->cold;
-    if (in->cold) abandon(cs, in->cold);
+    int was_warm = !in->cold && !in->pp; /* a part's weights are not a whole model to keep */
+    if (in->cold && in->cold->part) cs_part_abandon(cs, in->cold);
+    else if (in->cold) abandon(cs, in->cold);
     g->live--;
     cs_hm_of(cs, g->host, in->model)->replicas--;
     g->vram_used_bytes -= mc->weights_bytes + mc->runtime_vram_bytes;
@@ -581,7 +626,7 @@ int ss_cs_build(ss_world *w, ss_err *err)
     cs->views = ss_xcalloc(cs->nhosts + 1, sizeof *cs->views);
     cs->picks = ss_xcalloc(sc->ndevices + 1, sizeof *cs->picks);
     cs->pending = ss_xcalloc(cs->nhosts + 1, sizeof *cs->pending);
-    return 0;
+    return sc->partitioning ? cs_parts_build(cs, err) : 0;
 }
 
 
@@ -609,6 +654,7 @@ void ss_cs_free(ss_world *w)
     free(cs->picks);
     free(cs->pending);
     cs_free_chains(cs); /* a run cut short */
+    cs_parts_free(cs);
     free(cs);
     w->cs = NULL;
 }

@@ -34,9 +34,10 @@ double cs_source_cap_bps(const ss_coldstart *cs, uint32_t peer, uint32_t dst)
     return isfinite(cap) ? cap : 0;
 }
 
-/* A transfer of model m's data to host h's RAM, from peer host `peer` or
- * from storage (NONE). */
-ss_flow_id cs_transfer(ss_coldstart *cs, uint32_t h, uint32_t m, uint32_t peer, ss_flow_done done, void *ctx)
+/* A transfer of `bytes` of model m's data to host h's RAM, from peer host
+ * `peer` or from storage (NONE). */
+ss_flow_id cs_transfer(ss_coldstart *cs, uint32_t h, uint32_t m, double bytes, uint32_t peer, ss_flow_done done,
+                       void *ctx)
 {
     uint32_t dst = cs->hosts[h].ram;
     size_t n;
@@ -44,7 +45,7 @@ ss_flow_id cs_transfer(ss_coldstart *cs, uint32_t h, uint32_t m, uint32_t peer, 
     const uint32_t *r = cs_route(cs, cs_source_node(cs, peer), dst, (uint64_t)h << 32 | m, &n, &lat);
     ss_flow_opts o = {.goodput = cs->cfg->goodput, .latency_s = lat, .cap_bps = cs_source_cap_bps(cs, peer, dst)};
     cs_upload_begin(cs, peer, m);
-    return ss_flow_start(cs->net, r, n, cs_model_bytes(cs, m), &o, done, ctx);
+    return ss_flow_start(cs->net, r, n, bytes, &o, done, ctx);
 }
 
 void cs_upload_begin(ss_coldstart *cs, uint32_t peer, uint32_t m)
@@ -61,11 +62,12 @@ void cs_upload_over(ss_coldstart *cs, uint32_t peer, uint32_t m)
     cs_hm_of(cs, peer, m)->uploads--;
 }
 
-/* Loading on host h: over its memory link, at the profile's rate. */
-ss_flow_id cs_load_flow(ss_coldstart *cs, uint32_t h, uint32_t gpu, uint32_t m, ss_flow_done done, void *ctx)
+/* Loading `bytes` of model m on host h: over its memory link, at the profile's rate. */
+ss_flow_id cs_load_flow(ss_coldstart *cs, uint32_t h, uint32_t gpu, uint32_t m, double bytes, ss_flow_done done,
+                        void *ctx)
 {
     size_t n;
     const uint32_t *r = cs_route(cs, cs->hosts[h].ram, cs->gpus[gpu].node, 0, &n, NULL);
     ss_flow_opts o = {.cap_bps = 8 * cs->w->sc->models[m].load_bytes_per_s};
-    return ss_flow_start(cs->net, r, n ? 1 : 0, cs_model_bytes(cs, m), &o, done, ctx);
+    return ss_flow_start(cs->net, r, n ? 1 : 0, bytes, &o, done, ctx);
 }

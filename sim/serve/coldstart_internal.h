@@ -71,7 +71,11 @@ struct ss_cold {
     double born_s;
     double data_s, sent_s;   /* its data was on the host, its send began (the timeline's stages) */
     ss_cold *next;           /* in a waiter list */
+    uint8_t part;            /* 0: a whole replica's; PART_START: a part's (its own bytes, nothing shared);
+                              * PART_REST: a part's GPU loading the rest of the model (coldstart_parts.c) */
+    double bytes;            /* what a part's cold start moves */
 };
+enum { PART_START = 1, PART_REST = 2 };
 
 typedef struct cs_model_stats {
     double *dur_s;           /* cold-start durations, in order */
@@ -106,6 +110,7 @@ typedef struct ss_coldstart {
     size_t npending;
     struct cs_chain *chains;  /* multicast chains in flight */
     FILE *csv;                /* one row per cold start, or NULL */
+    struct cs_parts *parts;   /* partitioned replicas (coldstart_parts.c), or NULL */
 } ss_coldstart;
 
 static inline hm_entry *cs_hm_of(ss_coldstart *cs, uint32_t h, uint32_t m) { return &cs->hm[(size_t)h * cs->w->sc->nmodels + m]; }
@@ -127,7 +132,8 @@ double cs_need_bytes(ss_coldstart *cs, uint32_t h, uint32_t m);
 
 /* coldstart_flows.c: routes and the flows of the stages. */
 const uint32_t *cs_route(ss_coldstart *cs, uint32_t src, uint32_t dst, uint64_t key, size_t *n, double *lat_s);
-ss_flow_id cs_transfer(ss_coldstart *cs, uint32_t h, uint32_t m, uint32_t peer, ss_flow_done done, void *ctx);
+ss_flow_id cs_transfer(ss_coldstart *cs, uint32_t h, uint32_t m, double bytes, uint32_t peer, ss_flow_done done,
+                       void *ctx);
 /* Where model data comes from (a peer host's RAM node, or storage for
  * NONE) and the rate cap of one transfer from there to node dst (the
  * storage's per-connection cap, or peer_mbps; 0 = none). */
@@ -136,7 +142,8 @@ double cs_source_cap_bps(const ss_coldstart *cs, uint32_t peer, uint32_t dst);
 /* A peer's transfer begins or ends (it cannot be evicted meanwhile); nothing for storage. */
 void cs_upload_begin(ss_coldstart *cs, uint32_t peer, uint32_t m);
 void cs_upload_over(ss_coldstart *cs, uint32_t peer, uint32_t m);
-ss_flow_id cs_load_flow(ss_coldstart *cs, uint32_t h, uint32_t gpu, uint32_t m, ss_flow_done done, void *ctx);
+ss_flow_id cs_load_flow(ss_coldstart *cs, uint32_t h, uint32_t gpu, uint32_t m, double bytes, ss_flow_done done,
+                        void *ctx);
 
 /* coldstart.c: the stages. */
 void cs_delivered(hm_entry *e, double now);
@@ -144,6 +151,21 @@ int cs_begin(ss_coldstart *cs, ss_cold *c);
 void cs_forget(ss_coldstart *cs, ss_cold *c);
 void cs_record(ss_coldstart *cs, const ss_cold *c, double now);
 void cs_tl_mark(ss_coldstart *cs, const ss_cold *c, const char *what, int with_source);
+
+/* coldstart.c: the autoscaler's side, shared with coldstart_parts.c.
+ * The hosts the placement plugin picks for up to k replicas of m (newly
+ * allocated in *hosts_out, NONE for a pick out of range); how many. */
+uint32_t cs_place_hosts(ss_coldstart *cs, uint32_t m, uint32_t k, uint32_t **hosts_out);
+uint32_t cs_best_gpu(const ss_coldstart *cs, uint32_t h, uint32_t m); /* its best free GPU for m, or NONE */
+int cs_gpu_fits(ss_coldstart *cs, uint32_t h, uint32_t gpu, uint32_t m); /* host RAM for a whole cold start there */
+ss_instance *cs_new_replica(ss_coldstart *cs, uint32_t m, uint32_t gpu); /* created, nothing begun */
+uint32_t cs_start_whole(ss_coldstart *cs, uint32_t m, uint32_t h, uint32_t gpu); /* 1 if it started */
+
+/* coldstart_parts.c: partitioned replicas. */
+int cs_parts_build(ss_coldstart *cs, ss_err *err);
+void cs_parts_free(ss_coldstart *cs);
+uint32_t cs_grow_parts(ss_coldstart *cs, uint32_t m, uint32_t k);
+void cs_part_abandon(ss_coldstart *cs, ss_cold *c);
 
 /* coldstart_mcast.c: TCP chains. */
 void cs_multicast(ss_coldstart *cs, uint32_t m);

@@ -204,12 +204,14 @@ static void stop(ss_world *w, ss_instance *in, ss_inst_state st)
     in->gone_s = ss_now(w->eng);
     dev_change(w, in->device, -(int64_t)dev_servers_of(in), in->gone_s);
     mark(w, in, st == SS_INST_FAILED ? "failed" : "stopped");
+    if (in->pp) ss_pp_gone(w, in);
 }
 
 void ss_inst_drained(ss_world *w, ss_instance *in)
 {
     if (in->state != SS_INST_DRAINING || in->busy) return;
     if (!w->groups[in->model].shared && w->groups[in->model].views[in->index].queued) return;
+    if (in->pp && !ss_pp_may_stop(in)) return; /* requests still pass through its pipeline */
     stop(w, in, SS_INST_STOPPED);
 }
 

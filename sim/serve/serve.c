@@ -200,6 +200,15 @@ static inline void serve_start(ss_world *w, ss_instance *in, ss_request *r)
         r->service_s += r->work_s;
     }
     r->resumed = 0;
+    if (in->pp) { /* the first part of a partitioned replica: its share of the demand */
+        ss_pp_started(w, in);
+        ss_event_id ev = ss_schedule(w->eng, now + ss_pp_exec_s(in, r), service_done, in, (uint64_t)(uintptr_t)r);
+        if (w->track) {
+            r->ev = ev;
+            svc_link(in, r);
+        }
+        return;
+    }
     if (in->discipline == SS_DISC_PS) {
         if (in->busy == 1) in->ps_since_s = now;
         uint32_t route[2];
@@ -220,6 +229,20 @@ static inline void serve_start(ss_world *w, ss_instance *in, ss_request *r)
 
 void ss_serve_start(ss_world *w, ss_instance *in, ss_request *r) { serve_start(w, in, r); }
 
+void ss_serve_exec(ss_world *w, ss_instance *in, ss_request *r)
+{
+    double now = ss_now(w->eng);
+    ss_group *g = &w->groups[in->model];
+    r->started_s = now;
+    ss_inst_busy_mark(in, now);
+    g->views[in->index].busy = ++in->busy;
+    ss_event_id ev = ss_schedule(w->eng, now + ss_pp_exec_s(in, r), service_done, in, (uint64_t)(uintptr_t)r);
+    if (w->track) {
+        r->ev = ev;
+        svc_link(in, r);
+    }
+}
+
 /* The queue an instance takes its next request from, and its ops. */
 static inline const ss_scheduler_ops *qops_of(const ss_world *w, const ss_instance *in)
 {
@@ -231,6 +254,7 @@ void ss_serve_pull(ss_world *w, ss_instance *in, double now)
 {
     ss_group *g = &w->groups[in->model];
     ss_qitem next;
+    if (in->pp && ss_pp_pull(w, in)) return;
     if (g->shared) {
         if (in->state != SS_INST_UP) return;
         if (w->sched.pol->ops.scheduler.pop(g->queue, now, &next)) {
@@ -257,6 +281,8 @@ static inline void advance(ss_world *w, ss_request *r)
         finish(w, r);
 }
 
+void ss_serve_advance(ss_world *w, ss_request *r) { advance(w, r); }
+
 static void service_done(ss_engine *eng, void *ctx, uint64_t arg)
 {
     ss_instance *in = ctx;
@@ -273,6 +299,11 @@ static void service_done(ss_engine *eng, void *ctx, uint64_t arg)
             g->views[in->index].queued--;
             plain_start(w, in, next.req);
         }
+    } else if (in->pp) { /* a part of a partitioned replica: on to the next part, or done */
+        if (w->tl) ss_tl_service(w, in, r, now, "done");
+        if (w->track) svc_unlink(in, r);
+        ss_pp_exec_done(w, in, r);
+        return;
     } else {
         if (w->tl) ss_tl_service(w, in, r, now, "done");
         if (g->as) ss_as_done(g);

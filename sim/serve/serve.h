@@ -74,6 +74,8 @@ typedef struct ss_instance {
     double up_s;          /* came up (INFINITY while starting) */
     double idle_since_s;  /* its last request ended (or it came up) */
     struct ss_cold *cold; /* its cold start in progress (coldstart.c), or NULL */
+    struct ss_parted *pp; /* the partitioned replica it is a part of (coldstart_parts.c), or NULL */
+    uint32_t pp_k;        /* ... which part: 0 pulls from the queue, the last one ends requests */
     int retired;          /* stopped and folded into the world's sums: the record waits for reuse */
     struct ss_instance *next_spare; /* in the world's list of records to reuse */
 } ss_instance;
@@ -186,6 +188,10 @@ void ss_world_warmup_over(ss_world *w);
  * the next request it may. */
 void ss_serve_start(ss_world *w, ss_instance *in, ss_request *r);
 void ss_serve_pull(ss_world *w, ss_instance *in, double now);
+/* serve.c, for partitioned replicas: run r's share at part `in` (not the
+ * first: it continues the demand the first part drew); r is done. */
+void ss_serve_exec(ss_world *w, ss_instance *in, ss_request *r);
+void ss_serve_advance(ss_world *w, ss_request *r);
 
 /* lifecycle.c: instances that come and go (starting, up, draining,
  * stopped, failed), the shared queues' ring of free servers, the scripted
@@ -238,6 +244,23 @@ void ss_cs_gone(ss_world *w, ss_instance *in, int stopped);
 char *ss_cs_check(const ss_world *w);               /* end-of-run ledgers; NULL if they hold */
 void ss_cs_declare(ss_world *w);                    /* its result columns, after the life cycle's */
 void ss_cs_result(const ss_world *w, ss_run_result *r);
+
+/* coldstart_parts.c: partitioned replicas (scenario `partitioning:`,
+ * docs/partitioning.md): p parts of a model on p GPUs, cold-starting in
+ * parallel and serving as one pipeline.  Call the ss_pp_* hooks only for
+ * an instance with in->pp set. */
+int ss_cs_parts(const ss_world *w, uint32_t m);        /* model m's scale-ups may be partitioned */
+double ss_pp_exec_s(const ss_instance *in, const ss_request *r); /* the part's share of r's demand */
+void ss_pp_started(ss_world *w, ss_instance *in);      /* the first part took a request */
+void ss_pp_exec_done(ss_world *w, ss_instance *in, ss_request *r); /* a part finished its share of r */
+int ss_pp_pull(ss_world *w, ss_instance *in);          /* a part is free: 1 if it took care of it */
+int ss_pp_may_stop(const ss_instance *in);             /* a draining part may stop (its pipeline is empty) */
+void ss_pp_gone(ss_world *w, ss_instance *in);         /* a part stopped */
+/* Drain model m's partitioned replicas first (most GPUs first, no more
+ * than k GPUs in all, FP §2.7); the GPUs drained. */
+uint32_t ss_pp_shrink(ss_world *w, uint32_t m, uint32_t k);
+/* autoscale.c: model m's arrival rate over the shortest window at the last tick. */
+double ss_as_rate_rps(const ss_group *g);
 
 /* timeline.c: hooks of the timeline (call only when w->tl is set). */
 typedef struct ss_timeline ss_timeline;

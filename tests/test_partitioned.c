@@ -1,0 +1,202 @@
+/* test_partitioned.c: partitioned replicas in a run (coldstart_parts.c,
+ * scenario `partitioning:`): FP §2.4's worked example simulated gives the
+ * completion times its model gives; model completion turns a pipeline into
+ * whole replicas; scale-down drains pipelines first; bad input (seed
+ * flashpoint.md, cited FP §n). */
+#include "test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Hosts of one GPU each on one leaf, storage beside it: a 3 GB model takes
+ * 24 s from storage at 1 Gbit/s (load and PCIe next to free); its halves
+ * 12 s each, in parallel on their own hosts; 125 MB between the halves
+ * take 1 s over the 1 Gbit/s host links. */
+static const char *TOPO = "name: t\nhost_types:\n  - name: g1\n    sockets: 1\n    gpus: 1\n"
+                          "    gpu_link: {bandwidth_gbps: 1000000}\n    ram: {bandwidth_gbps: 1000000}\n"
+                          "    gpu_memory_gib: 22.49\n    ram_gib: 200\n    nic: {bandwidth_gbps: 1}\n"
+                          "spine_leaf: {spines: 1, leaves: 1, hosts_per_leaf: %d, host_type: g1,\n"
+                          "             host_links: {bandwidth_gbps: 1}, spine_links: {bandwidth_gbps: 100}}\n"
+                          "storage:\n  - {name: s3, attach: leaf0, bandwidth_mbps: 10000, per_connection_mbps: 1000}\n";
+
+static const char *LAYERS = "{\"name\": \"m-layers\", \"model\": \"m\", \"layers\": [\n"
+                            "  {\"name\": \"a\", \"weights_bytes\": 1500000000, \"output_bytes\": 125000000, \"exec_s\": 2},\n"
+                            "  {\"name\": \"b\", \"weights_bytes\": 1500000000, \"output_bytes\": 0, \"exec_s\": 2}]}\n";
+
+static const char *SCEN = "seed: 1\nduration_s: 1000\ntopology: topo.yaml\n"
+                          "models:\n  - {name: m, service: {dist: deterministic, value_s: 4}, weights_bytes: 3000000000, "
+                          "load_bytes_per_s: 1.0e15}\n"
+                          "deployment:\n  - {model: m, devices: \"h*/gpu*\", queue: shared, instances: 0}\n"
+                          "workloads:\n  - {name: w, kind: trace, target: m, file: t.csv}\n"
+                          "autoscaling: {policy: {name: steps-as, steps: \"%s\"}, period_s: 1}\n"
+                          "placement: {policy: cloud}\n"
+                          "partitioning: {policy: {name: flashpoint-mp, max_parts: %d}, completion: %s}\n";
+
+/* Write the setup into a new folder; run it; the requests CSV, or NULL. */
+static char *run(char **dir, int hosts, const char *trace, const char *steps, int max_parts, const char *completion)
+{
+    *dir = ss_test_tmpdir();
+    char buf[4096];
+    snprintf(buf, sizeof buf, TOPO, hosts);
+    free(ss_test_write(*dir, "topo.yaml", buf));
+    ss_test_sh(NULL, "mkdir -p '%s/models'", *dir);
+    free(ss_test_write(*dir, "models/m-layers.json", LAYERS));
+    free(ss_test_write(*dir, "t.csv", trace));
+    snprintf(buf, sizeof buf, SCEN, steps, max_parts, completion);
+    free(ss_test_write(*dir, "s.yaml", buf));
+    char *out = NULL;
+    int rc = ss_test_sh(&out,
+                        "cd '%s' && SERVESIM_PLUGIN_PATH='%s/tests/plugins:%s/policies' '%s/servesim' run s.yaml "
+                        "-o r.csv --requests-csv q.csv --coldstarts-csv c.csv --quiet 2>&1 && cat q.csv",
+                        *dir, SS_BUILD_DIR, SS_BUILD_DIR, SS_BUILD_DIR);
+    if (rc != 0) {
+        fprintf(stderr, "\nrun failed:\n%s\n", out ? out : "");
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* Finish times of the requests CSV, in request order. */
+static int finishes(const char *csv, double *t, int max)
+{
+    int n = 0;
+    const char *p = strchr(csv, '\n'); /* past the header */
+    while (p && p[1] && n < max) {
+        const char *f = p + 1;
+        for (int k = 0; k < 6 && f; k++) f = strchr(f, ',') ? strchr(f, ',') + 1 : NULL; /* finish_s */
+        if (!f) break;
+        t[n++] = strtod(f, NULL);
+        p = strchr(p + 1, '\n');
+    }
+    return n;
+}
+
+static void fp_worked_example_simulated(void)
+{
+    /* The scale-up comes at the first tick, 1 s in.  Two parts: warm at
+     * 1 + 12 s, then a request every max(E, N) = 2 s, the first after I =
+     * 2 + 1 + 2 s: 18, 20, ..., 32 (FP's 5, 7, ..., 19 after the 12 s cold
+     * start; mean 24 s + 1).  Whole (max_parts 1): two replicas warm at
+     * 1 + 24 s, two requests every 4 s: 29, 29, 33, ..., 41 (mean 34 + 1). */
+    static const char *trace = "timestamp_s\n0\n0\n0\n0\n0\n0\n0\n0\n";
+    for (int whole = 0; whole < 2; whole++) {
+        char *dir, *out = run(&dir, 2, trace, "2@0", whole ? 1 : 0, "false");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+        double t[8], sum = 0;
+        CU_ASSERT_EQUAL_FATAL(finishes(out, t, 8), 8);
+        for (int i = 0; i < 8; i++) {
+            double want = whole ? 29 + 4 * (i / 2) : 18 + 2 * i;
+            CU_ASSERT_DOUBLE_EQUAL(t[i], want, 1e-3); /* load and send take microseconds here */
+            sum += t[i];
+        }
+        CU_ASSERT_DOUBLE_EQUAL(sum / 8 - 1, whole ? 34.0 : 24.0, 1e-3);
+        free(out);
+        CU_ASSERT_EQUAL(ss_test_sh(&out, "cat '%s/c.csv'", dir), 0); /* one cold start for the pipeline */
+        CU_ASSERT(ss_test_has(out, whole ? "storage,1.000000000,25.0000" : "storage,1.000000000,13.0000"));
+        CU_ASSERT_EQUAL(strstr(out, "\n,0,m,h1") != NULL, whole);
+        free(out);
+        ss_test_rmtree(dir);
+    }
+}
+
+static void completion_makes_whole_replicas(void)
+{
+    /* One request at 0, two at 100.  The pipeline is warm at 13 s; each GPU
+     * then loads the other half (12 s), so by 100 s they are two whole
+     * replicas: the two requests run side by side in 4 s.  Without
+     * completion the pipeline serves them one after the other: 5 s and 7 s.
+     * The first request's tensor crosses to h1 while h1 downloads its other
+     * half over the same 1 Gbit/s link: half the rate, 2 s, so it ends at
+     * 19 s instead of 18. */
+    static const char *trace = "timestamp_s\n0\n100\n100\n";
+    for (int complete = 0; complete < 2; complete++) {
+        char *dir, *out = run(&dir, 2, trace, "2@0", 0, complete ? "true" : "false");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+        double t[3];
+        CU_ASSERT_EQUAL_FATAL(finishes(out, t, 3), 3);
+        CU_ASSERT_DOUBLE_EQUAL(t[0], complete ? 19.0 : 18.0, 1e-3);
+        CU_ASSERT_DOUBLE_EQUAL(t[1], complete ? 104.0 : 105.0, 1e-3);
+        CU_ASSERT_DOUBLE_EQUAL(t[2], complete ? 104.0 : 107.0, 1e-3);
+        free(out);
+        ss_test_rmtree(dir);
+    }
+}
+
+static void scale_down_takes_pipelines_first(void)
+{
+    /* Three GPUs at 1 s with at most two parts: one pipeline of two and one
+     * whole replica.  Down to one GPU at 40 s: the pipeline (2 GPUs) goes
+     * (FP §2.7), the whole replica stays, so the request at 60 s takes 4 s;
+     * the pipeline would take 5 s. */
+    static const char *trace = "timestamp_s\n0\n60\n";
+    char *dir, *out = run(&dir, 3, trace, "3@0,1@40", 2, "false");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    double t[2];
+    CU_ASSERT_EQUAL_FATAL(finishes(out, t, 2), 2);
+    CU_ASSERT_DOUBLE_EQUAL(t[0], 18.0, 1e-3); /* the pipeline is up before the whole replica (25 s) */
+    CU_ASSERT_DOUBLE_EQUAL(t[1], 64.0, 1e-3);
+    free(out);
+    ss_test_rmtree(dir);
+}
+
+static void bad_partitioning(void)
+{
+    char *dir = ss_test_tmpdir(), buf[4096];
+    snprintf(buf, sizeof buf, TOPO, 2);
+    free(ss_test_write(dir, "topo.yaml", buf));
+    free(ss_test_write(dir, "t.csv", "timestamp_s\n0\n"));
+    ss_test_sh(NULL, "mkdir -p '%s/models'", dir);
+    static const char *head = "seed: 1\nduration_s: 100\ntopology: topo.yaml\n"
+                              "models:\n  - {name: m, service: {dist: deterministic, value_s: 4}, weights_bytes: "
+                              "3000000000, load_bytes_per_s: 1.0e15}\n"
+                              "  - {name: n, service: {dist: deterministic, value_s: 4}, weights_bytes: 3000000000, "
+                              "load_bytes_per_s: 1.0e15}\n"
+                              "deployment:\n  - {model: m, devices: \"h*/gpu*\", queue: shared, instances: 0}\n"
+                              "workloads:\n  - {name: w, kind: trace, target: m, file: t.csv}\n"
+                              "autoscaling: {policy: atl, period_s: 1, models: [m]}\n";
+    struct {
+        const char *tail, *layers, *says;
+    } bad[] = {
+        {"partitioning: {policy: flashpoint-mp}\n", LAYERS, "partitioning: parts cold-start on a topology's GPUs: give `placement:`"},
+        {"placement: {policy: cloud}\npartitioning: {policy: flashpoint-mp}\n", NULL,
+         "partitioning: model 'm' has no per-layer profile"},
+        {"placement: {policy: cloud}\npartitioning: {policy: flashpoint-mp, models: [n]}\n", LAYERS,
+         "partitioning: model 'n' does not cold-start through `placement:`"},
+        {"placement: {policy: cloud}\npartitioning: {policy: flashpoint-mp, split: 2}\n", LAYERS,
+         "unknown key 'split' in partitioning"},
+        {"placement: {policy: cloud}\npartitioning: {policy: atl}\n", LAYERS, "is an autoscaler, expected a partitioner"},
+        {"placement: {policy: cloud}\npartitioning: {policy: {name: flashpoint-mp, max_parts: -2}}\n", LAYERS,
+         "max_part_mb wants"},
+        {"placement: {policy: cloud}\npartitioning: {policy: flashpoint-mp}\n",
+         "{\"name\": \"m-layers\", \"model\": \"m\", \"layers\": [\n"
+         "  {\"name\": \"a\", \"weights_bytes\": 1000000000, \"output_bytes\": 1, \"exec_s\": 2},\n"
+         "  {\"name\": \"b\", \"weights_bytes\": 1500000000, \"output_bytes\": 0, \"exec_s\": 2}]}\n",
+         "the layers of 'm' hold 2500000000 bytes, its profile 3000000000"},
+        {"placement: {policy: cloud}\npartitioning: {policy: flashpoint-mp}\n",
+         "{\"name\": \"m-layers\", \"model\": \"m\", \"layers\": [\n"
+         "  {\"name\": \"a\", \"weights_bytes\": 1500000000, \"output_bytes\": 1, \"exec_s\": 2},\n"
+         "  {\"name\": \"b\", \"weights_bytes\": 1500000000, \"output_bytes\": -1, \"exec_s\": 2}]}\n",
+         "m-layers.json:3:"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(buf, sizeof buf, "%s%s", head, bad[i].tail);
+        free(ss_test_write(dir, "s.yaml", buf));
+        ss_test_sh(NULL, "rm -f '%s/models/m-layers.json'", dir);
+        if (bad[i].layers) free(ss_test_write(dir, "models/m-layers.json", bad[i].layers));
+        char *out = NULL;
+        int rc = ss_test_sh(&out, "cd '%s' && '%s/servesim' run s.yaml -o r.csv 2>&1", dir, SS_BUILD_DIR);
+        if (rc != 2 || !ss_test_has(out, bad[i].says)) fprintf(stderr, "\ncase %zu: rc %d: %s\n", i, rc, out);
+        CU_ASSERT_EQUAL(rc, 2);
+        CU_ASSERT(ss_test_has(out, bad[i].says));
+        CU_ASSERT_NOT_EQUAL(ss_test_sh(NULL, "test -e '%s/r.csv'", dir), 0);
+        free(out);
+    }
+    ss_test_rmtree(dir);
+}
+
+SS_TEST_SUITE("partitioned", {"FP §2.4's example simulated: 24 s in two parts, 34 s whole", fp_worked_example_simulated},
+              {"model completion turns a pipeline into whole replicas", completion_makes_whole_replicas},
+              {"scale-down drains pipelines first", scale_down_takes_pipelines_first},
+              {"bad partitioning input: file:line:col, exit 2, nothing written", bad_partitioning})
