@@ -29,7 +29,9 @@
  * example gives completions every 2 s, as its model does.
  *
  * Model completion (FP §4.2.5): once its part is warm, each GPU loads the
- * rest of the model the same way (`completion: false` turns this off).
+ * rest of the model the same way (`completion: false` turns this off); its
+ * host then holds the whole model's data, which it keeps in RAM as after a
+ * whole cold start when the placement keeps data (lazy eviction).
  * When every GPU of a pipeline holds the whole model, the pipeline takes no
  * more requests, and once empty it becomes p whole replicas.
  *
@@ -473,6 +475,14 @@ static void part_warm(ss_coldstart *cs, ss_cold *c, double now)
     cs->live_colds--;
     free(c);
     if (kind == PART_REST) { /* this GPU holds the whole model */
+        /* and its host has had all of the model's data: the host's cache, if the policy keeps one */
+        hm_entry *e = cs_hm_of(cs, host, in->model);
+        double whole_bytes = cs_model_bytes(cs, in->model);
+        if ((cs->flags & SS_PLACE_KEEP_DATA) && e->data == NO_DATA && cs_make_room(cs, host, whole_bytes) == 0) {
+            cs->hosts[host].used_bytes += whole_bytes;
+            e->data = HAS_DATA;
+            e->used_s = now;
+        }
         if (++pp->whole == pp->p) {
             pp->completing = 1;
             pp->part[0]->gen++; /* its place among the free servers is void: it takes no more requests */
