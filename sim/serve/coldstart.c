@@ -216,6 +216,14 @@ static void shared_load_done(ss_engine *eng, void *ctx, ss_flow_id id, double no
     wake(e->cs, e, ST_PROC);
 }
 
+void cs_own_download_over(ss_coldstart *cs, ss_cold *c, double bytes)
+{
+    c->flow = 0;
+    cs->stats[c->model].bytes[c->source] += bytes;
+    cs_upload_over(cs, c->peer, c->model);
+    c->peer = NONE;
+}
+
 static void own_download_done(ss_engine *eng, void *ctx, ss_flow_id id, double now)
 {
     (void)eng;
@@ -223,10 +231,7 @@ static void own_download_done(ss_engine *eng, void *ctx, ss_flow_id id, double n
     (void)now;
     ss_cold *c = ctx;
     ss_coldstart *cs = c->in->world->cs;
-    c->flow = 0;
-    cs->stats[c->model].bytes[c->source] += cs_model_bytes(cs, c->model);
-    cs_upload_over(cs, c->peer, c->model);
-    c->peer = NONE;
+    cs_own_download_over(cs, c, cs_model_bytes(cs, c->model));
     load(cs, c);
 }
 

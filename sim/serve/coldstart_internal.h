@@ -150,6 +150,8 @@ void cs_delivered(hm_entry *e, double now);
 int cs_begin(ss_coldstart *cs, ss_cold *c);
 void cs_forget(ss_coldstart *cs, ss_cold *c);
 void cs_record(ss_coldstart *cs, const ss_cold *c, double now);
+/* A cold start's own download of `bytes` arrived: counted by source, its peer's upload over. */
+void cs_own_download_over(ss_coldstart *cs, ss_cold *c, double bytes);
 void cs_tl_mark(ss_coldstart *cs, const ss_cold *c, const char *what, int with_source);
 
 /* coldstart.c: the autoscaler's side, shared with coldstart_parts.c.

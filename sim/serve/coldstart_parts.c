@@ -229,10 +229,7 @@ static void part_download_done(ss_engine *eng, void *ctx, ss_flow_id id, double 
     (void)now;
     ss_cold *c = ctx;
     ss_coldstart *cs = c->in->world->cs;
-    c->flow = 0;
-    cs->stats[c->model].bytes[c->source] += c->bytes;
-    cs_upload_over(cs, c->peer, c->model);
-    c->peer = NONE;
+    cs_own_download_over(cs, c, c->bytes);
     part_load(cs, c);
 }
 
