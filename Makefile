@@ -202,7 +202,7 @@ install: build
 	  $(DESTDIR)$(MODEL_DIR) $(DESTDIR)$(MODEL_DIR)/masa
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/servesim
 	install -m 644 $(POL_SO) $(DESTDIR)$(PLUGIN_DIR)/
-	install -m 644 include/servesim/policy.h $(DESTDIR)$(PREFIX)/include/servesim/
+	install -m 644 include/servesim/policy.h include/servesim/partition.h $(DESTDIR)$(PREFIX)/include/servesim/
 	install -m 644 models/*.json $(DESTDIR)$(MODEL_DIR)/
 	install -m 644 models/masa/*.json $(DESTDIR)$(MODEL_DIR)/masa/
 

@@ -23,6 +23,8 @@
 #   masa-*.csv           servesim sweep scenarios/masa/sweeps/*.yaml (edge devices, issue 5; docs/masa.md)
 #   flashpoint-eval.csv  servesim sweep scenarios/sweeps/flashpoint-eval.yaml (7 placements x 4 autoscalers x 3 reps;
 #                        summarised by tools/flashpoint_eval.py, docs/coldstart.md)
+#   flashpoint-ablation.csv  servesim sweep scenarios/sweeps/flashpoint-ablation.yaml (7 systems x 2 loads x
+#                        4 autoscalers + tuned baselines, 5 reps; tools/flashpoint_ablation.py: .md, -*.csv, -*.png)
 #   masa-*.compare.csv   servesim compare of each against bulk (masa for mem-estimate)
 #   masa-*.png           mean response time per layer scheduler vs memory, intensity, workers or estimate
 set -euo pipefail
@@ -42,6 +44,7 @@ if [ "$rerun" = "--rerun" ]; then
     "$bin" sweep scenarios/sweeps/blockflow-cores.yaml -j 2 -o "$ref/blockflow-cores.csv" --quiet
     for s in $masa_sweeps; do "$bin" sweep "scenarios/masa/sweeps/$s.yaml" -j 2 -o "$ref/masa-$s.csv" --quiet; done
     "$bin" sweep scenarios/sweeps/flashpoint-eval.yaml -j 2 -o "$ref/flashpoint-eval.csv" --quiet
+    "$bin" sweep scenarios/sweeps/flashpoint-ablation.yaml -j 2 -o "$ref/flashpoint-ablation.csv" --quiet
 fi
 "$bin" compare "$ref/lb-load.csv" --by load_balancer --baseline round-robin \
     --metric latency_mean_ms --metric latency_p99_ms --csv -o "$ref/lb-load.compare.csv"
@@ -101,6 +104,13 @@ gnuplot -e "in='$tmp/t5-ts.csv'; out='$ref/flashpoint-t5-atl-ts.png'; variant='b
 gnuplot -e "in='$tmp/t5-cold.csv'; out='$ref/flashpoint-t5-coldstart-cdf.png';
             title='T5-3B under ATL: cold-start durations by source (bl, atoll, gpu-faas, lc, mc, lc-mc, tiered pooled)'" \
     plots/coldstart-cdf.gp
+# Flashpoint's ablation at equal resources (docs/flashpoint.md): tables, and the reductions by technique.
+python3 tools/flashpoint_ablation.py report "$ref/flashpoint-ablation.csv" -o "$ref" > "$ref/flashpoint-ablation.md"
+for load in 0 1; do
+    name=$([ $load = 0 ] && echo twitter || echo azure)
+    gnuplot -e "in='$ref/flashpoint-ablation-reductions.dat'; out='$ref/flashpoint-ablation-$name.png'; load=$load" \
+        plots/flashpoint-ablation.gp
+done
 # BlockFlow pipelines (docs/blockflow.md): a metric per transport against a sweep axis.
 bf_plot() { # csv, png, axis, metric, xlabel, ylabel, title, [more gnuplot settings], [filter column, value]
     local in="$tmp/${2%.png}.cmp.csv"

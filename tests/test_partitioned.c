@@ -196,7 +196,44 @@ static void bad_partitioning(void)
     ss_test_rmtree(dir);
 }
 
+static void ablation_reference_reproduces(void)
+{
+    /* One run of the committed ablation (Flashpoint under ATL on the
+     * Azure-like hour, replication 0 of 5) gives the reference's figures,
+     * and the tables and plot data are what the tool makes of the reference. */
+    char *dir = ss_test_tmpdir(), *out = NULL;
+    free(ss_test_write(dir, "same.py",
+                       "import csv, sys\n"
+                       "mine = {r['model']: r for r in csv.DictReader(open(sys.argv[1]))}\n"
+                       "ref = {r['model']: r for r in csv.DictReader(open(sys.argv[2]))\n"
+                       "       if r['variant'] == 'lc-mc-mp-azure-atl' and r['replication'] == '0'}\n"
+                       "assert set(mine) == set(ref) and len(ref) == 7, (sorted(mine), sorted(ref))\n"
+                       "for m in ref:\n"
+                       "    for col in ('completed', 'latency_mean_ms', 'latency_p99_ms', 'instance_s_t5-3b',\n"
+                       "                'coldstart_mean_s_t5-3b'):\n"
+                       "        assert mine[m][col] == ref[m][col], (m, col, mine[m][col], ref[m][col])\n"));
+    int rc = ss_test_sh(&out,
+                        "cd '%s' && '%s' run scenarios/flashpoint/ablation.yaml --variant lc-mc-mp-azure-atl "
+                        "--set autoscaling.max_replicas=40 --replications 5 --replication 0 --quiet -o '%s/r.csv' && "
+                        "python3 '%s/same.py' '%s/r.csv' results/reference/flashpoint-ablation.csv 2>&1",
+                        SS_SRC_DIR, SS_BIN, dir, dir, dir);
+    if (rc) fprintf(stderr, "\n%s\n", out ? out : "");
+    CU_ASSERT_EQUAL(rc, 0);
+    free(out);
+    rc = ss_test_sh(&out,
+                    "cd '%s' && python3 tools/flashpoint_ablation.py report results/reference/flashpoint-ablation.csv "
+                    "-o '%s' > '%s/flashpoint-ablation.md' && for f in flashpoint-ablation.md "
+                    "flashpoint-ablation-resources.csv flashpoint-ablation-summary.csv flashpoint-ablation-table81.csv "
+                    "flashpoint-ablation-reductions.dat; do cmp \"results/reference/$f\" \"%s/$f\" || exit 1; done 2>&1",
+                    SS_SRC_DIR, dir, dir, dir);
+    if (rc) fprintf(stderr, "\n%s\n", out ? out : "");
+    CU_ASSERT_EQUAL(rc, 0);
+    free(out);
+    ss_test_rmtree(dir);
+}
+
 SS_TEST_SUITE("partitioned", {"FP §2.4's example simulated: 24 s in two parts, 34 s whole", fp_worked_example_simulated},
               {"model completion turns a pipeline into whole replicas", completion_makes_whole_replicas},
               {"scale-down drains pipelines first", scale_down_takes_pipelines_first},
-              {"bad partitioning input: file:line:col, exit 2, nothing written", bad_partitioning})
+              {"bad partitioning input: file:line:col, exit 2, nothing written", bad_partitioning},
+              {"the ablation's reference reproduces, and its tables are the tool's", ablation_reference_reproduces})

@@ -1,0 +1,278 @@
+#!/usr/bin/env python3
+"""flashpoint_ablation.py: Flashpoint's technique ablation (issue 14; seed
+flashpoint.md §4 items 14-25, §5), the part that is not the simulator.
+
+  variants                 rewrite the variants of scenarios/flashpoint/ablation.yaml:
+                           technique x load x autoscaler, plus the baselines tuned to
+                           each technique's resources (scenarios/flashpoint/ablation-tuned.json)
+  tune [-j N]              run `servesim tune` for every (load, tsk|owk, technique): the
+                           baseline's threshold bisected until it uses the technique's
+                           replica-seconds (5%); writes ablation-tuned.json
+  report CSV [-o DIR]      tables from the sweep's results (default DIR results/reference):
+                           flashpoint-ablation-resources.csv, -summary.csv, -table81.csv,
+                           -reductions.dat (for plots/flashpoint-ablation.gp), and the
+                           same as Markdown on standard output
+
+Equal resources (FP §1.10).  The thesis tunes thresholds so that every system
+uses about the same replicas.  Under ATL and SM the techniques use the
+baseline's replica-seconds within 5% as they are.  Under TSK (queue latency)
+and OWK (GPU utilisation) the baseline's minute-long cold starts make queues
+and busy GPUs that scale it to many more replicas than any technique, and no
+technique threshold brings a technique up to them (`servesim tune` reports
+the bracket); so the baseline's threshold is tuned down to each technique's
+replica-seconds instead (variant bl-eq-<technique>-<load>-<autoscaler>), and
+each technique is compared with the baseline that uses its resources.
+
+Aggregation (FP §4 item 23): per model and autoscaler, the ratio of the
+compared system's mean latency to the technique's; averaged over models and
+autoscalers; reported as the factor (the mean ratio) and the improvement
+1 - 1/mean ratio, next to the plain mean of the per-cell improvements.
+Standard library only; run from the repository root."""
+import csv
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+SCENARIO = "scenarios/flashpoint/ablation.yaml"
+TUNED = "scenarios/flashpoint/ablation-tuned.json"
+MODELS = ["codebert-base", "albert-xxlarge-v2", "bart-large", "dialogpt-large", "gpt2-xl", "t5-3b"]
+WORKLOADS = ["codebert", "albert", "bart", "dialogpt", "gpt2", "t5"]
+# technique: (placement, partitioned)
+TECHNIQUES = [("bl", "cloud", False), ("mp", "cloud", True), ("mc", "flashpoint-mc", False),
+              ("lc", "flashpoint-lc", False), ("lc-mc", "flashpoint", False), ("lc-mc-mp", "flashpoint", True),
+              ("gpu-faas", "gpu-faas", False)]
+LOADS = ["twitter", "azure"]
+# autoscaler: (its policy map with the thesis' defaults, the threshold tuned, its range for the baseline)
+AUTOSCALERS = [("tsk", "{name: tsk, target_s: 7}", "target_s", (7, 20000)),
+               ("atl", "atl", None, None),
+               ("owk", "{name: owk, target: 0.6}", "target", (0.6, 0.999)),
+               ("sm", "{name: sm, target_per_min: 600}", None, None)]
+MP_ON = "flashpoint-mp"
+MP_OFF = "{name: flashpoint-mp, max_parts: 1}"
+FLASHPOINT = "lc-mc-mp"
+
+
+def policy_with(as_name, value):
+    base, _, key, _ = next(a for a in AUTOSCALERS if a[0] == as_name)
+    return base if value is None else "{name: %s, %s: %s}" % (as_name, key, repr(value))
+
+
+def variant_line(name, placement, mp, load, policy):
+    sets = ["autoscaling.policy: %s" % policy, "placement.policy: %s" % placement,
+            "partitioning.policy: %s" % (MP_ON if mp else MP_OFF)]
+    sets += ["workloads.%s.shape: %s" % (w, load) for w in WORKLOADS]
+    return "  - {name: %s, set: {%s}}" % (name, ", ".join(sets))
+
+
+def cmd_variants():
+    tuned = json.load(open(TUNED)) if os.path.exists(TUNED) else {}
+    lines = []
+    for as_name, policy, key, _ in AUTOSCALERS:
+        for load in LOADS:
+            for tech, placement, mp in TECHNIQUES:
+                lines.append(variant_line("%s-%s-%s" % (tech, load, as_name), placement, mp, load, policy))
+            for tech, _, _ in TECHNIQUES:
+                value = tuned.get("%s/%s/%s" % (load, as_name, tech))
+                if key and tech != "bl" and isinstance(value, (int, float)):
+                    lines.append(variant_line("bl-eq-%s-%s-%s" % (tech, load, as_name), "cloud", False, load,
+                                              policy_with(as_name, value)))
+    text = open(SCENARIO).read()
+    head, _, tail = text.partition("variants:\n")
+    rest = tail[tail.index("outputs:"):]
+    with open(SCENARIO + ".tmp", "w") as f: # atomic: a tune running may read it meanwhile
+        f.write(head + "variants:\n" + "\n".join(lines) + "\n" + rest)
+    os.replace(SCENARIO + ".tmp", SCENARIO)
+    print("flashpoint_ablation: %d variants in %s" % (len(lines), SCENARIO))
+
+
+def tune_one(job):
+    load, as_name, tech = job
+    _, _, key, (lo, hi) = next(a for a in AUTOSCALERS if a[0] == as_name)
+    argv = ["build/servesim", "tune", SCENARIO, "--variant", "bl-%s-%s" % (load, as_name),
+            "--reference", "%s-%s-%s" % (tech, load, as_name), "--key", "autoscaling.policy." + key,
+            "--lo", str(lo), "--hi", str(hi), "--set", "autoscaling.max_replicas=40", "--set", "replications=5",
+            "--quiet"]
+    p = subprocess.run(argv, capture_output=True, text=True)
+    if p.returncode == 0:
+        return job, float(p.stdout.strip().split()[-1])
+    return job, "not reached: " + " ".join((p.stdout + p.stderr).split())[:300]
+
+
+def cmd_tune(args):
+    jobs = int(args[args.index("-j") + 1]) if "-j" in args else 2
+    work = [(load, a[0], t[0]) for load in LOADS for a in AUTOSCALERS if a[2] for t in TECHNIQUES if t[0] != "bl"]
+    tuned = {}
+    with ThreadPoolExecutor(jobs) as pool:
+        for (load, as_name, tech), value in pool.map(tune_one, work):
+            tuned["%s/%s/%s" % (load, as_name, tech)] = value
+            print("%s %s %s: %s" % (load, as_name, tech, value), flush=True)
+    with open(TUNED, "w") as f:
+        json.dump(tuned, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
+def split_variant(v):
+    """(technique, load, autoscaler) of a variant name."""
+    parts = v.split("-")
+    return "-".join(parts[:-2]), parts[-2], parts[-1]
+
+
+def mean(xs):
+    xs = [x for x in xs if x == x]
+    return statistics.mean(xs) if xs else float("nan")
+
+
+def num(s):
+    try:
+        return float(s)
+    except ValueError:
+        return float("nan")
+
+
+def load_results(path):
+    """(technique, load, autoscaler) -> {model: {latency, coldstart, replica_s}} means over replications."""
+    acc = {}
+    for r in csv.DictReader(open(path)):
+        if r["model"] not in MODELS:
+            continue
+        key = split_variant(r["variant"])
+        m = r["model"]
+        d = acc.setdefault(key, {}).setdefault(m, {"latency": [], "coldstart": [], "replica_s": []})
+        d["latency"].append(num(r["latency_mean_ms"]) / 1e3)
+        d["coldstart"].append(num(r["coldstart_mean_s_" + m]))
+        d["replica_s"].append(num(r["instance_s_" + m]))
+    return {k: {m: {q: mean(v) for q, v in d.items()} for m, d in ms.items()} for k, ms in acc.items()}
+
+
+def total(cell):
+    return sum(cell[m]["replica_s"] for m in MODELS)
+
+
+def baseline_for(res, tech, load, as_name):
+    """The baseline a technique is compared with: the one tuned to its resources, if
+    there is one and it is within 5% of them, else the baseline at its defaults."""
+    eq = res.get(("bl-eq-" + tech, load, as_name))
+    if eq and abs(total(eq) / total(res[(tech, load, as_name)]) - 1) <= 0.05:
+        return "bl-eq-" + tech, eq
+    return "bl", res[("bl", load, as_name)]
+
+
+def cmd_report(args):
+    path = args[0]
+    out = args[args.index("-o") + 1] if "-o" in args else "results/reference"
+    res = load_results(path)
+    techs = [t[0] for t in TECHNIQUES if t[0] != "bl"]
+    as_names = [a[0] for a in AUTOSCALERS]
+    # resources: each technique against its baseline, per autoscaler and model
+    rows = []
+    for load in LOADS:
+        for a in as_names:
+            for t in techs:
+                if (t, load, a) not in res:
+                    continue
+                bname, b = baseline_for(res, t, load, a)
+                cell = res[(t, load, a)]
+                ratios = [cell[m]["replica_s"] / b[m]["replica_s"] for m in MODELS]
+                rows.append([load, a, t, bname, "%.4f" % (total(cell) / total(b))] + ["%.4f" % x for x in ratios] +
+                            [str(all(abs(x - 1) <= 0.05 for x in ratios)).lower()])
+    with open(os.path.join(out, "flashpoint-ablation-resources.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["load", "autoscaler", "technique", "baseline", "replica_s_ratio_all"] +
+                   ["replica_s_ratio_" + m for m in MODELS] + ["every_model_within_5pct"])
+        w.writerows(rows)
+    # reductions: per technique and load, BL / technique over models and autoscalers
+    summary = []
+    for load in LOADS:
+        for t in techs:
+            for metric in ("latency", "coldstart"):
+                ratios = []
+                for a in as_names:
+                    if (t, load, a) not in res:
+                        continue
+                    _, b = baseline_for(res, t, load, a)
+                    for m in MODELS:
+                        x, y = b[m][metric], res[(t, load, a)][m][metric]
+                        if x == x and y == y and y > 0:
+                            ratios.append(x / y)
+                if not ratios:
+                    continue
+                factor = statistics.mean(ratios)
+                plain = statistics.mean([1 - 1 / r for r in ratios])
+                summary.append([load, t, metric, len(ratios), "%.4f" % factor, "%.4f" % (1 - 1 / factor),
+                                "%.4f" % plain])
+    with open(os.path.join(out, "flashpoint-ablation-summary.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["load", "technique", "metric", "cells", "factor_bl_over_technique", "improvement_thesis",
+                    "improvement_plain_mean"])
+        w.writerows(summary)
+    # Table 8.1: Flashpoint's % improvement in mean latency per model, against GPU-enabled FaaS and BL
+    t81 = []
+    for m in MODELS:
+        row = [m]
+        for load in ("azure", "twitter"):
+            for other in ("gpu-faas", "bl"):
+                ratios = []
+                for a in as_names:
+                    f_cell = res.get((FLASHPOINT, load, a))
+                    o_cell = res.get((other, load, a)) if other != "bl" else baseline_for(res, FLASHPOINT, load, a)[1]
+                    if f_cell and o_cell:
+                        ratios.append(o_cell[m]["latency"] / f_cell[m]["latency"])
+                row.append("%.1f" % (100 * (1 - 1 / statistics.mean(ratios))) if ratios else "")
+        t81.append(row)
+    with open(os.path.join(out, "flashpoint-ablation-table81.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["model", "azure_vs_gpu_faas_pct", "azure_vs_bl_pct", "twitter_vs_gpu_faas_pct",
+                    "twitter_vs_bl_pct"])
+        w.writerows(t81)
+    # plot data: reduction factors by technique, one block per load
+    with open(os.path.join(out, "flashpoint-ablation-reductions.dat"), "w") as f:
+        f.write("# technique coldstart_factor latency_factor (BL / technique, mean over models and autoscalers)\n")
+        for load in LOADS:
+            f.write("# %s\n" % load)
+            for t in techs:
+                get = {s[2]: s[4] for s in summary if s[0] == load and s[1] == t}
+                f.write("%s %s %s\n" % (t, get.get("coldstart", "nan"), get.get("latency", "nan")))
+            f.write("\n\n")
+    # the same as Markdown
+    print("## Reductions against the baseline at equal resources (factor = mean of BL/technique; "
+          "improvement = 1 - 1/factor, FP §4 item 23; plain = mean of per-cell improvements)\n")
+    print("| load | technique | metric | cells | factor | improvement | plain mean |")
+    print("|---|---|---|---|---|---|---|")
+    for s in summary:
+        print("| %s | %s | %s | %d | %.2f | %.1f%% | %.1f%% |" % (s[0], s[1], s[2], s[3], float(s[4]),
+                                                            100 * float(s[5]), 100 * float(s[6])))
+    print("\n## Table 8.1: Flashpoint's improvement in mean end-to-end latency per model\n")
+    print("| model | Azure vs GPU-FaaS | Azure vs BL | Twitter vs GPU-FaaS | Twitter vs BL |")
+    print("|---|---|---|---|---|")
+    for r in t81:
+        print("| %s | %s%% | %s%% | %s%% | %s%% |" % tuple(r))
+    print("\n## Resources: replica-seconds of each technique over its baseline's\n")
+    print("| load | autoscaler | technique | baseline | all models | worst model | every model within 5% |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        worst = max((float(x) for x in r[5:11]), key=lambda x: abs(x - 1))
+        print("| %s | %s | %s | %s | %s | %.3f | %s |" % (r[0], r[1], r[2], r[3], r[4], worst, r[11]))
+
+
+def main():
+    if len(sys.argv) < 2 or sys.argv[1] not in ("variants", "tune", "report"):
+        print(__doc__, file=sys.stderr)
+        return 2
+    if sys.argv[1] == "variants":
+        cmd_variants()
+    elif sys.argv[1] == "tune":
+        cmd_tune(sys.argv[2:])
+    else:
+        if len(sys.argv) < 3:
+            print("usage: flashpoint_ablation.py report RESULTS.csv [-o DIR]", file=sys.stderr)
+            return 2
+        cmd_report(sys.argv[2:])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
