@@ -57,6 +57,7 @@ struct ss_parted {
     uint32_t whole;          /* GPUs holding the whole model (completion) */
     uint32_t stopped;        /* parts stopped */
     uint32_t inflight;       /* requests inside */
+    uint64_t seq;            /* creation order (ties in scale-down) */
     int draining, completing;
     double born_s;
     ss_instance **part;      /* p: part[0] pulls from the queue */
@@ -77,6 +78,7 @@ typedef struct cs_parts {
     ss_part_model *models;   /* per model (nlayers 0: not partitioned) */
     uint32_t *cuts;          /* scratch */
     ss_parted *live;         /* pipelines not yet stopped or dissolved */
+    uint64_t made;           /* pipelines created */
 } cs_parts;
 
 /* ---- building --------------------------------------------------------------------------- */
@@ -424,10 +426,12 @@ void ss_pp_gone(ss_world *w, ss_instance *in)
     pp_free(pp);
 }
 
+/* Most parts first; among equals, the newest first. */
 static int by_more_parts(const void *a, const void *b)
 {
     const ss_parted *x = *(ss_parted *const *)a, *y = *(ss_parted *const *)b;
-    return x->p > y->p ? -1 : x->p < y->p ? 1 : 0;
+    if (x->p != y->p) return x->p > y->p ? -1 : 1;
+    return x->seq > y->seq ? -1 : x->seq < y->seq ? 1 : 0;
 }
 
 uint32_t ss_pp_shrink(ss_world *w, uint32_t m, uint32_t k)
@@ -440,7 +444,7 @@ uint32_t ss_pp_shrink(ss_world *w, uint32_t m, uint32_t k)
     n = 0;
     for (ss_parted *pp = ps->live; pp; pp = pp->next)
         if (pp->model == m && !pp->draining) list[n++] = pp;
-    qsort(list, n, sizeof *list, by_more_parts); /* stable enough: ties keep list order in glibc's merge sort */
+    qsort(list, n, sizeof *list, by_more_parts);
     uint32_t freed = 0;
     for (size_t i = 0; i < n; i++) {
         ss_parted *pp = list[i];
@@ -545,6 +549,7 @@ static ss_parted *new_pipeline(ss_coldstart *cs, uint32_t m, uint32_t p, const u
         if (k + 1 < p) pp->cut_bytes[k] = pm->layers[cuts[k]].output_bytes;
     }
     cs_parts *ps = cs->parts;
+    pp->seq = ps->made++;
     pp->next = ps->live;
     if (ps->live) ps->live->prev = pp;
     ps->live = pp;

@@ -353,7 +353,7 @@ void ss_inst_retire(ss_world *w, uint32_t m)
     for (uint32_t i = 0; i < g->n; i++) {
         ss_instance *in = g->members[i];
         if ((in->state == SS_INST_STOPPED || in->state == SS_INST_FAILED) && in->gone_s <= w->last_done_s &&
-            !in->busy && !in->cold) {
+            !in->busy && !in->cold && !in->pp) { /* a part waits until its whole pipeline has stopped */
             double from = in->born_s > w->warmup_end_s ? in->born_s : w->warmup_end_s;
             w->retired_life_s[m] += in->gone_s - in->born_s;
             if (in->gone_s > from) w->retired_window_s[m] += in->gone_s - from;
