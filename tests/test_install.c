@@ -2,7 +2,9 @@
  * prefix installs a binary that finds its plugins and model profiles
  * there (issue 12 item 10): they are looked for beside the binary
  * (<bin>/../lib/servesim/policies, <bin>/../share/servesim/models) before
- * the prefix compiled in. */
+ * the prefix compiled in.  It installs from a copy of the test build, so a
+ * rebuild for the other prefix (sources changed while the tests ran) never
+ * touches the build the other suites use. */
 #include "test.h"
 
 #include <stdlib.h>
@@ -12,11 +14,11 @@ static void installed_binary_works(void)
     char *dir = ss_test_tmpdir();
     char *out = NULL;
     int rc = ss_test_sh(&out,
-                        "make -s -C '%s' install PREFIX='%s/prefix' BUILD='%s' >/dev/null && "
+                        "cp -a '%s' '%s/build' && make -s -C '%s' install PREFIX='%s/prefix' BUILD='%s/build' >/dev/null && "
                         "mkdir -p '%s/elsewhere' && cp '%s/scenarios/default.yaml' '%s/elsewhere/s.yaml' && "
                         "cd '%s/elsewhere' && env -u SERVESIM_PLUGIN_PATH -u SERVESIM_MODEL_PATH '%s/prefix/bin/servesim' run s.yaml "
                         "-o r.csv --set replications=1 --set duration_s=3 --set warmup_s=1",
-                        SS_SRC_DIR, dir, SS_BUILD_DIR, dir, SS_SRC_DIR, dir, dir, dir);
+                        SS_BUILD_DIR, dir, SS_SRC_DIR, dir, dir, dir, SS_SRC_DIR, dir, dir, dir);
     CU_ASSERT_EQUAL(rc, 0);
     CU_ASSERT(ss_test_has(out, "least-loaded     resnet50"));
     if (rc) fprintf(stderr, "\n%s\n", out ? out : "");
