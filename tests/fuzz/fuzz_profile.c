@@ -3,12 +3,14 @@
  * fixed scenario whose model `fuzz` names it: ss_doc_load_json and
  * scenario_load.c's profile reader) and as a BlockFlow split profile
  * (ss_blockmodel_load, sim/input/blockmodel.c) for a block and for a fused
- * process.  Seeds: tests/fuzz/profile/. */
+ * process, and as a per-layer profile (ss_layer_profile_load,
+ * sim/input/layerprofile.c).  Seeds: tests/fuzz/profile/. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "fuzz.h"
 #include "input/blockmodel.h"
+#include "input/layerprofile.h"
 #include "input/scenario_load.h"
 
 static const char scenario_yaml[] =
@@ -43,6 +45,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_check(ss_scenario_load(&sc, scenario, NULL, NULL, 0, &err), &err);
     ss_scenario_free(&sc);
     for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) load_split(path, parts[i]);
+    ss_layer_profile lp;
+    fuzz_check(ss_layer_profile_load(path, &lp, &err), &err);
+    ss_layer_profile_free(&lp);
     free(path);
     return 0;
 }
