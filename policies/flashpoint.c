@@ -1,6 +1,6 @@
 /* flashpoint.c: Flashpoint's locality-aware and network-aware autoscaling
  * together (LC + MC, seed flashpoint.md §1.6-1.8, §2.8-2.9; model
- * partitioning, MP, is issue 14): hosts keep the loaded model and its data
+ * partitioning, MP, is a scenario's `partitioning:`, docs/partitioning.md): hosts keep the loaded model and its data
  * (LRU under pressure), a new GPU on a host holding it takes the send only,
  * and the hosts of one scale-up that need it get it by TCP chains from the
  * hosts holding it (split evenly), else from storage.  Pareto-greedy

@@ -74,6 +74,16 @@ static inline void ss_part_cost_of(const ss_part_model *m, const uint32_t *cuts,
     }
 }
 
+/* Is a partitioner's answer a plan of m for `gpus` GPUs: 1 to min(gpus,
+ * layers) parts, its parts - 1 cuts increasing and inside the chain? */
+static inline int ss_part_plan_ok(const ss_part_model *m, const uint32_t *cuts, uint32_t parts, uint32_t gpus)
+{
+    if (parts < 1 || parts > gpus || parts > m->nlayers) return 0;
+    for (uint32_t j = 0; j + 1 < parts; j++)
+        if (cuts[j] + 1 >= m->nlayers || (j && cuts[j] <= cuts[j - 1])) return 0;
+    return 1;
+}
+
 /* S(x, k): bottleneck periods waited, summed over the requests y = 1..x of k pipelines. */
 static inline double ss_part_wait_periods(double x, uint32_t k)
 {

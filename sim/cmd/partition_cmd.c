@@ -236,27 +236,19 @@ int ss_cmd_partition(int argc, char **argv)
             r->x = xs[k];
             uint32_t ng = gpus[g] > 4e9 ? 4000000000u : (uint32_t)gpus[g];
             r->parts = pl.pol->ops.partitioner.plan(state, &m, xs[k], ng, cuts);
-            if (r->parts < 1 || r->parts > ng || r->parts > lp.nlayers) {
-                fprintf(stderr, "servesim partition: partitioner '%s' answered %u parts for %u GPUs and %u layers\n",
+            if (!ss_part_plan_ok(&m, cuts, r->parts, ng)) {
+                fprintf(stderr, "servesim partition: partitioner '%s' answered %u parts for %u GPUs and %u layers, "
+                                "or cuts out of order or range\n",
                         partitioner, r->parts, ng, lp.nlayers);
                 rc = 2;
                 free(cuts);
                 goto done;
             }
-            size_t len = 0;
             r->cuts = ss_xstrdup(r->parts == 1 ? "-" : "");
             for (uint32_t j = 0; j + 1 < r->parts; j++) {
-                if (cuts[j] + 1 >= lp.nlayers || (j && cuts[j] <= cuts[j - 1])) {
-                    fprintf(stderr, "servesim partition: partitioner '%s' answered cuts out of order or range\n",
-                            partitioner);
-                    rc = 2;
-                    free(cuts);
-                    goto done;
-                }
                 char *s = ss_xasprintf("%s%s%s", r->cuts, j ? "|" : "", lp.layer_names[cuts[j]]);
                 free(r->cuts);
                 r->cuts = s;
-                len++;
             }
             ss_part_cost_of(&m, cuts, r->parts - 1, &r->cost);
             r->t_s = ss_part_mean_s(&r->cost, xs[k], ng, 1);

@@ -226,19 +226,8 @@ static uint32_t on_device(const ss_world *w, uint32_t d)
 {
     uint32_t n = 0;
     for (size_t i = 0; i < w->ninst; i++)
-        n += w->inst[i]->device == d && w->inst[i]->state != SS_INST_STOPPED && w->inst[i]->state != SS_INST_FAILED &&
-             !w->inst[i]->retired;
+        n += w->inst[i]->device == d && w->inst[i]->state != SS_INST_STOPPED && w->inst[i]->state != SS_INST_FAILED;
     return n;
-}
-
-/* arg: the instance's id, and its generation in the high half (a record
- * stopped while starting may be reused before this fires). */
-static void up_ev(ss_engine *eng, void *ctx, uint64_t arg)
-{
-    (void)eng;
-    ss_world *w = ctx;
-    ss_instance *in = w->inst[(uint32_t)arg];
-    if (in->gen == (uint32_t)(arg >> 32)) ss_inst_up(w, in);
 }
 
 /* Start up to k replicas of m; how many started. */
@@ -254,7 +243,7 @@ static uint32_t grow(ss_world *w, uint32_t m, uint32_t k)
         double slots = ss_device_capacity(&sc->devices[dc->device]);
         while (k && (double)on_device(w, dc->device) < slots) {
             ss_instance *in = ss_inst_create(w, (uint32_t)d, now);
-            if (dc->startup_s > 0) ss_schedule(w->eng, now + dc->startup_s, up_ev, w, (uint64_t)in->gen << 32 | in->id);
+            if (dc->startup_s > 0) ss_inst_up_at(w, in, now + dc->startup_s);
             else ss_inst_up(w, in);
             k--;
             started++;

@@ -140,11 +140,8 @@ static void send(ss_coldstart *cs, ss_cold *c)
     c->stage = ST_SEND;
     c->sent_s = ss_now(cs->w->eng);
     if (c->data_s < c->born_s) c->data_s = c->sent_s; /* a sleeper, a loaded process: no data stage */
-    size_t n;
-    double lat = 0;
-    const uint32_t *r = cs_route(cs, cs->hosts[c->host].ram, cs->gpus[c->gpu].node, 0, &n, &lat);
-    ss_flow_opts o = {.latency_s = lat};
-    c->flow = ss_flow_start(cs->net, r, n, cs_model_bytes(cs, c->model), &o, send_done, c);
+    c->flow = cs_route_flow(cs, cs->hosts[c->host].ram, cs->gpus[c->gpu].node, 0, cs_model_bytes(cs, c->model),
+                            send_done, c);
 }
 
 static void own_load_done(ss_engine *eng, void *ctx, ss_flow_id id, double now)

@@ -188,11 +188,7 @@ static void part_send(ss_coldstart *cs, ss_cold *c)
 {
     c->stage = ST_SEND;
     c->sent_s = ss_now(cs->w->eng);
-    size_t n;
-    double lat = 0;
-    const uint32_t *r = cs_route(cs, cs->hosts[c->host].ram, cs->gpus[c->gpu].node, 0, &n, &lat);
-    ss_flow_opts o = {.latency_s = lat};
-    c->flow = ss_flow_start(cs->net, r, n, c->bytes, &o, part_send_done, c);
+    c->flow = cs_route_flow(cs, cs->hosts[c->host].ram, cs->gpus[c->gpu].node, 0, c->bytes, part_send_done, c);
 }
 
 /* A part that read the host's copy of the model no longer depends on it. */
@@ -339,12 +335,18 @@ static void hand_on(ss_world *w, ss_parted *pp, uint32_t k)
     pp->inbox_state[k + 1] = SLOT_COMING;
     ss_coldstart *cs = w->cs;
     uint32_t a = cs->gpu_of_device[pp->part[k]->device], b = cs->gpu_of_device[pp->part[k + 1]->device];
-    size_t n;
-    double lat = 0;
-    const uint32_t *route = cs_route(cs, cs->gpus[a].node, cs->gpus[b].node, r->id, &n, &lat);
-    ss_flow_opts o = {.latency_s = lat};
-    pp->inbox_flow[k + 1] = ss_flow_start(cs->net, route, n, pp->cut_bytes[k], &o, cut_done, pp);
+    pp->inbox_flow[k + 1] = cs_route_flow(cs, cs->gpus[a].node, cs->gpus[b].node, r->id, pp->cut_bytes[k], cut_done, pp);
     part_free(w, pp, k);
+}
+
+/* f on every part of pp, from a copy of the list: the part that stops last frees pp. */
+static void each_part(ss_world *w, ss_parted *pp, void (*f)(ss_world *, ss_instance *))
+{
+    uint32_t p = pp->p;
+    ss_instance **parts = ss_xmalloc(p * sizeof *parts);
+    memcpy(parts, pp->part, p * sizeof *parts);
+    for (uint32_t k = 0; k < p; k++) f(w, parts[k]);
+    free(parts);
 }
 
 /* Whole on every GPU and empty: the pipeline becomes p whole replicas. */
@@ -370,11 +372,7 @@ static void emptied(ss_world *w, ss_parted *pp)
 {
     if (pp->inflight) return;
     if (pp->draining) {
-        uint32_t p = pp->p;
-        ss_instance **parts = ss_xmalloc(p * sizeof *parts);
-        memcpy(parts, pp->part, p * sizeof *parts);
-        for (uint32_t k = 0; k < p; k++) ss_inst_drained(w, parts[k]); /* the last one frees pp */
-        free(parts);
+        each_part(w, pp, ss_inst_drained);
         return;
     }
     dissolve(w, pp);
@@ -451,17 +449,23 @@ uint32_t ss_pp_shrink(ss_world *w, uint32_t m, uint32_t k)
         if (pp->p > k - freed) continue;
         freed += pp->p;
         pp->draining = 1;
-        uint32_t p = pp->p;
-        ss_instance **parts = ss_xmalloc(p * sizeof *parts);
-        memcpy(parts, pp->part, p * sizeof *parts);
-        for (uint32_t j = 0; j < p; j++) ss_inst_drain(w, parts[j]); /* the last to stop frees pp */
-        free(parts);
+        each_part(w, pp, ss_inst_drain);
     }
     free(list);
     return freed;
 }
 
 /* ---- warm parts, completion ---------------------------------------------------------------- */
+
+/* One more GPU of pp holds the whole model; with all of them, pp takes no
+ * more requests and becomes whole replicas once empty. */
+static void whole_on(ss_world *w, ss_parted *pp)
+{
+    if (++pp->whole < pp->p) return;
+    pp->completing = 1;
+    pp->part[0]->gen++; /* its place among the free servers is void: it takes no more requests */
+    dissolve(w, pp);
+}
 
 static void part_warm(ss_coldstart *cs, ss_cold *c, double now)
 {
@@ -484,11 +488,7 @@ static void part_warm(ss_coldstart *cs, ss_cold *c, double now)
             e->data = HAS_DATA;
             e->used_s = now;
         }
-        if (++pp->whole == pp->p) {
-            pp->completing = 1;
-            pp->part[0]->gen++; /* its place among the free servers is void: it takes no more requests */
-            dissolve(w, pp);
-        }
+        whole_on(w, pp);
         return;
     }
     ss_inst_up(w, in);
@@ -505,11 +505,7 @@ static void part_warm(ss_coldstart *cs, ss_cold *c, double now)
     if (done.source == SS_SOURCE_GPU) rest = 0; /* the whole model is on the GPU already */
     if (!w->sc->partitioning->completion || pp->draining) return;
     if (rest > 0) part_cold(cs, in, host, gpu, PART_REST, rest);
-    else if (++pp->whole == pp->p) {
-        pp->completing = 1;
-        pp->part[0]->gen++;
-        dissolve(w, pp);
-    }
+    else whole_on(w, pp);
 }
 
 /* ---- scale-up ---------------------------------------------------------------------------- */
@@ -578,10 +574,7 @@ uint32_t cs_grow_parts(ss_coldstart *cs, uint32_t m, uint32_t k)
     uint32_t p = 1;
     if (ng >= 2) {
         p = ps->pl.pol->ops.partitioner.plan(ps->state, &ps->models[m], expected_queue(cs, m), ng, ps->cuts);
-        if (p < 1 || p > ng || p > ps->models[m].nlayers) p = 1; /* a plan it may not make: whole replicas */
-        for (uint32_t j = 1; j + 1 < p; j++)
-            if (ps->cuts[j] <= ps->cuts[j - 1] || ps->cuts[j] + 1 >= ps->models[m].nlayers) p = 1;
-        if (p > 1 && ps->cuts[0] + 1 >= ps->models[m].nlayers) p = 1;
+        if (!ss_part_plan_ok(&ps->models[m], ps->cuts, p, ng)) p = 1; /* a plan it may not make: whole replicas */
     }
     uint32_t pipes = p > 1 ? ng / p : 0, started = 0;
     for (uint32_t q = 0; q < pipes; q++) {

@@ -294,11 +294,19 @@ static ss_instance *named(ss_world *w, const ss_event_cfg *e)
     return NULL; /* validated when read: unreachable */
 }
 
+/* arg: the instance's id, and its generation in the high half (a record
+ * stopped while starting may be reused before this fires). */
 static void up_ev(ss_engine *eng, void *ctx, uint64_t arg)
 {
     (void)eng;
     ss_world *w = ctx;
-    ss_inst_up(w, w->inst[arg]);
+    ss_instance *in = w->inst[(uint32_t)arg];
+    if (in->gen == (uint32_t)(arg >> 32)) ss_inst_up(w, in);
+}
+
+void ss_inst_up_at(ss_world *w, ss_instance *in, double at_s)
+{
+    ss_schedule(w->eng, at_s, up_ev, w, (uint64_t)in->gen << 32 | in->id);
 }
 
 static void event_ev(ss_engine *eng, void *ctx, uint64_t arg)
@@ -310,7 +318,7 @@ static void event_ev(ss_engine *eng, void *ctx, uint64_t arg)
     case SS_EV_ADD:
         for (uint32_t k = 0; k < e->count; k++) {
             ss_instance *in = ss_inst_create(w, e->deploy, now);
-            if (e->startup_s > 0) ss_schedule(eng, now + e->startup_s, up_ev, w, in->id);
+            if (e->startup_s > 0) ss_inst_up_at(w, in, now + e->startup_s);
             else ss_inst_up(w, in);
         }
         break;

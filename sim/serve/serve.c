@@ -166,6 +166,23 @@ static inline void svc_unlink(ss_instance *in, ss_request *r)
     r->svc_prev = r->svc_next = NULL;
 }
 
+/* A server of in becomes busy at now (the busy-time integral first). */
+static inline void take_server(ss_group *g, ss_instance *in, double now)
+{
+    ss_inst_busy_mark(in, now);
+    g->views[in->index].busy = ++in->busy;
+}
+
+/* r's timed service at in ends dur_s from now (a ps request runs as a flow instead). */
+static inline void exec_for(ss_world *w, ss_instance *in, ss_request *r, double now, double dur_s)
+{
+    ss_event_id ev = ss_schedule(w->eng, now + dur_s, service_done, in, (uint64_t)(uintptr_t)r);
+    if (w->track) {
+        r->ev = ev;
+        svc_link(in, r);
+    }
+}
+
 /* The plain path (in->plain: a FIFO instance with its own queue, up, in
  * a world that tracks nothing): what serving did before instances could
  * come and go, kept apart so that plain serving pays for none of it. */
@@ -175,8 +192,7 @@ static inline void plain_start(ss_world *w, ss_instance *in, ss_request *r)
     ss_group *g = &w->groups[in->model];
     r->queue_s += now - r->enqueued_s;
     r->started_s = now;
-    ss_inst_busy_mark(in, now);
-    g->views[in->index].busy = ++in->busy;
+    take_server(g, in, now);
     double service_s = ss_dist_sample(g->service, g->rng);
     r->service_s += service_s;
     ss_schedule(w->eng, now + service_s, service_done, in, (uint64_t)(uintptr_t)r);
@@ -193,8 +209,7 @@ static inline void serve_start(ss_world *w, ss_instance *in, ss_request *r)
     if (g->as) ss_as_start(g, now - r->enqueued_s);
     r->queue_s += now - r->enqueued_s;
     r->started_s = now;
-    ss_inst_busy_mark(in, now);
-    g->views[in->index].busy = ++in->busy;
+    take_server(g, in, now);
     if (!r->resumed) {
         r->work_s = ss_dist_sample(g->service, g->rng);
         r->service_s += r->work_s;
@@ -202,11 +217,7 @@ static inline void serve_start(ss_world *w, ss_instance *in, ss_request *r)
     r->resumed = 0;
     if (in->pp) { /* the first part of a partitioned replica: its share of the demand */
         ss_pp_started(w, in);
-        ss_event_id ev = ss_schedule(w->eng, now + ss_pp_exec_s(in, r), service_done, in, (uint64_t)(uintptr_t)r);
-        if (w->track) {
-            r->ev = ev;
-            svc_link(in, r);
-        }
+        exec_for(w, in, r, now, ss_pp_exec_s(in, r));
         return;
     }
     if (in->discipline == SS_DISC_PS) {
@@ -220,11 +231,7 @@ static inline void serve_start(ss_world *w, ss_instance *in, ss_request *r)
         r->ev = ss_flow_start(w->cnet, route, n, r->work_s, &o, ps_done, r);
         return;
     }
-    ss_event_id ev = ss_schedule(w->eng, now + r->work_s, service_done, in, (uint64_t)(uintptr_t)r);
-    if (w->track) {
-        r->ev = ev;
-        svc_link(in, r);
-    }
+    exec_for(w, in, r, now, r->work_s);
 }
 
 void ss_serve_start(ss_world *w, ss_instance *in, ss_request *r) { serve_start(w, in, r); }
@@ -232,15 +239,9 @@ void ss_serve_start(ss_world *w, ss_instance *in, ss_request *r) { serve_start(w
 void ss_serve_exec(ss_world *w, ss_instance *in, ss_request *r)
 {
     double now = ss_now(w->eng);
-    ss_group *g = &w->groups[in->model];
     r->started_s = now;
-    ss_inst_busy_mark(in, now);
-    g->views[in->index].busy = ++in->busy;
-    ss_event_id ev = ss_schedule(w->eng, now + ss_pp_exec_s(in, r), service_done, in, (uint64_t)(uintptr_t)r);
-    if (w->track) {
-        r->ev = ev;
-        svc_link(in, r);
-    }
+    take_server(&w->groups[in->model], in, now);
+    exec_for(w, in, r, now, ss_pp_exec_s(in, r));
 }
 
 /* The queue an instance takes its next request from, and its ops. */

@@ -198,6 +198,8 @@ void ss_serve_advance(ss_world *w, ss_request *r);
  * events. */
 ss_instance *ss_inst_create(ss_world *w, uint32_t deploy, double now);
 void ss_inst_up(ss_world *w, ss_instance *in);
+/* ... at at_s, unless it stopped before (its record may be reused meanwhile). */
+void ss_inst_up_at(ss_world *w, ss_instance *in, double at_s);
 /* Stop taking requests, serve what it holds, then stop (a starting one stops at once). */
 void ss_inst_drain(ss_world *w, ss_instance *in);
 /* A draining instance stops once it holds nothing. */
