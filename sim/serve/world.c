@@ -287,28 +287,27 @@ void ss_world_result(const ss_world *w, ss_run_result *r)
     free(all.queue_hist);
     r->ndevices = sc->ndevices;
     r->util = ss_xcalloc(sc->ndevices ? sc->ndevices : 1, sizeof *r->util);
-    size_t *count = ss_xcalloc(sc->ndevices ? sc->ndevices : 1, sizeof *count);
     /* Utilisation over [end of warm-up, last request done]: not up to the
      * last event, which may be a time-series sample after the end. */
     double span = w->last_done_s - start;
     for (size_t i = 0; i < w->ninst; i++)
         if (!w->inst[i]->retired) r->util[w->inst[i]->device] += w->inst[i]->busy_s;
-    /* Per device, the most servers its instances had at once at the end of
-     * an instant (a ps instance counts one: busy while it holds a request).
+    /* Per device, over the most servers its instances had at once at the end
+     * of an instant (a ps instance counts one: busy while it holds a request).
      * With instances that come and go on one GPU in turn this stays 1, so
      * utilisation is the device's busy fraction; with fixed instances it is
      * their sum, as it always was. */
-    for (size_t d = 0; w->dev_servers && d < sc->ndevices; d++) {
-        if (w->retired_busy_s) r->util[d] += w->retired_busy_s[d];
-        count[d] = w->dev_peak[d] > w->dev_servers[d] ? w->dev_peak[d] : w->dev_servers[d];
-    }
     size_t used = 0;
     for (size_t d = 0; d < sc->ndevices; d++) {
-        r->util[d] = count[d] && span > 0 ? r->util[d] / ((double)count[d] * span) : 0;
-        if (count[d]) r->util_mean += r->util[d], used++;
+        uint32_t count = 0; /* no instance was ever created: nothing allocated */
+        if (w->dev_servers) {
+            r->util[d] += w->retired_busy_s[d];
+            count = w->dev_peak[d] > w->dev_servers[d] ? w->dev_peak[d] : w->dev_servers[d];
+        }
+        r->util[d] = count && span > 0 ? r->util[d] / ((double)count * span) : 0;
+        if (count) r->util_mean += r->util[d], used++;
     }
     if (used) r->util_mean /= (double)used;
-    free(count);
     if (w->pipe) ss_pipe_result(w, r);
     if (sc->nevents || sc->autoscale) { /* instances came and went: what they cost, what was lost */
         for (uint32_t m = 0; m < sc->nmodels; m++) {
