@@ -1,10 +1,16 @@
 /* test_tune.c: `servesim tune` - equal-resource tuning (docs/autoscaling.md):
  * it finds an atl headroom that uses tsk's replica-seconds within 5%, says
  * so when the range does not bracket the reference (exit 1), and refuses a
- * key the policy does not have (exit 2). */
+ * key the policy does not have (exit 2); with --per-model it gives two
+ * models under one load each their own tsk target at the replica-seconds of
+ * a reference whose targets differ by model, and the values it prints do
+ * use them (a run at those values is within 5% for each model). */
 #include "test.h"
 
+#include <math.h>
 #include <stdlib.h>
+
+#include "core/util.h"
 
 static const char *SCEN =
     "seed: 9\nreplications: 2\nduration_s: 200\nhosts:\n  - name: h\n    devices: [{name: g0, kind: gpu}, "
@@ -24,6 +30,72 @@ static const char *SCEN =
 static int tune(const char *dir, const char *args, char **out)
 {
     return ss_test_sh(out, "cd '%s' && '%s/servesim' tune t.yaml %s", dir, SS_BUILD_DIR, args);
+}
+
+/* Two models on six GPUs; the reference holds a queue-latency target of
+ * 0.3 s for `a` and 2 s for `b`, the variant 5 s for both. */
+static const char *SCEN2 =
+    "seed: 3\nreplications: 2\nduration_s: 600\nhosts:\n  - name: h\n    devices: [{name: g0, kind: gpu}, "
+    "{name: g1, kind: gpu}, {name: g2, kind: gpu}, {name: g3, kind: gpu}, {name: g4, kind: gpu}, {name: g5, kind: gpu}]\n"
+    "models:\n  - {name: a, service: {dist: exponential, mean_s: 0.1}}\n"
+    "  - {name: b, service: {dist: exponential, mean_s: 0.1}}\ndeployment:\n"
+    "  - {model: a, devices: \"h/g*\", queue: shared, instances: 1}\n"
+    "  - {model: b, devices: \"h/g*\", queue: shared, instances: 1}\n"
+    "workloads:\n  - {name: wa, kind: poisson, target: a, rate_rps: 12}\n"
+    "  - {name: wb, kind: poisson, target: b, rate_rps: 12}\n"
+    "autoscaling:\n  policy: {name: tsk, target_s: 5}\n"
+    "variants:\n  - {name: ref, set: {autoscaling.per_model: {a: {target_s: 0.3}, b: {target_s: 2}}}}\n"
+    "  - {name: v, set: {autoscaling.policy.target_s: 5}}\n";
+
+/* A results CSV's instance_s_<model>, the mean over its rows for all models. */
+static double instance_s(const char *csv, const char *model)
+{
+    char *out = NULL;
+    ss_test_sh(&out,
+               "python3 -c 'import csv, sys; r = [x for x in csv.DictReader(open(sys.argv[1])) if x[\"model\"] == "
+               "\"all\"]; print(sum(float(x[\"instance_s_\" + sys.argv[2]]) for x in r) / len(r))' '%s' '%s'",
+               csv, model);
+    double v = out ? strtod(out, NULL) : -1;
+    free(out);
+    return v;
+}
+
+static void per_model(void)
+{
+    char *dir = ss_test_tmpdir();
+    free(ss_test_write(dir, "t.yaml", SCEN2));
+    char *out = NULL;
+    CU_ASSERT_EQUAL_FATAL(
+        tune(dir, "--variant v --reference ref --key target_s --lo 0.01 --hi 50 --per-model --quiet", &out), 0);
+    double xa = 0, xb = 0;
+    const char *pa = out ? strstr(out, "a=") : NULL, *pb = out ? strstr(out, "b=") : NULL;
+    CU_ASSERT_FATAL(pa && pb);
+    xa = strtod(pa + 2, NULL);
+    xb = strtod(pb + 2, NULL);
+    CU_ASSERT(xa > 0.01 && xa < xb && xb < 50); /* a's reference target is the tighter one */
+    free(out);
+    /* The values found put each model within 5% of the reference's replica-seconds. */
+    CU_ASSERT_EQUAL(ss_test_sh(NULL,
+                               "cd '%s' && '%s/servesim' run t.yaml --variant ref --quiet -o ref.csv && '%s/servesim' run "
+                               "t.yaml --variant v --quiet -o v.csv --set autoscaling.per_model.a.target_s=%.17g "
+                               "--set autoscaling.per_model.b.target_s=%.17g",
+                               dir, SS_BUILD_DIR, SS_BUILD_DIR, xa, xb),
+                    0);
+    char *ref = ss_xasprintf("%s/ref.csv", dir), *v = ss_xasprintf("%s/v.csv", dir);
+    for (int m = 0; m < 2; m++) {
+        const char *name = m ? "b" : "a";
+        double r = instance_s(ref, name), x = instance_s(v, name);
+        CU_ASSERT(r > 0 && fabs(x - r) <= 0.05 * r);
+    }
+    /* Without its own values, model a uses more than 5% less than the reference: the test can fail. */
+    double r = instance_s(ref, "a");
+    CU_ASSERT_EQUAL(ss_test_sh(NULL, "cd '%s' && '%s/servesim' run t.yaml --variant v --quiet -o v.csv", dir,
+                               SS_BUILD_DIR), 0);
+    CU_ASSERT(instance_s(v, "a") < 0.95 * r);
+    free(ref);
+    free(v);
+    ss_test_sh(NULL, "rm -rf '%s'", dir);
+    free(dir);
 }
 
 static void finds_and_refuses(void)
@@ -47,4 +119,5 @@ static void finds_and_refuses(void)
     free(dir);
 }
 
-SS_TEST_SUITE("tune", {"finds a threshold at equal resources, or says why not", finds_and_refuses})
+SS_TEST_SUITE("tune", {"finds a threshold at equal resources, or says why not", finds_and_refuses},
+              {"--per-model: each model its own threshold at the reference's resources", per_model})

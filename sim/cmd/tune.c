@@ -10,7 +10,15 @@
  * of R's, assuming they move monotonically with K (the direction is read
  * from the ends).  It prints each step and the value found; exit 0 when
  * found, 1 when [A, B] does not bracket the reference or 40 steps did not
- * reach the tolerance, 2 on bad input. */
+ * reach the tolerance, 2 on bad input.
+ *
+ * With --per-model, K is a parameter of the autoscaler policy and each
+ * autoscaled model gets its own (autoscaling.per_model.<model>.K), bisected
+ * on that model's replica-seconds against the reference's for the same
+ * model, all models in the same runs (geometrically where A > 0): found when
+ * every model is within the tolerance in one run; it prints MODEL=value
+ * lines.  Models share the GPUs and storage, so a model inside the tolerance
+ * keeps its value while the others move, and may need to move again. */
 #include "cmd/tune.h"
 
 #include <math.h>
@@ -31,12 +39,17 @@ static const char usage[] =
     "tolerance.  Flashpoint compares autoscalers at equal resources this way (docs/autoscaling.md).\n"
     "\n"
     "  --tolerance T       relative (default 0.05)\n"
+    "  --per-model         KEY is a policy parameter (e.g. target_s), tuned for each model on its own\n"
+    "                      replica-seconds (autoscaling.per_model.MODEL.KEY); prints MODEL=value lines\n"
     "  --set KEY=VALUE     override a key of the scenario for both variants (repeatable)\n"
     "  --quiet             print only the value found\n"
     "Exit 0 found, 1 not bracketed or not reached in 40 steps, 2 bad input.\n";
 
-/* Mean replica-seconds of a variant with extra sets; -1 with err set. */
-static double replica_s(const char *path, const char *variant, char **sets, size_t nsets, ss_err *err)
+/* Mean replica-seconds of a variant with extra sets, in total and, when
+ * per_m is given, per model (sc.nmodels entries, NAN for a model that is not
+ * autoscaled; *nm set to the count); -1 with err set. */
+static double replica_s(const char *path, const char *variant, char **sets, size_t nsets, double **per_m, size_t *nm,
+                        char ***names, ss_err *err)
 {
     ss_scenario sc;
     if (ss_scenario_load(&sc, path, variant, sets, nsets, err) < 0) {
@@ -48,10 +61,11 @@ static double replica_s(const char *path, const char *variant, char **sets, size
         ss_scenario_free(&sc);
         return -1;
     }
-    double sum = 0;
+    double sum = 0, *m_sum = ss_xcalloc(sc.nmodels + 1, sizeof *m_sum);
     for (uint32_t r = 0; r < sc.replications; r++) {
         ss_world *w = ss_world_build(&sc, r, NULL, err);
         if (!w) {
+            free(m_sum);
             ss_scenario_free(&sc);
             return -1;
         }
@@ -60,9 +74,25 @@ static double replica_s(const char *path, const char *variant, char **sets, size
         ss_world_result(w, &res);
         for (size_t k = 0; k < res.nextras; k++)
             if (strncmp(res.extras[k].col, "instance_s_", 11) == 0) sum += res.extras[k].value;
+        for (uint32_t m = 0; m < sc.nmodels; m++)
+            for (size_t k = 0; k < res.nextras; k++)
+                if (strncmp(res.extras[k].col, "instance_s_", 11) == 0 &&
+                    strcmp(res.extras[k].col + 11, sc.models[m].name) == 0)
+                    m_sum[m] += res.extras[k].value;
         ss_run_result_free(&res);
         ss_world_free(w);
     }
+    if (per_m) {
+        for (uint32_t m = 0; m < sc.nmodels; m++)
+            m_sum[m] = sc.autoscale && sc.autoscale->models[m] ? m_sum[m] / sc.replications : NAN;
+        *per_m = m_sum;
+        *nm = sc.nmodels;
+        if (names) {
+            *names = ss_xcalloc(sc.nmodels + 1, sizeof **names);
+            for (uint32_t m = 0; m < sc.nmodels; m++) (*names)[m] = ss_xstrdup(sc.models[m].name);
+        }
+    } else
+        free(m_sum);
     double mean = sum / sc.replications;
     ss_scenario_free(&sc);
     return mean;
@@ -76,10 +106,105 @@ static double at(const char *path, const char *variant, const char *key, double 
     for (size_t i = 0; i < nsets; i++) all[i] = sets[i];
     char *kv = ss_xasprintf("%s=%.17g", key, x);
     all[nsets] = kv;
-    double v = replica_s(path, variant, all, nsets + 1, err);
+    double v = replica_s(path, variant, all, nsets + 1, NULL, NULL, NULL, err);
     free(kv);
     free(all);
     return v;
+}
+
+/* V's replica-seconds per model with autoscaling.per_model.<m>.KEY=x[m]
+ * for each autoscaled model (NAN entries of x are not set). */
+static int at_each(const char *path, const char *variant, const char *key, const double *x, char *const *names,
+                   size_t nm, char **sets, size_t nsets, double **out, ss_err *err)
+{
+    char **all = ss_xcalloc(nsets + nm + 1, sizeof *all);
+    size_t n = 0;
+    for (size_t i = 0; i < nsets; i++) all[n++] = sets[i];
+    for (size_t m = 0; m < nm; m++)
+        if (!isnan(x[m])) all[n++] = ss_xasprintf("autoscaling.per_model.%s.%s=%.17g", names[m], key, x[m]);
+    size_t got = 0;
+    double v = replica_s(path, variant, all, n, out, &got, NULL, err);
+    for (size_t i = nsets; i < n; i++) free(all[i]);
+    free(all);
+    return v < 0 || got != nm ? -1 : 0;
+}
+
+/* --per-model: every autoscaled model's KEY at once (see the top). */
+static int tune_each(const ss_cli *c, const char *variant, const char *key, const char *ref, double lo, double hi,
+                     double tol)
+{
+    ss_err err = {0};
+    double *target = NULL, *flo = NULL, *fhi = NULL, *fx = NULL;
+    char **names = NULL;
+    size_t nm = 0;
+    int rc = 2;
+    if (replica_s(c->path, ref, c->sets, c->nsets, &target, &nm, &names, &err) < 0) goto out;
+    double *a = ss_xcalloc(nm + 1, sizeof *a), *b = ss_xcalloc(nm + 1, sizeof *b), *x = ss_xcalloc(nm + 1, sizeof *x);
+    for (size_t m = 0; m < nm; m++) {
+        a[m] = isnan(target[m]) ? NAN : lo;
+        b[m] = isnan(target[m]) ? NAN : hi;
+    }
+    if (at_each(c->path, variant, key, a, names, nm, c->sets, c->nsets, &flo, &err) < 0 ||
+        at_each(c->path, variant, key, b, names, nm, c->sets, c->nsets, &fhi, &err) < 0)
+        goto done;
+    rc = 0;
+    for (size_t m = 0; m < nm; m++) {
+        if (isnan(target[m])) continue;
+        if (!c->quiet)
+            printf("%s: reference %.6f, %s=%.6g: %.6f, %s=%.6g: %.6f\n", names[m], target[m], key, lo, flo[m], key, hi,
+                   fhi[m]);
+        if ((flo[m] - target[m]) * (fhi[m] - target[m]) > 0) {
+            fprintf(stderr, "servesim tune: %s: [%g, %g] does not bracket the reference (%.6f and %.6f against %.6f)\n",
+                    names[m], lo, hi, flo[m], fhi[m], target[m]);
+            rc = 1;
+        }
+    }
+    if (rc) goto done;
+    rc = 1;
+    for (int step = 0; step < 40 && rc == 1; step++) {
+        for (size_t m = 0; m < nm; m++)
+            x[m] = isnan(target[m]) ? NAN : lo > 0 ? sqrt(a[m] * b[m]) : (a[m] + b[m]) / 2;
+        free(fx);
+        fx = NULL;
+        if (at_each(c->path, variant, key, x, names, nm, c->sets, c->nsets, &fx, &err) < 0) {
+            rc = 2;
+            break;
+        }
+        int all_in = 1;
+        for (size_t m = 0; m < nm; m++) {
+            if (isnan(target[m])) continue;
+            int in = fabs(fx[m] - target[m]) <= tol * fabs(target[m]);
+            if (!c->quiet) printf("step %d %s=%.6g: %.6f (%+.2f%%)\n", step + 1, names[m], x[m], fx[m],
+                                  100 * (fx[m] - target[m]) / target[m]);
+            all_in &= in;
+            if (in) a[m] = b[m] = x[m]; /* held while the others move */
+            else if ((fx[m] - target[m]) * (fhi[m] - flo[m]) > 0) { /* too far towards hi */
+                if (a[m] == b[m]) a[m] = lo; /* a held model pushed out again: reopen */
+                b[m] = x[m];
+            } else {
+                if (a[m] == b[m]) b[m] = hi;
+                a[m] = x[m];
+            }
+        }
+        if (all_in) rc = 0;
+    }
+    if (rc == 0)
+        for (size_t m = 0; m < nm; m++)
+            if (!isnan(target[m])) printf("%s=%.6g\n", names[m], x[m]);
+    if (rc == 1) fprintf(stderr, "servesim tune: not every model within the tolerance after 40 steps\n");
+done:
+    free(a);
+    free(b);
+    free(x);
+out:
+    if (rc == 2) fprintf(stderr, "%s\n", err.msg);
+    for (size_t m = 0; names && m < nm; m++) free(names[m]);
+    free(names);
+    free(target);
+    free(flo);
+    free(fhi);
+    free(fx);
+    return rc;
 }
 
 static int number(const char *opt, const char *s, double *out)
@@ -95,7 +220,7 @@ int ss_cmd_tune(int argc, char **argv)
     ss_cli c = {0};
     const char *variant = NULL, *key = NULL, *ref = NULL;
     double lo = NAN, hi = NAN, tol = 0.05;
-    int rc = 0;
+    int rc = 0, each = 0;
     for (int i = 0; i < argc && rc == 0; i++) {
         int t = ss_cli_take(&c, "tune", argc, argv, &i);
         if (t == 1) continue;
@@ -111,6 +236,7 @@ int ss_cmd_tune(int argc, char **argv)
         else if (strcmp(a, "--lo") == 0) rc = number("--lo", v, &lo), i++;
         else if (strcmp(a, "--hi") == 0) rc = number("--hi", v, &hi), i++;
         else if (strcmp(a, "--tolerance") == 0) rc = number("--tolerance", v, &tol), i++;
+        else if (strcmp(a, "--per-model") == 0) each = 1;
         else rc = ss_bad_usage("tune", "unknown option '%s'", a);
     }
     if (rc == 0 && (!c.path || !variant || !key || !ref || isnan(lo) || isnan(hi)))
@@ -120,8 +246,13 @@ int ss_cmd_tune(int argc, char **argv)
         ss_cli_free(&c);
         return rc;
     }
+    if (each) {
+        rc = tune_each(&c, variant, key, ref, lo, hi, tol);
+        ss_cli_free(&c);
+        return rc;
+    }
     ss_err err = {0};
-    double target = replica_s(c.path, ref, c.sets, c.nsets, &err), a = lo, b = hi, fa, fb;
+    double target = replica_s(c.path, ref, c.sets, c.nsets, NULL, NULL, NULL, &err), a = lo, b = hi, fa, fb;
     if (target < 0 || (fa = at(c.path, variant, key, a, c.sets, c.nsets, &err)) < 0 ||
         (fb = at(c.path, variant, key, b, c.sets, c.nsets, &err)) < 0) {
         fprintf(stderr, "%s\n", err.msg);

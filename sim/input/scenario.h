@@ -148,6 +148,10 @@ typedef struct ss_autoscale_cfg {
     int cat;                  /* Flashpoint's CAT rule gates the answers (FP §2.7, eq. 4.12) */
     double cat_low_rps, cat_high_rps; /* its thresholds rho_L, rho_H */
     uint8_t *models;          /* per model: 1 if autoscaled */
+    /* per model: the policy with that model's own parameters (`per_model:`,
+     * over the policy's), or name NULL where the model has none */
+    ss_policy_cfg *per_model;
+    size_t nper_model;        /* its length: the scenario's models */
 } ss_autoscale_cfg;
 
 /* `placement:` (docs/coldstart.md): replicas started at run time on a

@@ -1,8 +1,10 @@
 /* scenario_autoscale.c: the `autoscaling:` section (docs/autoscaling.md):
  * the autoscaler plugin and its parameters, the tick, the decision delay,
  * the replica bounds, the scale-down stabilisation window, the measurement
- * windows and the models it resizes (every model with a shared queue,
- * unless `models:` names some; each must have one). */
+ * windows, the models it resizes (every model with a shared queue,
+ * unless `models:` names some; each must have one) and, under `per_model:`,
+ * a model's own parameters for the policy (as Kubernetes gives each
+ * Deployment its own HPA). */
 #include "input/scenario_autoscale.h"
 
 #include <math.h>
@@ -71,10 +73,71 @@ static int read_windows(ss_autoscale_cfg *a, const ss_node *as, ss_err *err)
     return 0;
 }
 
+/* `per_model: {MODEL: {param: value, ...}}`: the policy's parameters with
+ * the model's own over them; the plugin checks the names when it loads. */
+static int read_per_model(ss_scenario *sc, ss_autoscale_cfg *a, const ss_node *as, ss_err *err)
+{
+    a->per_model = ss_xcalloc(sc->nmodels + 1, sizeof *a->per_model);
+    a->nper_model = sc->nmodels;
+    ss_node *pm = NULL;
+    TRY_(ss_cfg_map(as, "per_model", &pm, 0, err));
+    if (!pm) return 0;
+    char **names = ss_xcalloc(sc->nmodels + 1, sizeof *names);
+    for (size_t m = 0; m < sc->nmodels; m++) names[m] = sc->models[m].name;
+    for (size_t i = 0; i < pm->n; i++) {
+        const ss_node *e = pm->items[i];
+        int m = ss_sc_find_name(names, sc->nmodels, e->key);
+        if (m < 0) {
+            ss_node key = {.kind = SS_NODE_SCALAR, .value = e->key, .file = e->file, .line = e->key_line,
+                           .col = e->key_col};
+            return ss_sc_unknown_ref(&key, "model", names, err);
+        }
+        if (!a->models[m]) {
+            free(names);
+            return ss_err_at(err, e->file, e->key_line, e->key_col,
+                             "per_model: model '%s' is not autoscaled (it has no shared queue, or "
+                             "autoscaling.models leaves it out)",
+                             e->key);
+        }
+        if (e->kind != SS_NODE_MAP || e->n == 0) {
+            free(names);
+            return ss_node_err(e, err, "per_model: %s: expected a map of the policy's parameters, e.g. {%s: ...}",
+                               e->key, a->policy.nparams ? a->policy.params[0].key : "target");
+        }
+        const ss_policy_cfg *base = &a->policy;
+        ss_policy_cfg *p = &a->per_model[m];
+        size_t cap = base->nparams + e->n;
+        p->name = ss_xstrdup(base->name);
+        p->params = ss_xcalloc(cap, sizeof *p->params);
+        p->param_pos = ss_xcalloc(cap, sizeof *p->param_pos);
+        p->param_file = ss_xcalloc(cap, sizeof *p->param_file);
+        p->file = ss_xstrdup(e->file);
+        p->line = e->key_line;
+        p->col = e->key_col;
+        for (size_t k = 0; k < base->nparams + e->n; k++) {
+            const ss_node *c = k < base->nparams ? NULL : e->items[k - base->nparams];
+            if (!c && ss_map_find(e, base->params[k].key)) continue; /* the model's own wins */
+            if (c && ss_node_expect(c, SS_NODE_SCALAR, c->key, err) < 0) {
+                free(names);
+                return -1;
+            }
+            size_t j = p->nparams++;
+            p->params[j] = (ss_param){ss_xstrdup(c ? c->key : base->params[k].key),
+                                      ss_xstrdup(c ? c->value : base->params[k].value)};
+            p->param_pos[j][0] = c ? c->key_line : base->param_pos[k][0];
+            p->param_pos[j][1] = c ? c->key_col : base->param_pos[k][1];
+            p->param_file[j] = ss_xstrdup(c ? c->file : base->param_file[k]);
+        }
+    }
+    free(names);
+    return 0;
+}
+
 static int read_section(ss_scenario *sc, ss_autoscale_cfg *a, const ss_node *as, ss_err *err)
 {
     static const char *const keys[] = {"policy", "period_s", "decision_delay_s", "min_replicas", "max_replicas",
-                                       "stabilization_s", "windows_s", "rate_quantile", "models", "cat", NULL};
+                                       "stabilization_s", "windows_s", "rate_quantile", "models", "cat", "per_model",
+                                       NULL};
     TRY_(ss_cfg_check_keys(as, keys, "autoscaling", err));
     if (!ss_map_find(as, "policy")) return ss_node_err(as, err, "autoscaling: missing key 'policy' (an autoscaler plugin)");
     int rc = ss_policy_cfg_read(&a->policy, as, "policy", "", err);
@@ -111,7 +174,8 @@ static int read_section(ss_scenario *sc, ss_autoscale_cfg *a, const ss_node *as,
         TRY_(ss_cfg_num(cat, "high_rps", &a->cat_high_rps, SS_NONNEG, err));
         a->cat = 1;
     }
-    return read_models(sc, a, as, err);
+    TRY_(read_models(sc, a, as, err));
+    return read_per_model(sc, a, as, err);
 }
 
 int ss_sc_read_autoscaling(ss_scenario *sc, const ss_node *root, ss_err *err)
@@ -127,6 +191,8 @@ void ss_autoscale_cfg_free(ss_autoscale_cfg *a)
 {
     if (!a) return;
     ss_policy_cfg_free(&a->policy);
+    for (size_t m = 0; m < a->nper_model; m++) ss_policy_cfg_free(&a->per_model[m]);
+    free(a->per_model);
     free(a->models);
     free(a);
 }

@@ -58,6 +58,7 @@ typedef struct ss_as_model {
     double *idle;             /* scratch for the view */
     uint32_t idle_cap;
     double last_rate_rps;     /* the shortest window's arrival rate at the last tick (partitioning's E(x)) */
+    void *own_state;          /* the policy with the model's own parameters (per_model:), or NULL */
 } ss_as_model;
 
 typedef struct ss_autoscaler {
@@ -347,7 +348,7 @@ static void tick(ss_engine *eng, void *ctx, uint64_t arg)
         ss_autoscale_view v;
         ss_inst_retire(w, a->model);
         view_of(as, a, now, &v);
-        uint32_t want = as->pl.pol->ops.autoscaler.desired(as->state, &v);
+        uint32_t want = as->pl.pol->ops.autoscaler.desired(a->own_state ? a->own_state : as->state, &v);
         if (c->cat) { /* CAT (FP §2.7, the consistent reading of eq. 4.12) over the shortest window */
             double lambda = v.rate_rps[0], mu = v.mean_exec_s > 0 ? v.up / v.mean_exec_s : INFINITY;
             uint32_t cur = v.starting + v.up;
@@ -417,6 +418,8 @@ int ss_autoscaler_build(ss_world *w, ss_err *err)
         a->npast = npast;
         a->past_desired = ss_xcalloc(npast + 1, sizeof *a->past_desired);
         w->groups[m].as = a;
+        if (c->per_model[m].name && ss_world_policy_init(w, &as->pl, &c->per_model[m], as->rng, &a->own_state, err) < 0)
+            return -1;
     }
     ss_schedule(w->eng, c->period_s, tick, as, 0);
     w->daemons++;
@@ -434,6 +437,7 @@ void ss_autoscaler_free(ss_world *w)
         free(a->hist_area);
         free(a->past_desired);
         free(a->idle);
+        if (a->own_state && as->pl.pol->fini) as->pl.pol->fini(a->own_state);
     }
     free(as->m);
     if (as->pl.pol && as->pl.pol->fini && as->state) as->pl.pol->fini(as->state);

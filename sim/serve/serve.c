@@ -464,11 +464,9 @@ void ss_route(ss_world *w, ss_request *r)
 void ss_world_finish(ss_world *w, ss_request *r) { finish(w, r); }
 void ss_world_drop(ss_world *w, ss_request *r) { drop(w, r); }
 
-int ss_world_load_policy(ss_world *w, const ss_policy_cfg *pc, ss_policy_kind kind, ss_plugin *pl, void **state,
-                         gsl_rng **rng, const char *stream, ss_err *err)
+int ss_world_policy_init(ss_world *w, const ss_plugin *pl, const ss_policy_cfg *pc, gsl_rng *rng, void **state,
+                         ss_err *err)
 {
-    const ss_scenario *sc = w->sc;
-    if (ss_plugin_load(pl, pc->name, kind, sc->dir, pc->file, pc->line, pc->col, err) < 0) return -1;
     const char *const *ok = pl->pol->params;
     for (size_t i = 0; i < pc->nparams; i++) {
         int known = 0;
@@ -481,11 +479,10 @@ int ss_world_load_policy(ss_world *w, const ss_policy_cfg *pc, ss_policy_kind ki
                              near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
         }
     }
-    *rng = ss_rng_stream(sc->seed, w->rep, stream);
     ss_params params = {pc->params, pc->nparams};
     ss_policy_init args = {.params = &params,
-                           .env = {.rng = *rng, .uniform = ss_rng_uniform, .uniform_int = ss_rng_uniform_int},
-                           .ngroups = (uint32_t)sc->nmodels};
+                           .env = {.rng = rng, .uniform = ss_rng_uniform, .uniform_int = ss_rng_uniform_int},
+                           .ngroups = (uint32_t)w->sc->nmodels};
     *state = NULL;
     if (pl->pol->init) {
         char msg[512] = "";
@@ -494,6 +491,16 @@ int ss_world_load_policy(ss_world *w, const ss_policy_cfg *pc, ss_policy_kind ki
                              msg[0] ? msg : "initialisation failed");
     }
     return 0;
+}
+
+int ss_world_load_policy(ss_world *w, const ss_policy_cfg *pc, ss_policy_kind kind, ss_plugin *pl, void **state,
+                         gsl_rng **rng, const char *stream, ss_err *err)
+{
+    const ss_scenario *sc = w->sc;
+    *state = NULL;
+    if (ss_plugin_load(pl, pc->name, kind, sc->dir, pc->file, pc->line, pc->col, err) < 0) return -1;
+    *rng = ss_rng_stream(sc->seed, w->rep, stream);
+    return ss_world_policy_init(w, pl, pc, *rng, state, err);
 }
 
 /* A histogram quantile clamped to the exact range seen: the bucket

@@ -178,6 +178,10 @@ ss_request *ss_req_new(ss_world *w);
  * `stream`; errors positioned at the scenario line that named it. */
 int ss_world_load_policy(ss_world *w, const ss_policy_cfg *pc, ss_policy_kind kind, ss_plugin *pl, void **state,
                          gsl_rng **rng, const char *stream, ss_err *err);
+/* Check pc's parameters against the loaded plugin pl and initialise one more
+ * state of it (a model's own autoscaler parameters), drawing from rng. */
+int ss_world_policy_init(ss_world *w, const ss_plugin *pl, const ss_policy_cfg *pc, gsl_rng *rng, void **state,
+                         ss_err *err);
 /* One result row from a task's statistics over a window of window_s. */
 void ss_task_result_fill(const ss_task_stats *s, const char *name, double window_s, ss_task_result *t);
 void ss_route(ss_world *w, ss_request *r);
