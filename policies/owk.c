@@ -1,7 +1,16 @@
 /* owk.c: OpenWhisk on Kubernetes (Flashpoint's OWK, seed flashpoint.md
  * §1.10): the Kubernetes HPA rule on GPU utilisation, target 60%, scaling up
  * at most `max_ratio` (2) times the current count in one step; HPA's
- * tolerance of 10% holds the count. */
+ * tolerance of 10% holds the count.
+ *
+ * Replicas still starting are HPA's not-yet-ready pods (Kubernetes, "Horizontal
+ * Pod Autoscaling", algorithm details; replica_calculator.go): the ratio is
+ * taken over the ready (up) replicas; a scale-up then recounts the starting
+ * ones as using 0% of the target, and holds the count if that recount is
+ * within the tolerance or points down; a scale-down sets them aside, sizing
+ * from the ready replicas alone.  With no ready replica there is no metric
+ * and the count holds. */
+#include <math.h>
 #include <stdlib.h>
 
 #include "autoscale_common.h"
@@ -32,12 +41,20 @@ static uint32_t owk_desired(void *state, const ss_autoscale_view *v)
 {
     const owk_state *s = state;
     uint32_t cur = v->starting + v->up;
-    /* Replicas still starting count as fully busy: they will be. */
-    double util = cur ? (v->util * v->up + v->starting) / cur : 0;
-    uint32_t want = as_hpa(cur, util, s->target, s->tolerance, v->queued);
+    if (cur == 0) return v->queued ? 1 : 0;
+    if (v->up == 0) return cur; /* every replica still starting: no metric yet */
+    double ratio = v->util / s->target;
+    if (fabs(ratio - 1) <= s->tolerance) return cur;
+    double want;
+    if (ratio > 1 && v->starting) { /* the starting replicas at 0%, over all of them */
+        double damped = v->util * v->up / (s->target * cur);
+        if (damped <= 1 || fabs(damped - 1) <= s->tolerance) return cur;
+        want = ceil(damped * cur - 1e-9);
+    } else
+        want = ceil(ratio * v->up - 1e-9); /* a scale-down sizes from the ready replicas */
     double cap = ceil(s->max_ratio * cur);
-    if (cur && want > cap) want = (uint32_t)cap;
-    return want;
+    if (want > cap) want = cap;
+    return want > 4e9 ? 4000000000u : (uint32_t)want;
 }
 
 const ss_policy servesim_policy = {

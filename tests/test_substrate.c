@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "serve/plugin.h"
+
 static const char *HEAD = "seed: 3\nrequests: %d\n"
                           "hosts:\n  - name: h\n    devices: [{name: g0, kind: gpu}, {name: g1, kind: gpu},"
                           " {name: c, kind: cpu, cores: 2}]\n"
@@ -471,6 +473,37 @@ static void refused(const char *body, const char *msg)
 
 static const char *WL = "workloads:\n  - {name: w, target: m, kind: poisson, rate_rps: 1}\n";
 
+/* owk is Kubernetes' HPA on GPU utilisation: starting replicas are HPA's
+ * not-yet-ready pods.  Worked by hand with target 0.6, tolerance 0.1,
+ * max_ratio 2: */
+static void owk_not_ready(void)
+{
+    ss_plugin pl;
+    ss_err err = {0};
+    setenv("SERVESIM_PLUGIN_PATH", SS_BUILD_DIR "/policies", 1);
+    CU_ASSERT_EQUAL_FATAL(ss_plugin_load(&pl, "owk", SS_KIND_AUTOSCALER, NULL, "t.yaml", 1, 1, &err), 0);
+    ss_params params = {NULL, 0};
+    ss_policy_init init = {.params = &params, .ngroups = 1};
+    char msg[256];
+    void *st = NULL;
+    CU_ASSERT_EQUAL_FATAL(pl.pol->init(&st, &init, msg, sizeof msg), 0);
+    uint32_t (*desired)(void *, const ss_autoscale_view *) = pl.pol->ops.autoscaler.desired;
+    ss_autoscale_view v = {.up = 2, .util = 0.9};
+    CU_ASSERT_EQUAL(desired(st, &v), 3); /* ceil(2 x 0.9 / 0.6) */
+    v.starting = 1;                      /* 1.8 / (0.6 x 3) = 1: the recount holds */
+    CU_ASSERT_EQUAL(desired(st, &v), 3);
+    v = (ss_autoscale_view){.up = 4, .starting = 1, .util = 1.0};
+    CU_ASSERT_EQUAL(desired(st, &v), 7); /* 4 / (0.6 x 5) = 1.33 > 1.1: ceil(4 / 0.6) */
+    v = (ss_autoscale_view){.up = 2, .starting = 3, .util = 0.3};
+    CU_ASSERT_EQUAL(desired(st, &v), 1); /* a scale-down sizes from the 2 ready: ceil(2 x 0.5) */
+    v = (ss_autoscale_view){.up = 0, .starting = 2, .queued = 9};
+    CU_ASSERT_EQUAL(desired(st, &v), 2); /* no ready replica, no metric: hold */
+    v = (ss_autoscale_view){.up = 1, .util = 1.0};
+    CU_ASSERT_EQUAL(desired(st, &v), 2); /* ceil(1 / 0.6) = 2, within max_ratio 2 */
+    pl.pol->fini(st);
+    ss_plugin_unload(&pl);
+}
+
 static void bad_input(void)
 {
     char b[2048];
@@ -545,5 +578,6 @@ SS_TEST_SUITE("substrate", {"shared queue: two GPUs, one queue", shared_queue_tw
               {"autoscaling: keepalive by hand", keepalive_by_hand}, {"autoscaling: a stalled run ends", stalled_run_ends},
               {"autoscaling: the CAT rule gates scaling", cat_gates},
               {"autoscaling: tsk, atl, owk, sm, knative follow a load", policies_follow_load},
+              {"autoscaling: owk treats starting replicas as HPA's not-ready pods", owk_not_ready},
               {"a model's request overhead delays its queue", request_overhead},
               {"bad input: file:line:col, exit 2, no output", bad_input})

@@ -15,7 +15,8 @@
  * With --per-model, K is a parameter of the autoscaler policy and each
  * autoscaled model gets its own (autoscaling.per_model.<model>.K), bisected
  * on that model's replica-seconds against the reference's for the same
- * model, all models in the same runs (geometrically where A > 0): found when
+ * model, all models in the same runs (geometrically where A > 0; the first
+ * step at --start X if given): found when
  * every model is within the tolerance in one run; it prints MODEL=value
  * lines.  Models share the GPUs and storage, so a model inside the tolerance
  * keeps its value while the others move, and may need to move again. */
@@ -41,6 +42,8 @@ static const char usage[] =
     "  --tolerance T       relative (default 0.05)\n"
     "  --per-model         KEY is a policy parameter (e.g. target_s), tuned for each model on its own\n"
     "                      replica-seconds (autoscaling.per_model.MODEL.KEY); prints MODEL=value lines\n"
+    "  --start X           with --per-model: the first value tried for every model (e.g. the policy's\n"
+    "                      default; a model within the tolerance there keeps it)\n"
     "  --set KEY=VALUE     override a key of the scenario for both variants (repeatable)\n"
     "  --quiet             print only the value found\n"
     "Exit 0 found, 1 not bracketed or not reached in 40 steps, 2 bad input.\n";
@@ -131,7 +134,7 @@ static int at_each(const char *path, const char *variant, const char *key, const
 
 /* --per-model: every autoscaled model's KEY at once (see the top). */
 static int tune_each(const ss_cli *c, const char *variant, const char *key, const char *ref, double lo, double hi,
-                     double tol)
+                     double start, double tol)
 {
     ss_err err = {0};
     double *target = NULL, *flo = NULL, *fhi = NULL, *fx = NULL;
@@ -153,7 +156,8 @@ static int tune_each(const ss_cli *c, const char *variant, const char *key, cons
         if (!c->quiet)
             printf("%s: reference %.6f, %s=%.6g: %.6f, %s=%.6g: %.6f\n", names[m], target[m], key, lo, flo[m], key, hi,
                    fhi[m]);
-        if ((flo[m] - target[m]) * (fhi[m] - target[m]) > 0) {
+        if ((flo[m] - target[m]) * (fhi[m] - target[m]) > 0 && fabs(flo[m] - target[m]) > tol * fabs(target[m]) &&
+            fabs(fhi[m] - target[m]) > tol * fabs(target[m])) {
             fprintf(stderr, "servesim tune: %s: [%g, %g] does not bracket the reference (%.6f and %.6f against %.6f)\n",
                     names[m], lo, hi, flo[m], fhi[m], target[m]);
             rc = 1;
@@ -163,7 +167,8 @@ static int tune_each(const ss_cli *c, const char *variant, const char *key, cons
     rc = 1;
     for (int step = 0; step < 40 && rc == 1; step++) {
         for (size_t m = 0; m < nm; m++)
-            x[m] = isnan(target[m]) ? NAN : lo > 0 ? sqrt(a[m] * b[m]) : (a[m] + b[m]) / 2;
+            x[m] = isnan(target[m]) ? NAN : step == 0 && !isnan(start) ? start
+                                      : lo > 0 ? sqrt(a[m] * b[m]) : (a[m] + b[m]) / 2;
         free(fx);
         fx = NULL;
         if (at_each(c->path, variant, key, x, names, nm, c->sets, c->nsets, &fx, &err) < 0) {
@@ -221,6 +226,7 @@ int ss_cmd_tune(int argc, char **argv)
     const char *variant = NULL, *key = NULL, *ref = NULL;
     double lo = NAN, hi = NAN, tol = 0.05;
     int rc = 0, each = 0;
+    double start = NAN;
     for (int i = 0; i < argc && rc == 0; i++) {
         int t = ss_cli_take(&c, "tune", argc, argv, &i);
         if (t == 1) continue;
@@ -237,17 +243,20 @@ int ss_cmd_tune(int argc, char **argv)
         else if (strcmp(a, "--hi") == 0) rc = number("--hi", v, &hi), i++;
         else if (strcmp(a, "--tolerance") == 0) rc = number("--tolerance", v, &tol), i++;
         else if (strcmp(a, "--per-model") == 0) each = 1;
+        else if (strcmp(a, "--start") == 0) rc = number("--start", v, &start), i++;
         else rc = ss_bad_usage("tune", "unknown option '%s'", a);
     }
     if (rc == 0 && (!c.path || !variant || !key || !ref || isnan(lo) || isnan(hi)))
         rc = ss_bad_usage("tune", "%s", "need SCENARIO, --variant, --key, --lo, --hi and --reference");
     if (rc == 0 && !(tol > 0 && tol < 1)) rc = ss_bad_usage("tune", "%s", "--tolerance: expected a number in (0, 1)");
+    if (rc == 0 && !isnan(start) && (!each || !(start >= fmin(lo, hi) && start <= fmax(lo, hi))))
+        rc = ss_bad_usage("tune", "%s", "--start: expected a value in [--lo, --hi], with --per-model");
     if (rc) {
         ss_cli_free(&c);
         return rc;
     }
     if (each) {
-        rc = tune_each(&c, variant, key, ref, lo, hi, tol);
+        rc = tune_each(&c, variant, key, ref, lo, hi, start, tol);
         ss_cli_free(&c);
         return rc;
     }
