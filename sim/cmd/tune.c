@@ -164,11 +164,29 @@ static int tune_each(const ss_cli *c, const char *variant, const char *key, cons
         }
     }
     if (rc) goto done;
+    /* Per model: a bracket [a, b] with the values fa, fb last seen at its ends
+     * (NAN: not seen since it moved), the next point interpolated between
+     * them (in logs when lo > 0, kept off the ends) or their middle. */
+    double *fa = ss_xcalloc(nm + 1, sizeof *fa), *fb = ss_xcalloc(nm + 1, sizeof *fb);
+    for (size_t m = 0; m < nm; m++) fa[m] = flo[m], fb[m] = fhi[m];
+    int geo = lo > 0;
     rc = 1;
     for (int step = 0; step < 40 && rc == 1; step++) {
-        for (size_t m = 0; m < nm; m++)
-            x[m] = isnan(target[m]) ? NAN : step == 0 && !isnan(start) ? start
-                                      : lo > 0 ? sqrt(a[m] * b[m]) : (a[m] + b[m]) / 2;
+        for (size_t m = 0; m < nm; m++) {
+            if (isnan(target[m])) {
+                x[m] = NAN;
+                continue;
+            }
+            if (step == 0 && !isnan(start)) {
+                x[m] = start;
+                continue;
+            }
+            double la = geo ? log(a[m]) : a[m], lb = geo ? log(b[m]) : b[m], t = 0.5;
+            if (!isnan(fa[m]) && !isnan(fb[m]) && fa[m] > 0 && fb[m] > 0 && fa[m] != fb[m])
+                t = (log(target[m]) - log(fa[m])) / (log(fb[m]) - log(fa[m]));
+            t = t < 0.15 ? 0.15 : t > 0.85 ? 0.85 : t;
+            x[m] = geo ? exp(la + t * (lb - la)) : la + t * (lb - la);
+        }
         free(fx);
         fx = NULL;
         if (at_each(c->path, variant, key, x, names, nm, c->sets, c->nsets, &fx, &err) < 0) {
@@ -182,17 +200,27 @@ static int tune_each(const ss_cli *c, const char *variant, const char *key, cons
             if (!c->quiet) printf("step %d %s=%.6g: %.6f (%+.2f%%)\n", step + 1, names[m], x[m], fx[m],
                                   100 * (fx[m] - target[m]) / target[m]);
             all_in &= in;
-            if (in) a[m] = b[m] = x[m]; /* held while the others move */
-            else if ((fx[m] - target[m]) * (fhi[m] - flo[m]) > 0) { /* too far towards hi */
-                if (a[m] == b[m]) a[m] = lo; /* a held model pushed out again: reopen */
-                b[m] = x[m];
+            if (in) { /* held while the others move */
+                a[m] = b[m] = x[m];
+                fa[m] = fb[m] = fx[m];
+                continue;
+            }
+            /* Which way: f moves from flo to fhi as the key goes from lo to hi. */
+            int up = (fx[m] - target[m]) * (fhi[m] - flo[m]) < 0;
+            double near = geo ? 4 : (hi - lo) / 4; /* a collapsed bracket reopens this far */
+            if (up) {
+                if (b[m] <= x[m]) b[m] = fmin(hi, geo ? x[m] * near : x[m] + near), fb[m] = NAN;
+                a[m] = x[m], fa[m] = fx[m];
             } else {
-                if (a[m] == b[m]) b[m] = hi;
-                a[m] = x[m];
+                if (a[m] >= x[m]) a[m] = fmax(lo, geo ? x[m] / near : x[m] - near), fa[m] = NAN;
+                b[m] = x[m], fb[m] = fx[m];
             }
         }
         if (all_in) rc = 0;
+        fflush(stdout); /* a long tune shows its steps as they come */
     }
+    free(fa);
+    free(fb);
     if (rc == 0)
         for (size_t m = 0; m < nm; m++)
             if (!isnan(target[m])) printf("%s=%.6g\n", names[m], x[m]);
