@@ -177,8 +177,50 @@ static void test_run_rules(void)
     ss_test_rmtree(dir);
 }
 
+/* docs/profile.schema.json agrees with the reader: both accept the example
+ * of docs/profiles.md and the fuzz seed; the schema refuses the corpus's
+ * format errors the reader refuses (mixed units and what calibrate cannot
+ * fit are beyond a schema: docs/profiles.md).  Needs Python's jsonschema;
+ * without it only the reader's half runs. */
+static void test_schema_agrees(void)
+{
+    static const char *const good[] = {"docs/profile-example.json", "tests/fuzz/profile/measured.json", NULL};
+    for (int i = 0; good[i]; i++) {
+        char *path = ss_xasprintf("%s/%s", SS_SRC_DIR, good[i]);
+        ss_hwprofile p;
+        ss_err err = {0};
+        int rc = ss_hwprofile_load(path, &p, &err);
+        if (rc) fprintf(stderr, "\n  %s\n", err.msg);
+        CU_ASSERT_EQUAL(rc, 0);
+        if (rc == 0) ss_hwprofile_free(&p);
+        free(path);
+    }
+    char *out = NULL;
+    int rc = ss_test_sh(
+        &out,
+        "cd '%s' && python3 -c '\n"
+        "import json, sys\n"
+        "try:\n    import jsonschema\nexcept ImportError:\n    print(\"no jsonschema: skipped\"); sys.exit(0)\n"
+        "s = json.load(open(\"docs/profile.schema.json\"))\n"
+        "jsonschema.Draft202012Validator.check_schema(s)\n"
+        "v = jsonschema.Draft202012Validator(s)\n"
+        "for f in [\"docs/profile-example.json\", \"tests/fuzz/profile/measured.json\"]:\n"
+        "    for e in v.iter_errors(json.load(open(f))): print(\"refused\", f, e.message); sys.exit(1)\n"
+        "for c in [\"kind-unknown\", \"latency-negative\", \"missing-field\", \"run-clients-and-rate\", "
+        "\"version-two\"]:\n"
+        "    if v.is_valid(json.load(open(\"tests/bad/calibrate/\" + c + \".json\"))): print(\"accepted\", c); "
+        "sys.exit(1)\n"
+        "print(\"schema agrees\")'",
+        SS_SRC_DIR);
+    if (rc) fprintf(stderr, "\n%s", out ? out : "");
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_TRUE(out && (strstr(out, "schema agrees") || strstr(out, "skipped")));
+    free(out);
+}
+
 SS_TEST_SUITE("hwprofile", {"every sample kind and a run, in ms, read back in s", test_reads_every_kind},
               {"sample rules: times, counts, bytes, kinds, units, keys", test_sample_rules},
               {"file rules: mixed units across samples, not JSON, version, nothing measured, environment",
                test_file_rules},
-              {"run rules: arrival and its rate or clients, required duration", test_run_rules})
+              {"run rules: arrival and its rate or clients, required duration", test_run_rules},
+              {"docs/profile.schema.json accepts and refuses as the reader does", test_schema_agrees})

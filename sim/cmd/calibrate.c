@@ -629,8 +629,8 @@ static void header(calib *c, ss_hwprofile *const *profs, size_t nprofs)
         nsamples += p->nsamples;
         nruns += p->nruns;
     }
-    fprintf(c->sum, "calibrate: %zu profile file%s, %zu samples (%zu end-to-end runs not fitted)\n", nprofs,
-            nprofs == 1 ? "" : "s", nsamples, nruns);
+    fprintf(c->sum, "calibrate: %zu profile file%s, %zu sample%s (%zu end-to-end run%s, not fitted)\n", nprofs,
+            nprofs == 1 ? "" : "s", nsamples, nsamples == 1 ? "" : "s", nruns, nruns == 1 ? "" : "s");
 }
 
 int ss_calibrate(ss_hwprofile *const *profs, size_t nprofs, const ss_calib_opts *o, char **json, char **summary,
