@@ -78,16 +78,21 @@ static void test_reads_every_kind(void)
     ss_test_rmtree(dir);
 }
 
-/* One bad sample on line 6: the message must name p.json:6:COL (COL where
- * `at` is on that line) and say `says`. */
-static void bad_sample(const char *dir, const char *sample, const char *at, const char *says)
+/* `text` (freed here) is refused with "p.json:LINE:COL: says", COL where
+ * `at` is on that line. */
+static void bad_at(const char *dir, char *text, int line, const char *at, const char *says)
 {
-    char *text = profile(sample);
     const char *msg = load_err(dir, text);
     char want[512];
-    snprintf(want, sizeof want, "p.json:6:%d: %s", ss_test_col_of(text, 6, at), says);
+    snprintf(want, sizeof want, "p.json:%d:%d: %s", line, ss_test_col_of(text, line, at), says);
     CU_ASSERT_TRUE(msg && ss_test_has(msg, want));
     free(text);
+}
+
+/* One bad sample, on line 6. */
+static void bad_sample(const char *dir, const char *sample, const char *at, const char *says)
+{
+    bad_at(dir, profile(sample), 6, at, says);
 }
 
 #define C "{\"kind\": \"compute\", \"model\": \"r\", \"device\": \"cpu\", \"batch\": 1, \"threads\": 1, "
@@ -127,14 +132,10 @@ static void test_file_rules(void)
     char *dir = ss_test_tmpdir();
     const char *msg;
     /* the second unit's first use, naming the first's line, across samples */
-    char *t = profile("{\"kind\": \"memcpy\", \"bytes\": 1, \"latency_us\": [3]},\n"
-                      "{\"kind\": \"memcpy\", \"bytes\": 2, \"latency_ms\": [1]}");
-    msg = load_err(dir, t);
-    char want[256];
-    snprintf(want, sizeof want, "p.json:7:%d: latency_ms: mixed units: this file writes times in us (first at line 6",
-             ss_test_col_of(t, 7, "\"latency_ms\""));
-    CU_ASSERT_TRUE(msg && ss_test_has(msg, want));
-    free(t);
+    bad_at(dir,
+           profile("{\"kind\": \"memcpy\", \"bytes\": 1, \"latency_us\": [3]},\n"
+                   "{\"kind\": \"memcpy\", \"bytes\": 2, \"latency_ms\": [1]}"),
+           7, "\"latency_ms\"", "latency_ms: mixed units: this file writes times in us (first at line 6");
     msg = load_err(dir, "{\"servesim_profile\": 1, \"source\": \"x\",\n \"samples\": [}");
     CU_ASSERT_TRUE(msg && ss_test_has(msg, "p.json:2:"));
     msg = load_err(dir, "{\n\"servesim_profile\": 2, \"source\": \"x\"}");
@@ -144,7 +145,7 @@ static void test_file_rules(void)
     CU_ASSERT_TRUE(msg && ss_test_has(msg, "p.json:4:12: a profile needs at least one entry in samples or runs"));
     msg = load_err(dir, "{\"servesim_profile\": 1, \"source\": \"x\", \"samples\": []}");
     CU_ASSERT_TRUE(msg && ss_test_has(msg, "p.json:1:1: missing required key 'environment'"));
-    t = profile("{\"kind\": \"memcpy\", \"bytes\": 1, \"latency_s\": [1]}");
+    char *t = profile("{\"kind\": \"memcpy\", \"bytes\": 1, \"latency_s\": [1]}");
     char *cores0 = strstr(t, "\"cores\": 2");
     cores0[9] = '0';
     msg = load_err(dir, t);
@@ -161,17 +162,12 @@ static void test_file_rules(void)
 static void test_run_rules(void)
 {
     char *dir = ss_test_tmpdir();
-    const char *msg;
-    char *t = profile(RUN("{\"model\": \"r\", \"arrival\": \"poisson\", \"clients\": 2, \"rate_per_s\": 3, "
-                          "\"duration_s\": 1}"));
-    msg = load_err(dir, t);
-    char want[256];
-    snprintf(want, sizeof want, "p.json:8:%d: clients: a poisson run has rate_per_s, not clients",
-             ss_test_col_of(t, 8, "2, \"rate"));
-    CU_ASSERT_TRUE(msg && ss_test_has(msg, want));
-    free(t);
-    t = profile(RUN("{\"model\": \"r\", \"arrival\": \"closed\", \"clients\": 2}"));
-    msg = load_err(dir, t);
+    bad_at(dir,
+           profile(RUN("{\"model\": \"r\", \"arrival\": \"poisson\", \"clients\": 2, \"rate_per_s\": 3, "
+                       "\"duration_s\": 1}")),
+           8, "2, \"rate", "clients: a poisson run has rate_per_s, not clients");
+    char *t = profile(RUN("{\"model\": \"r\", \"arrival\": \"closed\", \"clients\": 2}"));
+    const char *msg = load_err(dir, t);
     CU_ASSERT_TRUE(msg && ss_test_has(msg, "missing required key 'duration_s'"));
     free(t);
     ss_test_rmtree(dir);

@@ -1,6 +1,8 @@
-/* fit_dist.c: maximum-likelihood fits of a positive sample to the normal,
- * lognormal and gamma families, the empirical candidate, Kolmogorov-Smirnov
- * distances and the rule that picks one (fit.h).
+/* fit.c: the fits of calibration (fit.h): an affine law by ordinary least
+ * squares with Student-t confidence intervals on both parameters, and
+ * maximum-likelihood fits of a positive sample to the normal, lognormal and
+ * gamma families, the empirical candidate, Kolmogorov-Smirnov distances and
+ * the rule that picks one.
  *
  * Normal and lognormal have closed-form MLEs (the mean and the 1/n standard
  * deviation, of x or of log x).  The gamma shape solves
@@ -16,8 +18,64 @@
 #include <string.h>
 
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_fit.h>
 #include <gsl/gsl_sf_gamma.h>
 #include <gsl/gsl_sf_psi.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* A sorted copy of x[0..n-1] (malloc'd). */
+static double *sorted_copy(const double *x, size_t n)
+{
+    double *s = malloc((n ? n : 1) * sizeof *s);
+    if (!s) abort();
+    memcpy(s, x, n * sizeof *s);
+    qsort(s, n, sizeof *s, cmp_double);
+    return s;
+}
+
+/* ---- affine laws ---------------------------------------------------------- */
+
+static size_t distinct(const double *x, size_t n)
+{
+    if (n == 0) return 0;
+    double *s = sorted_copy(x, n);
+    size_t k = 1;
+    for (size_t i = 1; i < n; i++) k += s[i] != s[i - 1];
+    free(s);
+    return k;
+}
+
+int ss_fit_affine(const double *x, const double *y, size_t n, ss_affine_fit *f)
+{
+    memset(f, 0, sizeof *f);
+    f->n = n;
+    f->ndistinct_x = distinct(x, n);
+    if (n < 3 || f->ndistinct_x < 2) return -1;
+    double c0, c1, cov00, cov01, cov11, ssr;
+    gsl_fit_linear(x, 1, y, 1, n, &c0, &c1, &cov00, &cov01, &cov11, &ssr);
+    double mean_y = 0, sst = 0;
+    for (size_t i = 0; i < n; i++) mean_y += y[i];
+    mean_y /= (double)n;
+    for (size_t i = 0; i < n; i++) sst += (y[i] - mean_y) * (y[i] - mean_y);
+    /* gsl_fit_linear's covariances already carry the residual variance ssr / (n - 2). */
+    f->intercept = c0;
+    f->slope = c1;
+    f->intercept_se = sqrt(cov00);
+    f->slope_se = sqrt(cov11);
+    f->t975 = gsl_cdf_tdist_Pinv(0.975, (double)(n - 2));
+    f->intercept_ci95 = f->t975 * f->intercept_se;
+    f->slope_ci95 = f->t975 * f->slope_se;
+    f->rse = sqrt(ssr / (double)(n - 2));
+    f->r2 = sst > 0 ? 1 - ssr / sst : 1;
+    return 0;
+}
+
+/* ---- distributions ---------------------------------------------------------- */
 
 static const char *const family_names[SS_FIT_NFAMILIES] = {"normal", "lognormal", "gamma", "empirical"};
 
@@ -38,12 +96,6 @@ double ss_ks_pvalue(double d, size_t n)
         sign = -sign;
     }
     return q < 0 ? 0 : q > 1 ? 1 : q;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
 }
 
 static double cdf(ss_fit_family fam, const ss_dist_fit *f, double x)
@@ -136,10 +188,7 @@ int ss_fit_dists(const double *x, size_t n, ss_dist_fits *out)
     ef->ks_d = 0;
     ef->ks_p = 1;
 
-    double *sorted = malloc(n * sizeof *sorted);
-    if (!sorted) abort();
-    memcpy(sorted, x, n * sizeof *sorted);
-    qsort(sorted, n, sizeof *sorted, cmp_double);
+    double *sorted = sorted_copy(x, n);
     ss_fit_family best = SS_FIT_NORMAL;
     for (int f = SS_FIT_NORMAL; f <= SS_FIT_GAMMA; f++) {
         ss_dist_fit *c = &out->fit[f];
