@@ -1,4 +1,5 @@
-/* main.c: the servesim command line - run, check, plugins.
+/* main.c: the servesim command line - run, check, plugins (and the other
+ * commands' entry points: sweep, compare, flows, plan, partition, tune, calibrate).
  *
  * Exit status: 0 ok; 1 the run failed; 2 bad input (bad usage, scenario,
  * profile, trace or plugin), reported as file:line:col with nothing written.
@@ -16,6 +17,7 @@
 #include "core/afile.h"
 #include "serve/plugin.h"
 #include "cmd/report.h"
+#include "cmd/calibrate_cmd.h"
 #include "cmd/compare.h"
 #include "input/edge_cfg.h"
 #include "input/pipeline_cfg.h"
@@ -44,6 +46,7 @@ static const char usage_main[] =
     "  plan PLAN.yaml         VRAM, processes and GPUs of block deployments for task mixes\n"
     "  partition MODEL        a model's partition plans by queue length and GPUs added (Flashpoint MP)\n"
     "  tune SCENARIO ...      bisect an autoscaler threshold to the resources of a reference variant\n"
+    "  calibrate PROFILE...   fit model parameters to profiles of real runs (-o MODEL.json)\n"
     "  plugins [SCENARIO]     list the policy plugins found on the search path\n"
     "\n"
     "`servesim <command> --help` describes each command.  --version prints the version.\n"
@@ -725,7 +728,9 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "plan") == 0) return ss_cmd_plan(argc - 2, argv + 2);
     if (strcmp(cmd, "partition") == 0) return ss_cmd_partition(argc - 2, argv + 2);
     if (strcmp(cmd, "tune") == 0) return ss_cmd_tune(argc - 2, argv + 2);
-    static const char *const cmds[] = {"run", "check", "plugins", "sweep", "compare", "flows", "plan", "partition", "tune", NULL};
+    if (strcmp(cmd, "calibrate") == 0) return ss_cmd_calibrate(argc - 2, argv + 2);
+    static const char *const cmds[] = {"run", "check", "plugins", "sweep", "compare", "flows", "plan", "partition", "tune",
+                                       "calibrate", NULL};
     const char *near = ss_suggest(cmd, cmds);
     fprintf(stderr, "servesim: unknown command '%s'%s%s%s\n%s", cmd, near ? " (did you mean '" : "",
             near ? near : "", near ? "'?)" : "", usage_main);

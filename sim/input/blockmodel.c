@@ -46,15 +46,32 @@ static int read_block(const ss_node *blk, int first, int last, ss_block_cfg *b, 
     TRY(ss_cfg_num(blk, "out_bytes_per_sample", &out, SS_REQ | SS_NONNEG, err));
     TRY(ss_cfg_num(blk, "gflop_per_sample", &gflop, SS_NONNEG, err));
     TRY(ss_cfg_num(blk, "weights_bytes", &wb, SS_NONNEG, err));
-    ss_node *vram;
-    TRY(ss_cfg_map(blk, "vram", &vram, SS_REQ, err));
-    TRY(ss_cfg_num(vram, "process_mib", &proc, SS_REQ | SS_POS, err));
+    ss_node *vram = NULL;
+    TRY(ss_cfg_map(blk, "vram", &vram, 0, err)); /* none: a process that holds no VRAM (a CPU block) */
+    if (vram) TRY(ss_cfg_num(vram, "process_mib", &proc, SS_REQ | SS_POS, err));
     if (first) b->in_bytes_per_sample = in;
     if (last) b->out_bytes_per_sample = out;
     b->gflop_per_sample += gflop;
     b->weights_bytes += wb;
     /* Fused: one process, so one context for all its blocks. */
-    b->process_vram_mib += first ? proc : proc - b->context_vram_mib;
+    if (vram) b->process_vram_mib += first ? proc : proc - b->context_vram_mib;
+    return 0;
+}
+
+/* `batch_law: {fixed_s, per_sample_s}` (written by servesim calibrate,
+ * docs/profiles.md): the mean compute time's affine law in the batch size. */
+static int read_batch_law(const ss_node *blk, ss_block_cfg *b, ss_err *err)
+{
+    static const char *const keys[] = {"fixed_s", "per_sample_s", NULL};
+    ss_node *law = NULL;
+    TRY(ss_cfg_map(blk, "batch_law", &law, 0, err));
+    if (!law) return 0;
+    TRY(ss_cfg_check_keys(law, keys, "batch_law", err));
+    TRY(ss_cfg_num(law, "fixed_s", &b->batch_fixed_s, SS_REQ, err));
+    TRY(ss_cfg_num(law, "per_sample_s", &b->batch_per_sample_s, SS_REQ | SS_NONNEG, err));
+    if (!(b->batch_fixed_s + b->batch_per_sample_s > 0))
+        return ss_node_err(law, err, "batch_law: fixed_s + per_sample_s (the batch-1 mean) must be > 0");
+    b->has_batch_law = 1;
     return 0;
 }
 
@@ -91,6 +108,7 @@ static int load(const ss_doc *doc, const ss_node *where, ss_block_cfg *b, ss_dis
         TRY(read_block(blk, 1, 1, b, err));
         svc = ss_map_find(blk, "service");
         if (!svc) return ss_node_err(blk, err, "block '%s': missing key 'service'", want);
+        TRY(read_batch_law(blk, b, err));
     } else {
         ss_node *members;
         TRY(ss_cfg_seq(proc, "blocks", &members, SS_REQ, err));
@@ -123,6 +141,9 @@ int ss_blockmodel_load(const char *path, const ss_node *block, ss_block_cfg *b, 
 
 double ss_block_mean_s(const ss_block_cfg *b, double batch)
 {
+    if (b->has_batch_law) /* the law's shape, scaled to the measured batch-1 mean */
+        return b->mean1_s * (b->batch_fixed_s + b->batch_per_sample_s * batch) /
+               (b->batch_fixed_s + b->batch_per_sample_s);
     if (!(b->gpu_eff_flops_per_s > 0)) return b->mean1_s;
     double bound = batch * b->gflop_per_sample * 1e9 / b->gpu_eff_flops_per_s;
     return bound > b->mean1_s ? bound : b->mean1_s;

@@ -7,7 +7,8 @@
  * block: its service distribution is the block's batch-1 compute time m_b,
  * and the fields below give the tensors it passes on (per sample, scaled by
  * the batch), its compute time as a function of batch size, and what its OS
- * process holds in VRAM and host RAM. */
+ * process holds in VRAM and host RAM (a block without `vram:`, such as a
+ * CPU process, holds none). */
 #ifndef SS_BLOCKMODEL_H
 #define SS_BLOCKMODEL_H
 
@@ -28,6 +29,8 @@ typedef struct ss_block_cfg {
     double context_vram_mib;     /* one CUDA context (also what a cross-GPU sender opens) */
     double host_ram_mib;         /* the process's host RAM */
     double weights_bytes;
+    int has_batch_law;           /* `batch_law:` given (servesim calibrate): it replaces the FLOP rule */
+    double batch_fixed_s, batch_per_sample_s; /* mean(B) = fixed_s + B x per_sample_s, as fitted */
 } ss_block_cfg;
 
 /* Read the block or process named by the scalar node `block` from the split
@@ -39,7 +42,9 @@ int ss_blockmodel_load(const char *path, const ss_node *block, ss_block_cfg *b, 
 
 /* Mean compute time at `batch` samples, by the profile's rule
  *   m_b(B) = max(m_b(1), B x gflop_per_sample x 1e9 / gpu_eff_flops_per_s)
- * (docs/blockflow-models.md §3.4). */
+ * (docs/blockflow-models.md §3.4), or, for a block with a fitted
+ * `batch_law` (docs/profiles.md),
+ *   m_b(B) = m_b(1) x (fixed_s + B x per_sample_s) / (fixed_s + per_sample_s). */
 double ss_block_mean_s(const ss_block_cfg *b, double batch);
 
 void ss_block_free(ss_block_cfg *b);

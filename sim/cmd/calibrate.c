@@ -1,0 +1,684 @@
+/* calibrate.c: profile samples grouped, fitted (core/fit.h) and written as one
+ * model file with the provenance of every number (calibrate.h).  Groups keep
+ * the order in which their first sample appears (file by file, sample by
+ * sample), so the output is the same bytes on every run. */
+#include "cmd/calibrate.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "core/fit.h"
+
+#define TRY(x)                  \
+    do {                        \
+        if ((x) < 0) return -1; \
+    } while (0)
+
+/* ---- groups of samples --------------------------------------------------- */
+
+typedef struct ref {
+    const ss_hwprofile *prof;
+    size_t sample;  /* index in prof->samples */
+} ref;
+
+typedef struct group {
+    char *key;
+    ref *refs;      /* the samples pooled here, in input order */
+    size_t nrefs;
+    double *x, *y;  /* one point per observation: x the batch or bytes (laws), y the time in s */
+    size_t n;
+} group;
+
+typedef struct groups {
+    group *g;
+    size_t n;
+} groups;
+
+static const ss_hwp_sample *sample_of(const ref *r)
+{
+    return &r->prof->samples[r->sample];
+}
+
+static group *group_for(groups *gs, const char *key)
+{
+    for (size_t i = 0; i < gs->n; i++)
+        if (strcmp(gs->g[i].key, key) == 0) return &gs->g[i];
+    gs->g = ss_xrealloc(gs->g, (gs->n + 1) * sizeof *gs->g);
+    group *g = &gs->g[gs->n++];
+    memset(g, 0, sizeof *g);
+    g->key = ss_xstrdup(key);
+    return g;
+}
+
+/* Pool a sample's observations into the group keyed `key`, each at abscissa x. */
+static group *add(groups *gs, const char *key, const ss_hwprofile *p, size_t i, double x)
+{
+    group *g = group_for(gs, key);
+    const ss_hwp_sample *s = &p->samples[i];
+    g->refs = ss_xrealloc(g->refs, (g->nrefs + 1) * sizeof *g->refs);
+    g->refs[g->nrefs++] = (ref){p, i};
+    g->x = ss_xrealloc(g->x, (g->n + s->ntimes + 1) * sizeof *g->x);
+    g->y = ss_xrealloc(g->y, (g->n + s->ntimes + 1) * sizeof *g->y);
+    for (size_t k = 0; k < s->ntimes; k++, g->n++) {
+        g->x[g->n] = x;
+        g->y[g->n] = s->times_s[k];
+    }
+    return g;
+}
+
+static void groups_free(groups *gs)
+{
+    for (size_t i = 0; i < gs->n; i++) {
+        free(gs->g[i].key);
+        free(gs->g[i].refs);
+        free(gs->g[i].x);
+        free(gs->g[i].y);
+    }
+    free(gs->g);
+}
+
+static const char *piece_word(ss_hwp_piece k)
+{
+    return k == SS_HWP_BLOCK ? "block" : k == SS_HWP_LAYER ? "layer" : "model";
+}
+
+/* The compute piece, device and threads of a sample, as one key ("\x1f" cannot
+ * occur in a name a person writes). */
+static char *piece_key(const ss_hwp_sample *s)
+{
+    return ss_xasprintf("%s\x1f%s\x1f%s\x1f%s\x1f%u", s->model, piece_word(s->piece_kind), s->piece ? s->piece : "",
+                        s->device, s->threads);
+}
+
+/* "block 'block1' of resnet50-split on cpu, 2 threads" */
+static char *piece_words(const ss_hwp_sample *s)
+{
+    char *what = s->piece ? ss_xasprintf("%s '%s' of %s", piece_word(s->piece_kind), s->piece, s->model)
+                          : ss_xasprintf("model %s", s->model);
+    char *all = ss_xasprintf("%s on %s, %u thread%s", what, s->device, s->threads, s->threads == 1 ? "" : "s");
+    free(what);
+    return all;
+}
+
+/* ---- JSON helpers ------------------------------------------------------------ */
+
+/* Ten significant digits: enough for any measurement, and short to read. */
+static double round10(double x)
+{
+    if (!isfinite(x) || x == 0) return x;
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.10g", x);
+    return strtod(buf, NULL);
+}
+
+static void put_num(cJSON *o, const char *key, double x)
+{
+    if (isfinite(x)) cJSON_AddNumberToObject(o, key, round10(x));
+    else cJSON_AddNullToObject(o, key);
+}
+
+static void put_interval(cJSON *o, const char *key, double mid, double half)
+{
+    cJSON *a = cJSON_AddArrayToObject(o, key);
+    cJSON_AddItemToArray(a, cJSON_CreateNumber(round10(mid - half)));
+    cJSON_AddItemToArray(a, cJSON_CreateNumber(round10(mid + half)));
+}
+
+static cJSON *refs_json(const group *g)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; i < g->nrefs; i++) {
+        cJSON *r = cJSON_CreateObject();
+        cJSON_AddStringToObject(r, "file", g->refs[i].prof->path);
+        cJSON_AddNumberToObject(r, "sample", (double)g->refs[i].sample);
+        cJSON_AddNumberToObject(r, "line", sample_of(&g->refs[i])->line);
+        cJSON_AddNumberToObject(r, "observations", (double)sample_of(&g->refs[i])->ntimes);
+        cJSON_AddItemToArray(a, r);
+    }
+    return a;
+}
+
+/* "FILE:LINE:COL: " of a group's first sample, then the message. */
+static int group_err(const group *g, ss_err *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int group_err(const group *g, ss_err *err, const char *fmt, ...)
+{
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    const ss_hwp_sample *s = sample_of(&g->refs[0]);
+    return ss_err_at(err, g->refs[0].prof->path, s->line, s->col, "%s", msg);
+}
+
+/* ---- affine laws ----------------------------------------------------------- */
+
+#define LS_METHOD                                                                                      \
+    "ordinary least squares over every observation (gsl_fit_linear); 95% intervals = t(0.975, n - 2) x " \
+    "standard error (gsl_cdf_tdist_Pinv)"
+
+/* The law's JSON: its two parameters named `p0` (intercept) and `p1` (slope). */
+static cJSON *law_json(const char *law, const char *x, const char *p0, const char *p1, const ss_affine_fit *f,
+                       const group *g)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "law", law);
+    cJSON_AddStringToObject(o, "x", x);
+    put_num(o, p0, f->intercept);
+    char k[64];
+    snprintf(k, sizeof k, "%s_ci95", p0);
+    put_interval(o, k, f->intercept, f->intercept_ci95);
+    snprintf(k, sizeof k, "%s_se", p0);
+    put_num(o, k, f->intercept_se);
+    put_num(o, p1, f->slope);
+    snprintf(k, sizeof k, "%s_ci95", p1);
+    put_interval(o, k, f->slope, f->slope_ci95);
+    snprintf(k, sizeof k, "%s_se", p1);
+    put_num(o, k, f->slope_se);
+    put_num(o, "t975", f->t975);
+    cJSON_AddNumberToObject(o, "n", (double)f->n);
+    cJSON_AddNumberToObject(o, "distinct_x", (double)f->ndistinct_x);
+    put_num(o, "residual_se_s", f->rse);
+    put_num(o, "r2", f->r2);
+    cJSON_AddStringToObject(o, "method", LS_METHOD);
+    cJSON_AddItemToObject(o, "from", refs_json(g));
+    return o;
+}
+
+/* ---- distributions --------------------------------------------------------- */
+
+/* The simulator's distribution map for the chosen candidate (core/dist.h). */
+static cJSON *service_json(const ss_dist_fits *d, const group *g)
+{
+    cJSON *s = cJSON_CreateObject();
+    const ss_dist_fit *f = &d->fit[d->best];
+    cJSON_AddStringToObject(s, "dist", ss_fit_family_name(d->best));
+    switch (d->best) {
+    case SS_FIT_NORMAL:
+    case SS_FIT_LOGNORMAL:
+        put_num(s, "mean_s", f->mean);
+        put_num(s, "sd_s", f->sd);
+        break;
+    case SS_FIT_GAMMA:
+        put_num(s, "mean_s", f->mean);
+        put_num(s, "shape", f->p1);
+        break;
+    default: {
+        cJSON *a = cJSON_AddArrayToObject(s, "samples_s");
+        for (size_t i = 0; i < g->n; i++) cJSON_AddItemToArray(a, cJSON_CreateNumber(round10(g->y[i])));
+    }
+    }
+    return s;
+}
+
+static cJSON *candidate_json(ss_fit_family fam, const ss_dist_fit *f)
+{
+    static const char *const p1[] = {"mu_s", "mu_log", "shape", NULL}, *const p2[] = {"sigma_s", "sigma_log",
+                                                                                      "scale_s", NULL};
+    cJSON *c = cJSON_CreateObject();
+    if (fam != SS_FIT_EMPIRICAL) {
+        put_num(c, p1[fam], f->p1);
+        put_num(c, p2[fam], f->p2);
+    }
+    put_num(c, "mean_s", f->mean);
+    put_num(c, "sd_s", f->sd);
+    put_num(c, "loglik", f->loglik);
+    put_num(c, "aic", f->aic);
+    put_num(c, "ks_d", f->ks_d);
+    put_num(c, "ks_p", f->ks_p);
+    if (fam == SS_FIT_GAMMA) cJSON_AddNumberToObject(c, "newton_iterations", f->iterations);
+    return c;
+}
+
+static int fit_dist(const group *g, ss_dist_fits *d, ss_err *err)
+{
+    if (ss_fit_dists(g->y, g->n, d) == 0) return 0;
+    const ss_hwp_sample *s = sample_of(&g->refs[0]);
+    char *w = piece_words(s);
+    int rc = group_err(g, err,
+                       "latency of %s, batch %u: fewer samples than parameters: a 2-parameter distribution needs "
+                       "at least 3 observations that are not all equal, got %zu%s",
+                       w, s->batch, g->n, g->n >= 3 ? " all equal" : "");
+    free(w);
+    return rc;
+}
+
+static cJSON *dist_json(const group *g, const ss_dist_fits *d)
+{
+    const ss_hwp_sample *s = sample_of(&g->refs[0]);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "model", s->model);
+    if (s->piece) cJSON_AddStringToObject(o, piece_word(s->piece_kind), s->piece);
+    cJSON_AddStringToObject(o, "device", s->device);
+    cJSON_AddNumberToObject(o, "threads", s->threads);
+    cJSON_AddNumberToObject(o, "batch", s->batch);
+    cJSON_AddNumberToObject(o, "n", (double)g->n);
+    cJSON_AddStringToObject(o, "chosen", ss_fit_family_name(d->best));
+    cJSON_AddItemToObject(o, "service", service_json(d, g));
+    cJSON_AddStringToObject(o, "method",
+                            "maximum likelihood: normal and lognormal in closed form, gamma shape by Newton on "
+                            "log k - psi(k) = log(mean) - mean(log); Kolmogorov-Smirnov distance and its asymptotic "
+                            "p-value (conservative with fitted parameters); AIC = 4 - 2 loglik");
+    cJSON_AddStringToObject(o, "rule", SS_FIT_RULE);
+    cJSON *c = cJSON_AddObjectToObject(o, "candidates");
+    for (int f = 0; f < SS_FIT_NFAMILIES; f++)
+        cJSON_AddItemToObject(c, ss_fit_family_name((ss_fit_family)f), candidate_json((ss_fit_family)f, &d->fit[f]));
+    cJSON_AddItemToObject(o, "from", refs_json(g));
+    return o;
+}
+
+/* ---- the whole calibration ------------------------------------------------- */
+
+typedef struct calib {
+    const ss_calib_opts *o;
+    groups dists;      /* compute samples by (piece, device, threads, batch) */
+    groups laws;       /* compute samples by (piece, device, threads) */
+    groups transports; /* transport samples by transport */
+    groups memcpys;    /* one group */
+    groups colds;      /* coldstart samples by (model, stage) */
+    groups memory;     /* memory readings by (what, device) */
+    cJSON *root;
+    FILE *sum;         /* the summary */
+} calib;
+
+static void collect(calib *c, ss_hwprofile *const *profs, size_t nprofs)
+{
+    for (size_t f = 0; f < nprofs; f++)
+        for (size_t i = 0; i < profs[f]->nsamples; i++) {
+            const ss_hwp_sample *s = &profs[f]->samples[i];
+            char *k = NULL, *k2 = NULL;
+            switch (s->kind) {
+            case SS_HWP_COMPUTE:
+                k = piece_key(s);
+                k2 = ss_xasprintf("%s\x1f%u", k, s->batch);
+                add(&c->laws, k, profs[f], i, s->batch);
+                add(&c->dists, k2, profs[f], i, s->batch);
+                break;
+            case SS_HWP_TRANSPORT: add(&c->transports, s->transport, profs[f], i, s->bytes); break;
+            case SS_HWP_MEMCPY: add(&c->memcpys, "memcpy", profs[f], i, s->bytes); break;
+            case SS_HWP_MEMORY:
+                k = ss_xasprintf("%s\x1f%s", s->what, s->device);
+                add(&c->memory, k, profs[f], i, s->bytes);
+                break;
+            case SS_HWP_COLDSTART:
+                k = ss_xasprintf("%s\x1f%s", s->model, s->stage);
+                add(&c->colds, k, profs[f], i, 0);
+                break;
+            }
+            free(k);
+            free(k2);
+        }
+}
+
+/* Every compute piece's latency-vs-batch law (into compute_laws); *fits[i]
+ * is law i's fit, or n = 0 where none was fitted (--no-batch-law). */
+static int compute_laws(calib *c, ss_affine_fit *fits, ss_err *err)
+{
+    cJSON *arr = cJSON_AddArrayToObject(c->root, "compute_laws");
+    for (size_t i = 0; i < c->laws.n; i++) {
+        const group *g = &c->laws.g[i];
+        const ss_hwp_sample *s = sample_of(&g->refs[0]);
+        if (ss_fit_affine(g->x, g->y, g->n, &fits[i]) < 0) {
+            if (fits[i].ndistinct_x < 2 && c->o->no_batch_law) {
+                fits[i].n = 0;
+                continue;
+            }
+            char *w = piece_words(s);
+            int rc = group_err(g, err,
+                               "latency of %s: fewer samples than parameters: the affine law fixed_s + "
+                               "per_sample_s x batch needs at least two batch sizes and three observations, got %zu "
+                               "batch size%s and %zu observation%s (--no-batch-law skips pieces of one batch size)",
+                               w, fits[i].ndistinct_x, fits[i].ndistinct_x == 1 ? "" : "s", g->n, g->n == 1 ? "" : "s");
+            free(w);
+            return rc;
+        }
+        cJSON *l = law_json("latency_s = fixed_s + per_sample_s x batch", "batch", "fixed_s", "per_sample_s",
+                            &fits[i], g);
+        cJSON *head = cJSON_CreateObject();
+        cJSON_AddStringToObject(head, "model", s->model);
+        if (s->piece) cJSON_AddStringToObject(head, piece_word(s->piece_kind), s->piece);
+        cJSON_AddStringToObject(head, "device", s->device);
+        cJSON_AddNumberToObject(head, "threads", s->threads);
+        for (cJSON *it = l->child; it;) { /* the law's fields after the piece's */
+            cJSON *next = it->next;
+            cJSON_AddItemToObject(head, it->string, cJSON_DetachItemViaPointer(l, it));
+            it = next;
+        }
+        cJSON_Delete(l);
+        cJSON_AddItemToArray(arr, head);
+        char *w = piece_words(s);
+        fprintf(c->sum, "  %s: %.6g + %.6g x batch s (95%%: +-%.2g, +-%.2g), R2 %.4f, n %zu\n", w, fits[i].intercept,
+                fits[i].slope, fits[i].intercept_ci95, fits[i].slope_ci95, fits[i].r2, fits[i].n);
+        free(w);
+    }
+    return 0;
+}
+
+/* Hop cost vs bytes per transport (transport_fits), and the affine
+ * parameters the transport plugins read (transports; policies/transport_affine.h). */
+static int transport_laws(calib *c, ss_err *err)
+{
+    cJSON *fits = cJSON_AddObjectToObject(c->root, "transport_fits");
+    cJSON *ts = cJSON_AddObjectToObject(c->root, "transports");
+    for (size_t i = 0; i < c->transports.n + c->memcpys.n; i++) {
+        int is_t = i < c->transports.n;
+        const group *g = is_t ? &c->transports.g[i] : &c->memcpys.g[i - c->transports.n];
+        const char *name = is_t ? g->key : "memcpy";
+        ss_affine_fit f;
+        if (ss_fit_affine(g->x, g->y, g->n, &f) < 0)
+            return group_err(g, err,
+                             "%s%s%s: fewer samples than parameters: the affine cost fixed_s + s_per_byte x bytes "
+                             "needs at least two message sizes and three observations, got %zu size%s and %zu "
+                             "observation%s",
+                             is_t ? "transport '" : "", name, is_t ? "'" : "", f.ndistinct_x,
+                             f.ndistinct_x == 1 ? "" : "s", g->n, g->n == 1 ? "" : "s");
+        cJSON *l = law_json("latency_s = fixed_s + s_per_byte x bytes", "bytes", "fixed_s", "s_per_byte", &f, g);
+        put_num(l, "bytes_per_s", f.slope > 0 ? 1 / f.slope : NAN);
+        fprintf(c->sum, "  %s: %.6g s + %.6g s/B (%.4g MB/s), R2 %.4f, n %zu\n", name, f.intercept, f.slope,
+                f.slope > 0 ? 1e-6 / f.slope : 0, f.r2, f.n);
+        if (!is_t) {
+            cJSON_AddItemToObject(c->root, "memcpy", l);
+            continue;
+        }
+        /* The plugins refuse negative costs: a fitted value below 0 (noise about 0) is written as 0. */
+        cJSON *t = cJSON_AddObjectToObject(ts, name);
+        put_num(t, "block_fixed_s", 0);
+        put_num(t, "block_in_s_per_byte", 0);
+        put_num(t, "block_out_s_per_byte", 0);
+        put_num(t, "delivery_fixed_s", f.intercept > 0 ? f.intercept : 0);
+        put_num(t, "delivery_s_per_byte", f.slope > 0 ? f.slope : 0);
+        char *src = ss_xasprintf("servesim calibrate: the measured hop (send to tensor received) as delivery, "
+                                 "delivery_fixed_s = fixed_s and delivery_s_per_byte = s_per_byte of "
+                                 "transport_fits.%s (a negative fitted value written as 0); block_* = 0: the "
+                                 "measurement does not split main-thread work from time in flight",
+                                 name);
+        cJSON_AddStringToObject(t, "source", src);
+        free(src);
+        cJSON_AddItemToObject(fits, name, l);
+    }
+    return 0;
+}
+
+/* ---- blocks: the split-profile view ---------------------------------------- */
+
+/* Does law group g describe a block of the chosen model, device and threads? */
+static int wanted_block(const calib *c, const ss_hwp_sample *s, const char *model)
+{
+    return s->piece_kind == SS_HWP_BLOCK && strcmp(s->model, model) == 0 &&
+           (!c->o->device || strcmp(s->device, c->o->device) == 0) && (!c->o->threads || s->threads == c->o->threads);
+}
+
+/* The model whose blocks are written: --model, else the only one with blocks. */
+static int pick_model(const calib *c, const char **model, ss_err *err)
+{
+    *model = c->o->model;
+    for (size_t i = 0; i < c->laws.n; i++) {
+        const ss_hwp_sample *s = sample_of(&c->laws.g[i].refs[0]);
+        if (s->piece_kind != SS_HWP_BLOCK) continue;
+        if (c->o->model) {
+            if (strcmp(s->model, c->o->model) == 0) return 1;
+        } else if (!*model) {
+            *model = s->model;
+        } else if (strcmp(s->model, *model) != 0) {
+            return group_err(&c->laws.g[i], err,
+                             "blocks of two models are measured ('%s' and '%s'): choose one with --model", *model,
+                             s->model);
+        }
+    }
+    if (c->o->model) return ss_err_at(err, "servesim calibrate", 0, 0, "--model %s: no block of it is measured",
+                                      c->o->model);
+    return *model ? 1 : 0;
+}
+
+/* The memory reading of `what` in MiB: on a GPU (gpu=1) or on the CPU (gpu=0); -1 if none. */
+static double memory_mib(const calib *c, const char *what, int gpu)
+{
+    for (size_t i = 0; i < c->memory.n; i++) {
+        const ss_hwp_sample *s = sample_of(&c->memory.g[i].refs[0]);
+        if (strcmp(s->what, what) == 0 && (strcmp(s->device, "cpu") != 0) == gpu) return s->bytes / 1048576.0;
+    }
+    return -1;
+}
+
+/* For block name `blk`: the law group to use (fewest threads, then the first
+ * device in byte order, among those the options allow); -1 if none. */
+static long pick_config(const calib *c, const char *model, const char *blk)
+{
+    long best = -1;
+    for (size_t i = 0; i < c->laws.n; i++) {
+        const ss_hwp_sample *s = sample_of(&c->laws.g[i].refs[0]);
+        if (!wanted_block(c, s, model) || strcmp(s->piece, blk) != 0) continue;
+        if (best < 0) {
+            best = (long)i;
+            continue;
+        }
+        const ss_hwp_sample *b = sample_of(&c->laws.g[best].refs[0]);
+        if (s->threads < b->threads || (s->threads == b->threads && strcmp(s->device, b->device) < 0)) best = (long)i;
+    }
+    return best;
+}
+
+/* The distribution group of law group `law` at its smallest batch. */
+static size_t smallest_batch(const calib *c, size_t law)
+{
+    size_t best = 0;
+    unsigned best_batch = 0;
+    for (size_t i = 0; i < c->dists.n; i++) {
+        const char *k = c->dists.g[i].key, *lk = c->laws.g[law].key;
+        size_t n = strlen(lk);
+        const ss_hwp_sample *s = sample_of(&c->dists.g[i].refs[0]);
+        if (strncmp(k, lk, n) == 0 && k[n] == '\x1f' && (!best_batch || s->batch < best_batch)) {
+            best = i;
+            best_batch = s->batch;
+        }
+    }
+    return best;
+}
+
+/* The tensor bytes per sample of a distribution group: the first of its
+ * samples that gives them, divided by the batch; -1 if none does. */
+static double bytes_per_sample(const group *g, int out)
+{
+    for (size_t i = 0; i < g->nrefs; i++) {
+        const ss_hwp_sample *s = sample_of(&g->refs[i]);
+        double b = out ? s->out_bytes : s->in_bytes;
+        if (b >= 0) return b / s->batch;
+    }
+    return -1;
+}
+
+static int blocks(calib *c, const ss_dist_fits *dfits, const ss_affine_fit *lfits, ss_err *err)
+{
+    const char *model = NULL;
+    int has;
+    TRY(has = pick_model(c, &model, err));
+    cJSON *arr = cJSON_AddArrayToObject(c->root, "blocks");
+    double host_ram_mib = 0;
+    size_t nblocks = 0;
+    for (size_t i = 0; has && i < c->laws.n; i++) {
+        const ss_hwp_sample *s = sample_of(&c->laws.g[i].refs[0]);
+        if (!wanted_block(c, s, model) || pick_config(c, model, s->piece) != (long)i) continue;
+        size_t d = smallest_batch(c, i);
+        const group *dg = &c->dists.g[d];
+        const ss_hwp_sample *ds = sample_of(&dg->refs[0]);
+        cJSON *b = cJSON_CreateObject();
+        cJSON_AddStringToObject(b, "name", s->piece);
+        double in = bytes_per_sample(dg, 0), out = bytes_per_sample(dg, 1);
+        put_num(b, "in_bytes_per_sample", in > 0 ? in : 0);
+        put_num(b, "out_bytes_per_sample", out > 0 ? out : 0);
+        cJSON_AddItemToObject(b, "service", service_json(&dfits[d], dg));
+        if (lfits[i].n) {
+            cJSON *law = cJSON_AddObjectToObject(b, "batch_law");
+            put_num(law, "fixed_s", lfits[i].intercept);
+            put_num(law, "per_sample_s", lfits[i].slope > 0 ? lfits[i].slope : 0);
+        }
+        double vram = memory_mib(c, s->piece, 1), ram = memory_mib(c, s->piece, 0);
+        if (vram > 0) put_num(cJSON_AddObjectToObject(b, "vram"), "process_mib", vram);
+        if (ram > host_ram_mib) host_ram_mib = ram;
+        cJSON *prov = cJSON_AddObjectToObject(b, "calibration");
+        cJSON_AddStringToObject(prov, "device", s->device);
+        cJSON_AddNumberToObject(prov, "threads", s->threads);
+        cJSON_AddNumberToObject(prov, "batch", ds->batch);
+        char *where = ss_xasprintf("distributions[%zu].service (%s, batch %u)", d,
+                                   ss_fit_family_name(dfits[d].best), ds->batch);
+        cJSON_AddStringToObject(prov, "service", where);
+        free(where);
+        if (lfits[i].n) {
+            size_t li = 0;
+            for (size_t k = 0; k < i; k++) li += lfits[k].n > 0;
+            where = ss_xasprintf("compute_laws[%zu] (a negative per_sample_s written as 0)", li);
+            cJSON_AddStringToObject(prov, "batch_law", where);
+            free(where);
+        } else {
+            cJSON_AddStringToObject(prov, "batch_law", "none: one batch size measured (--no-batch-law)");
+        }
+        cJSON_AddStringToObject(prov, "bytes", in >= 0 && out >= 0 ? "in_bytes and out_bytes of the samples / batch"
+                                                                   : "not measured (in_bytes/out_bytes absent): 0");
+        if (ds->batch != 1) cJSON_AddStringToObject(prov, "note", "service measured at a batch above 1");
+        cJSON_AddItemToArray(arr, b);
+        nblocks++;
+    }
+    if (has && nblocks == 0)
+        return ss_err_at(err, "servesim calibrate", 0, 0, "no block of %s is measured on %s%s with %s threads", model,
+                         c->o->device ? "device " : "any device", c->o->device ? c->o->device : "",
+                         c->o->threads ? "the chosen number of" : "any number of");
+    cJSON *proc = cJSON_CreateObject();
+    put_num(proc, "context_vram_mib", 0);
+    put_num(proc, "host_ram_mib", host_ram_mib);
+    cJSON_AddStringToObject(proc, "source",
+                            "servesim calibrate: host_ram_mib = the largest memory reading of a block on device cpu "
+                            "(0 if none); context_vram_mib = 0 (not measured)");
+    cJSON_AddItemToObject(c->root, "process", proc);
+    if (has) fprintf(c->sum, "blocks: %zu of %s\n", nblocks, model);
+    return 0;
+}
+
+static void summaries(calib *c)
+{
+    cJSON *mem = cJSON_AddArrayToObject(c->root, "memory");
+    for (size_t i = 0; i < c->memory.n; i++) {
+        const group *g = &c->memory.g[i];
+        const ss_hwp_sample *s = sample_of(&g->refs[0]);
+        cJSON *m = cJSON_CreateObject();
+        cJSON_AddStringToObject(m, "what", s->what);
+        cJSON_AddStringToObject(m, "device", s->device);
+        put_num(m, "bytes", s->bytes);
+        put_num(m, "mib", s->bytes / 1048576.0);
+        cJSON_AddStringToObject(m, "method", "the first reading (later ones listed in from)");
+        cJSON_AddItemToObject(m, "from", refs_json(g));
+        cJSON_AddItemToArray(mem, m);
+    }
+    cJSON *cold = cJSON_AddArrayToObject(c->root, "coldstart");
+    for (size_t i = 0; i < c->colds.n; i++) {
+        const group *g = &c->colds.g[i];
+        const ss_hwp_sample *s = sample_of(&g->refs[0]);
+        double mean = 0, var = 0;
+        for (size_t k = 0; k < g->n; k++) mean += g->y[k];
+        mean /= (double)g->n;
+        for (size_t k = 0; k < g->n; k++) var += (g->y[k] - mean) * (g->y[k] - mean);
+        cJSON *m = cJSON_CreateObject();
+        cJSON_AddStringToObject(m, "model", s->model);
+        cJSON_AddStringToObject(m, "stage", s->stage);
+        cJSON_AddNumberToObject(m, "n", (double)g->n);
+        put_num(m, "mean_s", mean);
+        put_num(m, "sd_s", g->n > 1 ? sqrt(var / (double)(g->n - 1)) : NAN);
+        cJSON_AddStringToObject(m, "method", "sample mean and standard deviation (n - 1)");
+        cJSON_AddItemToObject(m, "from", refs_json(g));
+        cJSON_AddItemToArray(cold, m);
+    }
+}
+
+static void header(calib *c, ss_hwprofile *const *profs, size_t nprofs)
+{
+    cJSON_AddStringToObject(c->root, "name", c->o->name);
+    cJSON_AddStringToObject(c->root, "description",
+                            "Calibrated by servesim calibrate from profile files of real runs (docs/profiles.md): "
+                            "block service times and batch laws, transport hop costs, memcpy, with every fit's "
+                            "statistics and the samples it used. Usable as a block pipeline's split profile "
+                            "(split:) and transport profile (transport: {profile:}).");
+    FILE *fp;
+    char *src = NULL;
+    size_t len;
+    fp = ss_xmemstream(&src, &len);
+    fputs("servesim calibrate from", fp);
+    for (size_t i = 0; i < nprofs; i++) fprintf(fp, "%s %s", i ? "," : "", profs[i]->path);
+    fputs("; the sources of those files are in calibrated_from", fp);
+    fclose(fp);
+    cJSON_AddStringToObject(c->root, "source", src);
+    free(src);
+    cJSON *from = cJSON_AddArrayToObject(c->root, "calibrated_from");
+    size_t nsamples = 0, nruns = 0;
+    for (size_t i = 0; i < nprofs; i++) {
+        const ss_hwprofile *p = profs[i];
+        cJSON *f = cJSON_CreateObject();
+        cJSON_AddStringToObject(f, "file", p->path);
+        cJSON_AddStringToObject(f, "source", p->source);
+        cJSON_AddStringToObject(f, "machine", p->machine);
+        cJSON_AddStringToObject(f, "cpu_model", p->cpu_model);
+        cJSON_AddNumberToObject(f, "cores", p->cores);
+        cJSON_AddStringToObject(f, "os", p->os);
+        cJSON_AddStringToObject(f, "date", p->date);
+        cJSON_AddNumberToObject(f, "samples", (double)p->nsamples);
+        cJSON_AddNumberToObject(f, "runs_not_fitted", (double)p->nruns);
+        cJSON_AddItemToArray(from, f);
+        nsamples += p->nsamples;
+        nruns += p->nruns;
+    }
+    fprintf(c->sum, "calibrate: %zu profile file%s, %zu sample%s (%zu end-to-end run%s, not fitted)\n", nprofs,
+            nprofs == 1 ? "" : "s", nsamples, nsamples == 1 ? "" : "s", nruns, nruns == 1 ? "" : "s");
+}
+
+int ss_calibrate(ss_hwprofile *const *profs, size_t nprofs, const ss_calib_opts *o, char **json, char **summary,
+                 ss_err *err)
+{
+    calib c = {.o = o};
+    size_t sumlen;
+    c.sum = ss_xmemstream(summary, &sumlen);
+    c.root = cJSON_CreateObject();
+    *json = NULL;
+    collect(&c, profs, nprofs);
+    header(&c, profs, nprofs);
+    ss_dist_fits *dfits = ss_xcalloc(c.dists.n + 1, sizeof *dfits);
+    ss_affine_fit *lfits = ss_xcalloc(c.laws.n + 1, sizeof *lfits);
+    int rc = 0;
+    for (size_t i = 0; i < c.dists.n && rc == 0; i++) rc = fit_dist(&c.dists.g[i], &dfits[i], err);
+    if (rc == 0) fprintf(c.sum, "compute laws (latency vs batch):\n");
+    if (rc == 0) rc = compute_laws(&c, lfits, err);
+    if (rc == 0) fprintf(c.sum, "transports and memcpy (time vs bytes):\n");
+    if (rc == 0) rc = transport_laws(&c, err);
+    if (rc == 0) rc = blocks(&c, dfits, lfits, err);
+    if (rc == 0) {
+        size_t chosen[SS_FIT_NFAMILIES] = {0};
+        cJSON *arr = cJSON_AddArrayToObject(c.root, "distributions");
+        for (size_t i = 0; i < c.dists.n; i++) {
+            cJSON_AddItemToArray(arr, dist_json(&c.dists.g[i], &dfits[i]));
+            chosen[dfits[i].best]++;
+        }
+        fprintf(c.sum, "distributions: %zu (normal %zu, lognormal %zu, gamma %zu, empirical %zu)\n", c.dists.n,
+                chosen[SS_FIT_NORMAL], chosen[SS_FIT_LOGNORMAL], chosen[SS_FIT_GAMMA], chosen[SS_FIT_EMPIRICAL]);
+        summaries(&c);
+        /* people read the file from the top: what a scenario uses first, then the fits */
+        static const char *const order[] = {"name", "description", "source", "calibrated_from", "process", "blocks",
+                                            "transports", "transport_fits", "memcpy", "compute_laws",
+                                            "distributions", "memory", "coldstart"};
+        for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
+            cJSON *it = cJSON_DetachItemFromObjectCaseSensitive(c.root, order[i]);
+            if (it) cJSON_AddItemToObject(c.root, order[i], it);
+        }
+        char *text = cJSON_Print(c.root);
+        *json = ss_xasprintf("%s\n", text);
+        cJSON_free(text);
+    }
+    fclose(c.sum);
+    free(dfits);
+    free(lfits);
+    cJSON_Delete(c.root);
+    groups *all[] = {&c.dists, &c.laws, &c.transports, &c.memcpys, &c.colds, &c.memory};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++) groups_free(all[i]);
+    return rc;
+}

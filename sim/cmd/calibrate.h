@@ -1,0 +1,40 @@
+/* calibrate.h: fit the simulator's parameters to profile files of real runs
+ * (servesim calibrate; format and output in docs/profiles.md).
+ *
+ * From the samples of every profile (hwprofile.h), pooled across files:
+ *   - compute latency vs batch per (model, piece, device, threads) and a
+ *     transport hop's cost vs bytes per transport, memcpy time vs bytes:
+ *     affine laws by least squares with 95% intervals (core/fit.h);
+ *   - each compute sample's latency distribution by maximum likelihood
+ *     (normal, lognormal, gamma, empirical), the best by SS_FIT_RULE.
+ * The result is one JSON model file a block-pipeline scenario can name both
+ * as its split profile (`split:`, blocks with `service` and `batch_law`) and
+ * as its transport profile (`transport: {profile:}`, affine `transports`),
+ * with where every number came from: file, sample, line, fit, statistics.
+ * End-to-end runs are never fitted. */
+#ifndef SS_CALIBRATE_H
+#define SS_CALIBRATE_H
+
+#include <stddef.h>
+
+#include "core/util.h"
+#include "input/hwprofile.h"
+
+typedef struct ss_calib_opts {
+    const char *name;     /* the model file's "name" (a scenario's split: names the file) */
+    const char *model;    /* the model whose blocks become "blocks" (NULL: the only one measured) */
+    const char *device;   /* the device whose block timings feed "blocks" (NULL: see docs/profiles.md) */
+    unsigned threads;     /* likewise the threads (0: the fewest measured) */
+    int no_batch_law;     /* a compute piece measured at one batch size gets no law instead of an error */
+} ss_calib_opts;
+
+/* The model file's text (JSON, deterministic: same inputs and options give
+ * the same bytes) in *json (malloc'd) and a short human summary in
+ * *summary.  0 ok; -1 with err positioned at the sample concerned: a law
+ * with fewer observations than its parameters (one batch size or one
+ * message size, or n <= 2), a distribution from fewer than 3 observations
+ * or without spread, several models and no choice, a choice not measured. */
+int ss_calibrate(ss_hwprofile *const *profs, size_t nprofs, const ss_calib_opts *o, char **json, char **summary,
+                 ss_err *err);
+
+#endif

@@ -1,0 +1,10 @@
+/* calibrate_cmd.h: `servesim calibrate PROFILE... -o MODEL.json` (the fits are
+ * in calibrate.h, the profile format in docs/profiles.md). */
+#ifndef SS_CALIBRATE_CMD_H
+#define SS_CALIBRATE_CMD_H
+
+/* argv after "calibrate".  Exit status 0, 1 (the model file could not be
+ * written) or 2 on bad input (nothing written). */
+int ss_cmd_calibrate(int argc, char **argv);
+
+#endif

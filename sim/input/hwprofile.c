@@ -1,0 +1,360 @@
+/* hwprofile.c: read and validate a profile file of real runs (hwprofile.h,
+ * format in docs/profiles.md). */
+#include "input/hwprofile.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/cfg.h"
+
+#define TRY(x)                  \
+    do {                        \
+        if ((x) < 0) return -1; \
+    } while (0)
+
+static const char *const kind_names[] = {"compute", "transport", "memcpy", "memory", "coldstart", NULL};
+static const char *const stage_names[] = {"load", "init", "transfer", NULL};
+static const char *const arrival_names[] = {"poisson", "closed", NULL};
+
+const char *ss_hwp_kind_name(ss_hwp_kind k)
+{
+    return k <= SS_HWP_COLDSTART ? kind_names[k] : "?";
+}
+
+static const char *const top_keys[] = {"servesim_profile", "source", "environment", "samples", "runs", NULL};
+static const char *const env_keys[] = {"machine", "cpu_model", "cores", "memory_bytes", "os",
+                                       "libraries", "date", "notes", NULL};
+/* Per kind; a time field may be written in any one unit (the file's). */
+static const char *const compute_keys[] = {"kind", "model", "block", "layer", "device", "batch", "threads",
+                                           "in_bytes", "out_bytes", "latency_s", "latency_ms", "latency_us",
+                                           "notes", NULL};
+static const char *const transport_keys[] = {"kind", "transport", "bytes", "latency_s", "latency_ms",
+                                             "latency_us", "notes", NULL};
+static const char *const memcpy_keys[] = {"kind", "bytes", "latency_s", "latency_ms", "latency_us", "notes", NULL};
+static const char *const memory_keys[] = {"kind", "what", "device", "bytes", "notes", NULL};
+static const char *const coldstart_keys[] = {"kind", "model", "stage", "duration_s", "duration_ms", "duration_us",
+                                             "notes", NULL};
+static const char *const *const sample_keys[] = {compute_keys, transport_keys, memcpy_keys, memory_keys,
+                                                 coldstart_keys};
+static const char *const run_keys[] = {"id", "conditions", "results", "notes", NULL};
+static const char *const cond_keys[] = {"model", "transport", "arrival", "rate_per_s", "clients", "batch",
+                                        "placement", "duration_s", "duration_ms", "duration_us", "warmup_s",
+                                        "warmup_ms", "warmup_us", NULL};
+static const char *const result_keys[] = {"requests", "throughput_per_s", "latency_mean_s", "latency_mean_ms",
+                                          "latency_mean_us", "latency_p50_s", "latency_p50_ms", "latency_p50_us",
+                                          "latency_p99_s", "latency_p99_ms", "latency_p99_us", NULL};
+
+/* ---- one time unit per file ---------------------------------------------- */
+
+typedef struct unit_state {
+    const char *unit;  /* the first time unit seen, or NULL */
+    const ss_node *first;
+} unit_state;
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* The time unit a key is written in ("s", "ms", "us"), or NULL for a key
+ * that is no time (rates end in _per_s). */
+static const char *unit_of(const char *key)
+{
+    if (ends_with(key, "_per_s") || ends_with(key, "_per_ms") || ends_with(key, "_per_us")) return NULL;
+    if (ends_with(key, "_ms")) return "ms";
+    if (ends_with(key, "_us")) return "us";
+    if (ends_with(key, "_s")) return "s";
+    return NULL;
+}
+
+/* Every key of the tree in document order; the environment holds no time. */
+static int check_units(const ss_node *n, unit_state *u, ss_err *err)
+{
+    for (size_t i = 0; n->kind != SS_NODE_SCALAR && i < n->n; i++) {
+        const ss_node *c = n->items[i];
+        if (n->kind == SS_NODE_MAP) {
+            if (n->key == NULL && strcmp(c->key, "environment") == 0) continue;
+            const char *unit = unit_of(c->key);
+            if (unit && !u->unit) {
+                u->unit = unit;
+                u->first = c;
+            } else if (unit && strcmp(unit, u->unit) != 0) {
+                return ss_err_at(err, c->file, c->key_line, c->key_col,
+                                 "%s: mixed units: this file writes times in %s (first at line %d, '%s'); a profile "
+                                 "uses one time unit",
+                                 c->key, u->unit, u->first->key_line, u->first->key);
+            }
+        }
+        TRY(check_units(c, u, err));
+    }
+    return 0;
+}
+
+static double unit_scale(const char *unit)
+{
+    return strcmp(unit, "ms") == 0 ? 1e-3 : strcmp(unit, "us") == 0 ? 1e-6 : 1;
+}
+
+/* ---- typed pieces ---------------------------------------------------------- */
+
+static int str_copy(const ss_node *m, const char *key, char **out, int flags, ss_err *err)
+{
+    const char *s = NULL;
+    int rc = ss_cfg_str(m, key, &s, flags, err);
+    if (rc > 0) {
+        if (!s[0]) return ss_node_err(ss_map_find(m, key), err, "%s: expected a non-empty string", key);
+        *out = ss_xstrdup(s);
+    }
+    return rc;
+}
+
+static int count(const ss_node *m, const char *key, unsigned *out, int flags, ss_err *err)
+{
+    double v = 0;
+    int rc = ss_cfg_num(m, key, &v, flags | SS_INT, err);
+    if (rc <= 0) return rc;
+    if (v < 1 || v > 1e9)
+        return ss_node_err(ss_map_find(m, key), err, "%s: expected an integer >= 1, got '%s'", key,
+                           ss_map_find(m, key)->value);
+    *out = (unsigned)v;
+    return 1;
+}
+
+/* A time field `base_<unit>` of the file's unit, in seconds, > 0 (or >= 0). */
+static int time1(const ss_node *m, const char *base, const ss_hwprofile *p, double *out, int flags, ss_err *err)
+{
+    char key[64];
+    snprintf(key, sizeof key, "%s_%s", base, p->time_unit);
+    int rc = ss_cfg_num(m, key, out, flags, err);
+    if (rc > 0) *out *= unit_scale(p->time_unit);
+    return rc;
+}
+
+/* The repeated observations `base_<unit>`: a non-empty array of times > 0. */
+static int times(const ss_node *m, const char *base, const ss_hwprofile *p, ss_hwp_sample *s, ss_err *err)
+{
+    char key[64];
+    snprintf(key, sizeof key, "%s_%s", base, p->time_unit);
+    ss_node *seq;
+    TRY(ss_cfg_seq(m, key, &seq, SS_REQ, err));
+    if (seq->n == 0) return ss_node_err(seq, err, "%s: expected at least one observation", key);
+    s->times_s = ss_xcalloc(seq->n, sizeof *s->times_s);
+    for (size_t i = 0; i < seq->n; i++) {
+        char what[96];
+        snprintf(what, sizeof what, "%s[%zu]", key, i);
+        TRY(ss_node_num(seq->items[i], what, &s->times_s[i], SS_POS, err));
+        s->times_s[i] *= unit_scale(p->time_unit);
+        s->ntimes++;
+    }
+    return 0;
+}
+
+static int read_env(ss_hwprofile *p, const ss_node *root, ss_err *err)
+{
+    ss_node *env, *libs;
+    TRY(ss_cfg_map(root, "environment", &env, SS_REQ, err));
+    TRY(ss_cfg_check_keys(env, env_keys, "environment", err));
+    TRY(str_copy(env, "machine", &p->machine, SS_REQ, err));
+    TRY(str_copy(env, "cpu_model", &p->cpu_model, SS_REQ, err));
+    TRY(count(env, "cores", &p->cores, SS_REQ, err));
+    TRY(ss_cfg_num(env, "memory_bytes", &p->memory_bytes, SS_REQ | SS_NONNEG | SS_INT, err));
+    TRY(str_copy(env, "os", &p->os, SS_REQ, err));
+    TRY(str_copy(env, "date", &p->date, SS_REQ, err));
+    const char *notes = NULL;
+    TRY(ss_cfg_str(env, "notes", &notes, 0, err));
+    if (notes) p->notes = ss_xstrdup(notes);
+    TRY(ss_cfg_map(env, "libraries", &libs, SS_REQ, err));
+    p->lib_names = ss_xcalloc(libs->n + 1, sizeof *p->lib_names);
+    p->lib_versions = ss_xcalloc(libs->n + 1, sizeof *p->lib_versions);
+    for (size_t i = 0; i < libs->n; i++) {
+        const ss_node *l = libs->items[i];
+        if (l->kind != SS_NODE_SCALAR || l->is_null || !l->quoted)
+            return ss_node_err(l, err, "libraries.%s: expected a version string", l->key);
+        p->lib_names[i] = ss_xstrdup(l->key);
+        p->lib_versions[i] = ss_xstrdup(l->value);
+        p->nlibs++;
+    }
+    return 0;
+}
+
+static int read_sample(const ss_hwprofile *p, const ss_node *n, ss_hwp_sample *s, ss_err *err)
+{
+    TRY(ss_node_expect(n, SS_NODE_MAP, "sample", err));
+    s->line = n->line;
+    s->col = n->col;
+    s->in_bytes = s->out_bytes = -1;
+    int kind = 0;
+    TRY(ss_cfg_enum(n, "kind", kind_names, &kind, SS_REQ, err));
+    s->kind = (ss_hwp_kind)kind;
+    char where[32];
+    snprintf(where, sizeof where, "%s sample", kind_names[kind]);
+    TRY(ss_cfg_check_keys(n, sample_keys[kind], where, err));
+    switch (s->kind) {
+    case SS_HWP_COMPUTE: {
+        TRY(str_copy(n, "model", &s->model, SS_REQ, err));
+        int hb, hl;
+        TRY(hb = str_copy(n, "block", &s->piece, 0, err));
+        if (hb == 0) TRY(hl = str_copy(n, "layer", &s->piece, 0, err));
+        else if (ss_map_find(n, "layer"))
+            return ss_node_err(ss_map_find(n, "layer"), err, "layer: a sample names a block or a layer, not both");
+        else hl = 0;
+        s->piece_kind = hb ? SS_HWP_BLOCK : hl ? SS_HWP_LAYER : SS_HWP_WHOLE;
+        TRY(str_copy(n, "device", &s->device, SS_REQ, err));
+        TRY(count(n, "batch", &s->batch, SS_REQ, err));
+        TRY(count(n, "threads", &s->threads, SS_REQ, err));
+        TRY(ss_cfg_num(n, "in_bytes", &s->in_bytes, SS_NONNEG | SS_INT, err));
+        TRY(ss_cfg_num(n, "out_bytes", &s->out_bytes, SS_NONNEG | SS_INT, err));
+        return times(n, "latency", p, s, err);
+    }
+    case SS_HWP_TRANSPORT:
+        TRY(str_copy(n, "transport", &s->transport, SS_REQ, err));
+        TRY(ss_cfg_num(n, "bytes", &s->bytes, SS_REQ | SS_NONNEG | SS_INT, err));
+        return times(n, "latency", p, s, err);
+    case SS_HWP_MEMCPY:
+        TRY(ss_cfg_num(n, "bytes", &s->bytes, SS_REQ | SS_NONNEG | SS_INT, err));
+        return times(n, "latency", p, s, err);
+    case SS_HWP_MEMORY:
+        TRY(str_copy(n, "what", &s->what, SS_REQ, err));
+        TRY(str_copy(n, "device", &s->device, SS_REQ, err));
+        return ss_cfg_num(n, "bytes", &s->bytes, SS_REQ | SS_NONNEG | SS_INT, err);
+    case SS_HWP_COLDSTART: {
+        TRY(str_copy(n, "model", &s->model, SS_REQ, err));
+        int stage = 0;
+        TRY(ss_cfg_enum(n, "stage", stage_names, &stage, SS_REQ, err));
+        s->stage = ss_xstrdup(stage_names[stage]);
+        return times(n, "duration", p, s, err);
+    }
+    }
+    return 0;
+}
+
+static int read_run(const ss_hwprofile *p, const ss_node *n, ss_hwp_run *r, ss_err *err)
+{
+    TRY(ss_node_expect(n, SS_NODE_MAP, "run", err));
+    TRY(ss_cfg_check_keys(n, run_keys, "run", err));
+    r->line = n->line;
+    r->col = n->col;
+    TRY(str_copy(n, "id", &r->id, SS_REQ, err));
+    ss_node *c, *res;
+    TRY(ss_cfg_map(n, "conditions", &c, SS_REQ, err));
+    TRY(ss_cfg_check_keys(c, cond_keys, "conditions", err));
+    TRY(str_copy(c, "model", &r->model, SS_REQ, err));
+    TRY(str_copy(c, "transport", &r->transport, 0, err));
+    TRY(str_copy(c, "placement", &r->placement, 0, err));
+    int arrival = 0;
+    TRY(ss_cfg_enum(c, "arrival", arrival_names, &arrival, SS_REQ, err));
+    r->arrival = ss_xstrdup(arrival_names[arrival]);
+    if (arrival == 0) {
+        TRY(ss_cfg_num(c, "rate_per_s", &r->rate_per_s, SS_REQ | SS_POS, err));
+        if (ss_map_find(c, "clients"))
+            return ss_node_err(ss_map_find(c, "clients"), err, "clients: a poisson run has rate_per_s, not clients");
+    } else {
+        TRY(count(c, "clients", &r->clients, SS_REQ, err));
+        if (ss_map_find(c, "rate_per_s"))
+            return ss_node_err(ss_map_find(c, "rate_per_s"), err,
+                               "rate_per_s: a closed run has clients (zero think time), not a rate");
+    }
+    r->batch = 1;
+    TRY(count(c, "batch", &r->batch, 0, err));
+    TRY(time1(c, "duration", p, &r->duration_s, SS_REQ | SS_POS, err));
+    TRY(time1(c, "warmup", p, &r->warmup_s, SS_NONNEG, err));
+    TRY(ss_cfg_map(n, "results", &res, SS_REQ, err));
+    TRY(ss_cfg_check_keys(res, result_keys, "results", err));
+    TRY(ss_cfg_num(res, "requests", &r->requests, SS_REQ | SS_NONNEG | SS_INT, err));
+    TRY(ss_cfg_num(res, "throughput_per_s", &r->throughput_per_s, SS_REQ | SS_NONNEG, err));
+    TRY(time1(res, "latency_mean", p, &r->latency_mean_s, SS_REQ | SS_POS, err));
+    TRY(time1(res, "latency_p50", p, &r->latency_p50_s, SS_REQ | SS_POS, err));
+    return time1(res, "latency_p99", p, &r->latency_p99_s, SS_REQ | SS_POS, err);
+}
+
+static int load(const ss_doc *doc, ss_hwprofile *p, ss_err *err)
+{
+    const ss_node *root = doc->root;
+    TRY(ss_node_expect(root, SS_NODE_MAP, "profile", err));
+    unit_state u = {0};
+    TRY(check_units(root, &u, err));
+    p->time_unit = u.unit ? u.unit : "s";
+    TRY(ss_cfg_check_keys(root, top_keys, "profile", err));
+    double version = 0;
+    TRY(ss_cfg_num(root, "servesim_profile", &version, SS_REQ, err));
+    if (version != SS_HWP_VERSION)
+        return ss_node_err(ss_map_find(root, "servesim_profile"), err,
+                           "servesim_profile: expected %d (the profile format this servesim reads), got '%s'",
+                           SS_HWP_VERSION, ss_map_find(root, "servesim_profile")->value);
+    TRY(str_copy(root, "source", &p->source, SS_REQ, err));
+    TRY(read_env(p, root, err));
+    ss_node *samples = NULL, *runs = NULL;
+    TRY(ss_cfg_seq(root, "samples", &samples, 0, err));
+    TRY(ss_cfg_seq(root, "runs", &runs, 0, err));
+    size_t ns = samples ? samples->n : 0, nr = runs ? runs->n : 0;
+    if (ns + nr == 0)
+        return ss_node_err(samples ? samples : runs ? runs : root, err,
+                           "a profile needs at least one entry in samples or runs");
+    p->samples = ss_xcalloc(ns + 1, sizeof *p->samples); /* + 1: see ss_hwprofile_free */
+    for (size_t i = 0; i < ns; i++, p->nsamples++) TRY(read_sample(p, samples->items[i], &p->samples[i], err));
+    p->runs = ss_xcalloc(nr + 1, sizeof *p->runs);
+    for (size_t i = 0; i < nr; i++, p->nruns++) {
+        TRY(read_run(p, runs->items[i], &p->runs[i], err));
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(p->runs[j].id, p->runs[i].id) == 0)
+                return ss_node_err(ss_map_find(runs->items[i], "id"), err, "run id '%s' already used at line %d",
+                                   p->runs[i].id, p->runs[j].line);
+    }
+    return 0;
+}
+
+int ss_hwprofile_load(const char *path, ss_hwprofile *p, ss_err *err)
+{
+    memset(p, 0, sizeof *p);
+    p->path = ss_xstrdup(path);
+    ss_doc *doc = ss_doc_load_json(path, err);
+    int rc = doc ? load(doc, p, err) : -1;
+    ss_doc_free(doc);
+    if (rc < 0) ss_hwprofile_free(p);
+    return rc;
+}
+
+static void free_sample(ss_hwp_sample *s)
+{
+    free(s->model);
+    free(s->piece);
+    free(s->device);
+    free(s->transport);
+    free(s->what);
+    free(s->stage);
+    free(s->times_s);
+}
+
+static void free_run(ss_hwp_run *r)
+{
+    free(r->id);
+    free(r->model);
+    free(r->transport);
+    free(r->arrival);
+    free(r->placement);
+}
+
+void ss_hwprofile_free(ss_hwprofile *p)
+{
+    if (!p) return;
+    /* a sample or run that failed half-read is counted too: its fields are freed as well */
+    for (size_t i = 0; p->samples && i <= p->nsamples; i++) free_sample(&p->samples[i]);
+    for (size_t i = 0; p->runs && i <= p->nruns; i++) free_run(&p->runs[i]);
+    free(p->samples);
+    free(p->runs);
+    for (size_t i = 0; i < p->nlibs; i++) {
+        free(p->lib_names[i]);
+        free(p->lib_versions[i]);
+    }
+    free(p->lib_names);
+    free(p->lib_versions);
+    free(p->path);
+    free(p->source);
+    free(p->machine);
+    free(p->cpu_model);
+    free(p->os);
+    free(p->date);
+    free(p->notes);
+    memset(p, 0, sizeof *p);
+}

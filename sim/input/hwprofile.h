@@ -1,0 +1,89 @@
+/* hwprofile.h: profile files of real runs (docs/profiles.md): the machine a
+ * measurement ran on, samples of what was measured (compute latency of a
+ * model, block or layer per device, batch and threads; a transport hop's
+ * cost per message size; memcpy time per size; memory readings; cold-start
+ * stage durations) and end-to-end results of whole runs with their
+ * conditions.  Read through the positioned cfg reader, so every error is
+ * "file:line:col: what was expected".
+ *
+ * A file writes every time in one unit (_s, _ms or _us); the reader checks
+ * that and converts to seconds here, at the edge.  Samples feed
+ * `servesim calibrate`; runs are kept for validation and never fitted. */
+#ifndef SS_HWPROFILE_H
+#define SS_HWPROFILE_H
+
+#include <stddef.h>
+
+#include "core/util.h"
+
+#define SS_HWP_VERSION 1
+
+typedef enum ss_hwp_kind {
+    SS_HWP_COMPUTE,
+    SS_HWP_TRANSPORT,
+    SS_HWP_MEMCPY,
+    SS_HWP_MEMORY,
+    SS_HWP_COLDSTART
+} ss_hwp_kind;
+
+/* What a compute sample measured: a whole model, one block, one layer. */
+typedef enum ss_hwp_piece { SS_HWP_WHOLE, SS_HWP_BLOCK, SS_HWP_LAYER } ss_hwp_piece;
+
+typedef struct ss_hwp_sample {
+    ss_hwp_kind kind;
+    int line, col;            /* the sample's object, for provenance and messages */
+    char *model;              /* compute, coldstart */
+    ss_hwp_piece piece_kind;  /* compute */
+    char *piece;              /* compute: block or layer name; NULL for the whole model */
+    char *device;             /* compute, memory */
+    char *transport;          /* transport */
+    char *what;               /* memory */
+    char *stage;              /* coldstart: load, init or transfer */
+    unsigned batch, threads;  /* compute (>= 1) */
+    double bytes;             /* transport, memcpy, memory (integer >= 0) */
+    double in_bytes, out_bytes; /* compute, optional: tensor bytes in and out at this batch; -1 absent */
+    double *times_s;          /* latency (compute, transport, memcpy) or duration (coldstart), seconds, each > 0 */
+    size_t ntimes;
+} ss_hwp_sample;
+
+/* One end-to-end run: its conditions and what it measured (times in s). */
+typedef struct ss_hwp_run {
+    char *id;
+    int line, col;
+    char *model, *transport, *arrival, *placement; /* transport, placement: NULL if absent */
+    double rate_per_s;       /* poisson: > 0; else 0 */
+    unsigned clients;        /* closed: >= 1; else 0 */
+    unsigned batch;          /* >= 1 (1 if absent) */
+    double duration_s, warmup_s;
+    double requests, throughput_per_s;
+    double latency_mean_s, latency_p50_s, latency_p99_s;
+} ss_hwp_run;
+
+typedef struct ss_hwprofile {
+    char *path;               /* as given */
+    char *source;
+    char *machine, *cpu_model, *os, *date, *notes; /* notes: NULL if absent */
+    unsigned cores;
+    double memory_bytes;
+    char **lib_names, **lib_versions;
+    size_t nlibs;
+    const char *time_unit;    /* "s", "ms" or "us": the one the file writes (static) */
+    ss_hwp_sample *samples;
+    size_t nsamples;
+    ss_hwp_run *runs;
+    size_t nruns;
+} ss_hwprofile;
+
+/* Read and validate the profile at `path` (JSON).  0 ok; -1 with err set:
+ * not JSON, a missing or unknown key, a version other than 1, a time that is
+ * not > 0 and finite, bytes that are not integers >= 0, batch, threads or
+ * cores < 1, an unknown kind (the message lists the kinds), two time units
+ * in one file (at the second unit's first use, naming the first's line), no
+ * sample and no run. */
+int ss_hwprofile_load(const char *path, ss_hwprofile *p, ss_err *err);
+void ss_hwprofile_free(ss_hwprofile *p);
+
+/* "compute", "transport", ... */
+const char *ss_hwp_kind_name(ss_hwp_kind k);
+
+#endif

@@ -1,0 +1,393 @@
+/* test_calibrate.c: `servesim calibrate` (sim/cmd/calibrate.c, calibrate_cmd.c)
+ * end to end, through the binary:
+ *   - profiles drawn with GSL streams from known laws (latency = a + b batch
+ *     + noise, hop cost = c + bytes / bw + noise) over 20 seeds: the reported
+ *     95% intervals cover the true parameters about 95% of the time (misses
+ *     ~ Binomial(20, 0.05); more than 4 has probability 0.0026), and are not
+ *     inflated (the interval's half-width is near its theoretical value);
+ *   - large samples of known families: the family drawn is chosen;
+ *   - the model file: same bytes on a rerun, read by a block-pipeline
+ *     scenario as split profile and transport profile, whose one-client
+ *     latency is the sum the file's numbers predict;
+ *   - bad input: each case a positioned message, exit 2, nothing written. */
+#include "test.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cjson/cJSON.h>
+#include <gsl/gsl_randist.h>
+
+#include "core/rng.h"
+#include "input/blockmodel.h"
+
+#define HEAD                                                                                                   \
+    "{\n\"servesim_profile\": 1,\n\"source\": \"test_calibrate (synthetic)\",\n\"environment\": {\"machine\": " \
+    "\"synthetic\", \"cpu_model\": \"none\", \"cores\": 2, \"memory_bytes\": 0, \"os\": \"none\", "             \
+    "\"libraries\": {\"gsl\": \"2\"}, \"date\": \"2026-11-26\"},\n\"samples\": [\n"
+
+/* ---- drawing profiles -------------------------------------------------------- */
+
+typedef struct law {
+    double a, b, sigma;  /* y = a + b x + N(0, sigma) */
+} law;
+
+static void draws(FILE *f, gsl_rng *r, size_t n, double mean, double sigma)
+{
+    fputs("[", f);
+    for (size_t k = 0; k < n; k++) {
+        double y;
+        do y = mean + gsl_ran_gaussian(r, sigma);
+        while (!(y > 0));
+        fprintf(f, "%s%.17g", k ? ", " : "", y);
+    }
+    fputs("]", f);
+}
+
+/* block1's latency vs batch and zmq-copy's cost vs bytes, from `seed`'s streams. */
+static char *law_profile(const char *dir, unsigned seed, const law *compute, const law *hop)
+{
+    char *path = NULL;
+    size_t len;
+    FILE *f = open_memstream(&path, &len);
+    gsl_rng *r = ss_rng_stream(seed, 0, "test_calibrate/laws");
+    fputs(HEAD, f);
+    const unsigned batches[] = {1, 2, 4, 8};
+    for (int i = 0; i < 4; i++) {
+        fprintf(f, "{\"kind\": \"compute\", \"model\": \"net\", \"block\": \"block1\", \"device\": \"cpu\", \"batch\": "
+                   "%u, \"threads\": 1, \"in_bytes\": %u, \"out_bytes\": %u, \"latency_s\": ",
+                batches[i], 1000 * batches[i], 4000 * batches[i]);
+        draws(f, r, 8, compute->a + compute->b * batches[i], compute->sigma);
+        fputs("},\n", f);
+    }
+    const double sizes[] = {1e3, 1e5, 1e6, 4e6};
+    for (int i = 0; i < 4; i++) {
+        fprintf(f, "{\"kind\": \"transport\", \"transport\": \"zmq-copy\", \"bytes\": %.0f, \"latency_s\": ", sizes[i]);
+        draws(f, r, 6, hop->a + hop->b * sizes[i], hop->sigma);
+        fputs(i < 3 ? "},\n" : "}\n]\n}\n", f);
+    }
+    gsl_rng_free(r);
+    fclose(f);
+    char *file = ss_test_write(dir, "laws.json", path);
+    free(path);
+    return file;
+}
+
+/* Run calibrate; parse the model file (NULL if it failed, with its output shown). */
+static cJSON *calibrate(const char *dir, const char *args)
+{
+    char *out = NULL;
+    int rc = ss_test_sh(&out, "cd '%s' && '%s/servesim' calibrate %s -o model.json --quiet", dir, SS_BUILD_DIR, args);
+    if (rc != 0) fprintf(stderr, "\n  calibrate %s: exit %d\n%s", args, rc, out ? out : "");
+    free(out);
+    if (rc != 0) return NULL;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/model.json", dir);
+    FILE *f = fopen(path, "r");
+    if (!f) return NULL;
+    static char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return cJSON_Parse(buf);
+}
+
+static double num(const cJSON *o, const char *key)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(it) ? it->valuedouble : NAN;
+}
+
+/* Does the interval o[key_ci95] hold `truth`?  Its half-width must be within
+ * [0.5, 2] x `half_want` (the half-width the design implies), or it counts
+ * as a failure too. */
+static int covers(const cJSON *o, const char *key, double truth, double half_want, int *bad_width)
+{
+    char k[64];
+    snprintf(k, sizeof k, "%s_ci95", key);
+    const cJSON *ci = cJSON_GetObjectItemCaseSensitive(o, k);
+    double lo = cJSON_GetArrayItem(ci, 0) ? cJSON_GetArrayItem(ci, 0)->valuedouble : NAN;
+    double hi = cJSON_GetArrayItem(ci, 1) ? cJSON_GetArrayItem(ci, 1)->valuedouble : NAN;
+    double half = (hi - lo) / 2;
+    if (!(half > 0.5 * half_want && half < 2 * half_want)) (*bad_width)++;
+    double mid = num(o, key);
+    if (!(lo <= mid && mid <= hi)) (*bad_width)++;
+    return lo <= truth && truth <= hi;
+}
+
+/* Theoretical 95% half-widths of OLS with x values xs (each `per` times). */
+static void ols_halfwidths(const double *xs, int nx, int per, double sigma, double *h_a, double *h_b)
+{
+    double n = nx * per, mx = 0, sxx = 0, sx2 = 0;
+    for (int i = 0; i < nx; i++) mx += xs[i] / nx;
+    for (int i = 0; i < nx; i++) {
+        sxx += per * (xs[i] - mx) * (xs[i] - mx);
+        sx2 += per * xs[i] * xs[i];
+    }
+    *h_b = 2 * sigma / sqrt(sxx); /* t ~ 2 at these n */
+    *h_a = 2 * sigma * sqrt(sx2 / (n * sxx));
+}
+
+static void test_laws_inside_intervals(void)
+{
+    const law compute = {0.004, 0.0025, 0.0004}, hop = {0.0003, 1.0 / 1.2e9, 0.00005};
+    const double batches[] = {1, 2, 4, 8}, sizes[] = {1e3, 1e5, 1e6, 4e6};
+    double ha_c, hb_c, ha_t, hb_t;
+    ols_halfwidths(batches, 4, 8, compute.sigma, &ha_c, &hb_c);
+    ols_halfwidths(sizes, 4, 6, hop.sigma, &ha_t, &hb_t);
+    enum { SEEDS = 20 };
+    int miss[4] = {0}, bad_width = 0, ran = 0;
+    for (unsigned seed = 1; seed <= SEEDS; seed++) {
+        char *dir = ss_test_tmpdir();
+        free(law_profile(dir, seed, &compute, &hop));
+        cJSON *m = calibrate(dir, "laws.json");
+        CU_ASSERT_PTR_NOT_NULL(m);
+        if (m) {
+            ran++;
+            const cJSON *cl = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(m, "compute_laws"), 0);
+            const cJSON *tl = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(m, "transport_fits"),
+                                                               "zmq-copy");
+            miss[0] += !covers(cl, "fixed_s", compute.a, ha_c, &bad_width);
+            miss[1] += !covers(cl, "per_sample_s", compute.b, hb_c, &bad_width);
+            miss[2] += !covers(tl, "fixed_s", hop.a, ha_t, &bad_width);
+            miss[3] += !covers(tl, "s_per_byte", hop.b, hb_t, &bad_width);
+            CU_ASSERT_EQUAL(num(cl, "n"), 32);
+            CU_ASSERT_TRUE(num(cl, "r2") > 0.9);
+            cJSON_Delete(m);
+        }
+        ss_test_rmtree(dir);
+    }
+    CU_ASSERT_EQUAL(ran, SEEDS);
+    for (int i = 0; i < 4; i++) {
+        if (miss[i] > 4) fprintf(stderr, "\n  parameter %d: %d of %d intervals miss\n", i, miss[i], SEEDS);
+        CU_ASSERT_TRUE(miss[i] <= 4);
+    }
+    CU_ASSERT_EQUAL(bad_width, 0);
+}
+
+/* 2,000 latencies of one block per family; five seeds each. */
+static void test_picks_the_family(void)
+{
+    static const char *const fams[] = {"normal", "lognormal", "gamma"};
+    const double mean = 0.008, cv = 0.3;
+    for (int fam = 0; fam < 3; fam++)
+        for (unsigned seed = 1; seed <= 5; seed++) {
+            char *dir = ss_test_tmpdir();
+            char *text = NULL;
+            size_t len;
+            FILE *f = open_memstream(&text, &len);
+            gsl_rng *r = ss_rng_stream(seed, (uint64_t)fam, "test_calibrate/families");
+            fputs(HEAD "{\"kind\": \"compute\", \"model\": \"net\", \"block\": \"b\", \"device\": \"cpu\", "
+                       "\"batch\": 1, \"threads\": 1, \"latency_s\": [", f);
+            double s2 = log(1 + cv * cv), k = 1 / (cv * cv);
+            for (int i = 0; i < 2000; i++) {
+                double x;
+                do x = fam == 0 ? mean + gsl_ran_gaussian(r, cv * mean)
+                       : fam == 1 ? gsl_ran_lognormal(r, log(mean) - s2 / 2, sqrt(s2))
+                                  : gsl_ran_gamma(r, k, mean / k);
+                while (!(x > 0));
+                fprintf(f, "%s%.17g", i ? ", " : "", x);
+            }
+            fputs("]}\n]\n}\n", f);
+            fclose(f);
+            gsl_rng_free(r);
+            free(ss_test_write(dir, "fam.json", text));
+            free(text);
+            cJSON *m = calibrate(dir, "fam.json --no-batch-law");
+            CU_ASSERT_PTR_NOT_NULL(m);
+            if (m) {
+                const cJSON *d = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(m, "distributions"), 0);
+                const cJSON *chosen = cJSON_GetObjectItemCaseSensitive(d, "chosen");
+                CU_ASSERT_TRUE(cJSON_IsString(chosen) && strcmp(chosen->valuestring, fams[fam]) == 0);
+                const cJSON *blk = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(m, "blocks"), 0);
+                const cJSON *svc = cJSON_GetObjectItemCaseSensitive(blk, "service");
+                CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItemCaseSensitive(svc, "dist")->valuestring, fams[fam]);
+                CU_ASSERT_DOUBLE_EQUAL(num(svc, "mean_s"), mean, 0.03 * mean);
+                cJSON_Delete(m);
+            }
+            ss_test_rmtree(dir);
+        }
+}
+
+/* Same bytes twice; the file loads as a split profile (batch law, no VRAM)
+ * and as a transport profile; one synchronous client's mean latency is the
+ * sum the file predicts: block means plus three zmq-copy deliveries. */
+static void test_model_file_in_a_scenario(void)
+{
+    const law compute = {0.004, 0.0025, 0.0004}, hop = {0.0003, 1.0 / 1.2e9, 0.00005};
+    char *dir = ss_test_tmpdir();
+    free(law_profile(dir, 7, &compute, &hop));
+    char *out = NULL;
+    int rc = ss_test_sh(&out, "cd '%s' && mkdir models && '%s/servesim' calibrate laws.json -o models/cal.json && "
+                              "'%s/servesim' calibrate laws.json -o again.json --name cal --quiet && "
+                              "cmp models/cal.json again.json",
+                        dir, SS_BUILD_DIR, SS_BUILD_DIR);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_TRUE(ss_test_has(out, "-> models/cal.json"));
+    free(out);
+    /* the split-profile reader: the law replaces the FLOP rule, scaled to the batch-1 mean */
+    char *path = ss_xasprintf("%s/models/cal.json", dir);
+    ss_node name = {.kind = SS_NODE_SCALAR, .value = "block1", .file = "t", .line = 1, .col = 1};
+    ss_block_cfg b;
+    ss_dist svc;
+    ss_err err = {0};
+    CU_ASSERT_EQUAL_FATAL(ss_blockmodel_load(path, &name, &b, &svc, &err), 0);
+    CU_ASSERT_TRUE(b.has_batch_law);
+    CU_ASSERT_DOUBLE_EQUAL(b.process_vram_mib, 0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(b.in_bytes_per_sample, 1000, 0);
+    CU_ASSERT_DOUBLE_EQUAL(b.out_bytes_per_sample, 4000, 0);
+    double law4 = b.batch_fixed_s + 4 * b.batch_per_sample_s, law1 = b.batch_fixed_s + b.batch_per_sample_s;
+    CU_ASSERT_DOUBLE_EQUAL(ss_block_mean_s(&b, 4), b.mean1_s * law4 / law1, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(ss_block_mean_s(&b, 4) / ss_block_mean_s(&b, 1), (0.004 + 4 * 0.0025) / 0.0065, 0.08);
+    double mean1 = b.mean1_s;
+    ss_block_free(&b);
+    ss_dist_free(&svc);
+    free(path);
+    free(ss_test_write(dir, "s.yaml",
+                       "name: cal\nseed: 1\nreplications: 1\nduration_s: 200\n"
+                       "hosts:\n  - name: box\n    devices:\n      - {name: cpu, kind: cpu, cores: 2}\n"
+                       "models:\n  - {name: block1, split: cal, block: block1}\n"
+                       "tasks:\n  - {name: t, path: [block1]}\n"
+                       "deployment:\n  - {model: block1, device: cpu}\n"
+                       "workloads:\n  - {name: c, kind: closed, target: t, clients: 1}\n"
+                       "pipeline:\n  transport: {name: zmq-copy, profile: models/cal.json}\n"));
+    rc = ss_test_sh(&out, "cd '%s' && '%s/servesim' run s.yaml -o r.csv --quiet && "
+                          "awk -F, 'NR==1{for(i=1;i<=NF;i++)if($i==\"latency_mean_ms\")c=i} NR==2{print $c}' r.csv",
+                    dir, SS_BUILD_DIR);
+    CU_ASSERT_EQUAL(rc, 0);
+    cJSON *m = calibrate(dir, "laws.json");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(m, "transports"), "zmq-copy");
+    double fixed = num(t, "delivery_fixed_s"), per_byte = num(t, "delivery_s_per_byte");
+    /* client -> block1 carries 1000 B, block1 -> client 4000 B */
+    double want_ms = 1e3 * (mean1 + 2 * fixed + 5000 * per_byte);
+    double got_ms = out ? atof(out) : NAN;
+    if (!(fabs(got_ms - want_ms) < 0.02 * want_ms)) fprintf(stderr, "\n  mean %.4f ms, want %.4f\n", got_ms, want_ms);
+    CU_ASSERT_TRUE(fabs(got_ms - want_ms) < 0.02 * want_ms);
+    cJSON_Delete(m);
+    free(out);
+    ss_test_rmtree(dir);
+}
+
+/* ---- bad input --------------------------------------------------------------- */
+
+/* Calibrate `text` (written as bad.json): exit 2, the message
+ * "bad.json:LINE:COL: says" with COL where `at` is on LINE, no output. */
+static void refused(const char *text, int line, const char *at, const char *says, const char *args)
+{
+    char *dir = ss_test_tmpdir();
+    free(ss_test_write(dir, "bad.json", text));
+    char *out = NULL;
+    int rc = ss_test_sh(&out, "cd '%s' && '%s/servesim' calibrate bad.json %s -o out/model.json", dir, SS_BUILD_DIR,
+                        args);
+    CU_ASSERT_EQUAL(rc, 2);
+    char want[768];
+    snprintf(want, sizeof want, "bad.json:%d:%d: %s", line, ss_test_col_of(text, line, at), says);
+    CU_ASSERT_TRUE(ss_test_has(out, want));
+    char path[1024];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/out", dir);
+    CU_ASSERT_NOT_EQUAL(stat(path, &st), 0); /* not even the folder */
+    free(out);
+    ss_test_rmtree(dir);
+}
+
+#define CS "{\"kind\": \"compute\", \"model\": \"net\", \"block\": \"b\", \"device\": \"cpu\", \"threads\": 1, "
+
+static void test_bad_missing_field(void)
+{
+    refused(HEAD "{\"kind\": \"compute\", \"model\": \"net\", \"block\": \"b\", \"batch\": 1, \"threads\": 1, "
+                 "\"latency_s\": [0.01, 0.02, 0.03]}\n]\n}\n",
+            6, "{", "missing required key 'device'", "");
+}
+
+static void test_bad_negative_latency(void)
+{
+    refused(HEAD CS "\"batch\": 1, \"latency_s\": [0.01, -0.02, 0.03]}\n]\n}\n", 6, "-0.02",
+            "latency_s[1]: expected a number > 0, got '-0.02'", "");
+}
+
+static void test_bad_mixed_units(void)
+{
+    refused(HEAD CS "\"batch\": 1, \"latency_s\": [0.01, 0.02, 0.03]},\n"
+                 "{\"kind\": \"transport\", \"transport\": \"t\", \"bytes\": 10, \"latency_ms\": [1, 2, 3]}\n]\n}\n",
+            7, "\"latency_ms\"",
+            "latency_ms: mixed units: this file writes times in s (first at line 6, 'latency_s'); a profile uses one "
+            "time unit",
+            "");
+}
+
+static void test_bad_too_few(void)
+{
+    /* an affine law from one batch size */
+    refused(HEAD CS "\"batch\": 4, \"latency_s\": [0.01, 0.02, 0.03]}\n]\n}\n", 6, "{",
+            "latency of block 'b' of net on cpu, 1 thread: fewer samples than parameters: the affine law fixed_s + "
+            "per_sample_s x batch needs at least two batch sizes and three observations, got 1 batch size and 3 "
+            "observations",
+            "");
+    /* a hop cost from one message size */
+    refused(HEAD "{\"kind\": \"transport\", \"transport\": \"zmq-copy\", \"bytes\": 10, \"latency_s\": [1, 2]}\n]\n}\n",
+            6, "{", "transport 'zmq-copy': fewer samples than parameters: the affine cost fixed_s + s_per_byte x bytes "
+                    "needs at least two message sizes and three observations, got 1 size and 2 observations",
+            "");
+    /* a distribution from two observations */
+    refused(HEAD CS "\"batch\": 1, \"latency_s\": [0.01, 0.02]}\n]\n}\n", 6, "{",
+            "latency of block 'b' of net on cpu, 1 thread, batch 1: fewer samples than parameters: a 2-parameter "
+            "distribution needs at least 3 observations that are not all equal, got 2",
+            "--no-batch-law");
+}
+
+static void test_bad_unknown_kind(void)
+{
+    refused(HEAD "{\"kind\": \"network\", \"bytes\": 10, \"latency_s\": [1, 2, 3]}\n]\n}\n", 6, "\"network\"",
+            "kind: unknown value 'network'; expected one of: compute, transport, memcpy, memory, coldstart", "");
+}
+
+static void test_bad_not_json(void)
+{
+    refused("{\n\"servesim_profile\": 1,\n\"source\": 'single quotes'\n}\n", 3, "'", "JSON syntax error", "");
+}
+
+/* Every profile is read before anything is fitted or written: a good file
+ * then a bad one writes nothing; the output may not overwrite an input. */
+static void test_all_validated_first(void)
+{
+    char *dir = ss_test_tmpdir();
+    const law compute = {0.004, 0.0025, 0.0004}, hop = {0.0003, 1.0 / 1.2e9, 0.00005};
+    free(law_profile(dir, 3, &compute, &hop));
+    free(ss_test_write(dir, "bad.json", HEAD CS "\"batch\": 0, \"latency_s\": [1]}\n]\n}\n"));
+    char *out = NULL;
+    int rc = ss_test_sh(&out, "cd '%s' && '%s/servesim' calibrate laws.json bad.json -o m.json; echo rc=$?; ls", dir,
+                        SS_BUILD_DIR);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_TRUE(ss_test_has(out, "bad.json:6:"));
+    CU_ASSERT_TRUE(ss_test_has(out, "rc=2"));
+    CU_ASSERT_PTR_NULL(strstr(out, "m.json"));
+    free(out);
+    rc = ss_test_sh(&out, "cd '%s' && '%s/servesim' calibrate laws.json -o laws.json", dir, SS_BUILD_DIR);
+    CU_ASSERT_EQUAL(rc, 2);
+    CU_ASSERT_TRUE(ss_test_has(out, "laws.json: "));
+    free(out);
+    rc = ss_test_sh(&out, "cd '%s' && '%s/servesim' calibrate laws.json", dir, SS_BUILD_DIR);
+    CU_ASSERT_EQUAL(rc, 2);
+    CU_ASSERT_TRUE(ss_test_has(out, "servesim calibrate: missing -o MODEL.json"));
+    free(out);
+    rc = ss_test_sh(&out, "cd '%s' && '%s/servesim' calibrate laws.json -o m.json --device gpu0", dir, SS_BUILD_DIR);
+    CU_ASSERT_EQUAL(rc, 2);
+    CU_ASSERT_TRUE(ss_test_has(out, "servesim calibrate: no block of net is measured on device gpu0"));
+    free(out);
+    ss_test_rmtree(dir);
+}
+
+SS_TEST_SUITE("calibrate", {"known laws: 95% intervals cover over 20 seeds", test_laws_inside_intervals},
+              {"known families: the one drawn is chosen (2,000 draws, 5 seeds each)", test_picks_the_family},
+              {"the model file: deterministic, a pipeline scenario's split and transport profile",
+               test_model_file_in_a_scenario},
+              {"bad: a missing required field", test_bad_missing_field},
+              {"bad: a negative latency", test_bad_negative_latency}, {"bad: mixed units", test_bad_mixed_units},
+              {"bad: fewer samples than parameters", test_bad_too_few}, {"bad: unknown kind", test_bad_unknown_kind},
+              {"bad: not JSON", test_bad_not_json},
+              {"every profile validated before anything is written", test_all_validated_first})
