@@ -64,6 +64,8 @@ class Sender:
             fd = os.open(slot_file(run_dir, hop), os.O_RDWR)
             self.mem = mmap.mmap(fd, slots * slot_bytes)
             os.close(fd)
+            # fault every page in now, not on a slot's first use inside a measurement
+            torch.frombuffer(self.mem, dtype=torch.uint8).zero_()
             self.slot_bytes = slot_bytes
             self.free = list(range(slots))
 
@@ -116,6 +118,7 @@ class Receiver:
             fd = os.open(slot_file(run_dir, hop), os.O_RDWR)
             self.mem = mmap.mmap(fd, slots * slot_bytes)
             os.close(fd)
+            torch.frombuffer(self.mem, dtype=torch.uint8).sum()     # map every page now
             self.slot_bytes = slot_bytes
 
     def recv_frames(self):

@@ -1,0 +1,260 @@
+#!/usr/bin/python3
+"""tools/probe/run.py: measure the real ResNet50 block pipeline on this machine and write
+servesim profile files (format: docs/profiles.md, version 1): micro-benchmarks for calibration
+(probe-micro.json, "samples") and end-to-end runs for validation (probe-e2e.json, "runs").
+
+  tools/probe/run.py                  # the full probe (make probe), about 7 minutes on 2 cores
+  tools/probe/run.py --quick          # about a minute, to build/probe-quick/, for development
+  tools/probe/run.py --only micro     # or e2e
+Everything derived from the machine is measured here: the Poisson rates are fractions of the
+8-client closed-loop throughput just measured, nothing is typed in.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import socket
+import sys
+import sysconfig
+import time
+
+OPENBLAS_DIR = f"/usr/lib/{sysconfig.get_config_var('MULTIARCH') or 'x86_64-linux-gnu'}/openblas-openmp"
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+FULL = {"batches": [1, 2, 4, 8], "threads": [1, 2], "compute_reps": 8,
+        "hop_reps": 40, "memcpy_reps": 30, "clients": [1, 2, 3, 4, 5, 6, 7, 8],
+        "loads": [0.2, 0.4, 0.6, 0.8, 0.95], "warmup_s": 2.0, "closed_s": 8.0, "poisson_s": 14.0}
+QUICK = {"batches": [1, 2], "threads": [1], "compute_reps": 3,
+         "hop_reps": 8, "memcpy_reps": 8, "clients": [1, 4],
+         "loads": [0.5, 0.9], "warmup_s": 1.0, "closed_s": 3.0, "poisson_s": 4.0}
+
+
+def _reexec_with_openblas():
+    """Debian's torch calls the system BLAS; the reference libblas is ~10x slower than OpenBLAS
+    on ResNet50's 1x1 convolutions. Run on OpenBLAS (OpenMP build: it obeys torch's thread
+    count) without switching the machine's BLAS alternative."""
+    if os.path.isdir(OPENBLAS_DIR) and OPENBLAS_DIR not in os.environ.get("LD_LIBRARY_PATH", ""):
+        env = dict(os.environ)
+        env["LD_LIBRARY_PATH"] = OPENBLAS_DIR + (":" + env["LD_LIBRARY_PATH"]
+                                                 if env.get("LD_LIBRARY_PATH") else "")
+        os.execve(sys.executable, [sys.executable] + sys.argv, env)
+
+
+def _loadavg():
+    with open("/proc/loadavg", encoding="ascii") as f:
+        return " ".join(f.read().split()[:3])
+
+
+def environment(notes):
+    """The profile's environment block, read from this machine."""
+    import numpy
+    import torch
+    import torchvision
+    import zmq
+    cpu = "unknown"
+    with open("/proc/cpuinfo", encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    with open("/proc/meminfo", encoding="ascii") as f:
+        mem = int(f.readline().split()[1]) * 1024
+    osname = platform.platform()
+    try:
+        with open("/etc/os-release", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("PRETTY_NAME="):
+                    osname = line.split("=", 1)[1].strip().strip('"')
+    except OSError:
+        pass
+    blas = "reference libblas"
+    if OPENBLAS_DIR in os.environ.get("LD_LIBRARY_PATH", ""):
+        blas = "OpenBLAS (openmp) " + os.path.basename(os.path.realpath(
+            os.path.join(OPENBLAS_DIR, "libopenblas.so.0")))
+    return {
+        "machine": socket.gethostname(), "cpu_model": cpu, "cores": os.cpu_count(),
+        "memory_bytes": mem, "os": osname,
+        "libraries": {"python": platform.python_version(), "torch": torch.__version__,
+                      "torchvision": torchvision.__version__, "pyzmq": zmq.__version__,
+                      "libzmq": zmq.zmq_version(), "numpy": numpy.__version__, "blas": blas},
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
+        "notes": notes,
+    }
+
+
+def write_profile(path, env, source, samples=None, runs=None):
+    doc = {"servesim_profile": 1, "source": source, "environment": env}
+    if samples:
+        doc["samples"] = samples
+    if runs:
+        doc["runs"] = runs
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        json.dump(doc, f, indent=1, allow_nan=False)
+        f.write("\n")
+    os.replace(path + ".tmp", path)
+
+
+def hop_sizes(split):
+    """Message sizes spanning the blocks' tensors: every per-sample tensor, and the largest x 2, x 4."""
+    sizes = set()
+    for b in split["blocks"]:
+        sizes.add(b["in_bytes_per_sample"])
+        sizes.add(b["out_bytes_per_sample"])
+    top = max(sizes)
+    return sorted(sizes | {2 * top, 4 * top})
+
+
+def run_micro(cfg, split, log):
+    import blocks
+    import micro
+    net = blocks.build_resnet(seed=0)
+    pieces = blocks.pieces(split, net)
+    blocks.check_shapes(pieces)
+    names = [b["name"] for b in split["blocks"]] + [
+        p for p in blocks.process_names(split) if p not in {b["name"] for b in split["blocks"]}]
+    samples = micro.compute_samples(pieces, names, cfg["batches"], cfg["threads"],
+                                    cfg["compute_reps"], 1, log)
+    sizes = hop_sizes(split)
+    if cfg is QUICK:
+        sizes = [sizes[0], sizes[len(sizes) // 2], sizes[-1]]
+    for kind in ("zmq-copy", "shm-handle"):
+        samples += micro.transport_samples(kind, sizes, cfg["hop_reps"], 3, log)
+    samples += micro.memcpy_samples(sizes, cfg["memcpy_reps"], 2, log)
+    return samples
+
+
+def _placement(threads):
+    return (f"all on one host's CPU: client, dispatcher and 4 block processes (block1, block2, "
+            f"block3, block4_class), one process each, torch threads {threads} per process, "
+            f"sharing {os.cpu_count()} cores; ipc:// sockets")
+
+
+def _run_entry(kind, arrival, value, res, cfg, threads, duration_s):
+    cond = {"model": "resnet50-split", "transport": kind, "arrival": arrival}
+    if arrival == "poisson":
+        cond["rate_per_s"] = value
+        rid = f"{kind}-poisson-{value:g}"
+    else:
+        cond["clients"] = value
+        rid = f"{kind}-closed-{value}"
+    cond.update({"batch": 1, "placement": _placement(threads), "duration_s": duration_s,
+                 "warmup_s": cfg["warmup_s"]})
+    return {"id": rid, "conditions": cond, "results": res}
+
+
+def _log_counters(counters, log):
+    for role, st in sorted(counters.items()):
+        n = max(st["messages"], 1)
+        log(f"    {role:13s} msgs {st['messages']:5d}  compute {1e3 * st['compute_s'] / n:7.2f} ms"
+            f"  decode {1e3 * st['decode_s'] / n:6.2f} ms  send {1e3 * st['send_s'] / n:6.2f} ms"
+            f"  idle {st['idle_s']:6.2f} s  rss {st['rss_bytes'] / 2**20:6.1f} MiB")
+
+
+def run_e2e(cfg, split, seed, threads, log):
+    """Both transports: closed loop for every client count, then Poisson at fractions of the
+    largest closed-loop throughput (the measured capacity). Returns (runs, memory samples)."""
+    import load
+    import pipeline as pl
+    runs, rss = [], {}
+    payload = pl.pickled_input(split["blocks"][0]["in_shape"], seed)
+    for ti, kind in enumerate(("zmq-copy", "shm-handle")):
+        t0 = time.monotonic()
+        pipe = pl.Pipeline(split, kind, threads=threads, seed=seed)
+        log(f"e2e {kind}: pipeline up in {time.monotonic() - t0:.1f} s")
+        try:
+            capacity = 0.0
+            for n in cfg["clients"]:
+                res, lost, counters = load.run_closed(pipe, payload, n, cfg["warmup_s"], cfg["closed_s"])
+                if not res["requests"]:
+                    log(f"  closed {n} clients: no request completed in the window; run left out")
+                    continue
+                capacity = max(capacity, res["throughput_per_s"])
+                runs.append(_run_entry(kind, "closed", n, res, cfg, threads, cfg["closed_s"]))
+                log(f"  closed {n} clients: {res['throughput_per_s']:6.2f} /s  mean "
+                    f"{1e3 * res['latency_mean_s']:7.1f} ms  p50 {1e3 * res['latency_p50_s']:7.1f} ms"
+                    f"  p99 {1e3 * res['latency_p99_s']:7.1f} ms  ({res['requests']} requests)")
+                _log_counters(counters, log)
+                for role, st in counters.items():
+                    rss[role] = max(rss.get(role, 0), st["rss_bytes"])
+            log(f"  capacity (largest closed-loop throughput): {capacity:.2f} /s")
+            for li, frac in enumerate(cfg["loads"]):
+                rate = round(frac * capacity, 2)
+                res, lost, counters = load.run_poisson(pipe, payload, rate, seed * 1000 + ti * 100 + li,
+                                                       cfg["warmup_s"], cfg["poisson_s"])
+                if not res["requests"]:
+                    log(f"  poisson {rate} /s: no request completed in the window; run left out")
+                    continue
+                runs.append(_run_entry(kind, "poisson", rate, res, cfg, threads, cfg["poisson_s"]))
+                log(f"  poisson {rate:6.2f} /s ({100 * frac:.0f}%): {res['throughput_per_s']:6.2f} /s  "
+                    f"mean {1e3 * res['latency_mean_s']:7.1f} ms  p50 {1e3 * res['latency_p50_s']:7.1f} ms"
+                    f"  p99 {1e3 * res['latency_p99_s']:7.1f} ms  ({res['requests']} requests"
+                    f"{', %d not back' % lost if lost else ''})")
+                _log_counters(counters, log)
+        finally:
+            pipe.close()
+    mem = [{"kind": "memory", "what": role, "device": "cpu", "bytes": b} for role, b in sorted(rss.items())]
+    return runs, mem
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="short runs for development (~1 min)")
+    ap.add_argument("--out", help="output folder (default profiles/measured, quick: build/probe-quick)")
+    ap.add_argument("--only", choices=("micro", "e2e"), help="one half of the probe")
+    ap.add_argument("--seed", type=int, default=1, help="seed of weights, input and arrivals")
+    ap.add_argument("--threads", type=int, default=1, help="torch threads per block process")
+    args = ap.parse_args()
+    _reexec_with_openblas()
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    os.chdir(ROOT)
+    cfg = QUICK if args.quick else FULL
+    out = args.out or os.path.join(ROOT, "build/probe-quick" if args.quick else "profiles/measured")
+    os.makedirs(out, exist_ok=True)
+    logf = open(os.path.join(out, "probe-log.txt"), "w", encoding="utf-8")
+
+    def log(msg):
+        print(msg, flush=True)
+        logf.write(msg + "\n")
+        logf.flush()
+
+    import torch
+    import blocks
+    torch.set_num_threads(1)
+    split = blocks.load_split()
+    t_start = time.monotonic()
+    load_before = _loadavg()
+    log(f"probe: {'quick' if args.quick else 'full'} run, seed {args.seed}, load average before {load_before}")
+    samples, runs, mem = [], [], []
+    if args.only in (None, "micro"):
+        samples = run_micro(cfg, split, log)
+    if args.only in (None, "e2e"):
+        runs, mem = run_e2e(cfg, split, args.seed, args.threads, log)
+    gpu = []
+    if args.only is None:
+        import gpu as gpumod
+        ok, why = gpumod.available()
+        if ok:
+            gpu = gpumod.gpu_samples(hop_sizes(split), cfg["hop_reps"], 3, log)
+        else:
+            log(f"probe: GPU measurements skipped: {why}")
+    wall = time.monotonic() - t_start
+    notes = (f"{'quick' if args.quick else 'full'} probe run (tools/probe/run.py), seed {args.seed}, "
+             f"wall {wall:.0f} s; uptime load average (1, 5, 15 min) before {load_before}, "
+             f"after {_loadavg()}; machine shared with other jobs; torch threads {args.threads} per "
+             f"block process in the end-to-end runs; Debian python3-torch on {OPENBLAS_DIR}")
+    env = environment(notes)
+    if samples:
+        write_profile(os.path.join(out, "probe-micro.json"), env,
+                      "tools/probe (measured): micro-benchmarks, resnet50-split blocks alone", samples=samples)
+    if runs:
+        write_profile(os.path.join(out, "probe-e2e.json"), env,
+                      "tools/probe (measured): end-to-end runs of the block pipeline", samples=mem, runs=runs)
+    if gpu:
+        write_profile(os.path.join(out, "probe-gpu.json"), env, "tools/probe (measured): GPU copies", samples=gpu)
+    log(f"probe: done in {wall:.0f} s, files in {os.path.relpath(out, ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
