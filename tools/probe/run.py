@@ -22,10 +22,10 @@ import time
 OPENBLAS_DIR = f"/usr/lib/{sysconfig.get_config_var('MULTIARCH') or 'x86_64-linux-gnu'}/openblas-openmp"
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-FULL = {"batches": [1, 2, 4, 8], "threads": [1, 2], "compute_reps": 8,
+FULL = {"few_sizes": False, "batches": [1, 2, 4, 8], "threads": [1, 2], "compute_reps": 8,
         "hop_reps": 40, "memcpy_reps": 30, "clients": [1, 2, 3, 4, 5, 6, 7, 8],
-        "loads": [0.2, 0.4, 0.6, 0.8, 0.95], "warmup_s": 2.0, "closed_s": 8.0, "poisson_s": 14.0}
-QUICK = {"batches": [1, 2], "threads": [1], "compute_reps": 3,
+        "loads": [0.2, 0.4, 0.6, 0.8, 0.95], "warmup_s": 2.0, "closed_s": 7.0, "poisson_s": 12.0}
+QUICK = {"few_sizes": True, "batches": [1, 2], "threads": [1], "compute_reps": 3,
          "hop_reps": 8, "memcpy_reps": 8, "clients": [1, 4],
          "loads": [0.5, 0.9], "warmup_s": 1.0, "closed_s": 3.0, "poisson_s": 4.0}
 
@@ -117,7 +117,7 @@ def run_micro(cfg, split, log):
     samples = micro.compute_samples(pieces, names, cfg["batches"], cfg["threads"],
                                     cfg["compute_reps"], 1, log)
     sizes = hop_sizes(split)
-    if cfg is QUICK:
+    if cfg["few_sizes"]:
         sizes = [sizes[0], sizes[len(sizes) // 2], sizes[-1]]
     for kind in ("zmq-copy", "shm-handle"):
         samples += micro.transport_samples(kind, sizes, cfg["hop_reps"], 3, log)
@@ -205,18 +205,27 @@ def main():
     ap.add_argument("--only", choices=("micro", "e2e"), help="one half of the probe")
     ap.add_argument("--seed", type=int, default=1, help="seed of weights, input and arrivals")
     ap.add_argument("--threads", type=int, default=1, help="torch threads per block process")
+    ap.add_argument("--closed-s", type=float, help="measured window of each closed-loop run (full: 7)")
+    ap.add_argument("--poisson-s", type=float, help="measured window of each Poisson run (full: 12)")
+    ap.add_argument("--warmup-s", type=float, help="warm-up before each window (full: 2)")
     args = ap.parse_args()
     _reexec_with_openblas()
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     os.chdir(ROOT)
-    cfg = QUICK if args.quick else FULL
+    cfg = dict(QUICK if args.quick else FULL)
+    for key in ("closed_s", "poisson_s", "warmup_s"):
+        if getattr(args, key) is not None:
+            cfg[key] = getattr(args, key)
     out = args.out or os.path.join(ROOT, "build/probe-quick" if args.quick else "profiles/measured")
     os.makedirs(out, exist_ok=True)
     logf = open(os.path.join(out, "probe-log.txt"), "w", encoding="utf-8")
 
+    t_log0 = time.monotonic()
+
     def log(msg):
-        print(msg, flush=True)
-        logf.write(msg + "\n")
+        line = f"[{time.monotonic() - t_log0:5.0f} s] {msg}"
+        print(line, flush=True)
+        logf.write(line + "\n")
         logf.flush()
 
     import torch
