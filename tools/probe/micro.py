@@ -11,6 +11,7 @@
   memcpy     torch copy_ between two preallocated float32 tensors, one thread
 """
 import multiprocessing as mp
+import os
 import shutil
 import struct
 import tempfile
@@ -24,7 +25,9 @@ import transports as tp
 ACK = struct.Struct("<qq")      # hop latency ns, receiver decode ns
 
 
-def _timed(fn, reps, warmup):
+def _timed(fn, reps, warmup, budget_s=None, min_reps=3):
+    """reps timed calls after warmup ones; with budget_s, stop early once min_reps calls
+    have taken budget_s together (a slow configuration on a busy machine)."""
     for _ in range(warmup):
         fn()
     out = []
@@ -32,20 +35,27 @@ def _timed(fn, reps, warmup):
         t0 = time.perf_counter_ns()
         fn()
         out.append((time.perf_counter_ns() - t0) * 1e-9)
+        if budget_s is not None and len(out) >= min_reps and sum(out) > budget_s:
+            break
     return out
 
 
-def compute_samples(piece_map, names, batches, threads_list, reps, warmup, log):
-    """kind 'compute' samples: every piece x batch x threads, reps calls each."""
+def compute_samples(piece_map, names, batches, threads_list, reps, warmup, log,
+                    budget_s=1.5, first_threads_only=()):
+    """kind 'compute' samples: every piece x batch x threads, up to reps calls each (at least
+    3, fewer than reps once they took budget_s). Pieces in first_threads_only are measured
+    with threads_list[0] only (the fused process: the sum of its blocks, measured as run)."""
     samples = []
     with torch.inference_mode():
         for threads in threads_list:
             torch.set_num_threads(threads)
             for name in names:
+                if threads != threads_list[0] and name in first_threads_only:
+                    continue
                 mod, in_shape, _ = piece_map[name]
                 for batch in batches:
                     x = torch.randn((batch,) + in_shape)
-                    lat = _timed(lambda: mod(x), reps, warmup)
+                    lat = _timed(lambda: mod(x), reps, warmup, budget_s)
                     samples.append({"kind": "compute", "model": "resnet50-split", "block": name,
                                     "device": "cpu", "batch": batch, "threads": threads,
                                     "latency_s": lat})
@@ -55,68 +65,77 @@ def compute_samples(piece_map, names, batches, threads_list, reps, warmup, log):
     return samples
 
 
-def _hop_receiver(kind, run_dir, slots, slot_bytes):
-    """Receiver process of the hop benchmark: decode each message, acknowledge its timings."""
+def _hop_receiver(kinds, run_dir, slots, slot_bytes):
+    """Receiver process of the hop benchmark, one transport after the other: decode each
+    message, acknowledge its timings; a stop message ends a transport."""
     torch.set_num_threads(1)
     ctx = tp.new_context()
-    rx = tp.Receiver(ctx, kind, run_dir, "m1", slots, slot_bytes)
     ack = ctx.socket(zmq.PUSH)
     ack.connect(tp.endpoint(run_dir, "ack"))
-    ack.send(ACK.pack(0, 0))                  # ready
-    while True:
-        frames = rx.recv_frames()
-        t1 = time.perf_counter_ns()
-        hdr, x, release = rx.decode(frames)
-        t2 = time.perf_counter_ns()
-        if x is None:
-            break
-        float(x.view(-1)[-1])                 # touch the tensor: it is there
-        release()
-        ack.send(ACK.pack(t2 - hdr[3], t2 - t1))
+    for kind in kinds:
+        rx = tp.Receiver(ctx, kind, run_dir, "m1-" + kind, slots, slot_bytes)
+        ack.send(ACK.pack(0, 0))              # ready
+        while True:
+            frames = rx.recv_frames()
+            t1 = time.perf_counter_ns()
+            hdr, x, release = rx.decode(frames)
+            t2 = time.perf_counter_ns()
+            if x is None:
+                break
+            float(x.view(-1)[-1])             # touch the tensor: it is there
+            release()
+            ack.send(ACK.pack(t2 - hdr[3], t2 - t1))
     ctx.destroy(linger=0)
 
 
-def transport_samples(kind, sizes_bytes, reps, warmup, log):
-    """kind 'transport' samples of one transport: reps one-at-a-time hops per size."""
+def transport_samples(kinds, sizes_bytes, reps, warmup, log):
+    """kind 'transport' samples: for each transport, reps one-at-a-time hops per size
+    (one receiver process serves the transports in turn)."""
     run_dir = tempfile.mkdtemp(prefix="ssprobe-hop-")
     slots, slot_bytes = 4, max(sizes_bytes)
-    ring = tp.create_ring(run_dir, "m1", slots, slot_bytes) if kind == "shm-handle" else None
+    rings = [tp.create_ring(run_dir, "m1-" + k, slots, slot_bytes) for k in kinds if k == "shm-handle"]
     ctx = tp.new_context()
     ack = ctx.socket(zmq.PULL)
     ack.bind(tp.endpoint(run_dir, "ack"))
     proc = mp.get_context("spawn").Process(target=_hop_receiver, daemon=True,
-                                           args=(kind, run_dir, slots, slot_bytes))
+                                           args=(list(kinds), run_dir, slots, slot_bytes))
     proc.start()
-    tx = tp.Sender(ctx, kind, run_dir, "m1", slots, slot_bytes)
-    ack.recv()
     samples = []
     try:
-        for nbytes in sizes_bytes:
-            x = torch.randn(1, nbytes // tp.ITEM_BYTES)
-            lat, snd, rcv = [], [], []
-            for i in range(warmup + reps):
-                t0 = time.perf_counter_ns()
-                tx.send(i, 0, t0, x)
-                t1 = time.perf_counter_ns()
-                hop_ns, rx_ns = ACK.unpack(ack.recv())
-                if i >= warmup:
-                    lat.append(hop_ns * 1e-9)
-                    snd.append((t1 - t0) * 1e-9)
-                    rcv.append(rx_ns * 1e-9)
-            samples.append({"kind": "transport", "transport": kind, "bytes": nbytes,
-                            "latency_s": lat, "sender_s": snd, "receiver_s": rcv})
-            log(f"transport {kind:10s} {nbytes:9d} B: hop mean {1e3 * sum(lat) / reps:7.3f} ms, "
-                f"sender {1e3 * sum(snd) / reps:7.3f} ms, receiver {1e3 * sum(rcv) / reps:7.3f} ms")
+        for kind in kinds:
+            tx = tp.Sender(ctx, kind, run_dir, "m1-" + kind, slots, slot_bytes)
+            ack.recv()
+            samples += _hop_sizes(tx, ack, kind, sizes_bytes, reps, warmup, log)
+            tx.send_stop()
     finally:
-        tx.send_stop()
         proc.join(timeout=20)
         if proc.is_alive():
             proc.terminate()
         ctx.destroy(linger=0)
-        if ring:
-            import os
+        for ring in rings:
             os.unlink(ring)
         shutil.rmtree(run_dir, ignore_errors=True)
+    return samples
+
+
+def _hop_sizes(tx, ack, kind, sizes_bytes, reps, warmup, log):
+    samples = []
+    for nbytes in sizes_bytes:
+        x = torch.randn(1, nbytes // tp.ITEM_BYTES)
+        lat, snd, rcv = [], [], []
+        for i in range(warmup + reps):
+            t0 = time.perf_counter_ns()
+            tx.send(i, 0, t0, x)
+            t1 = time.perf_counter_ns()
+            hop_ns, rx_ns = ACK.unpack(ack.recv())
+            if i >= warmup:
+                lat.append(hop_ns * 1e-9)
+                snd.append((t1 - t0) * 1e-9)
+                rcv.append(rx_ns * 1e-9)
+        samples.append({"kind": "transport", "transport": kind, "bytes": nbytes,
+                        "latency_s": lat, "sender_s": snd, "receiver_s": rcv})
+        log(f"transport {kind:10s} {nbytes:9d} B: hop mean {1e3 * sum(lat) / reps:7.3f} ms, "
+            f"sender {1e3 * sum(snd) / reps:7.3f} ms, receiver {1e3 * sum(rcv) / reps:7.3f} ms")
     return samples
 
 

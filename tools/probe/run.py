@@ -3,11 +3,11 @@
 servesim profile files (format: docs/profiles.md, version 1): micro-benchmarks for calibration
 (probe-micro.json, "samples") and end-to-end runs for validation (probe-e2e.json, "runs").
 
-  tools/probe/run.py                  # the full probe (make probe), about 7 minutes on 2 cores
-  tools/probe/run.py --quick          # about a minute, to build/probe-quick/, for development
+  tools/probe/run.py                  # the full probe (make probe), about 5-7 minutes on 2 cores
+  tools/probe/run.py --quick          # one to two minutes, to build/probe-quick/, for development
   tools/probe/run.py --only micro     # or e2e
 Everything derived from the machine is measured here: the Poisson rates are fractions of the
-8-client closed-loop throughput just measured, nothing is typed in.
+capacity measured by the closed-loop runs just before them, nothing is typed in.
 """
 import argparse
 import datetime
@@ -23,22 +23,43 @@ OPENBLAS_DIR = f"/usr/lib/{sysconfig.get_config_var('MULTIARCH') or 'x86_64-linu
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 FULL = {"few_sizes": False, "batches": [1, 2, 4, 8], "threads": [1, 2], "compute_reps": 8,
-        "hop_reps": 40, "memcpy_reps": 30, "clients": [1, 2, 3, 4, 5, 6, 7, 8],
-        "loads": [0.2, 0.4, 0.6, 0.8, 0.95], "warmup_s": 2.0, "closed_s": 7.0, "poisson_s": 12.0}
+        "compute_budget_s": 1.0, "hop_reps": 40, "memcpy_reps": 30, "clients": [1, 2, 3, 4, 5, 6, 7, 8],
+        "loads": [0.2, 0.4, 0.6, 0.8, 0.95], "warmup_s": 1.5, "closed_s": 5.0, "poisson_s": 10.0}
 QUICK = {"few_sizes": True, "batches": [1, 2], "threads": [1], "compute_reps": 3,
-         "hop_reps": 8, "memcpy_reps": 8, "clients": [1, 4],
-         "loads": [0.5, 0.9], "warmup_s": 1.0, "closed_s": 3.0, "poisson_s": 4.0}
+         "compute_budget_s": 0.3, "hop_reps": 8, "memcpy_reps": 8, "clients": [1, 3],
+         "loads": [0.6], "warmup_s": 1.0, "closed_s": 3.0, "poisson_s": 4.0}
 
 
-def _reexec_with_openblas():
-    """Debian's torch calls the system BLAS; the reference libblas is ~10x slower than OpenBLAS
-    on ResNet50's 1x1 convolutions. Run on OpenBLAS (OpenMP build: it obeys torch's thread
-    count) without switching the machine's BLAS alternative."""
-    if os.path.isdir(OPENBLAS_DIR) and OPENBLAS_DIR not in os.environ.get("LD_LIBRARY_PATH", ""):
-        env = dict(os.environ)
+MALLOC_ENV = {"MALLOC_MMAP_THRESHOLD_": str(128 << 20), "MALLOC_TRIM_THRESHOLD_": str(256 << 20)}
+
+
+def _reexec_with_env(system_malloc):
+    """Re-run this script once with the environment every probe process should have.
+
+    BLAS: Debian's torch calls the system BLAS; the reference libblas is ~10x slower than
+    OpenBLAS on ResNet50's 1x1 convolutions. LD_LIBRARY_PATH puts OpenBLAS's OpenMP build (it
+    follows torch.set_num_threads) first, without switching the machine's BLAS alternative.
+    malloc: by default glibc gives every buffer over a (moving) threshold fresh mmap()ed pages
+    and returns them at free(), so each pickled tensor page-faults its whole buffer in again;
+    on the development VM that made pickling a 3.2 MB tensor take ~20 ms instead of ~0.3 ms,
+    and vary from run to run. The two thresholds keep such buffers on the heap for reuse (as
+    a long-running server's allocator would); --system-malloc measures without them.
+    """
+    if os.environ.get("SERVESIM_PROBE_ENV") == "1":
+        return
+    env = dict(os.environ, SERVESIM_PROBE_ENV="1")
+    if os.path.isdir(OPENBLAS_DIR):
         env["LD_LIBRARY_PATH"] = OPENBLAS_DIR + (":" + env["LD_LIBRARY_PATH"]
                                                  if env.get("LD_LIBRARY_PATH") else "")
-        os.execve(sys.executable, [sys.executable] + sys.argv, env)
+    if not system_malloc:
+        for key, value in MALLOC_ENV.items():
+            env.setdefault(key, value)
+    os.execve(sys.executable, [sys.executable] + sys.argv, env)
+
+
+def _malloc_note():
+    tuned = [f"{k}={os.environ[k]}" for k in MALLOC_ENV if k in os.environ]
+    return "glibc malloc with " + ", ".join(tuned) if tuned else "glibc malloc, default thresholds"
 
 
 def _loadavg():
@@ -114,13 +135,13 @@ def run_micro(cfg, split, log):
     blocks.check_shapes(pieces)
     names = [b["name"] for b in split["blocks"]] + [
         p for p in blocks.process_names(split) if p not in {b["name"] for b in split["blocks"]}]
-    samples = micro.compute_samples(pieces, names, cfg["batches"], cfg["threads"],
-                                    cfg["compute_reps"], 1, log)
+    fused = [n for n in names if n not in {b["name"] for b in split["blocks"]}]
+    samples = micro.compute_samples(pieces, names, cfg["batches"], cfg["threads"], cfg["compute_reps"],
+                                    1, log, cfg["compute_budget_s"], first_threads_only=fused)
     sizes = hop_sizes(split)
     if cfg["few_sizes"]:
         sizes = [sizes[0], sizes[len(sizes) // 2], sizes[-1]]
-    for kind in ("zmq-copy", "shm-handle"):
-        samples += micro.transport_samples(kind, sizes, cfg["hop_reps"], 3, log)
+    samples += micro.transport_samples(("zmq-copy", "shm-handle"), sizes, cfg["hop_reps"], 3, log)
     samples += micro.memcpy_samples(sizes, cfg["memcpy_reps"], 2, log)
     return samples
 
@@ -152,9 +173,18 @@ def _log_counters(counters, log):
             f"  idle {st['idle_s']:6.2f} s  rss {st['rss_bytes'] / 2**20:6.1f} MiB")
 
 
+def _capacity(closed):
+    """The pipeline's measured capacity: the median closed-loop throughput over the runs with
+    at least half the largest client count (the saturated plateau; the median, because one run
+    on a busy machine can be far off)."""
+    top = sorted(x for n, x in closed.items() if n >= max(closed) / 2)
+    mid = len(top) // 2
+    return top[mid] if len(top) % 2 else (top[mid - 1] + top[mid]) / 2
+
+
 def run_e2e(cfg, split, seed, threads, log):
     """Both transports: closed loop for every client count, then Poisson at fractions of the
-    largest closed-loop throughput (the measured capacity). Returns (runs, memory samples)."""
+    measured capacity (_capacity). Returns (runs, memory samples)."""
     import load
     import pipeline as pl
     runs, rss = [], {}
@@ -164,13 +194,13 @@ def run_e2e(cfg, split, seed, threads, log):
         pipe = pl.Pipeline(split, kind, threads=threads, seed=seed)
         log(f"e2e {kind}: pipeline up in {time.monotonic() - t0:.1f} s")
         try:
-            capacity = 0.0
+            closed = {}
             for n in cfg["clients"]:
                 res, lost, counters = load.run_closed(pipe, payload, n, cfg["warmup_s"], cfg["closed_s"])
                 if not res["requests"]:
                     log(f"  closed {n} clients: no request completed in the window; run left out")
                     continue
-                capacity = max(capacity, res["throughput_per_s"])
+                closed[n] = res["throughput_per_s"]
                 runs.append(_run_entry(kind, "closed", n, res, cfg, threads, cfg["closed_s"]))
                 log(f"  closed {n} clients: {res['throughput_per_s']:6.2f} /s  mean "
                     f"{1e3 * res['latency_mean_s']:7.1f} ms  p50 {1e3 * res['latency_p50_s']:7.1f} ms"
@@ -178,7 +208,11 @@ def run_e2e(cfg, split, seed, threads, log):
                 _log_counters(counters, log)
                 for role, st in counters.items():
                     rss[role] = max(rss.get(role, 0), st["rss_bytes"])
-            log(f"  capacity (largest closed-loop throughput): {capacity:.2f} /s")
+            if not closed:
+                log("  no closed-loop run completed: no capacity, Poisson runs left out")
+                continue
+            capacity = _capacity(closed)
+            log(f"  capacity (median closed-loop throughput, clients >= {max(closed) / 2:g}): {capacity:.2f} /s")
             for li, frac in enumerate(cfg["loads"]):
                 rate = round(frac * capacity, 2)
                 res, lost, counters = load.run_poisson(pipe, payload, rate, seed * 1000 + ti * 100 + li,
@@ -205,11 +239,13 @@ def main():
     ap.add_argument("--only", choices=("micro", "e2e"), help="one half of the probe")
     ap.add_argument("--seed", type=int, default=1, help="seed of weights, input and arrivals")
     ap.add_argument("--threads", type=int, default=1, help="torch threads per block process")
-    ap.add_argument("--closed-s", type=float, help="measured window of each closed-loop run (full: 7)")
-    ap.add_argument("--poisson-s", type=float, help="measured window of each Poisson run (full: 12)")
-    ap.add_argument("--warmup-s", type=float, help="warm-up before each window (full: 2)")
+    ap.add_argument("--closed-s", type=float, help="measured window of each closed-loop run (full: 5)")
+    ap.add_argument("--poisson-s", type=float, help="measured window of each Poisson run (full: 10)")
+    ap.add_argument("--warmup-s", type=float, help="warm-up before each window (full: 1.5)")
+    ap.add_argument("--system-malloc", action="store_true",
+                    help="leave glibc's malloc thresholds at their defaults (see _reexec_with_env)")
     args = ap.parse_args()
-    _reexec_with_openblas()
+    _reexec_with_env(args.system_malloc)
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     os.chdir(ROOT)
     cfg = dict(QUICK if args.quick else FULL)
@@ -252,7 +288,7 @@ def main():
     notes = (f"{'quick' if args.quick else 'full'} probe run (tools/probe/run.py), seed {args.seed}, "
              f"wall {wall:.0f} s; uptime load average (1, 5, 15 min) before {load_before}, "
              f"after {_loadavg()}; machine shared with other jobs; torch threads {args.threads} per "
-             f"block process in the end-to-end runs; Debian python3-torch on {OPENBLAS_DIR}")
+             f"block process in the end-to-end runs; Debian python3-torch on {OPENBLAS_DIR}; {_malloc_note()}")
     env = environment(notes)
     if samples:
         write_profile(os.path.join(out, "probe-micro.json"), env,
