@@ -124,7 +124,8 @@ def check(doc):
             _check_fields(f"{p}.conditions", c, {"model": str, "transport": str,
                                                  "arrival": ("poisson", "closed"), "batch": "count",
                                                  "placement": str, "duration_s": "time"}, errs)
-            _check_fields(f"{p}.conditions", c, {"warmup_s": "time0"}, errs, required=False)
+            _check_fields(f"{p}.conditions", c, {"warmup_s": "time0", "background_cores": "rate"}, errs,
+                          required=False)
             if c.get("arrival") == "poisson":
                 _check_fields(f"{p}.conditions", c, {"rate_per_s": "time"}, errs)
             elif c.get("arrival") == "closed":

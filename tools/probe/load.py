@@ -9,7 +9,12 @@ Latency is client send -> client has the output tensor (time.perf_counter_ns, CL
 A run has a warm-up, then a measured window of duration_s: the statistics cover the requests
 sent inside the window; throughput is the completions received inside the window over its
 length. After the window no new request is sent and the pipeline is drained.
+
+The machine may be shared: over the window, CpuMeter reads the machine's busy CPU time
+(/proc/stat, hypervisor steal included) and the probe's own processes' (/proc/PID/stat), so a
+run says how many cores others took from it (background_cores) and how many it used.
 """
+import os
 import random
 import threading
 import time
@@ -18,6 +23,45 @@ import pipeline as pl
 import transports as tp
 
 NS = 1_000_000_000
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+class CpuMeter:
+    """CPU use over a window: mark() at its start and at its end, then cores()."""
+
+    def __init__(self, pids):
+        self.pids = list(pids)
+        self.marks = []
+
+    def _read(self):
+        with open("/proc/stat", encoding="ascii") as f:
+            v = [int(x) for x in f.readline().split()[1:]]
+        busy = sum(v[i] for i in (0, 1, 2, 5, 6, 7) if i < len(v))   # user nice system irq softirq steal
+        own = 0
+        for pid in self.pids:
+            try:
+                with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                own += int(fields[11]) + int(fields[12])                # utime, stime
+            except (OSError, IndexError, ValueError):
+                pass
+        return time.monotonic(), busy, own
+
+    def mark(self):
+        if len(self.marks) < 2:
+            self.marks.append(self._read())
+
+    def cores(self):
+        """{'background_cores', 'probe_cores'}: mean cores busy with others / with the probe."""
+        if len(self.marks) < 2:
+            return {"background_cores": float("nan"), "probe_cores": float("nan")}
+        (t0, b0, o0), (t1, b1, o1) = self.marks
+        span = max(t1 - t0, 1e-9) * CLK_TCK
+        return {"background_cores": max(0.0, (b1 - b0) - (o1 - o0)) / span, "probe_cores": (o1 - o0) / span}
+
+
+def _meter(pipe):
+    return CpuMeter([os.getpid()] + list(pipe.pids.values()))
 
 
 def percentile(sorted_vals, q):
@@ -92,8 +136,9 @@ def _reset_counters(pipe):
 
 
 def run_closed(pipe, payload, clients, warmup_s, duration_s, drain_s=60):
-    """N closed-loop clients; returns (results, lost, per-process counters)."""
+    """N closed-loop clients; returns (results, lost, per-process counters, CPU use)."""
     sent, done = {}, {}
+    meter = _meter(pipe)
     t0 = time.perf_counter_ns()
     w0 = t0 + int(warmup_s * NS)
     w1 = w0 + int(duration_s * NS)
@@ -107,16 +152,18 @@ def run_closed(pipe, payload, clients, warmup_s, duration_s, drain_s=60):
         now = time.perf_counter_ns()
         if not reset and now >= w0:
             _reset_counters(pipe)
+            meter.mark()
             reset = True
         if got[0] is None:
             continue
         if now >= w1:
+            meter.mark()
             break
         _send(pipe, payload, next_rid, got[1], sent)
         next_rid += 1
     stats = _drain(pipe, sent, done, drain_s)
     res, lost = summarise(sent, done, w0, w1)
-    return res, lost, stats
+    return res, lost, stats, meter.cores()
 
 
 def poisson_times(rate_per_s, seed, horizon_s):
@@ -131,8 +178,9 @@ def poisson_times(rate_per_s, seed, horizon_s):
 
 
 def run_poisson(pipe, payload, rate_per_s, seed, warmup_s, duration_s, drain_s=60):
-    """Open-loop Poisson arrivals; returns (results, lost, per-process counters)."""
+    """Open-loop Poisson arrivals; returns (results, lost, per-process counters, CPU use)."""
     sent, done = {}, {}
+    meter = _meter(pipe)
     arrivals = poisson_times(rate_per_s, seed, warmup_s + duration_s)
     t0 = time.perf_counter_ns()
     w0 = t0 + int(warmup_s * NS)
@@ -162,6 +210,11 @@ def run_poisson(pipe, payload, rate_per_s, seed, warmup_s, duration_s, drain_s=6
             _receive(pipe, done)
         except pl.zmq.Again:
             pass
+        now = time.perf_counter_ns()
+        if now >= w0 and not meter.marks:
+            meter.mark()
+        if now >= w1:
+            meter.mark()
         if not th.is_alive() and time.perf_counter_ns() > w1 + int(drain_s * NS):
             break
     pipe.client_rx.sock.setsockopt(pl.zmq.RCVTIMEO, -1)
@@ -169,4 +222,4 @@ def run_poisson(pipe, payload, rate_per_s, seed, warmup_s, duration_s, drain_s=6
     sender.sock.close(linger=1000)
     stats = _drain(pipe, sent, done, drain_s)
     res, lost = summarise(sent, done, w0, w1)
-    return res, lost, stats
+    return res, lost, stats, meter.cores()

@@ -128,7 +128,9 @@ def hop_sizes(split):
 
 
 def run_micro(cfg, split, log):
+    """The micro-benchmark samples, and the CPU use while the compute ones ran."""
     import blocks
+    import load
     import micro
     net = blocks.build_resnet(seed=0)
     pieces = blocks.pieces(split, net)
@@ -136,14 +138,19 @@ def run_micro(cfg, split, log):
     names = [b["name"] for b in split["blocks"]] + [
         p for p in blocks.process_names(split) if p not in {b["name"] for b in split["blocks"]}]
     fused = [n for n in names if n not in {b["name"] for b in split["blocks"]}]
+    meter = load.CpuMeter([os.getpid()])
+    meter.mark()
     samples = micro.compute_samples(pieces, names, cfg["batches"], cfg["threads"], cfg["compute_reps"],
                                     1, log, cfg["compute_budget_s"], first_threads_only=fused)
+    meter.mark()
+    cpu = meter.cores()
+    log(f"compute micro-benchmarks: {_cpu_text(cpu)}")
     sizes = hop_sizes(split)
     if cfg["few_sizes"]:
         sizes = [sizes[0], sizes[len(sizes) // 2], sizes[-1]]
     samples += micro.transport_samples(("zmq-copy", "shm-handle"), sizes, cfg["hop_reps"], 3, log)
     samples += micro.memcpy_samples(sizes, cfg["memcpy_reps"], 2, log)
-    return samples
+    return samples, cpu
 
 
 def _placement(threads):
@@ -152,7 +159,7 @@ def _placement(threads):
             f"sharing {os.cpu_count()} cores; ipc:// sockets")
 
 
-def _run_entry(kind, arrival, value, res, cfg, threads, duration_s):
+def _run_entry(kind, arrival, value, res, cfg, threads, duration_s, cpu):
     cond = {"model": "resnet50-split", "transport": kind, "arrival": arrival}
     if arrival == "poisson":
         cond["rate_per_s"] = value
@@ -162,7 +169,13 @@ def _run_entry(kind, arrival, value, res, cfg, threads, duration_s):
         rid = f"{kind}-closed-{value}"
     cond.update({"batch": 1, "placement": _placement(threads), "duration_s": duration_s,
                  "warmup_s": cfg["warmup_s"]})
+    if cpu["background_cores"] == cpu["background_cores"]:      # not NaN
+        cond["background_cores"] = round(cpu["background_cores"], 3)
     return {"id": rid, "conditions": cond, "results": res}
+
+
+def _cpu_text(cpu):
+    return f"cores: probe {cpu['probe_cores']:.2f}, others {cpu['background_cores']:.2f}"
 
 
 def _log_counters(counters, log):
@@ -196,15 +209,15 @@ def run_e2e(cfg, split, seed, threads, log):
         try:
             closed = {}
             for n in cfg["clients"]:
-                res, lost, counters = load.run_closed(pipe, payload, n, cfg["warmup_s"], cfg["closed_s"])
+                res, lost, counters, cpu = load.run_closed(pipe, payload, n, cfg["warmup_s"], cfg["closed_s"])
                 if not res["requests"]:
                     log(f"  closed {n} clients: no request completed in the window; run left out")
                     continue
                 closed[n] = res["throughput_per_s"]
-                runs.append(_run_entry(kind, "closed", n, res, cfg, threads, cfg["closed_s"]))
+                runs.append(_run_entry(kind, "closed", n, res, cfg, threads, cfg["closed_s"], cpu))
                 log(f"  closed {n} clients: {res['throughput_per_s']:6.2f} /s  mean "
                     f"{1e3 * res['latency_mean_s']:7.1f} ms  p50 {1e3 * res['latency_p50_s']:7.1f} ms"
-                    f"  p99 {1e3 * res['latency_p99_s']:7.1f} ms  ({res['requests']} requests)")
+                    f"  p99 {1e3 * res['latency_p99_s']:7.1f} ms  ({res['requests']} requests)  {_cpu_text(cpu)}")
                 _log_counters(counters, log)
                 for role, st in counters.items():
                     rss[role] = max(rss.get(role, 0), st["rss_bytes"])
@@ -215,16 +228,16 @@ def run_e2e(cfg, split, seed, threads, log):
             log(f"  capacity (median closed-loop throughput, clients >= {max(closed) / 2:g}): {capacity:.2f} /s")
             for li, frac in enumerate(cfg["loads"]):
                 rate = round(frac * capacity, 2)
-                res, lost, counters = load.run_poisson(pipe, payload, rate, seed * 1000 + ti * 100 + li,
-                                                       cfg["warmup_s"], cfg["poisson_s"])
+                res, lost, counters, cpu = load.run_poisson(pipe, payload, rate, seed * 1000 + ti * 100 + li,
+                                                            cfg["warmup_s"], cfg["poisson_s"])
                 if not res["requests"]:
                     log(f"  poisson {rate} /s: no request completed in the window; run left out")
                     continue
-                runs.append(_run_entry(kind, "poisson", rate, res, cfg, threads, cfg["poisson_s"]))
+                runs.append(_run_entry(kind, "poisson", rate, res, cfg, threads, cfg["poisson_s"], cpu))
                 log(f"  poisson {rate:6.2f} /s ({100 * frac:.0f}%): {res['throughput_per_s']:6.2f} /s  "
                     f"mean {1e3 * res['latency_mean_s']:7.1f} ms  p50 {1e3 * res['latency_p50_s']:7.1f} ms"
                     f"  p99 {1e3 * res['latency_p99_s']:7.1f} ms  ({res['requests']} requests"
-                    f"{', %d not back' % lost if lost else ''})")
+                    f"{', %d not back' % lost if lost else ''})  {_cpu_text(cpu)}")
                 _log_counters(counters, log)
         finally:
             pipe.close()
@@ -271,9 +284,9 @@ def main():
     t_start = time.monotonic()
     load_before = _loadavg()
     log(f"probe: {'quick' if args.quick else 'full'} run, seed {args.seed}, load average before {load_before}")
-    samples, runs, mem = [], [], []
+    samples, runs, mem, micro_cpu = [], [], [], None
     if args.only in (None, "micro"):
-        samples = run_micro(cfg, split, log)
+        samples, micro_cpu = run_micro(cfg, split, log)
     if args.only in (None, "e2e"):
         runs, mem = run_e2e(cfg, split, args.seed, args.threads, log)
     gpu = []
@@ -287,7 +300,11 @@ def main():
     wall = time.monotonic() - t_start
     notes = (f"{'quick' if args.quick else 'full'} probe run (tools/probe/run.py), seed {args.seed}, "
              f"wall {wall:.0f} s; uptime load average (1, 5, 15 min) before {load_before}, "
-             f"after {_loadavg()}; machine shared with other jobs; torch threads {args.threads} per "
+             f"after {_loadavg()}; machine shared with other jobs"
+             + (f" (they kept {micro_cpu['background_cores']:.2f} of the {os.cpu_count()} cores busy "
+                f"while the compute micro-benchmarks ran; each run's conditions.background_cores says "
+                f"the same for its window)" if micro_cpu else "")
+             + f"; torch threads {args.threads} per "
              f"block process in the end-to-end runs; Debian python3-torch on {OPENBLAS_DIR}; {_malloc_note()}")
     env = environment(notes)
     if samples:
