@@ -19,6 +19,8 @@ import random
 import threading
 import time
 
+import zmq
+
 import pipeline as pl
 import transports as tp
 
@@ -111,23 +113,23 @@ def _send(pipe, payload, rid, cid, sent):
 def _drain(pipe, sent, done, timeout_s):
     """Wait for every request sent so far (bounded), then for the STATS marker."""
     deadline = time.monotonic() + timeout_s
-    pipe.client_rx.sock.setsockopt(pl.zmq.RCVTIMEO, 1000)
+    pipe.client_rx.sock.setsockopt(zmq.RCVTIMEO, 1000)
     try:
         while len(done) < len(sent) and time.monotonic() < deadline:
             try:
                 _receive(pipe, done)
-            except pl.zmq.Again:
+            except zmq.Again:
                 pass
         pipe.control(pl.STATS_ID, REPORT_TAG)
         while True:
             try:
                 if _receive(pipe, done) == (None, REPORT_TAG):
                     break
-            except pl.zmq.Again:
+            except zmq.Again:
                 if time.monotonic() > deadline + 30:
                     break
     finally:
-        pipe.client_rx.sock.setsockopt(pl.zmq.RCVTIMEO, -1)
+        pipe.client_rx.sock.setsockopt(zmq.RCVTIMEO, -1)
     return pipe.collect_stats(REPORT_TAG)
 
 
@@ -192,23 +194,23 @@ def run_poisson(pipe, payload, rate_per_s, seed, warmup_s, duration_s, drain_s=6
         reset = False
         for rid, off in enumerate(arrivals):
             at = t0 + int(off * NS)
-            if not reset and at >= w0:
-                sender.send_raw([tp.HDR.pack(pl.STATS_ID, RESET_TAG, 0, 0), b""])
-                reset = True
             delay = (at - time.perf_counter_ns()) / NS
             if delay > 0:
                 time.sleep(delay)
+            if not reset and at >= w0:
+                sender.send_raw([tp.HDR.pack(pl.STATS_ID, RESET_TAG, 0, 0), b""])
+                reset = True
             t = time.perf_counter_ns()
             sent[rid] = t
             sender.send_raw([tp.HDR.pack(rid, 0, t, t), payload])
 
     th = threading.Thread(target=send_all, daemon=True)
     th.start()
+    pipe.client_rx.sock.setsockopt(zmq.RCVTIMEO, 200)
     while th.is_alive() or len(done) < len(sent):
-        pipe.client_rx.sock.setsockopt(pl.zmq.RCVTIMEO, 200)
         try:
             _receive(pipe, done)
-        except pl.zmq.Again:
+        except zmq.Again:
             pass
         now = time.perf_counter_ns()
         if now >= w0 and not meter.marks:
@@ -217,8 +219,11 @@ def run_poisson(pipe, payload, rate_per_s, seed, warmup_s, duration_s, drain_s=6
             meter.mark()
         if not th.is_alive() and time.perf_counter_ns() > w1 + int(drain_s * NS):
             break
-    pipe.client_rx.sock.setsockopt(pl.zmq.RCVTIMEO, -1)
+    pipe.client_rx.sock.setsockopt(zmq.RCVTIMEO, -1)
     th.join()
+    if len(meter.marks) < 2:               # everything came back before the window's end
+        time.sleep(max(0.0, (w1 - time.perf_counter_ns()) / NS))
+        meter.mark()
     sender.sock.close(linger=1000)
     stats = _drain(pipe, sent, done, drain_s)
     res, lost = summarise(sent, done, w0, w1)

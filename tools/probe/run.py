@@ -196,9 +196,7 @@ def _capacity(closed):
 
 
 def run_e2e(cfg, split, seed, threads, log):
-    """Both transports: closed loop for every client count, then Poisson at fractions of the
-    measured capacity (_capacity). Returns (runs, memory samples)."""
-    import load
+    """Both transports, each on a pipeline of its own. Returns (runs, memory samples)."""
     import pipeline as pl
     runs, rss = [], {}
     payload = pl.pickled_input(split["blocks"][0]["in_shape"], seed)
@@ -207,47 +205,53 @@ def run_e2e(cfg, split, seed, threads, log):
         pipe = pl.Pipeline(split, kind, threads=threads, seed=seed)
         log(f"e2e {kind}: pipeline up in {time.monotonic() - t0:.1f} s")
         try:
-            closed = {}
-            for n in cfg["clients"]:
-                res, lost, counters, cpu = load.run_closed(pipe, payload, n, cfg["warmup_s"], cfg["closed_s"])
-                if not res["requests"]:
-                    log(f"  closed {n} clients: no request completed in the window; run left out")
-                    continue
-                closed[n] = res["throughput_per_s"]
-                runs.append(_run_entry(kind, "closed", n, res, cfg, threads, cfg["closed_s"], cpu))
-                log(f"  closed {n} clients: {res['throughput_per_s']:6.2f} /s  mean "
-                    f"{1e3 * res['latency_mean_s']:7.1f} ms  p50 {1e3 * res['latency_p50_s']:7.1f} ms"
-                    f"  p99 {1e3 * res['latency_p99_s']:7.1f} ms  ({res['requests']} requests)  {_cpu_text(cpu)}")
-                _log_counters(counters, log)
-                for role, st in counters.items():
-                    rss[role] = max(rss.get(role, 0), st["rss_bytes"])
-            if not closed:
-                log("  no closed-loop run completed: no capacity, Poisson runs left out")
-                continue
-            capacity = _capacity(closed)
-            log(f"  capacity (median closed-loop throughput, clients >= {max(closed) / 2:g}): {capacity:.2f} /s")
-            for li, frac in enumerate(cfg["loads"]):
-                rate = round(frac * capacity, 2)
-                res, lost, counters, cpu = load.run_poisson(pipe, payload, rate, seed * 1000 + ti * 100 + li,
-                                                            cfg["warmup_s"], cfg["poisson_s"])
-                if not res["requests"]:
-                    log(f"  poisson {rate} /s: no request completed in the window; run left out")
-                    continue
-                runs.append(_run_entry(kind, "poisson", rate, res, cfg, threads, cfg["poisson_s"], cpu))
-                log(f"  poisson {rate:6.2f} /s ({100 * frac:.0f}%): {res['throughput_per_s']:6.2f} /s  "
-                    f"mean {1e3 * res['latency_mean_s']:7.1f} ms  p50 {1e3 * res['latency_p50_s']:7.1f} ms"
-                    f"  p99 {1e3 * res['latency_p99_s']:7.1f} ms  ({res['requests']} requests"
-                    f"{', %d not back' % lost if lost else ''})  {_cpu_text(cpu)}")
-                _log_counters(counters, log)
+            runs += _e2e_transport(pipe, kind, seed * 1000 + ti * 100, cfg, threads, payload, rss, log)
         finally:
             pipe.close()
     mem = [{"kind": "memory", "what": role, "device": "cpu", "bytes": b} for role, b in sorted(rss.items())]
     return runs, mem
 
 
+def _e2e_transport(pipe, kind, seed0, cfg, threads, payload, rss, log):
+    """Closed loop for every client count, then Poisson at fractions of the capacity those
+    runs measured (_capacity), seeds seed0 + load index. Peak RSS per process goes into rss."""
+    import load
+    runs, closed = [], {}
+
+    def record(arrival, value, res, lost, counters, cpu, window_s, text):
+        if not res["requests"]:
+            log(f"  {text}: no request completed in the window; run left out")
+            return
+        runs.append(_run_entry(kind, arrival, value, res, cfg, threads, window_s, cpu))
+        log(f"  {text}: {res['throughput_per_s']:6.2f} /s  mean {1e3 * res['latency_mean_s']:7.1f} ms"
+            f"  p50 {1e3 * res['latency_p50_s']:7.1f} ms  p99 {1e3 * res['latency_p99_s']:7.1f} ms"
+            f"  ({res['requests']} requests{', %d not back' % lost if lost else ''})  {_cpu_text(cpu)}")
+        _log_counters(counters, log)
+        for role, st in counters.items():
+            rss[role] = max(rss.get(role, 0), st["rss_bytes"])
+
+    for n in cfg["clients"]:
+        res, lost, counters, cpu = load.run_closed(pipe, payload, n, cfg["warmup_s"], cfg["closed_s"])
+        record("closed", n, res, lost, counters, cpu, cfg["closed_s"], f"closed {n} clients")
+        if res["requests"]:
+            closed[n] = res["throughput_per_s"]
+    if not closed:
+        log("  no closed-loop run completed: no capacity, Poisson runs left out")
+        return runs
+    capacity = _capacity(closed)
+    log(f"  capacity (median closed-loop throughput, clients >= {max(closed) / 2:g}): {capacity:.2f} /s")
+    for li, frac in enumerate(cfg["loads"]):
+        rate = round(frac * capacity, 2)
+        res, lost, counters, cpu = load.run_poisson(pipe, payload, rate, seed0 + li,
+                                                    cfg["warmup_s"], cfg["poisson_s"])
+        record("poisson", rate, res, lost, counters, cpu, cfg["poisson_s"],
+               f"poisson {rate:6.2f} /s ({100 * frac:.0f}%)")
+    return runs
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="short runs for development (~1 min)")
+    ap.add_argument("--quick", action="store_true", help="short runs for development (1-2 min)")
     ap.add_argument("--out", help="output folder (default profiles/measured, quick: build/probe-quick)")
     ap.add_argument("--only", choices=("micro", "e2e"), help="one half of the probe")
     ap.add_argument("--seed", type=int, default=1, help="seed of weights, input and arrivals")
