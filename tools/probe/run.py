@@ -287,7 +287,8 @@ def main():
     split = blocks.load_split()
     t_start = time.monotonic()
     load_before = _loadavg()
-    log(f"probe: {'quick' if args.quick else 'full'} run, seed {args.seed}, load average before {load_before}")
+    mode = "quick" if args.quick else "full"
+    log(f"probe: {mode} run, seed {args.seed}, load average before {load_before}")
     samples, runs, mem, micro_cpu = [], [], [], None
     if args.only in (None, "micro"):
         samples, micro_cpu = run_micro(cfg, split, log)
@@ -302,23 +303,26 @@ def main():
         else:
             log(f"probe: GPU measurements skipped: {why}")
     wall = time.monotonic() - t_start
-    notes = (f"{'quick' if args.quick else 'full'} probe run (tools/probe/run.py), seed {args.seed}, "
+    notes = (f"{mode} probe run (tools/probe/run.py), seed {args.seed}, "
              f"wall {wall:.0f} s; uptime load average (1, 5, 15 min) before {load_before}, "
              f"after {_loadavg()}; machine shared with other jobs"
              + (f" (they kept {micro_cpu['background_cores']:.2f} of the {os.cpu_count()} cores busy "
                 f"while the compute micro-benchmarks ran; each run's conditions.background_cores says "
                 f"the same for its window)" if micro_cpu else "")
              + f"; torch threads {args.threads} per "
-             f"block process in the end-to-end runs; Debian python3-torch on {OPENBLAS_DIR}; {_malloc_note()}")
+             f"block process in the end-to-end runs; Debian python3-torch on {OPENBLAS_DIR}; "
+             f"{_malloc_note()}")
     env = environment(notes)
     if samples:
         write_profile(os.path.join(out, "probe-micro.json"), env,
-                      "tools/probe (measured): micro-benchmarks, resnet50-split blocks alone", samples=samples)
+                      "tools/probe (measured): micro-benchmarks, resnet50-split blocks alone",
+                      samples=samples)
     if runs:
         write_profile(os.path.join(out, "probe-e2e.json"), env,
                       "tools/probe (measured): end-to-end runs of the block pipeline", samples=mem, runs=runs)
     if gpu:
-        write_profile(os.path.join(out, "probe-gpu.json"), env, "tools/probe (measured): GPU copies", samples=gpu)
+        write_profile(os.path.join(out, "probe-gpu.json"), env, "tools/probe (measured): GPU copies",
+                      samples=gpu)
     log(f"probe: done in {wall:.0f} s, files in {os.path.relpath(out, ROOT)}")
 
 
