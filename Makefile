@@ -10,6 +10,8 @@
 #   MPI=1          build with mpicc for `mpirun servesim sweep` (default folder build/mpi)
 #   CFLAGS=...     optimisation and debug flags (default -O2 -g)
 #   V=1            print full compiler command lines
+#   PROBE_QUICK=1  `make probe` in its ~1-2 minute development mode, to build/probe-quick/
+#   PROBE_PY=path  the Python that has Debian's torch (default /usr/bin/python3)
 
 CC      ?= cc
 PREFIX  ?= /usr/local
@@ -66,7 +68,7 @@ FUZZ_IN_TEST := $(if $(filter true,$(CI)),1,$(filter command line environment,$(
 FUZZ_SECONDS ?= 60
 
 .PHONY: all deps build run test check-built mpi-for-tests test-asan fuzz fuzz-built fuzz-bins bench plots reference \
-        install clean
+        install clean probe probe-deps probe-check
 
 all: build
 
@@ -196,6 +198,30 @@ plots: deps
 reference: deps
 	@$(MAKE) --no-print-directory build
 	plots/render.sh $(BIN) --rerun
+
+# ---- the real block pipeline (issue 15, tools/probe/README.md) ----
+# Debian's torch, torchvision and pyzmq, and OpenBLAS (OpenMP build) for torch's BLAS calls; the
+# probe writes profiles/measured/probe-{micro,e2e}.json (quick mode: build/probe-quick/).
+PROBE_PY   ?= /usr/bin/python3
+
+probe: probe-deps
+	$(PROBE_PY) tools/probe/run.py $(if $(filter 1,$(PROBE_QUICK)),--quick)
+
+probe-deps:
+	@missing=""; \
+	$(PROBE_PY) -c 'import torch, torchvision, zmq' >/dev/null 2>&1 || missing="python3-torch python3-torchvision python3-zmq"; \
+	dpkg -s libopenblas0-openmp >/dev/null 2>&1 || missing="$$missing libopenblas0-openmp"; \
+	if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
+	if [ -n "$$missing" ]; then \
+	  echo "probe-deps: installing $$missing"; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing \
+	    || { echo "probe-deps: apt-get failed; install by hand: $$missing" >&2; exit 1; }; \
+	fi
+
+# Without torch: the committed probe profiles against the format (and the checker's own cases).
+probe-check:
+	python3 tools/probe/check_profile.py --self-test
+	python3 tools/probe/check_profile.py $(wildcard profiles/measured/probe-*.json)
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PLUGIN_DIR) $(DESTDIR)$(PREFIX)/include/servesim \

@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""tools/probe/check_profile.py: structure check of servesim profile files (format version 1,
+docs/profiles.md) with the standard library only, so `make probe-check` runs without torch.
+It checks what the probe writes against the shared format: required fields, kinds, units,
+positive finite latencies, integer byte counts, one time unit per file. `servesim calibrate` is
+the authority; this catches a probe that drifted from the format before calibrate sees it.
+
+  tools/probe/check_profile.py FILE...     # exit 0 when all pass, 2 with one line per problem
+  tools/probe/check_profile.py --self-test # the checker on built-in good and bad documents
+"""
+import json
+import math
+import re
+import sys
+
+KINDS = {
+    "compute": {"device": str, "batch": "count", "latency_s": "times"},
+    "transport": {"transport": str, "bytes": "bytes", "latency_s": "times"},
+    "memcpy": {"bytes": "bytes", "latency_s": "times"},
+    "memory": {"what": str, "device": str, "bytes": "bytes"},
+    "coldstart": {"model": str, "stage": ("load", "init", "transfer"), "duration_s": "times"},
+}
+OPTIONAL = {"compute": {"model": str, "block": str, "layer": str, "threads": "count"}}
+ENV = {"machine": str, "cpu_model": str, "cores": "count", "memory_bytes": "bytes", "os": str,
+       "libraries": dict, "date": "date"}
+RESULTS = {"requests": "bytes", "throughput_per_s": "rate", "latency_mean_s": "time",
+           "latency_p50_s": "time", "latency_p99_s": "time"}
+UNIT_RE = re.compile(r"_(s|ms|us)$")
+
+
+def _num(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _check_value(path, v, want, errs):
+    ok = True
+    if want is str:
+        ok = isinstance(v, str) and v != ""
+        what = "a non-empty string"
+    elif want is dict:
+        ok = isinstance(v, dict)
+        what = "an object"
+    elif isinstance(want, tuple):
+        ok = v in want
+        what = "one of " + ", ".join(want)
+    elif want == "count":
+        ok = isinstance(v, int) and not isinstance(v, bool) and v >= 1
+        what = "an integer >= 1"
+    elif want == "bytes":
+        ok = isinstance(v, int) and not isinstance(v, bool) and v >= 0
+        what = "an integer >= 0"
+    elif want == "time":
+        ok = _num(v) and v > 0
+        what = "a positive finite number"
+    elif want == "time0":
+        ok = _num(v) and v >= 0
+        what = "a finite number >= 0"
+    elif want == "rate":
+        ok = _num(v) and v >= 0
+        what = "a finite rate >= 0"
+    elif want == "times":
+        ok = isinstance(v, list) and len(v) > 0 and all(_num(x) and x > 0 for x in v)
+        what = "a non-empty array of positive finite numbers"
+    elif want == "date":
+        ok = isinstance(v, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", v) is not None
+        what = "a date YYYY-MM-DD"
+    if not ok:
+        errs.append(f"{path}: expected {what}")
+
+
+def _check_fields(path, obj, spec, errs, required=True):
+    for key, want in spec.items():
+        if key not in obj:
+            if required:
+                errs.append(f"{path}: missing required field '{key}'")
+            continue
+        _check_value(f"{path}.{key}", obj[key], want, errs)
+
+
+def _units(obj, path, found):
+    """Collect (unit, path) of every time-unit key, depth first in file order."""
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            m = UNIT_RE.search(k)
+            if m and not re.search(r"_per_(s|ms|us)$", k):
+                found.append((m.group(1), f"{path}.{k}"))
+            _units(v, f"{path}.{k}", found)
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            _units(v, f"{path}[{i}]", found)
+
+
+def check(doc):
+    """List of problems of one parsed profile document (empty when it passes)."""
+    errs = []
+    if not isinstance(doc, dict):
+        return ["$: expected an object"]
+    if doc.get("servesim_profile") != 1:
+        errs.append("$.servesim_profile: expected 1")
+    _check_fields("$", doc, {"source": str, "environment": dict}, errs)
+    if isinstance(doc.get("environment"), dict):
+        _check_fields("$.environment", doc["environment"], ENV, errs)
+    if "samples" not in doc and "runs" not in doc:
+        errs.append("$: expected 'samples' or 'runs' (at least one)")
+    for i, s in enumerate(doc.get("samples", []) if isinstance(doc.get("samples"), list) else []):
+        p = f"$.samples[{i}]"
+        if not isinstance(s, dict) or s.get("kind") not in KINDS:
+            errs.append(f"{p}.kind: expected one of {', '.join(KINDS)}")
+            continue
+        _check_fields(p, s, KINDS[s["kind"]], errs)
+        _check_fields(p, s, OPTIONAL.get(s["kind"], {}), errs, required=False)
+    ids = set()
+    for i, r in enumerate(doc.get("runs", []) if isinstance(doc.get("runs"), list) else []):
+        p = f"$.runs[{i}]"
+        if not isinstance(r, dict):
+            errs.append(f"{p}: expected an object")
+            continue
+        _check_fields(p, r, {"id": str, "conditions": dict, "results": dict}, errs)
+        if r.get("id") in ids:
+            errs.append(f"{p}.id: duplicate id '{r['id']}'")
+        ids.add(r.get("id"))
+        c = r.get("conditions", {})
+        if isinstance(c, dict):
+            _check_fields(f"{p}.conditions", c, {"model": str, "transport": str,
+                                                 "arrival": ("poisson", "closed"), "batch": "count",
+                                                 "placement": str, "duration_s": "time"}, errs)
+            _check_fields(f"{p}.conditions", c, {"warmup_s": "time0", "background_cores": "rate"}, errs,
+                          required=False)
+            if c.get("arrival") == "poisson":
+                _check_fields(f"{p}.conditions", c, {"rate_per_s": "time"}, errs)
+            elif c.get("arrival") == "closed":
+                _check_fields(f"{p}.conditions", c, {"clients": "count"}, errs)
+        if isinstance(r.get("results"), dict):
+            _check_fields(f"{p}.results", r["results"], RESULTS, errs)
+    found = []
+    _units(doc, "$", found)
+    if found:
+        first = found[0]
+        for unit, path in found:
+            if unit != first[0]:
+                errs.append(f"{path}: mixed units: '_{unit}' after '_{first[0]}' at {first[1]}")
+                break
+    return errs
+
+
+def check_file(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f, parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
+    except (OSError, ValueError) as e:
+        return [f"{path}: {e}"]
+    return [f"{path}: {e}" for e in check(doc)]
+
+
+def self_test():
+    """Good and bad documents; returns the number of failed expectations."""
+    env = {"machine": "m", "cpu_model": "c", "cores": 2, "memory_bytes": 1, "os": "o",
+           "libraries": {}, "date": "2026-11-26"}
+    good = {"servesim_profile": 1, "source": "s", "environment": env,
+            "samples": [{"kind": "compute", "block": "block1", "device": "cpu", "batch": 1,
+                         "threads": 1, "latency_s": [0.01]},
+                        {"kind": "transport", "transport": "zmq-copy", "bytes": 4000, "latency_s": [1e-4]}],
+            "runs": [{"id": "a", "conditions": {"model": "m", "transport": "zmq-copy", "arrival": "closed",
+                                                "clients": 1, "batch": 1, "placement": "p",
+                                                "duration_s": 1.0, "warmup_s": 0},
+                      "results": {"requests": 3, "throughput_per_s": 1.0, "latency_mean_s": 0.1,
+                                  "latency_p50_s": 0.1, "latency_p99_s": 0.2}}]}
+    bad = {
+        "missing field": lambda d: d["samples"][0].pop("batch"),
+        "negative latency": lambda d: d["samples"][0].__setitem__("latency_s", [0.01, -1.0]),
+        "mixed units": lambda d: d["samples"][1].__setitem__("latency_ms", [0.1]),
+        "unknown kind": lambda d: d["samples"][0].__setitem__("kind", "gpu"),
+        "float bytes": lambda d: d["samples"][1].__setitem__("bytes", 4000.5),
+        "no clients": lambda d: d["runs"][0]["conditions"].pop("clients"),
+    }
+    failed = 0
+    if check(good):
+        print("self-test: good document rejected:", check(good))
+        failed += 1
+    for name, spoil in bad.items():
+        doc = json.loads(json.dumps(good))
+        spoil(doc)
+        errs = check(doc)
+        print(f"self-test: {name}: {'caught: ' + errs[0] if errs else 'NOT CAUGHT'}")
+        failed += not errs
+    return failed
+
+
+def main(argv):
+    if argv[1:] == ["--self-test"]:
+        return 1 if self_test() else 0
+    if len(argv) < 2:
+        print(__doc__.strip().splitlines()[-2].strip(), file=sys.stderr)
+        return 2
+    errs = [e for path in argv[1:] for e in check_file(path)]
+    for e in errs:
+        print(e, file=sys.stderr)
+    if not errs:
+        print(f"check_profile: {len(argv) - 1} file(s) pass")
+    return 2 if errs else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

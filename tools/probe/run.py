@@ -1,0 +1,330 @@
+#!/usr/bin/python3
+"""tools/probe/run.py: measure the real ResNet50 block pipeline on this machine and write
+servesim profile files (format: docs/profiles.md, version 1): micro-benchmarks for calibration
+(probe-micro.json, "samples") and end-to-end runs for validation (probe-e2e.json, "runs").
+
+  tools/probe/run.py                  # the full probe (make probe), about 5-7 minutes on 2 cores
+  tools/probe/run.py --quick          # one to two minutes, to build/probe-quick/, for development
+  tools/probe/run.py --only micro     # or e2e
+Everything derived from the machine is measured here: the Poisson rates are fractions of the
+capacity measured by the closed-loop runs just before them, nothing is typed in.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import socket
+import sys
+import sysconfig
+import time
+
+OPENBLAS_DIR = f"/usr/lib/{sysconfig.get_config_var('MULTIARCH') or 'x86_64-linux-gnu'}/openblas-openmp"
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+FULL = {"few_sizes": False, "batches": [1, 2, 4, 8], "threads": [1, 2], "compute_reps": 8,
+        "compute_budget_s": 1.0, "hop_reps": 40, "memcpy_reps": 30, "clients": [1, 2, 3, 4, 5, 6, 7, 8],
+        "loads": [0.2, 0.4, 0.6, 0.8, 0.95], "warmup_s": 1.5, "closed_s": 5.0, "poisson_s": 10.0}
+QUICK = {"few_sizes": True, "batches": [1, 2], "threads": [1], "compute_reps": 3,
+         "compute_budget_s": 0.3, "hop_reps": 8, "memcpy_reps": 8, "clients": [1, 3],
+         "loads": [0.6], "warmup_s": 1.0, "closed_s": 3.0, "poisson_s": 4.0}
+
+
+MALLOC_ENV = {"MALLOC_MMAP_THRESHOLD_": str(128 << 20), "MALLOC_TRIM_THRESHOLD_": str(256 << 20)}
+
+
+def _reexec_with_env(system_malloc):
+    """Re-run this script once with the environment every probe process should have.
+
+    BLAS: Debian's torch calls the system BLAS; the reference libblas is ~10x slower than
+    OpenBLAS on ResNet50's 1x1 convolutions. LD_LIBRARY_PATH puts OpenBLAS's OpenMP build (it
+    follows torch.set_num_threads) first, without switching the machine's BLAS alternative.
+    malloc: by default glibc gives every buffer over a (moving) threshold fresh mmap()ed pages
+    and returns them at free(), so each pickled tensor page-faults its whole buffer in again;
+    on the development VM that made pickling a 3.2 MB tensor take ~20 ms instead of ~0.3 ms,
+    and vary from run to run. The two thresholds keep such buffers on the heap for reuse (as
+    a long-running server's allocator would); --system-malloc measures without them.
+    """
+    if os.environ.get("SERVESIM_PROBE_ENV") == "1":
+        return
+    env = dict(os.environ, SERVESIM_PROBE_ENV="1")
+    if os.path.isdir(OPENBLAS_DIR):
+        env["LD_LIBRARY_PATH"] = OPENBLAS_DIR + (":" + env["LD_LIBRARY_PATH"]
+                                                 if env.get("LD_LIBRARY_PATH") else "")
+    if not system_malloc:
+        for key, value in MALLOC_ENV.items():
+            env.setdefault(key, value)
+    os.execve(sys.executable, [sys.executable] + sys.argv, env)
+
+
+def _malloc_note():
+    tuned = [f"{k}={os.environ[k]}" for k in MALLOC_ENV if k in os.environ]
+    return "glibc malloc with " + ", ".join(tuned) if tuned else "glibc malloc, default thresholds"
+
+
+def _loadavg():
+    with open("/proc/loadavg", encoding="ascii") as f:
+        return " ".join(f.read().split()[:3])
+
+
+def environment(notes):
+    """The profile's environment block, read from this machine."""
+    import numpy
+    import torch
+    import torchvision
+    import zmq
+    cpu = "unknown"
+    with open("/proc/cpuinfo", encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    with open("/proc/meminfo", encoding="ascii") as f:
+        mem = int(f.readline().split()[1]) * 1024
+    osname = platform.platform()
+    try:
+        with open("/etc/os-release", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("PRETTY_NAME="):
+                    osname = line.split("=", 1)[1].strip().strip('"')
+    except OSError:
+        pass
+    blas = "reference libblas"
+    if OPENBLAS_DIR in os.environ.get("LD_LIBRARY_PATH", ""):
+        blas = "OpenBLAS (openmp) " + os.path.basename(os.path.realpath(
+            os.path.join(OPENBLAS_DIR, "libopenblas.so.0")))
+    return {
+        "machine": socket.gethostname(), "cpu_model": cpu, "cores": os.cpu_count(),
+        "memory_bytes": mem, "os": osname,
+        "libraries": {"python": platform.python_version(), "torch": torch.__version__,
+                      "torchvision": torchvision.__version__, "pyzmq": zmq.__version__,
+                      "libzmq": zmq.zmq_version(), "numpy": numpy.__version__, "blas": blas},
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
+        "notes": notes,
+    }
+
+
+def write_profile(path, env, source, samples=None, runs=None):
+    doc = {"servesim_profile": 1, "source": source, "environment": env}
+    if samples:
+        doc["samples"] = samples
+    if runs:
+        doc["runs"] = runs
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        json.dump(doc, f, indent=1, allow_nan=False)
+        f.write("\n")
+    os.replace(path + ".tmp", path)
+
+
+def hop_sizes(split):
+    """Message sizes spanning the blocks' tensors: every per-sample tensor, and the largest x 2, x 4."""
+    sizes = set()
+    for b in split["blocks"]:
+        sizes.add(b["in_bytes_per_sample"])
+        sizes.add(b["out_bytes_per_sample"])
+    top = max(sizes)
+    return sorted(sizes | {2 * top, 4 * top})
+
+
+def run_micro(cfg, split, log):
+    """The micro-benchmark samples, and the CPU use while the compute ones ran."""
+    import blocks
+    import load
+    import micro
+    net = blocks.build_resnet(seed=0)
+    pieces = blocks.pieces(split, net)
+    blocks.check_shapes(pieces)
+    names = [b["name"] for b in split["blocks"]] + [
+        p for p in blocks.process_names(split) if p not in {b["name"] for b in split["blocks"]}]
+    fused = [n for n in names if n not in {b["name"] for b in split["blocks"]}]
+    meter = load.CpuMeter([os.getpid()])
+    meter.mark()
+    samples = micro.compute_samples(pieces, names, cfg["batches"], cfg["threads"], cfg["compute_reps"],
+                                    1, log, cfg["compute_budget_s"], first_threads_only=fused)
+    meter.mark()
+    cpu = meter.cores()
+    log(f"compute micro-benchmarks: {_cpu_text(cpu)}")
+    sizes = hop_sizes(split)
+    if cfg["few_sizes"]:
+        sizes = [sizes[0], sizes[len(sizes) // 2], sizes[-1]]
+    samples += micro.transport_samples(("zmq-copy", "shm-handle"), sizes, cfg["hop_reps"], 3, log)
+    samples += micro.memcpy_samples(sizes, cfg["memcpy_reps"], 2, log)
+    return samples, cpu
+
+
+def _placement(threads):
+    return (f"all on one host's CPU: client, dispatcher and 4 block processes (block1, block2, "
+            f"block3, block4_class), one process each, torch threads {threads} per process, "
+            f"sharing {os.cpu_count()} cores; ipc:// sockets")
+
+
+def _run_entry(kind, arrival, value, res, cfg, threads, duration_s, cpu):
+    cond = {"model": "resnet50-split", "transport": kind, "arrival": arrival}
+    if arrival == "poisson":
+        cond["rate_per_s"] = value
+        rid = f"{kind}-poisson-{value:g}"
+    else:
+        cond["clients"] = value
+        rid = f"{kind}-closed-{value}"
+    cond.update({"batch": 1, "placement": _placement(threads), "duration_s": duration_s,
+                 "warmup_s": cfg["warmup_s"]})
+    if cpu["background_cores"] == cpu["background_cores"]:      # not NaN
+        cond["background_cores"] = round(cpu["background_cores"], 3)
+    return {"id": rid, "conditions": cond, "results": res}
+
+
+def _cpu_text(cpu):
+    return f"cores: probe {cpu['probe_cores']:.2f}, others {cpu['background_cores']:.2f}"
+
+
+def _log_counters(counters, log):
+    for role, st in sorted(counters.items()):
+        n = max(st["messages"], 1)
+        log(f"    {role:13s} msgs {st['messages']:5d}  compute {1e3 * st['compute_s'] / n:7.2f} ms"
+            f"  decode {1e3 * st['decode_s'] / n:6.2f} ms  send {1e3 * st['send_s'] / n:6.2f} ms"
+            f"  idle {st['idle_s']:6.2f} s  rss {st['rss_bytes'] / 2**20:6.1f} MiB")
+
+
+def _capacity(closed):
+    """The pipeline's measured capacity: the median closed-loop throughput over the runs with
+    at least half the largest client count (the saturated plateau; the median, because one run
+    on a busy machine can be far off)."""
+    top = sorted(x for n, x in closed.items() if n >= max(closed) / 2)
+    mid = len(top) // 2
+    return top[mid] if len(top) % 2 else (top[mid - 1] + top[mid]) / 2
+
+
+def run_e2e(cfg, split, seed, threads, log):
+    """Both transports, each on a pipeline of its own. Returns (runs, memory samples)."""
+    import pipeline as pl
+    runs, rss = [], {}
+    payload = pl.pickled_input(split["blocks"][0]["in_shape"], seed)
+    for ti, kind in enumerate(("zmq-copy", "shm-handle")):
+        t0 = time.monotonic()
+        pipe = pl.Pipeline(split, kind, threads=threads, seed=seed)
+        log(f"e2e {kind}: pipeline up in {time.monotonic() - t0:.1f} s")
+        try:
+            runs += _e2e_transport(pipe, kind, seed * 1000 + ti * 100, cfg, threads, payload, rss, log)
+        finally:
+            pipe.close()
+    mem = [{"kind": "memory", "what": role, "device": "cpu", "bytes": b} for role, b in sorted(rss.items())]
+    return runs, mem
+
+
+def _e2e_transport(pipe, kind, seed0, cfg, threads, payload, rss, log):
+    """Closed loop for every client count, then Poisson at fractions of the capacity those
+    runs measured (_capacity), seeds seed0 + load index. Peak RSS per process goes into rss."""
+    import load
+    runs, closed = [], {}
+
+    def record(arrival, value, res, lost, counters, cpu, window_s, text):
+        if not res["requests"]:
+            log(f"  {text}: no request completed in the window; run left out")
+            return
+        runs.append(_run_entry(kind, arrival, value, res, cfg, threads, window_s, cpu))
+        log(f"  {text}: {res['throughput_per_s']:6.2f} /s  mean {1e3 * res['latency_mean_s']:7.1f} ms"
+            f"  p50 {1e3 * res['latency_p50_s']:7.1f} ms  p99 {1e3 * res['latency_p99_s']:7.1f} ms"
+            f"  ({res['requests']} requests{', %d not back' % lost if lost else ''})  {_cpu_text(cpu)}")
+        _log_counters(counters, log)
+        for role, st in counters.items():
+            rss[role] = max(rss.get(role, 0), st["rss_bytes"])
+
+    for n in cfg["clients"]:
+        res, lost, counters, cpu = load.run_closed(pipe, payload, n, cfg["warmup_s"], cfg["closed_s"])
+        record("closed", n, res, lost, counters, cpu, cfg["closed_s"], f"closed {n} clients")
+        if res["requests"]:
+            closed[n] = res["throughput_per_s"]
+    if not closed:
+        log("  no closed-loop run completed: no capacity, Poisson runs left out")
+        return runs
+    capacity = _capacity(closed)
+    log(f"  capacity (median closed-loop throughput, clients >= {max(closed) / 2:g}): {capacity:.2f} /s")
+    for li, frac in enumerate(cfg["loads"]):
+        rate = round(frac * capacity, 2)
+        res, lost, counters, cpu = load.run_poisson(pipe, payload, rate, seed0 + li,
+                                                    cfg["warmup_s"], cfg["poisson_s"])
+        record("poisson", rate, res, lost, counters, cpu, cfg["poisson_s"],
+               f"poisson {rate:6.2f} /s ({100 * frac:.0f}%)")
+    return runs
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="short runs for development (1-2 min)")
+    ap.add_argument("--out", help="output folder (default profiles/measured, quick: build/probe-quick)")
+    ap.add_argument("--only", choices=("micro", "e2e"), help="one half of the probe")
+    ap.add_argument("--seed", type=int, default=1, help="seed of weights, input and arrivals")
+    ap.add_argument("--threads", type=int, default=1, help="torch threads per block process")
+    ap.add_argument("--closed-s", type=float, help="measured window of each closed-loop run (full: 5)")
+    ap.add_argument("--poisson-s", type=float, help="measured window of each Poisson run (full: 10)")
+    ap.add_argument("--warmup-s", type=float, help="warm-up before each window (full: 1.5)")
+    ap.add_argument("--system-malloc", action="store_true",
+                    help="leave glibc's malloc thresholds at their defaults (see _reexec_with_env)")
+    args = ap.parse_args()
+    _reexec_with_env(args.system_malloc)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    os.chdir(ROOT)
+    cfg = dict(QUICK if args.quick else FULL)
+    for key in ("closed_s", "poisson_s", "warmup_s"):
+        if getattr(args, key) is not None:
+            cfg[key] = getattr(args, key)
+    out = args.out or os.path.join(ROOT, "build/probe-quick" if args.quick else "profiles/measured")
+    os.makedirs(out, exist_ok=True)
+    logf = open(os.path.join(out, "probe-log.txt"), "w", encoding="utf-8")
+
+    t_log0 = time.monotonic()
+
+    def log(msg):
+        line = f"[{time.monotonic() - t_log0:5.0f} s] {msg}"
+        print(line, flush=True)
+        logf.write(line + "\n")
+        logf.flush()
+
+    import torch
+    import blocks
+    torch.set_num_threads(1)
+    split = blocks.load_split()
+    t_start = time.monotonic()
+    load_before = _loadavg()
+    mode = "quick" if args.quick else "full"
+    log(f"probe: {mode} run, seed {args.seed}, load average before {load_before}")
+    samples, runs, mem, micro_cpu = [], [], [], None
+    if args.only in (None, "micro"):
+        samples, micro_cpu = run_micro(cfg, split, log)
+    if args.only in (None, "e2e"):
+        runs, mem = run_e2e(cfg, split, args.seed, args.threads, log)
+    gpu = []
+    if args.only is None:
+        import gpu as gpumod
+        ok, why = gpumod.available()
+        if ok:
+            gpu = gpumod.gpu_samples(hop_sizes(split), cfg["hop_reps"], 3, log)
+        else:
+            log(f"probe: GPU measurements skipped: {why}")
+    wall = time.monotonic() - t_start
+    notes = (f"{mode} probe run (tools/probe/run.py), seed {args.seed}, "
+             f"wall {wall:.0f} s; uptime load average (1, 5, 15 min) before {load_before}, "
+             f"after {_loadavg()}; machine shared with other jobs"
+             + (f" (they kept {micro_cpu['background_cores']:.2f} of the {os.cpu_count()} cores busy "
+                f"while the compute micro-benchmarks ran; each run's conditions.background_cores says "
+                f"the same for its window)" if micro_cpu else "")
+             + f"; torch threads {args.threads} per "
+             f"block process in the end-to-end runs; Debian python3-torch on {OPENBLAS_DIR}; "
+             f"{_malloc_note()}")
+    env = environment(notes)
+    if samples:
+        write_profile(os.path.join(out, "probe-micro.json"), env,
+                      "tools/probe (measured): micro-benchmarks, resnet50-split blocks alone",
+                      samples=samples)
+    if runs:
+        write_profile(os.path.join(out, "probe-e2e.json"), env,
+                      "tools/probe (measured): end-to-end runs of the block pipeline", samples=mem, runs=runs)
+    if gpu:
+        write_profile(os.path.join(out, "probe-gpu.json"), env, "tools/probe (measured): GPU copies",
+                      samples=gpu)
+    log(f"probe: done in {wall:.0f} s, files in {os.path.relpath(out, ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
