@@ -28,8 +28,9 @@ static const char *const env_keys[] = {"machine", "cpu_model", "cores", "memory_
 static const char *const compute_keys[] = {"kind", "model", "block", "layer", "device", "batch", "threads",
                                            "in_bytes", "out_bytes", "latency_s", "latency_ms", "latency_us",
                                            "notes", NULL};
-static const char *const transport_keys[] = {"kind", "transport", "bytes", "latency_s", "latency_ms",
-                                             "latency_us", "notes", NULL};
+static const char *const transport_keys[] = {"kind", "transport", "bytes", "latency_s", "latency_ms", "latency_us",
+                                             "sender_s", "sender_ms", "sender_us", "receiver_s", "receiver_ms",
+                                             "receiver_us", "notes", NULL};
 static const char *const memcpy_keys[] = {"kind", "bytes", "latency_s", "latency_ms", "latency_us", "notes", NULL};
 static const char *const memory_keys[] = {"kind", "what", "device", "bytes", "notes", NULL};
 static const char *const coldstart_keys[] = {"kind", "model", "stage", "duration_s", "duration_ms", "duration_us",
@@ -39,7 +40,7 @@ static const char *const *const sample_keys[] = {compute_keys, transport_keys, m
 static const char *const run_keys[] = {"id", "conditions", "results", "notes", NULL};
 static const char *const cond_keys[] = {"model", "transport", "arrival", "rate_per_s", "clients", "batch",
                                         "placement", "duration_s", "duration_ms", "duration_us", "warmup_s",
-                                        "warmup_ms", "warmup_us", NULL};
+                                        "warmup_ms", "warmup_us", "background_cores", NULL};
 static const char *const result_keys[] = {"requests", "throughput_per_s", "latency_mean_s", "latency_mean_ms",
                                           "latency_mean_us", "latency_p50_s", "latency_p50_ms", "latency_p50_us",
                                           "latency_p99_s", "latency_p99_ms", "latency_p99_us", NULL};
@@ -210,6 +211,15 @@ static int read_sample(const ss_hwprofile *p, const ss_node *n, ss_hwp_sample *s
     case SS_HWP_TRANSPORT:
         TRY(str_copy(n, "transport", &s->transport, SS_REQ, err));
         TRY(ss_cfg_num(n, "bytes", &s->bytes, SS_REQ | SS_NONNEG | SS_INT, err));
+        for (int k = 0; k < 2; k++) { /* optional: the hop's time at the sender and at the receiver (checked, not fitted) */
+            const char *side = k ? "receiver" : "sender";
+            char key[32];
+            snprintf(key, sizeof key, "%s_%s", side, p->time_unit);
+            ss_hwp_sample part = {0};
+            int rc = ss_map_find(n, key) ? times(n, side, p, &part, err) : 0;
+            free(part.times_s);
+            TRY(rc);
+        }
         return times(n, "latency", p, s, err);
     case SS_HWP_MEMCPY:
         TRY(ss_cfg_num(n, "bytes", &s->bytes, SS_REQ | SS_NONNEG | SS_INT, err));
@@ -259,6 +269,8 @@ static int read_run(const ss_hwprofile *p, const ss_node *n, ss_hwp_run *r, ss_e
     TRY(count(c, "batch", &r->batch, 0, err));
     TRY(time1(c, "duration", p, &r->duration_s, SS_REQ | SS_POS, err));
     TRY(time1(c, "warmup", p, &r->warmup_s, SS_NONNEG, err));
+    double background_cores = 0; /* optional: cores other processes used during the run (the probe's note) */
+    TRY(ss_cfg_num(c, "background_cores", &background_cores, SS_NONNEG, err));
     TRY(ss_cfg_map(n, "results", &res, SS_REQ, err));
     TRY(ss_cfg_check_keys(res, result_keys, "results", err));
     TRY(ss_cfg_num(res, "requests", &r->requests, SS_REQ | SS_NONNEG | SS_INT, err));
