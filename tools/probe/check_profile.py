@@ -20,7 +20,8 @@ KINDS = {
     "memory": {"what": str, "device": str, "bytes": "bytes"},
     "coldstart": {"model": str, "stage": ("load", "init", "transfer"), "duration_s": "times"},
 }
-OPTIONAL = {"compute": {"model": str, "block": str, "layer": str, "threads": "count"}}
+OPTIONAL = {"compute": {"model": str, "block": str, "layer": str, "threads": "count", "in_bytes": "bytes",
+                        "out_bytes": "bytes"}}
 ENV = {"machine": str, "cpu_model": str, "cores": "count", "memory_bytes": "bytes", "os": str,
        "libraries": dict, "date": "date"}
 RESULTS = {"requests": "bytes", "throughput_per_s": "rate", "latency_mean_s": "time",

@@ -55,9 +55,12 @@ def compute_samples(piece_map, names, batches, threads_list, reps, warmup, log,
                 mod, in_shape, _ = piece_map[name]
                 for batch in batches:
                     x = torch.randn((batch,) + in_shape)
+                    y = mod(x)  # the tensors it receives and sends at this batch (float32)
                     lat = _timed(lambda: mod(x), reps, warmup, budget_s)
                     samples.append({"kind": "compute", "model": "resnet50-split", "block": name,
                                     "device": "cpu", "batch": batch, "threads": threads,
+                                    "in_bytes": x.nelement() * x.element_size(),
+                                    "out_bytes": y.nelement() * y.element_size(),
                                     "latency_s": lat})
                     log(f"compute {name:13s} batch {batch} threads {threads}: "
                         f"mean {1e3 * sum(lat) / len(lat):8.2f} ms  min {1e3 * min(lat):8.2f} ms")

@@ -1,0 +1,63 @@
+/* shm-handle.c: tensors in shared memory, a handle over ZeroMQ - the CPU
+ * analogue of BlockFlow's TensorMQ that tools/probe measures (issue 15;
+ * tools/probe/transports.py).  Each hop has a ring of slots in a /dev/shm
+ * file: the sender copies its output tensor into a slot and sends a small
+ * pickled handle (slot, shape) over PUSH/PULL; the receiver computes on a
+ * view of the slot, so its main thread does not copy the tensor.  Costs are
+ * affine in the bytes (transport_affine.h): the defaults are the probe's
+ * one-hop fit on this project's 2-core VM (profiles/measured/probe-micro.json
+ * through `servesim calibrate`, all of it as delivery: the measurement does not
+ * split the sender's copy from the time in flight); a scenario passes a
+ * calibrated model file's figures as parameters (`profile:`).  Only the handle
+ * crosses the socket (`handle_bytes`, 63 as the probe pickles it); the tensor
+ * waits in host RAM.  A hop from the client (the dispatcher's input) copies
+ * the tensor as zmq-copy does: the probe's client sends it pickled. */
+#include "transport_affine.h"
+
+typedef struct sh_state {
+    ta_affine a;
+    double handle_bytes;
+} sh_state;
+
+static const char *const sh_params[] = {"handle_bytes", "block_fixed_s", "block_in_s_per_byte",
+                                        "block_out_s_per_byte", "delivery_fixed_s", "delivery_s_per_byte", NULL};
+
+static int sh_init(void **state, const ss_policy_init *args, char *err, size_t errlen)
+{
+    sh_state *s = calloc(1, sizeof *s);
+    if (!s) return snprintf(err, errlen, "out of memory"), -1;
+    /* servesim calibrate profiles/measured/probe-micro.json, transports.shm-handle */
+    s->a = (ta_affine){0, 0, 0, 0.0001487565727, 7.780413244e-11};
+    s->handle_bytes = 63;
+    if (ta_read(args->params, "", &s->a, err, errlen) < 0 ||
+        ta_param(args->params, "handle_bytes", &s->handle_bytes, err, errlen) < 0) {
+        free(s);
+        return -1;
+    }
+    *state = s;
+    return 0;
+}
+
+static void sh_fini(void *state) { free(state); }
+
+static int sh_hop(void *state, const ss_hop *h, ss_hop_cost *out)
+{
+    const sh_state *s = state;
+    ta_price(&s->a, h, h->tensor_bytes, out);
+    int from_client = !ta_is_process(h->from_kind);
+    out->wire_bytes = from_client ? h->tensor_bytes : s->handle_bytes;
+    out->queued_bytes = h->tensor_bytes;
+    out->queued_in = SS_QUEUED_HOST_RAM;
+    return 0;
+}
+
+const ss_policy servesim_policy = {
+    .abi = SS_POLICY_ABI,
+    .kind = SS_KIND_TRANSPORT,
+    .name = "shm-handle",
+    .summary = "tensor copied into a shared-memory slot, a small handle over ZeroMQ (the CPU analogue of tensormq)",
+    .params = sh_params,
+    .init = sh_init,
+    .fini = sh_fini,
+    .ops.transport = {.hop = sh_hop},
+};

@@ -1,0 +1,58 @@
+/* test_probe_model.c: the simulated twin of tools/probe's real pipeline
+ * (scenarios/probe/resnet50-cpu.yaml on models/resnet50-cpu.json, issue 15):
+ * with one synchronous client nothing shares the two cores, so the mean
+ * latency of each transport is the sum of the four blocks' calibrated
+ * compute means and the six hops' affine costs (client -> dispatcher ->
+ * block1 ... block4_class -> client, each delivery_fixed_s + bytes x
+ * delivery_s_per_byte of the model file's transports.<t>), computed here from
+ * the file; and shm-handle, whose hops move a handle, is faster than
+ * zmq-copy. */
+#include "test.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Expected and simulated mean (ms) for transport t, printed as two numbers. */
+static const char *PY =
+    "import csv, json, sys\n"
+    "t, out = sys.argv[1], sys.argv[2]\n"
+    "d = json.load(open('models/resnet50-cpu.json'))\n"
+    "b = {x['name']: x for x in d['blocks']}\n"
+    "path = ['block1', 'block2', 'block3', 'block4_class']\n"
+    "comp = sum(b[n]['service']['mean_s'] for n in path)\n"
+    "hops = [b['block1']['in_bytes_per_sample']] * 2 + [b[n]['out_bytes_per_sample'] for n in path]\n"
+    "a = d['transports'][t]\n"
+    "h = sum(a['delivery_fixed_s'] + x * a['delivery_s_per_byte'] for x in hops)\n"
+    "r = [x for x in csv.DictReader(open(out)) if x['model'] == 'classify']\n"
+    "print(1e3 * (comp + h), sum(float(x['latency_mean_ms']) for x in r) / len(r))\n";
+
+static double run_mean(const char *dir, const char *transport, double *expect_ms)
+{
+    char *out = NULL;
+    int rc = ss_test_sh(&out,
+                        "cd '%s' && '%s/servesim' run scenarios/probe/resnet50-cpu.yaml --variant %s --quiet "
+                        "-o '%s/%s.csv' && python3 '%s/sum.py' %s '%s/%s.csv'",
+                        SS_SRC_DIR, SS_BUILD_DIR, transport, dir, transport, dir, transport, dir, transport);
+    CU_ASSERT_EQUAL(rc, 0);
+    double sim = -1;
+    *expect_ms = -1;
+    if (out) sscanf(out, "%lf %lf", expect_ms, &sim);
+    free(out);
+    return sim;
+}
+
+static void one_client_is_the_sum(void)
+{
+    char *dir = ss_test_tmpdir();
+    free(ss_test_write(dir, "sum.py", PY));
+    double ez = 0, es = 0, z = run_mean(dir, "zmq-copy", &ez), s = run_mean(dir, "shm-handle", &es);
+    fprintf(stderr, "\nzmq-copy %.3f ms (sum %.3f), shm-handle %.3f ms (sum %.3f)\n", z, ez, s, es);
+    CU_ASSERT(ez > 50 && z > 0 && fabs(z - ez) <= 0.01 * ez);
+    CU_ASSERT(es > 50 && s > 0 && fabs(s - es) <= 0.01 * es);
+    CU_ASSERT(s < z - 1); /* the handle saves the tensor's trip through the socket */
+    ss_test_sh(NULL, "rm -rf '%s'", dir);
+    free(dir);
+}
+
+SS_TEST_SUITE("probe-model", {"one client: the blocks' compute plus the hops, per transport", one_client_is_the_sum})
