@@ -31,7 +31,10 @@ static const char *SCEN = "seed: 1\nduration_s: 1000\ntopology: topo.yaml\n"
                           "workloads:\n  - {name: w, kind: trace, target: m, file: t.csv}\n"
                           "autoscaling: {policy: {name: steps-as, steps: \"%s\"}, period_s: 1}\n"
                           "placement: {policy: cloud}\n"
-                          "partitioning: {policy: {name: flashpoint-mp, max_parts: %d}, completion: %s}\n";
+                          "partitioning: {policy: {name: %s, max_parts: %d}, completion: %s}\n";
+
+static const char *partitioner = "flashpoint-mp"; /* or the test plugin bad-parts (it takes max_parts too) */
+static char *failed_output;                      /* what the last failed run printed */
 
 /* Write the setup into a new folder; run it; the requests CSV, or NULL. */
 static char *run(char **dir, int hosts, const char *trace, const char *steps, int max_parts, const char *completion)
@@ -43,7 +46,7 @@ static char *run(char **dir, int hosts, const char *trace, const char *steps, in
     ss_test_sh(NULL, "mkdir -p '%s/models'", *dir);
     free(ss_test_write(*dir, "models/m-layers.json", LAYERS));
     free(ss_test_write(*dir, "t.csv", trace));
-    snprintf(buf, sizeof buf, SCEN, steps, max_parts, completion);
+    snprintf(buf, sizeof buf, SCEN, steps, partitioner, max_parts, completion);
     free(ss_test_write(*dir, "s.yaml", buf));
     char *out = NULL;
     int rc = ss_test_sh(&out,
@@ -51,8 +54,9 @@ static char *run(char **dir, int hosts, const char *trace, const char *steps, in
                         "-o r.csv --requests-csv q.csv --coldstarts-csv c.csv --quiet 2>&1 && cat q.csv",
                         *dir, SS_BUILD_DIR, SS_BUILD_DIR, SS_BUILD_DIR);
     if (rc != 0) {
-        fprintf(stderr, "\nrun failed:\n%s\n", out ? out : "");
-        free(out);
+        if (strcmp(partitioner, "bad-parts") != 0) fprintf(stderr, "\nrun failed:\n%s\n", out ? out : "");
+        free(failed_output);
+        failed_output = out;
         return NULL;
     }
     return out;
@@ -137,6 +141,24 @@ static void scale_down_takes_pipelines_first(void)
     CU_ASSERT_EQUAL_FATAL(finishes(out, t, 2), 2);
     CU_ASSERT_DOUBLE_EQUAL(t[0], 18.0, 1e-3); /* the pipeline is up before the whole replica (25 s) */
     CU_ASSERT_DOUBLE_EQUAL(t[1], 64.0, 1e-3);
+    free(out);
+    ss_test_rmtree(dir);
+}
+
+static void invalid_plan_fails_the_run(void)
+{
+    /* A partitioner answering more parts than GPUs: the run goes on with
+     * whole replicas, then fails (exit 1) saying which plugin, model and
+     * time; nothing silent. */
+    partitioner = "bad-parts";
+    char *dir, *out = run(&dir, 2, "timestamp_s\n0\n0\n", "2@0", 0, "false");
+    partitioner = "flashpoint-mp";
+    CU_ASSERT_PTR_NULL(out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(failed_output);
+    CU_ASSERT(ss_test_has(failed_output, "partitioner 'bad-parts' answered an invalid plan for model 'm' at 1 s "
+                                         "(3 parts on 2 GPUs"));
+    free(failed_output);
+    failed_output = NULL;
     free(out);
     ss_test_rmtree(dir);
 }
@@ -236,4 +258,5 @@ SS_TEST_SUITE("partitioned", {"FP §2.4's example simulated: 24 s in two parts, 
               {"model completion turns a pipeline into whole replicas", completion_makes_whole_replicas},
               {"scale-down drains pipelines first", scale_down_takes_pipelines_first},
               {"bad partitioning input: file:line:col, exit 2, nothing written", bad_partitioning},
+              {"a plan the partitioner may not make fails the run, with a message", invalid_plan_fails_the_run},
               {"the ablation's reference reproduces, and its tables are the tool's", ablation_reference_reproduces})

@@ -379,8 +379,8 @@ static void tick(ss_engine *eng, void *ctx, uint64_t arg)
      * next tick could give it. */
     const ss_as_model *stuck = ss_world_active(w) || as->changed ? NULL : stalled(as);
     if (stuck) { /* nothing will ever serve what waits */
-        free(w->stalled);
-        w->stalled = ss_xasprintf("autoscaler '%s' keeps model '%s' at 0 replicas with %u requests waiting at "
+        free(w->failed);
+        w->failed = ss_xasprintf("autoscaler '%s' keeps model '%s' at 0 replicas with %u requests waiting at "
                                   "%g s and nothing else to happen: the run could not end",
                                   c->policy.name, w->sc->models[stuck->model].name, stuck->queued, now);
         return;

@@ -574,7 +574,13 @@ uint32_t cs_grow_parts(ss_coldstart *cs, uint32_t m, uint32_t k)
     uint32_t p = 1;
     if (ng >= 2) {
         p = ps->pl.pol->ops.partitioner.plan(ps->state, &ps->models[m], expected_queue(cs, m), ng, ps->cuts);
-        if (!ss_part_plan_ok(&ps->models[m], ps->cuts, p, ng)) p = 1; /* a plan it may not make: whole replicas */
+        if (!ss_part_plan_ok(&ps->models[m], ps->cuts, p, ng)) { /* a plan it may not make: the run fails */
+            if (!w->failed)
+                w->failed = ss_xasprintf("partitioner '%s' answered an invalid plan for model '%s' at %g s (%u parts "
+                                         "on %u GPUs; servesim partition checks a plan): its replicas started whole",
+                                         ps->pl.pol->name, w->sc->models[m].name, ss_now(w->eng), p, ng);
+            p = 1;
+        }
     }
     uint32_t pipes = p > 1 ? ng / p : 0, started = 0;
     for (uint32_t q = 0; q < pipes; q++) {

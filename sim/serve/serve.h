@@ -141,7 +141,8 @@ struct ss_world {
     uint64_t lost;           /* measured requests lost with a failed instance */
     uint64_t ended[3];       /* every request (measured or not) that finished, was dropped, was lost */
     char *broken;            /* what the end-of-run checks found wrong (ss_world_check), or NULL */
-    char *stalled;           /* why the run stopped with requests waiting (autoscale.c), or NULL */
+    char *failed;            /* why the run failed: it stalled with requests waiting (autoscale.c), or a
+                              * plugin answered what it may not (coldstart_parts.c); NULL if neither */
     struct ss_timeline *tl;  /* the timeline being written (timeline.c), or NULL */
     struct ss_autoscaler *autoscaler; /* autoscale.c, or NULL */
     struct ss_coldstart *cs; /* cold starts on a topology's GPUs (coldstart.c, `placement:`), or NULL */

@@ -172,7 +172,7 @@ const char *ss_world_check(ss_world *w)
 {
     free(w->broken);
     w->broken = NULL;
-    if (w->stalled) return broke(w, ss_xstrdup(w->stalled));
+    if (w->failed) return broke(w, ss_xstrdup(w->failed));
     if (ss_engine_pending(w->eng))
         return broke(w, ss_xasprintf("%zu events left on the calendar after the run", ss_engine_pending(w->eng)));
     if (w->edge) {
@@ -397,6 +397,6 @@ void ss_world_free(ss_world *w)
     free(w->ts_area_prev);
     ss_engine_free(w->eng);
     free(w->broken);
-    free(w->stalled);
+    free(w->failed);
     free(w);
 }
