@@ -112,10 +112,11 @@ static char *cannot(const vscen *s, const ss_hwp_run *r)
         free(l);
         return why;
     }
-    if (r->transport && !s->v.transport.node && (!s->transport || strcmp(s->transport, r->transport) != 0))
-        return ss_xasprintf("transport '%s': the scenario's pipeline uses %s%s%s and validation.transport sets no other",
-                            r->transport, s->transport ? "'" : "no transport", s->transport ? s->transport : "",
-                            s->transport ? "'" : "");
+    if (r->transport && !s->v.transport.node && !s->transport)
+        return ss_xasprintf("transport '%s': the scenario has no pipeline, so no transport to set", r->transport);
+    if (r->transport && !s->v.transport.node && strcmp(s->transport, r->transport) != 0)
+        return ss_xasprintf("transport '%s': the scenario's pipeline uses '%s', and it has no validation.transport "
+                            "to set another", r->transport, s->transport);
     if (r->placement && s->v.placement.node && !ss_val_choice_find(&s->v.placement, r->placement)) {
         char *l = choice_list(&s->v.placement), *why =
             ss_xasprintf("placement '%s' is not one validation.placement sets (%s)", r->placement, l);
