@@ -105,7 +105,7 @@ static char *profile_text(const double (*m)[5], int bump)
         if (c->clients) fprintf(f, "\"arrival\": \"closed\", \"clients\": %u, ", c->clients);
         else fprintf(f, "\"arrival\": \"poisson\", \"rate_per_s\": %g, ", c->rate);
         fprintf(f,
-                "\"batch\": 1, \"duration_s\": 10, \"warmup_s\": 1}, \"results\": {\"requests\": %.0f, "
+                "\"batch\": 1, \"duration_s\": 9, \"warmup_s\": 1}, \"results\": {\"requests\": %.0f, "
                 "\"throughput_per_s\": %.17g, \"latency_mean_s\": %.17g, \"latency_p50_s\": %.17g, \"latency_p99_s\": "
                 "%.17g}}%s\n",
                 m[i][4], m[i][0], m[i][1] * ((int)i == bump ? 1.3 : 1), m[i][2], m[i][3], i + 1 < NCONDS ? "," : "");

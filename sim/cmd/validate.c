@@ -23,6 +23,7 @@ typedef struct vscen {
     ss_validation_cfg v;
     char *workload, *task;     /* the workload a run's arrival replaces, and its target */
     char *transport;           /* the pipeline's transport plugin, or NULL without a pipeline */
+    double host_cores;         /* validation.background_cores.host's cores, else 0 */
 } vscen;
 
 /* A run matched to its scenario, loaded under its conditions. */
@@ -86,6 +87,11 @@ static int read_scenario(vscen *s, const char *path, char *const *sets, size_t n
         s->workload = ss_xstrdup(sc.workloads[w].name);
         s->task = ss_xstrdup(sc.tasks[sc.workloads[w].task].name);
         if (sc.pipeline) s->transport = ss_xstrdup(sc.pipeline->transport.name);
+        if (s->v.background_host && !(s->host_cores = sc.pipeline ? ss_pipeline_host_cores(&sc, s->v.background_host) : 0))
+            rc = ss_node_err(ss_map_find(s->v.background_node, "host"), err,
+                             "background_cores: host '%s' has no cores to take them from (a pipeline's host_cores, "
+                             "or its kind: cpu devices' cores)",
+                             s->v.background_host);
     }
     ss_scenario_free(&sc);
     return rc;
@@ -123,6 +129,9 @@ static char *cannot(const vscen *s, const ss_hwp_run *r)
         free(l);
         return why;
     }
+    if (s->v.background_host && !isnan(r->background_cores) && !(r->background_cores < s->host_cores))
+        return ss_xasprintf("background_cores %g leaves none of host '%s''s %g cores", r->background_cores,
+                            s->v.background_host, s->host_cores);
     if (r->batch != 1 && !s->transport)
         return ss_xasprintf("batch %u: the scenario has no pipeline: whose batch to set", r->batch);
     return NULL;
@@ -220,10 +229,13 @@ static void conditions(vjob *j, const vscen *s, const ss_hwp_run *r, char *const
                                 task, r->rate_per_s));
     free(wl);
     free(task);
-    add_set(j, ss_xasprintf("duration_s=%.17g", r->duration_s));
+    /* conditions.duration_s is the measured window, after the warm-up (as the probe measures) */
+    add_set(j, ss_xasprintf("duration_s=%.17g", r->warmup_s + r->duration_s));
     add_set(j, ss_xasprintf("warmup_s=%.17g", r->warmup_s));
     add_set(j, ss_xstrdup("warmup_requests=0"));
     if (s->transport) add_set(j, ss_xasprintf("pipeline.batch=%u", r->batch));
+    if (s->v.background_host && !isnan(r->background_cores))
+        add_set(j, ss_xasprintf("pipeline.host_cores.%s=%.17g", s->v.background_host, s->host_cores - r->background_cores));
 }
 
 /* Saturation of the poisson runs: the throughput gap, or the highest of two

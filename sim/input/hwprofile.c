@@ -2,6 +2,7 @@
  * format in docs/profiles.md). */
 #include "input/hwprofile.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,7 +40,7 @@ static const char *const *const sample_keys[] = {compute_keys, transport_keys, m
 static const char *const run_keys[] = {"id", "conditions", "results", "notes", NULL};
 static const char *const cond_keys[] = {"model", "transport", "arrival", "rate_per_s", "clients", "batch",
                                         "placement", "duration_s", "duration_ms", "duration_us", "warmup_s",
-                                        "warmup_ms", "warmup_us", NULL};
+                                        "warmup_ms", "warmup_us", "background_cores", NULL};
 static const char *const result_keys[] = {"requests", "throughput_per_s", "latency_mean_s", "latency_mean_ms",
                                           "latency_mean_us", "latency_p50_s", "latency_p50_ms", "latency_p50_us",
                                           "latency_p99_s", "latency_p99_ms", "latency_p99_us", NULL};
@@ -257,6 +258,8 @@ static int read_run(const ss_hwprofile *p, const ss_node *n, ss_hwp_run *r, ss_e
     }
     r->batch = 1;
     TRY(count(c, "batch", &r->batch, 0, err));
+    r->background_cores = NAN;
+    TRY(ss_cfg_num(c, "background_cores", &r->background_cores, SS_NONNEG, err));
     TRY(time1(c, "duration", p, &r->duration_s, SS_REQ | SS_POS, err));
     TRY(time1(c, "warmup", p, &r->warmup_s, SS_NONNEG, err));
     TRY(ss_cfg_map(n, "results", &res, SS_REQ, err));

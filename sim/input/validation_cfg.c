@@ -64,7 +64,9 @@ static int read_tolerance(const ss_node *sec, ss_validation_cfg *v, ss_err *err)
 
 int ss_validation_read(const ss_node *root, ss_validation_cfg *v, ss_err *err)
 {
-    static const char *const keys[] = {"model", "workload", "transport", "placement", "saturation", "tolerance", NULL};
+    static const char *const keys[] = {"model",      "workload",   "transport", "placement", "background_cores",
+                                       "saturation", "tolerance", NULL};
+    static const char *const bg_keys[] = {"host", NULL};
     static const char *const sat_keys[] = {"throughput_gap", "highest_load", NULL};
     memset(v, 0, sizeof *v);
     for (int r = 0; r < SS_VAL_NREGIMES; r++)
@@ -84,6 +86,13 @@ int ss_validation_read(const ss_node *root, ss_validation_cfg *v, ss_err *err)
     TRY(ss_cfg_str(sec, "workload", &v->workload, 0, err));
     TRY(read_choices(sec, "transport", &v->transport, err));
     TRY(read_choices(sec, "placement", &v->placement, err));
+    ss_node *bg = NULL;
+    TRY(ss_cfg_map(sec, "background_cores", &bg, 0, err));
+    if (bg) {
+        v->background_node = bg;
+        TRY(ss_cfg_check_keys(bg, bg_keys, "validation.background_cores", err));
+        TRY(ss_cfg_str(bg, "host", &v->background_host, SS_REQ, err));
+    }
     ss_node *sat = NULL;
     TRY(ss_cfg_map(sec, "saturation", &sat, 0, err));
     if (sat) {

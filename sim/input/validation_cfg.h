@@ -49,6 +49,11 @@ typedef struct ss_validation_cfg {
     const char *workload;            /* the workload the arrival replaces; NULL: the scenario's only one */
     ss_val_choices transport;        /* conditions.transport -> keys; none given: only the scenario's own */
     ss_val_choices placement;        /* conditions.placement -> keys; none given: placement not matched */
+    /* `background_cores: {host: H}`: a run's conditions.background_cores b
+     * leaves the pipeline H's cores less b (pipeline.host_cores.H); NULL:
+     * background_cores not used */
+    const char *background_host;
+    const ss_node *background_node;
     /* relative tolerance per regime and metric; NAN: reported, not judged.
      * Defaults (issue 15): throughput and mean latency 0.10 below
      * saturation, 0.15 at saturation, 0.10 closed loop; the rest NAN. */
