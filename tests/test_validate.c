@@ -7,6 +7,8 @@
  *   - the same profile with one mean latency raised 30%: exit 1, that row
  *     and no other flagged; a tolerance of 50% for it: exit 0 again;
  *   - the CSV: one row per (run, metric), the same bytes twice;
+ *   - conditions.background_cores: the host's cores less them, as `run`
+ *     with pipeline.host_cores gives;
  *   - bad input: a run no scenario stands for, a profile without runs, a
  *     scenario without validation:, a transport the scenario cannot set,
  *     two scenarios for one run, -o over an input: each a positioned
@@ -221,6 +223,66 @@ static void test_perturbed(void)
     ss_test_rmtree(dir);
 }
 
+/* conditions.background_cores b with validation.background_cores: {host: h}:
+ * the run is simulated with h's 2 cores less b, exactly as `servesim run
+ * --set pipeline.host_cores.h=2-b` gives; b >= 2 cores is bad input. */
+static void test_background_cores(void)
+{
+    char *dir = ss_test_tmpdir(), *out = NULL;
+    free(ss_test_write(dir, "c.yaml",
+                       "name: vc\nseed: 5\nduration_s: 10\n"
+                       "hosts: [{name: h, devices: [{name: cpu, kind: cpu, cores: 2}]}]\n"
+                       "models:\n  - {name: block1, split: resnet50-split, block: block1}\n"
+                       "  - {name: block2, split: resnet50-split, block: block2}\n"
+                       "tasks: [{name: classify, path: [block1, block2]}]\n"
+                       "deployment: [{model: block1, device: cpu}, {model: block2, device: cpu}]\n"
+                       "workloads: [{name: client, kind: closed, target: classify, clients: 4}]\n"
+                       "pipeline: {transport: zmq-copy, compute: shared}\n"
+                       "validation: {model: net, background_cores: {host: h}}\n"));
+    const char *run = "{\"id\": \"bg\", \"conditions\": {\"model\": \"net\", \"transport\": \"zmq-copy\", "
+                      "\"arrival\": \"closed\", \"clients\": 4, \"duration_s\": 9, \"warmup_s\": 1, "
+                      "\"background_cores\": %s}, \"results\": {\"requests\": 100, \"throughput_per_s\": 10, "
+                      "\"latency_mean_s\": 0.1, \"latency_p50_s\": 0.1, \"latency_p99_s\": 0.2}}\n";
+    char *fmt = ss_xasprintf("%s%s]\n}\n", HEAD, run), *p1 = ss_xasprintf(fmt, "1.5"), *p2 = ss_xasprintf(fmt, "2");
+    free(ss_test_write(dir, "p.json", p1));
+    free(ss_test_write(dir, "bad.json", p2));
+    int rc = ss_test_sh(&out,
+                        "cd '%s' && mkdir -p models && cp '%s/models/resnet50-split.json' '%s/models/transports.json' "
+                        "models/ && '%s/servesim' run c.yaml -o r.csv --quiet --set pipeline.host_cores.h=0.5 "
+                        "--set duration_s=10 --set warmup_s=1 && '%s/servesim' validate c.yaml p.json -o v.csv",
+                        dir, SS_SRC_DIR, SS_SRC_DIR, SS_BUILD_DIR, SS_BUILD_DIR);
+    CU_ASSERT(rc == 0 || rc == 1); /* the made-up measurements may be far off */
+    free(out);
+    ss_csv r, v;
+    ss_err err = {0};
+    char *rp = ss_xasprintf("%s/r.csv", dir), *vp = ss_xasprintf("%s/v.csv", dir);
+    if (ss_csv_read(rp, &r, &err) == 0) {
+        if (ss_csv_read(vp, &v, &err) == 0) {
+            size_t all = r.nrows - 1; /* the last row is `all` */
+            CU_ASSERT_STRING_EQUAL(field(&r, all, "model"), "all");
+            /* row 2: latency_mean_s; `run` prints ms with 6 decimals */
+            CU_ASSERT_STRING_EQUAL(field(&v, 2, "metric"), "latency_mean_s");
+            double want = atof(field(&r, all, "latency_mean_ms")) / 1e3, got = atof(field(&v, 2, "simulated"));
+            CU_ASSERT(fabs(got - want) < 1e-8);
+            /* and the cut matters: 4 clients on half a core wait far longer than the 0.1 s "measured" */
+            CU_ASSERT(got > 0.2);
+            ss_csv_free(&v);
+        } else CU_FAIL("no v.csv");
+        ss_csv_free(&r);
+    } else CU_FAIL("no r.csv");
+    free(rp);
+    free(vp);
+    rc = ss_test_sh(&out, "cd '%s' && '%s/servesim' validate c.yaml bad.json -o out/v.csv", dir, SS_BUILD_DIR);
+    CU_ASSERT_EQUAL(rc, 2);
+    CU_ASSERT(ss_test_has(out, "bad.json:6:1: run 'bg': no scenario can set its conditions (c.yaml: "
+                               "background_cores 2 leaves none of host 'h''s 2 cores)"));
+    free(out);
+    free(fmt);
+    free(p1);
+    free(p2);
+    ss_test_rmtree(dir);
+}
+
 /* validate on files written into a fresh folder: exit 2, the message,
  * nothing written. */
 static void bad(const char *scen, const char *prof, const char *args, const char *want)
@@ -271,4 +333,5 @@ static void test_bad_input(void)
 
 SS_TEST_SUITE("validate", {"the simulator's own runs: errors ~0, exit 0, saturation recognised", test_own_runs},
               {"one mean latency 30% off: exit 1, that row flagged; a wider tolerance passes", test_perturbed},
+              {"conditions.background_cores taken off the host's cores", test_background_cores},
               {"bad input: positioned, exit 2, nothing written", test_bad_input})
