@@ -8,7 +8,7 @@
  *     and no other flagged; a tolerance of 50% for it: exit 0 again;
  *   - the CSV: one row per (run, metric), the same bytes twice;
  *   - conditions.background_cores: the host's cores less them, as `run`
- *     with pipeline.host_cores gives;
+ *     with pipeline.host_cores gives; a placement value's set: map applied;
  *   - bad input: a run no scenario stands for, a profile without runs, a
  *     scenario without validation:, a transport the scenario cannot set,
  *     two scenarios for one run, -o over an input: each a positioned
@@ -283,6 +283,47 @@ static void test_background_cores(void)
     ss_test_rmtree(dir);
 }
 
+/* A placement value's set: map is applied: two instances serve two closed
+ * clients about twice as fast as one; a plain scenario (no pipeline) with
+ * runs that name no transport. */
+static void test_placement(void)
+{
+    char *dir = ss_test_tmpdir(), *out = NULL;
+    free(ss_test_write(dir, "s.yaml",
+                       "name: vp\nseed: 2\nreplications: 2\nduration_s: 30\n"
+                       "hosts: [{name: h, devices: [{name: gpu0, kind: gpu}]}]\n"
+                       "models: [{name: net, service: {dist: exponential, mean_s: 0.01}}]\n"
+                       "deployment: [{model: net, device: gpu0}]\n"
+                       "workloads: [{name: client, kind: closed, target: net, clients: 1}]\n"
+                       "validation:\n  model: net\n  placement:\n    one: ~\n"
+                       "    two: {deployment.0.instances: 2}\n"));
+    const char *run = "{\"id\": \"%s\", \"conditions\": {\"model\": \"net\", \"placement\": \"%s\", \"arrival\": "
+                      "\"closed\", \"clients\": 2, \"duration_s\": 20}, \"results\": {\"requests\": 2000, "
+                      "\"throughput_per_s\": 100, \"latency_mean_s\": 0.02, \"latency_p50_s\": 0.014, "
+                      "\"latency_p99_s\": 0.09}}%s\n";
+    char *r1 = ss_xasprintf(run, "one", "one", ","), *r2 = ss_xasprintf(run, "two", "two", "");
+    char *prof = ss_xasprintf("%s%s%s]\n}\n", HEAD, r1, r2);
+    free(ss_test_write(dir, "p.json", prof));
+    ss_csv csv;
+    int rc = validate(dir, "p.json s.yaml", &csv, &out);
+    CU_ASSERT(rc == 0 || rc == 1);
+    CU_ASSERT_EQUAL(csv.nrows, 1 + 2 * 5);
+    if (csv.nrows == 11) {
+        CU_ASSERT_STRING_EQUAL(field(&csv, 1, "run"), "one");
+        CU_ASSERT_STRING_EQUAL(field(&csv, 6, "run"), "two");
+        CU_ASSERT_STRING_EQUAL(field(&csv, 1, "transport"), "");
+        double one = atof(field(&csv, 1, "simulated")), two = atof(field(&csv, 6, "simulated"));
+        CU_ASSERT(one > 80 && one < 120);   /* one server of 10 ms: ~100/s */
+        CU_ASSERT(two > 1.3 * one);         /* two of them (round-robin: ~150/s), two clients */
+    }
+    ss_csv_free(&csv);
+    free(out);
+    free(r1);
+    free(r2);
+    free(prof);
+    ss_test_rmtree(dir);
+}
+
 /* validate on files written into a fresh folder: exit 2, the message,
  * nothing written. */
 static void bad(const char *scen, const char *prof, const char *args, const char *want)
@@ -334,4 +375,5 @@ static void test_bad_input(void)
 SS_TEST_SUITE("validate", {"the simulator's own runs: errors ~0, exit 0, saturation recognised", test_own_runs},
               {"one mean latency 30% off: exit 1, that row flagged; a wider tolerance passes", test_perturbed},
               {"conditions.background_cores taken off the host's cores", test_background_cores},
+              {"a placement value's set: map is applied; a plain scenario", test_placement},
               {"bad input: positioned, exit 2, nothing written", test_bad_input})
