@@ -284,7 +284,7 @@ static void test_background_cores(void)
 }
 
 /* A placement value's set: map is applied: two instances serve two closed
- * clients about twice as fast as one; a plain scenario (no pipeline) with
+ * clients faster than one (round-robin: about 1.5 times); a plain scenario (no pipeline) with
  * runs that name no transport. */
 static void test_placement(void)
 {
