@@ -2,6 +2,7 @@
  * format in docs/profiles.md). */
 #include "input/hwprofile.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -267,10 +268,10 @@ static int read_run(const ss_hwprofile *p, const ss_node *n, ss_hwp_run *r, ss_e
     }
     r->batch = 1;
     TRY(count(c, "batch", &r->batch, 0, err));
+    r->background_cores = NAN;
+    TRY(ss_cfg_num(c, "background_cores", &r->background_cores, SS_NONNEG, err));
     TRY(time1(c, "duration", p, &r->duration_s, SS_REQ | SS_POS, err));
     TRY(time1(c, "warmup", p, &r->warmup_s, SS_NONNEG, err));
-    double background_cores = 0; /* optional: cores other processes used during the run (the probe's note) */
-    TRY(ss_cfg_num(c, "background_cores", &background_cores, SS_NONNEG, err));
     TRY(ss_cfg_map(n, "results", &res, SS_REQ, err));
     TRY(ss_cfg_check_keys(res, result_keys, "results", err));
     TRY(ss_cfg_num(res, "requests", &r->requests, SS_REQ | SS_NONNEG | SS_INT, err));

@@ -9,6 +9,7 @@
 #include "input/trace_synth.h"
 #include "input/scenario_deploy.h"
 #include "input/scenario_workload.h"
+#include "input/validation_cfg.h"
 #include "input/section.h"
 
 #include <math.h>
@@ -451,12 +452,35 @@ static int other_kind(const ss_node *root, ss_err *err)
     return 0;
 }
 
+/* `validation:` is read by `servesim validate` (cmd/validate.c); here it is
+ * only checked, so that `check` and `run` refuse a broken one too. */
+static int check_validation(const ss_scenario *sc, const ss_node *root, ss_err *err)
+{
+    ss_validation_cfg v;
+    int rc = ss_validation_read(root, &v, err);
+    if (rc > 0 && v.workload) {
+        size_t w = 0;
+        while (w < sc->nworkloads && strcmp(sc->workloads[w].name, v.workload) != 0) w++;
+        if (w == sc->nworkloads) {
+            char **names = ss_xcalloc(sc->nworkloads + 1, sizeof *names);
+            for (size_t k = 0; k < sc->nworkloads; k++) names[k] = sc->workloads[k].name;
+            rc = ss_node_unknown(ss_map_find(v.node, "workload"), "workload", (const char *const *)names, err);
+            free(names);
+        }
+    } else if (rc > 0 && sc->nworkloads != 1) {
+        rc = ss_node_err(v.node, err, "validation: the scenario has %zu workloads: say which one the runs' arrival "
+                         "replaces (workload: NAME)", sc->nworkloads);
+    }
+    ss_validation_free(&v);
+    return rc < 0 ? -1 : 0;
+}
+
 static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
 {
     static const char *const top[] = {"name", "description", "seed", "replications", "duration_s", "requests",
                                       "warmup_s", "warmup_requests", "topology", "hosts", "models", "tasks", "deployment",
                                       "workloads", "events", "autoscaling", "placement", "partitioning", "policies", "outputs", "variants", "pipeline",
-                                      "edge", NULL};
+                                      "edge", "validation", NULL};
     const ss_node *root = doc->root;
     TRY(ss_node_expect(root, SS_NODE_MAP, "scenario", err));
     TRY(other_kind(root, err));
@@ -502,7 +526,8 @@ static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
     TRY(ss_cfg_map(root, "edge", &edge, 0, err));
     if (edge) {
         static const char *const serving[] = {"topology", "hosts", "models", "tasks", "deployment", "workloads",
-                                              "events", "autoscaling", "placement", "partitioning", "policies", "pipeline", NULL};
+                                              "events", "autoscaling", "placement", "partitioning", "policies", "pipeline",
+                                              "validation", NULL};
         for (size_t i = 0; serving[i]; i++) {
             const ss_node *n = ss_map_find(root, serving[i]);
             if (n)
@@ -567,6 +592,7 @@ static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
             return ss_node_err(ss_map_find(root, "autoscaling"), err,
                                "autoscaling: a block pipeline's processes live for the whole run");
     }
+    TRY(check_validation(sc, root, err));
     static const char *const pol_keys[] = {"load_balancer", "scheduler", NULL};
     TRY(ss_cfg_map(root, "policies", &pols, 0, err));
     if (pols) TRY(ss_cfg_check_keys(pols, pol_keys, "policies", err));

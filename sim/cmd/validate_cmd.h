@@ -1,0 +1,11 @@
+/* validate_cmd.h: `servesim validate SCENARIO|PROFILE... [-o FILE.csv]`
+ * (the matching and runs are in validate.h; docs/validation.md). */
+#ifndef SS_VALIDATE_CMD_H
+#define SS_VALIDATE_CMD_H
+
+/* argv after "validate".  Exit status 0 (every judged error within its
+ * tolerance), 1 (one beyond it, or the CSV could not be written) or 2 on
+ * bad input (nothing run or written). */
+int ss_cmd_validate(int argc, char **argv);
+
+#endif
