@@ -205,7 +205,7 @@ reference: deps
 PROBE_PY   ?= /usr/bin/python3
 
 probe: probe-deps
-	$(PROBE_PY) tools/probe/run.py $(if $(filter 1,$(PROBE_QUICK)),--quick)
+	$(PROBE_PY) tools/probe/run.py $(if $(filter 1,$(PROBE_QUICK)),--quick) $(PROBE_ARGS)
 
 probe-deps:
 	@missing=""; \
