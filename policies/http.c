@@ -5,39 +5,23 @@
  * models/transports.json "http"; the weakest of the three transports). */
 #include "transport_affine.h"
 
-typedef struct ht_state {
-    ta_affine a;
-    double request_fixed_s;
-} ht_state;
-
 static const char *const ht_params[] = {"block_fixed_s", "block_in_s_per_byte", "block_out_s_per_byte",
                                         "delivery_fixed_s", "delivery_s_per_byte", "request_fixed_s", NULL};
 
 static int ht_init(void **state, const ss_policy_init *args, char *err, size_t errlen)
 {
-    ht_state *s = calloc(1, sizeof *s);
-    if (!s) return snprintf(err, errlen, "out of memory"), -1;
-    s->a = (ta_affine)TA_ZMQ_DEFAULTS;
+    ta_affine a = TA_ZMQ_DEFAULTS;
     /* Table 4.3 HTTP: 1.676 ms / 2 fixed; (10.885 - 1.676) ms / 602,112 B. */
-    s->a.delivery_fixed_s = 0.000838;
-    s->a.delivery_s_per_byte = 1.529449e-8;
-    s->request_fixed_s = 0.176659;
-    if (ta_read(args->params, "", &s->a, err, errlen) < 0 ||
-        ta_param(args->params, "request_fixed_s", &s->request_fixed_s, err, errlen) < 0) {
-        free(s);
-        return -1;
-    }
-    *state = s;
-    return 0;
+    a.delivery_fixed_s = 0.000838;
+    a.delivery_s_per_byte = 1.529449e-8;
+    return ta_init(state, args->params, a, "request_fixed_s", 0.176659, err, errlen);
 }
-
-static void ht_fini(void *state) { free(state); }
 
 static int ht_hop(void *state, const ss_hop *h, ss_hop_cost *out)
 {
-    const ht_state *s = state;
+    const ta_state *s = state; /* extra: the request cost */
     ta_price(&s->a, h, h->tensor_bytes, out);
-    if (ta_is_process(h->to_kind)) out->receiver_s += s->request_fixed_s;
+    if (ta_is_process(h->to_kind)) out->receiver_s += s->extra;
     out->wire_bytes = h->tensor_bytes;
     out->queued_bytes = h->tensor_bytes;
     out->queued_in = SS_QUEUED_HOST_RAM;
@@ -51,6 +35,6 @@ const ss_policy servesim_policy = {
     .summary = "REST (CherryPy POST) carrying the tensor: zmq-copy's block costs plus HTTP delivery and request cost",
     .params = ht_params,
     .init = ht_init,
-    .fini = ht_fini,
+    .fini = ta_fini,
     .ops.transport = {.hop = ht_hop},
 };

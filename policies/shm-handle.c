@@ -14,38 +14,23 @@
  * the tensor as zmq-copy does: the probe's client sends it pickled. */
 #include "transport_affine.h"
 
-typedef struct sh_state {
-    ta_affine a;
-    double handle_bytes;
-} sh_state;
-
 static const char *const sh_params[] = {"handle_bytes", "block_fixed_s", "block_in_s_per_byte",
                                         "block_out_s_per_byte", "delivery_fixed_s", "delivery_s_per_byte", NULL};
 
 static int sh_init(void **state, const ss_policy_init *args, char *err, size_t errlen)
 {
-    sh_state *s = calloc(1, sizeof *s);
-    if (!s) return snprintf(err, errlen, "out of memory"), -1;
-    /* servesim calibrate profiles/measured/probe-micro.json, transports.shm-handle */
-    s->a = (ta_affine){0, 0, 0, 0.0001487565727, 7.780413244e-11};
-    s->handle_bytes = 63;
-    if (ta_read(args->params, "", &s->a, err, errlen) < 0 ||
-        ta_param(args->params, "handle_bytes", &s->handle_bytes, err, errlen) < 0) {
-        free(s);
-        return -1;
-    }
-    *state = s;
-    return 0;
+    /* models/resnet50-cpu.json transports.shm-handle (servesim calibrate
+     * profiles/measured/probe-micro.json, 2026-11-26) */
+    ta_affine a = {0, 0, 0, 0.000165126595, 6.455846856e-11};
+    return ta_init(state, args->params, a, "handle_bytes", 63, err, errlen);
 }
-
-static void sh_fini(void *state) { free(state); }
 
 static int sh_hop(void *state, const ss_hop *h, ss_hop_cost *out)
 {
-    const sh_state *s = state;
+    const ta_state *s = state; /* extra: the handle's bytes */
     ta_price(&s->a, h, h->tensor_bytes, out);
     int from_client = !ta_is_process(h->from_kind);
-    out->wire_bytes = from_client ? h->tensor_bytes : s->handle_bytes;
+    out->wire_bytes = from_client ? h->tensor_bytes : s->extra;
     out->queued_bytes = h->tensor_bytes;
     out->queued_in = SS_QUEUED_HOST_RAM;
     return 0;
@@ -58,6 +43,6 @@ const ss_policy servesim_policy = {
     .summary = "tensor copied into a shared-memory slot, a small handle over ZeroMQ (the CPU analogue of tensormq)",
     .params = sh_params,
     .init = sh_init,
-    .fini = sh_fini,
+    .fini = ta_fini,
     .ops.transport = {.hop = sh_hop},
 };

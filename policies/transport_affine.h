@@ -14,6 +14,7 @@
 
 #include <servesim/policy.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct ta_affine {
@@ -53,6 +54,31 @@ static inline int ta_read(const ss_params *p, const char *prefix, ta_affine *a, 
     }
     return 0;
 }
+
+/* The state of a transport that is affine costs and one number of its own
+ * (zmq-copy's framing bytes, http's request cost, shm-handle's handle
+ * bytes): built from the defaults, then the scenario's parameters. */
+typedef struct ta_state {
+    ta_affine a;
+    double extra;
+} ta_state;
+
+static inline int ta_init(void **state, const ss_params *p, ta_affine defaults, const char *extra_key,
+                          double extra_default, char *err, size_t errlen)
+{
+    ta_state *s = calloc(1, sizeof *s);
+    if (!s) return snprintf(err, errlen, "out of memory"), -1;
+    s->a = defaults;
+    s->extra = extra_default;
+    if (ta_read(p, "", &s->a, err, errlen) < 0 || ta_param(p, extra_key, &s->extra, err, errlen) < 0) {
+        free(s);
+        return -1;
+    }
+    *state = s;
+    return 0;
+}
+
+static inline void ta_fini(void *state) { free(state); }
 
 static inline int ta_is_process(uint32_t kind)
 {

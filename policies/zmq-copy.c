@@ -8,34 +8,18 @@
  * (docs/blockflow-models.md §5.6). */
 #include "transport_affine.h"
 
-typedef struct zc_state {
-    ta_affine a;
-    double framing_bytes;
-} zc_state;
-
 static const char *const zc_params[] = {"framing_bytes", "block_fixed_s", "block_in_s_per_byte",
                                         "block_out_s_per_byte", "delivery_fixed_s", "delivery_s_per_byte", NULL};
 
 static int zc_init(void **state, const ss_policy_init *args, char *err, size_t errlen)
 {
-    zc_state *s = calloc(1, sizeof *s);
-    if (!s) return snprintf(err, errlen, "out of memory"), -1;
-    s->a = (ta_affine)TA_ZMQ_DEFAULTS;
-    if (ta_read(args->params, "", &s->a, err, errlen) < 0 ||
-        ta_param(args->params, "framing_bytes", &s->framing_bytes, err, errlen) < 0) {
-        free(s);
-        return -1;
-    }
-    *state = s;
-    return 0;
+    return ta_init(state, args->params, (ta_affine)TA_ZMQ_DEFAULTS, "framing_bytes", 0, err, errlen);
 }
-
-static void zc_fini(void *state) { free(state); }
 
 static int zc_hop(void *state, const ss_hop *h, ss_hop_cost *out)
 {
-    const zc_state *s = state;
-    double bytes = h->tensor_bytes + s->framing_bytes;
+    const ta_state *s = state; /* extra: the framing bytes */
+    double bytes = h->tensor_bytes + s->extra;
     ta_affine a = s->a;
     if (h->from_kind == SS_HOP_DISPATCHER) a.block_out_s_per_byte = 0; /* forwards the pickle as received */
     if (h->to_kind == SS_HOP_DISPATCHER) a.block_in_s_per_byte = 0;    /* unpickles only the path */
@@ -53,6 +37,6 @@ const ss_policy servesim_policy = {
     .summary = "ZeroMQ carrying the pickled tensor: GPU->host->socket->host->GPU at every hop, cost affine in bytes",
     .params = zc_params,
     .init = zc_init,
-    .fini = zc_fini,
+    .fini = ta_fini,
     .ops.transport = {.hop = zc_hop},
 };
