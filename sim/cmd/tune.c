@@ -64,7 +64,7 @@ static double replica_s(const char *path, const char *variant, char **sets, size
         ss_scenario_free(&sc);
         return -1;
     }
-    double sum = 0, *m_sum = ss_xcalloc(sc.nmodels + 1, sizeof *m_sum);
+    double *m_sum = ss_xcalloc(sc.nmodels + 1, sizeof *m_sum); /* every instance_s_<model>, over the replications */
     for (uint32_t r = 0; r < sc.replications; r++) {
         ss_world *w = ss_world_build(&sc, r, NULL, err);
         if (!w) {
@@ -76,15 +76,16 @@ static double replica_s(const char *path, const char *variant, char **sets, size
         ss_run_result res;
         ss_world_result(w, &res);
         for (size_t k = 0; k < res.nextras; k++)
-            if (strncmp(res.extras[k].col, "instance_s_", 11) == 0) sum += res.extras[k].value;
-        for (uint32_t m = 0; m < sc.nmodels; m++)
-            for (size_t k = 0; k < res.nextras; k++)
-                if (strncmp(res.extras[k].col, "instance_s_", 11) == 0 &&
-                    strcmp(res.extras[k].col + 11, sc.models[m].name) == 0)
+            for (uint32_t m = 0; m < sc.nmodels && strncmp(res.extras[k].col, "instance_s_", 11) == 0; m++)
+                if (strcmp(res.extras[k].col + 11, sc.models[m].name) == 0) {
                     m_sum[m] += res.extras[k].value;
+                    break;
+                }
         ss_run_result_free(&res);
         ss_world_free(w);
     }
+    double sum = 0;
+    for (uint32_t m = 0; m < sc.nmodels; m++) sum += m_sum[m];
     if (per_m) {
         for (uint32_t m = 0; m < sc.nmodels; m++)
             m_sum[m] = sc.autoscale && sc.autoscale->models[m] ? m_sum[m] / sc.replications : NAN;

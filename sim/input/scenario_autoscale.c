@@ -73,6 +73,16 @@ static int read_windows(ss_autoscale_cfg *a, const ss_node *as, ss_err *err)
     return 0;
 }
 
+/* Append parameter key = value, said at file:line:col, to p. */
+static void push_param(ss_policy_cfg *p, const char *key, const char *value, const char *file, int line, int col)
+{
+    size_t j = p->nparams++;
+    p->params[j] = (ss_param){ss_xstrdup(key), ss_xstrdup(value)};
+    p->param_pos[j][0] = line;
+    p->param_pos[j][1] = col;
+    p->param_file[j] = ss_xstrdup(file);
+}
+
 /* `per_model: {MODEL: {param: value, ...}}`: the policy's parameters with
  * the model's own over them; the plugin checks the names when it loads. */
 static int read_per_model(ss_scenario *sc, ss_autoscale_cfg *a, const ss_node *as, ss_err *err)
@@ -81,29 +91,20 @@ static int read_per_model(ss_scenario *sc, ss_autoscale_cfg *a, const ss_node *a
     a->nper_model = sc->nmodels;
     ss_node *pm = NULL;
     TRY_(ss_cfg_map(as, "per_model", &pm, 0, err));
-    if (!pm) return 0;
-    char **names = ss_xcalloc(sc->nmodels + 1, sizeof *names);
-    for (size_t m = 0; m < sc->nmodels; m++) names[m] = sc->models[m].name;
-    for (size_t i = 0; i < pm->n; i++) {
+    for (size_t i = 0; pm && i < pm->n; i++) {
         const ss_node *e = pm->items[i];
-        int m = ss_sc_find_name(names, sc->nmodels, e->key);
-        if (m < 0) {
-            ss_node key = {.kind = SS_NODE_SCALAR, .value = e->key, .file = e->file, .line = e->key_line,
-                           .col = e->key_col};
-            return ss_sc_unknown_ref(&key, "model", names, err);
-        }
-        if (!a->models[m]) {
-            free(names);
-            return ss_err_at(err, e->file, e->key_line, e->key_col,
-                             "per_model: model '%s' is not autoscaled (it has no shared queue, or "
-                             "autoscaling.models leaves it out)",
-                             e->key);
-        }
-        if (e->kind != SS_NODE_MAP || e->n == 0) {
-            free(names);
+        ss_node key = {.kind = SS_NODE_SCALAR, .value = e->key, .file = e->file, .line = e->key_line,
+                       .col = e->key_col};
+        uint32_t m;
+        TRY_(ss_sc_model_ref(sc, &key, &m, err));
+        if (!a->models[m])
+            return ss_node_err(&key, err,
+                               "per_model: model '%s' is not autoscaled (it has no shared queue, or "
+                               "autoscaling.models leaves it out)",
+                               e->key);
+        if (e->kind != SS_NODE_MAP || e->n == 0)
             return ss_node_err(e, err, "per_model: %s: expected a map of the policy's parameters, e.g. {%s: ...}",
                                e->key, a->policy.nparams ? a->policy.params[0].key : "target");
-        }
         const ss_policy_cfg *base = &a->policy;
         ss_policy_cfg *p = &a->per_model[m];
         size_t cap = base->nparams + e->n;
@@ -114,22 +115,16 @@ static int read_per_model(ss_scenario *sc, ss_autoscale_cfg *a, const ss_node *a
         p->file = ss_xstrdup(e->file);
         p->line = e->key_line;
         p->col = e->key_col;
-        for (size_t k = 0; k < base->nparams + e->n; k++) {
-            const ss_node *c = k < base->nparams ? NULL : e->items[k - base->nparams];
-            if (!c && ss_map_find(e, base->params[k].key)) continue; /* the model's own wins */
-            if (c && ss_node_expect(c, SS_NODE_SCALAR, c->key, err) < 0) {
-                free(names);
-                return -1;
-            }
-            size_t j = p->nparams++;
-            p->params[j] = (ss_param){ss_xstrdup(c ? c->key : base->params[k].key),
-                                      ss_xstrdup(c ? c->value : base->params[k].value)};
-            p->param_pos[j][0] = c ? c->key_line : base->param_pos[k][0];
-            p->param_pos[j][1] = c ? c->key_col : base->param_pos[k][1];
-            p->param_file[j] = ss_xstrdup(c ? c->file : base->param_file[k]);
+        for (size_t k = 0; k < base->nparams; k++) /* the policy's, where the model has none of its own */
+            if (!ss_map_find(e, base->params[k].key))
+                push_param(p, base->params[k].key, base->params[k].value, base->param_file[k],
+                           base->param_pos[k][0], base->param_pos[k][1]);
+        for (size_t k = 0; k < e->n; k++) {
+            const ss_node *c = e->items[k];
+            TRY_(ss_node_expect(c, SS_NODE_SCALAR, c->key, err));
+            push_param(p, c->key, c->value, c->file, c->key_line, c->key_col);
         }
     }
-    free(names);
     return 0;
 }
 

@@ -24,17 +24,6 @@ double ss_device_capacity(const ss_device_cfg *d) { return d->kind == SS_DEV_CPU
 static const char *const disciplines[] = {"fifo", "ps", "preemptive-priority", NULL};
 static const char *const queues[] = {"per-instance", "shared", NULL};
 
-static int model_ref(const ss_scenario *sc, const ss_node *n, uint32_t *out, ss_err *err)
-{
-    char **names = ss_xcalloc(sc->nmodels + 1, sizeof *names);
-    for (size_t k = 0; k < sc->nmodels; k++) names[k] = sc->models[k].name;
-    int m = ss_sc_find_name(names, sc->nmodels, n->value);
-    if (m < 0) return ss_sc_unknown_ref(n, "model", names, err);
-    free(names);
-    *out = (uint32_t)m;
-    return 0;
-}
-
 /* One deployment entry onto `device` (UINT32_MAX: the entry's `device`). */
 static int read_entry(ss_scenario *sc, ss_deploy_cfg *d, const ss_node *it, uint32_t device, ss_err *err)
 {
@@ -47,7 +36,7 @@ static int read_entry(ss_scenario *sc, ss_deploy_cfg *d, const ss_node *it, uint
     const ss_node *mn = ss_map_find(it, "model");
     if (!mn) return ss_node_err(it, err, "deployment entry: missing key 'model'");
     TRY_(ss_node_expect(mn, SS_NODE_SCALAR, "model", err));
-    TRY_(model_ref(sc, mn, &d->model, err));
+    TRY_(ss_sc_model_ref(sc, mn, &d->model, err));
     if (device != UINT32_MAX) {
         d->device = device;
     } else {
@@ -247,7 +236,7 @@ static int instance_ref(const ss_scenario *sc, const ss_node *n, const uint32_t 
     mnode.value = model;
     dnode.value = dev;
     uint32_t m, d;
-    int rc = model_ref(sc, &mnode, &m, err);
+    int rc = ss_sc_model_ref(sc, &mnode, &m, err);
     if (rc == 0) rc = ss_scenario_device(sc, &dnode, &d, err);
     free(model);
     free(dev);
@@ -298,7 +287,7 @@ static int read_event(ss_scenario *sc, const ss_node *it, uint32_t *added, ss_ev
         TRY_(ss_node_expect(mn, SS_NODE_SCALAR, "model", err));
         TRY_(ss_node_expect(dn, SS_NODE_SCALAR, "device", err));
         uint32_t m, d;
-        TRY_(model_ref(sc, mn, &m, err));
+        TRY_(ss_sc_model_ref(sc, mn, &m, err));
         TRY_(ss_scenario_device(sc, dn, &d, err));
         if (entry_of(sc, m, d, &e->deploy) < 0)
             return ss_node_err(it, err,

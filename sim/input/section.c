@@ -118,29 +118,31 @@ int ss_sc_unknown_ref(const ss_node *n, const char *what, char **names, ss_err *
     return rc;
 }
 
+int ss_sc_model_ref(const ss_scenario *sc, const ss_node *n, uint32_t *out, ss_err *err)
+{
+    char **names = ss_xcalloc(sc->nmodels + 1, sizeof *names);
+    for (size_t k = 0; k < sc->nmodels; k++) names[k] = sc->models[k].name;
+    int m = ss_sc_find_name(names, sc->nmodels, n->value);
+    if (m < 0) return ss_sc_unknown_ref(n, "model", names, err);
+    free(names);
+    *out = (uint32_t)m;
+    return 0;
+}
+
 int ss_sc_read_model_list(const ss_scenario *sc, const ss_node *sec, uint8_t *flags, ss_model_ok ok, ss_err *err)
 {
     ss_node *seq = NULL;
     TRY(ss_cfg_seq(sec, "models", &seq, 0, err));
     if (!seq) return 0;
     if (seq->n == 0) return ss_node_err(seq, err, "models: expected at least one model");
-    char **names = ss_xcalloc(sc->nmodels + 1, sizeof *names);
-    for (size_t m = 0; m < sc->nmodels; m++) names[m] = sc->models[m].name;
     for (size_t i = 0; i < seq->n; i++) {
         const ss_node *n = seq->items[i];
-        if (ss_node_expect(n, SS_NODE_SCALAR, "model", err) < 0) {
-            free(names);
-            return -1;
-        }
-        int m = ss_sc_find_name(names, sc->nmodels, n->value);
-        if (m < 0) return ss_sc_unknown_ref(n, "model", names, err);
-        if (ok && ok(sc, (uint32_t)m, n, err) < 0) {
-            free(names);
-            return -1;
-        }
+        uint32_t m;
+        TRY(ss_node_expect(n, SS_NODE_SCALAR, "model", err));
+        TRY(ss_sc_model_ref(sc, n, &m, err));
+        if (ok) TRY(ok(sc, m, n, err));
         flags[m] = 1;
     }
-    free(names);
     return 1;
 }
 

@@ -22,6 +22,9 @@ int ss_sc_read_name(const ss_node *map, const char *key, char **out, ss_err *err
 char **ss_sc_task_names(const ss_scenario *sc);
 /* "unknown <what> 'x' (did you mean 'y'?)" at n; frees names; returns -1. */
 int ss_sc_unknown_ref(const ss_node *n, const char *what, char **names, ss_err *err);
+/* The model n->value names: its index in *out, or "unknown model 'x' (did
+ * you mean 'y'?)" at n and -1. */
+int ss_sc_model_ref(const ss_scenario *sc, const ss_node *n, uint32_t *out, ss_err *err);
 /* `models: [name, ...]` in map `sec`: flags[m] = 1 for each model named,
  * after `ok` (NULL: any model) accepted it or said why not at the item.
  * 1 if the list is there, 0 if it is not (flags untouched), -1 on error. */
