@@ -20,6 +20,9 @@
  *                  comes from, what hosts and GPUs keep after a replica goes).
  *              5 = partitioner ops (where a model is cut into parts that cold-start
  *                  on several GPUs and serve pipelined; servesim/partition.h).
+ *              6 = controller ops (the cores of a CPU container, every period) and
+ *                  device-scheduler ops (which model's queue a freed time-shared
+ *                  device serves next); docs/control.md.
  * Every field has a fixed-width type (no enum in the struct), so a plugin
  * built by another compiler agrees on the layout.
  */
@@ -30,7 +33,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#define SS_POLICY_ABI 5u
+#define SS_POLICY_ABI 6u
 #define SS_POLICY_SYMBOL "servesim_policy"
 
 typedef enum ss_policy_kind {
@@ -40,8 +43,9 @@ typedef enum ss_policy_kind {
     SS_KIND_PLACEMENT,     /* which GPUs new replicas start on, where their data comes from */
     SS_KIND_TRANSPORT,     /* how tensors move between blocks (ops arrive with block pipelines) */
     SS_KIND_PARTITIONER,   /* where a model is cut into parts (partitioner ops) */
-    SS_KIND_CONTROLLER,    /* CPU/GPU resource controllers */
-    SS_KIND_LAYER_SCHEDULER /* which ready layer task an idle edge worker runs next (edge devices) */
+    SS_KIND_CONTROLLER,    /* the cores of a CPU container, every control period (controller ops) */
+    SS_KIND_LAYER_SCHEDULER, /* which ready layer task an idle edge worker runs next (edge devices) */
+    SS_KIND_DEVICE_SCHEDULER /* which model's queue a freed time-shared device serves next */
 } ss_policy_kind;
 
 /* One `key: value` from the scenario's policy section, as text.  The
@@ -370,6 +374,68 @@ typedef struct ss_partitioner_ops {
     uint32_t (*plan)(void *state, const ss_part_model *m, double x, uint32_t gpus, uint32_t *cuts);
 } ss_partitioner_ops;
 
+/* ---- controller (the cores of a CPU container, docs/control.md) ------ */
+/* A container is a ps instance with a cap (its cores) that pulls from its
+ * model's shared queue.  Every control period the simulator asks each
+ * controlled container's controller (one state per container) for the
+ * cores it wants, a per-worker supervisor scales the demands to fit the
+ * worker's cores, and the controller is told what was granted. */
+typedef struct ss_control_view {
+    uint32_t model;        /* stable id in [0, ngroups) */
+    uint32_t device;       /* the worker's CPU device */
+    double now_s, period_s;
+    double sla_s;          /* the model's response-time SLA (models: sla_s); 0 if none */
+    /* The model's requests completed in the last period, on every device
+     * (ROMA eq. 1): their mean response time (queue + service), NAN if none. */
+    double rt_mean_s;
+    uint32_t done_gpu;     /* of those, served on a time-shared device (a GPU) */
+    uint32_t done_cpu;     /* ... on a container */
+    uint32_t queued;       /* the model's shared queue now */
+    uint32_t held;         /* requests in this container now */
+    double cores;          /* its cores now (what was granted last) */
+    double min_cores;      /* the least it may get (control.min_cores) */
+    double avail_cores;    /* the worker's cores less the reserved ones (ROMA's AC = MC - GC) */
+} ss_control_view;
+
+typedef struct ss_controller_ops {
+    /* The cores the container asks for in the next period (any value: the
+     * simulator clamps it to [min_cores, avail_cores] before the supervisor). */
+    double (*demand)(void *state, const ss_control_view *v);
+    /* Optional: what the supervisor granted, which is what the container
+     * gets; a controller with memory updates it from this (anti-windup). */
+    void (*granted)(void *state, const ss_control_view *v, double cores);
+} ss_controller_ops;
+
+/* ---- device scheduler (time-shared devices, docs/control.md) --------- */
+/* A time-shared device (a GPU that every model's executable shares, one
+ * request at a time) asks its scheduler, each time it is free and some
+ * queue of its models holds a request, which model it serves next; it then
+ * takes the head of that model's shared queue. */
+typedef struct ss_dqueue_view {
+    uint32_t model;        /* stable id in [0, ngroups) */
+    uint32_t queued;       /* requests waiting in its shared queue */
+    double wait_sum_s;     /* the sum over them of the time waited so far */
+    double head_wait_s;    /* ... the longest (the head's) */
+    double exec_s;         /* its profiled service time on this device (the mean) */
+    double rt_mean_s;      /* mean response time of its requests completed in the
+                            * scheduler's window (dispatch.window_s), NAN if none */
+    uint32_t completed;    /* how many those were */
+    double sla_s;          /* its SLA, 0 if none */
+} ss_dqueue_view;
+
+typedef struct ss_dsched_ctx {
+    uint32_t device;       /* index of the freed device */
+    double now_s;
+    const ss_dqueue_view *q; /* the models with an executable on the device, in model order */
+    uint32_t n;
+} ss_dsched_ctx;
+
+typedef struct ss_device_sched_ops {
+    /* Index in [0, n) of the model to serve; it must have queued > 0 (any
+     * other answer: the simulator serves the longest queue). */
+    uint32_t (*pick)(void *state, const ss_dsched_ctx *ctx);
+} ss_device_sched_ops;
+
 /* ---- the exported descriptor ---------------------------------------- */
 typedef struct ss_policy {
     uint32_t abi;          /* SS_POLICY_ABI at build time */
@@ -389,6 +455,8 @@ typedef struct ss_policy {
         ss_autoscaler_ops autoscaler;
         ss_placement_ops placement;
         ss_partitioner_ops partitioner;
+        ss_controller_ops controller;
+        ss_device_sched_ops device_scheduler;
     } ops;
 } ss_policy;
 

@@ -22,8 +22,9 @@ static const char *const kind_names[] = {
     [SS_KIND_AUTOSCALER] = "autoscaler",   [SS_KIND_PLACEMENT] = "placement",
     [SS_KIND_TRANSPORT] = "transport",     [SS_KIND_PARTITIONER] = "partitioner",
     [SS_KIND_CONTROLLER] = "controller",   [SS_KIND_LAYER_SCHEDULER] = "layer_scheduler",
+    [SS_KIND_DEVICE_SCHEDULER] = "device_scheduler",
 };
-#define KIND_MAX SS_KIND_LAYER_SCHEDULER
+#define KIND_MAX SS_KIND_DEVICE_SCHEDULER
 
 const char *ss_policy_kind_name(ss_policy_kind k)
 {
@@ -154,6 +155,10 @@ static int check_policy(const ss_policy *pol, const char *name, const char *path
         if (!pol->ops.autoscaler.desired) missing = "desired";
     } else if (pol->kind == SS_KIND_PLACEMENT) {
         if (!pol->ops.placement.place) missing = "place";
+    } else if (pol->kind == SS_KIND_CONTROLLER) {
+        if (!pol->ops.controller.demand) missing = "demand";
+    } else if (pol->kind == SS_KIND_DEVICE_SCHEDULER) {
+        if (!pol->ops.device_scheduler.pick) missing = "pick";
     }
     if (missing)
         return ss_err_at(err, file, line, col, "policy '%s' (%s) is a %s without ops.%s.%s", name, path, kn,
