@@ -471,10 +471,12 @@ static int cmd_run(int argc, char **argv)
                       ts_interval, sc[v].duration_s, sc[v].duration_s / ts_interval);
             goto out;
         }
+    int ts_control = 0; /* the columns of control scenarios */
     if (ts_path) {
         if (ss_afile_open(&ts, ts_path, &err) < 0) goto out;
         have_ts = 1;
-        ss_world_timeseries_header(ts.fp);
+        for (size_t v = 0; v < n; v++) ts_control |= sc[v].control != NULL;
+        ss_world_timeseries_header(ts.fp, ts_control);
     }
     if (o.coldstarts_csv) {
         for (size_t v = 0; v < n; v++)
@@ -503,7 +505,7 @@ static int cmd_run(int argc, char **argv)
             if (o.replication >= 0 && r != (uint32_t)o.replication) continue;
             ss_world *w = ss_world_build(&sc[v], r, have_reqs ? reqs.fp : NULL, &err);
             if (!w) goto out; /* validated above; only a plugin's init can still refuse */
-            if (have_ts) ss_world_timeseries(w, ts.fp, ts_interval);
+            if (have_ts) ss_world_timeseries(w, ts.fp, ts_interval, ts_control);
             if (have_cold) ss_world_coldstarts(w, cold.fp);
             if (have_tl) tl_pid = ss_world_timeline(w, tl.fp, &o.tl, tl_pid);
             char label[160];

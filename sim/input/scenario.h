@@ -30,6 +30,8 @@ typedef struct ss_device_cfg {
     double ram_bytes;
     unsigned cores;
     double power_w;   /* average power while busy (energy = power x busy time); 0 = not given */
+    int time_shared;  /* one request at a time over every model's executable on it, the next
+                       * chosen by the device scheduler (`dispatch:`, docs/control.md) */
 } ss_device_cfg;
 
 typedef struct ss_model_cfg {
@@ -43,6 +45,14 @@ typedef struct ss_model_cfg {
     double request_overhead_s; /* a request's network trip (input and output) between gateway and
                                 * replica, added before it joins the model's queue (FP §1.4) */
     struct ss_block_cfg *block; /* a block of a split model (blockmodel.h), or NULL */
+    double sla_s;            /* its response-time SLA (average, ROMA), 0 = none */
+    /* On a CPU device: one request's work in core-seconds at one core (given:
+     * has_cpu_service), and the speed-up law of a container with c cores:
+     * speed(c) = c for c <= 1, 1 / (s + (1 - s) / c) above (Amdahl, serial
+     * fraction s = serial_fraction; docs/control.md). */
+    ss_dist cpu_service;
+    int has_cpu_service;
+    double serial_fraction;
 } ss_model_cfg;
 
 typedef struct ss_task_cfg {
@@ -134,6 +144,22 @@ typedef struct ss_policy_cfg {
     int line, col;
 } ss_policy_cfg;
 
+/* `dispatch:` and `control:` (docs/control.md): time-shared devices' scheduler,
+ * and the controllers that resize CPU containers (ps instances with a cap
+ * that pull from their model's shared queue) every period under a
+ * per-worker supervisor. */
+typedef struct ss_control_cfg {
+    ss_policy_cfg scheduler;  /* the device scheduler of time-shared devices */
+    double window_s;          /* its measured response times: completions in the last window_s */
+    int on;                   /* `control:` given */
+    ss_policy_cfg controller; /* one state per controlled container */
+    double period_s;          /* > 0 */
+    double gamma;             /* the supervisor's fill of spare cores, in [0, 1] (ROMA's gamma) */
+    double reserved_cores;    /* per worker, kept for GPU support (ROMA's GC) */
+    double min_cores;         /* the least a container gets from its controller */
+    double violation_window_s;/* SLA violations are counted over windows of this length */
+} ss_control_cfg;
+
 /* `autoscaling:` (docs/autoscaling.md): an autoscaler plugin resizing the
  * models behind shared queues every period_s. */
 typedef struct ss_autoscale_cfg {
@@ -214,6 +240,7 @@ typedef struct ss_scenario {
     ss_autoscale_cfg *autoscale; /* `autoscaling:`, or NULL */
     ss_placement_cfg *placement; /* `placement:`, or NULL */
     ss_partitioning_cfg *partitioning; /* `partitioning:`, or NULL */
+    ss_control_cfg *control;  /* `dispatch:` / `control:` (or a time-shared device), or NULL */
 } ss_scenario;
 
 

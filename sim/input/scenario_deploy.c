@@ -62,16 +62,16 @@ static int read_entry(ss_scenario *sc, ss_deploy_cfg *d, const ss_node *it, uint
     d->servers = (uint32_t)servers;
     d->queue_capacity = cap;
     const ss_node *sn = ss_map_find(it, "servers");
-    if (sn && disc == SS_DISC_PS)
+    if (sn && disc == SS_DISC_PS && !shared)
         return ss_err_at(err, sn->file, sn->key_line, sn->key_col,
                          "servers: a ps instance serves every request it holds at once; remove 'servers' "
-                         "(or use discipline: fifo)");
+                         "(or use discipline: fifo; behind a shared queue, servers is how many it holds)");
     if (sn && disc == SS_DISC_PREEMPT)
         return ss_err_at(err, sn->file, sn->key_line, sn->key_col,
                          "servers: a preemptive-priority instance has one server; remove 'servers'");
-    if (shared && disc != SS_DISC_FIFO)
+    if (shared && disc == SS_DISC_PREEMPT)
         return ss_node_err(ss_map_find(it, "queue"), err,
-                           "queue: shared works with discipline fifo (this entry says '%s')", disciplines[disc]);
+                           "queue: shared works with discipline fifo or ps (this entry says '%s')", disciplines[disc]);
     TRY_(ss_cfg_num(it, "startup_s", &d->startup_s, SS_NONNEG, err));
     const ss_device_cfg *dc = &sc->devices[d->device];
     double devcap = ss_device_capacity(dc);

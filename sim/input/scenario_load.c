@@ -4,6 +4,7 @@
  * docs/scenarios.md documents the same schema for users. */
 #include "input/scenario_load.h"
 #include "input/scenario_autoscale.h"
+#include "input/scenario_control.h"
 #include "input/scenario_partitioning.h"
 #include "input/scenario_placement.h"
 #include "input/trace_synth.h"
@@ -79,7 +80,8 @@ static void devices_from_topology(ss_scenario *sc)
 static int read_devices(ss_scenario *sc, const ss_node *hosts, ss_err *err)
 {
     static const char *const host_keys[] = {"name", "devices", NULL};
-    static const char *const dev_keys[] = {"name", "kind", "type", "vram_gib", "ram_gib", "cores", "power_w", NULL};
+    static const char *const dev_keys[] = {"name",  "kind",    "type",       "vram_gib", "ram_gib",
+                                           "cores", "power_w", "time_shared", NULL};
     static const char *const kinds[] = {"gpu", "cpu", NULL};
     size_t cap = 0;
     for (size_t h = 0; h < hosts->n; h++) {
@@ -107,6 +109,8 @@ static int read_devices(ss_scenario *sc, const ss_node *hosts, ss_err *err)
             if (cores > 1e6)
                 return ss_node_err(ss_map_find(dn, "cores"), err, "cores: expected 1 to 1000000, got %g", cores);
             TRY(ss_cfg_num(dn, "power_w", &power_w, SS_NONNEG, err));
+            int shared = 0;
+            TRY(ss_cfg_bool(dn, "time_shared", &shared, 0, err));
             char *full = ss_xasprintf("%s/%s", hname, dname);
             for (size_t k = 0; k < sc->ndevices; k++)
                 if (strcmp(sc->devices[k].name, full) == 0) {
@@ -119,7 +123,8 @@ static int read_devices(ss_scenario *sc, const ss_node *hosts, ss_err *err)
             }
             sc->devices[sc->ndevices++] = (ss_device_cfg){
                 .name = full, .kind = (ss_device_kind)kind, .type = ss_xstrdup(type),
-                .vram_bytes = vram_gib * GIB, .ram_bytes = ram_gib * GIB, .cores = (unsigned)cores, .power_w = power_w};
+                .vram_bytes = vram_gib * GIB, .ram_bytes = ram_gib * GIB, .cores = (unsigned)cores, .power_w = power_w,
+                .time_shared = shared};
         }
     }
     return 0;
@@ -143,6 +148,17 @@ static int read_model_fields(ss_model_cfg *m, const ss_node *map, ss_err *err)
     if (m->request_overhead_s > 1e6)
         return ss_node_err(ss_map_find(map, "request_overhead_s"), err, "request_overhead_s: expected at most 1e6 s, got %g",
                            m->request_overhead_s);
+    TRY(ss_cfg_num(map, "sla_s", &m->sla_s, SS_POS, err));
+    ss_node *cpu = ss_map_find(map, "cpu_service");
+    if (cpu) {
+        TRY(ss_dist_read(cpu, "cpu_service", &m->cpu_service, err));
+        m->has_cpu_service = 1;
+    }
+    TRY(ss_cfg_num(map, "serial_fraction", &m->serial_fraction, SS_NONNEG, err));
+    if (!(m->serial_fraction < 1))
+        return ss_node_err(ss_map_find(map, "serial_fraction"), err,
+                           "serial_fraction: expected 0 <= s < 1 (the share of a request's work that one core does "
+                           "whatever the cores), got %g", m->serial_fraction);
     return 0;
 }
 
@@ -150,7 +166,8 @@ static int read_profile(ss_model_cfg *m, const char *path, const ss_node *where,
 {
     static const char *const profile_keys[] = {"name",          "description",        "source", "service",
                                                "weights_bytes", "runtime_vram_bytes", "load_bytes_per_s",
-                                               "request_overhead_s", NULL};
+                                               "request_overhead_s", "sla_s", "cpu_service", "serial_fraction",
+                                               NULL};
     if (access(path, R_OK) != 0)
         return ss_node_err(where, err, "model profile '%s' not found or not readable", path);
     ss_doc *doc = ss_doc_load(path, err);
@@ -191,7 +208,8 @@ static int read_block_model(ss_scenario *sc, ss_model_cfg *m, const ss_node *it,
 static int read_models(ss_scenario *sc, const ss_node *seq, ss_err *err)
 {
     static const char *const model_keys[] = {"name", "profile", "service", "source", "weights_bytes", "runtime_vram_bytes",
-                                             "load_bytes_per_s", "request_overhead_s", "split", "block", NULL};
+                                             "load_bytes_per_s", "request_overhead_s", "split", "block", "sla_s",
+                                             "cpu_service", "serial_fraction", NULL};
     sc->models = ss_xcalloc(seq->n, sizeof *sc->models);
     for (size_t i = 0; i < seq->n; i++) {
         const ss_node *it = seq->items[i];
@@ -218,12 +236,14 @@ static int read_models(ss_scenario *sc, const ss_node *seq, ss_err *err)
             if (ss_map_find(it, "split")) {
                 TRY(read_block_model(sc, m, it, err));
             } else if (profile) {
-                static const char *const only[] = {"name", "profile", NULL};
-                TRY(ss_cfg_check_keys(it, only, "model with a profile (put the rest in the profile)", err));
+                static const char *const only[] = {"name", "profile", "sla_s", NULL};
+                TRY(ss_cfg_check_keys(it, only, "model with a profile (put the rest in the profile; an SLA may stay)",
+                                      err));
                 char *path = ss_node_path(ss_map_find(it, "profile"), profile);
                 int rc = read_profile(m, path, ss_map_find(it, "profile"), err);
                 free(path);
                 TRY(rc);
+                TRY(ss_cfg_num(it, "sla_s", &m->sla_s, SS_POS, err)); /* the scenario's SLA over the profile's */
             } else {
                 TRY(read_model_fields(m, it, err));
             }
@@ -480,7 +500,7 @@ static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
     static const char *const top[] = {"name", "description", "seed", "replications", "duration_s", "requests",
                                       "warmup_s", "warmup_requests", "topology", "hosts", "models", "tasks", "deployment",
                                       "workloads", "events", "autoscaling", "placement", "partitioning", "policies", "outputs", "variants", "pipeline",
-                                      "edge", "validation", NULL};
+                                      "edge", "validation", "dispatch", "control", NULL};
     const ss_node *root = doc->root;
     TRY(ss_node_expect(root, SS_NODE_MAP, "scenario", err));
     TRY(other_kind(root, err));
@@ -527,7 +547,7 @@ static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
     if (edge) {
         static const char *const serving[] = {"topology", "hosts", "models", "tasks", "deployment", "workloads",
                                               "events", "autoscaling", "placement", "partitioning", "policies", "pipeline",
-                                              "validation", NULL};
+                                              "validation", "dispatch", "control", NULL};
         for (size_t i = 0; serving[i]; i++) {
             const ss_node *n = ss_map_find(root, serving[i]);
             if (n)
@@ -562,6 +582,7 @@ static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
     TRY(ss_sc_read_placement(sc, root, err));
     TRY(ss_sc_read_events(sc, events, deploy, err));
     TRY(ss_sc_read_partitioning(sc, root, err));
+    TRY(ss_sc_read_control(sc, root, err));
     TRY(bounded(sc, wls, err));
     /* Every stage a workload can reach needs somewhere to run. */
     for (size_t w = 0; w < sc->nworkloads; w++) {
@@ -658,6 +679,7 @@ void ss_scenario_free(ss_scenario *sc)
         free(sc->models[i].profile);
         free(sc->models[i].source);
         ss_dist_free(&sc->models[i].service);
+        if (sc->models[i].has_cpu_service) ss_dist_free(&sc->models[i].cpu_service);
         ss_block_free(sc->models[i].block);
         free(sc->models[i].block);
     }
@@ -689,6 +711,7 @@ void ss_scenario_free(ss_scenario *sc)
     ss_autoscale_cfg_free(sc->autoscale);
     ss_placement_cfg_free(sc->placement);
     ss_partitioning_cfg_free(sc->partitioning, sc->nmodels);
+    ss_control_cfg_free(sc->control);
     free(sc->workloads);
     free(sc->settings);
     free(sc->path);

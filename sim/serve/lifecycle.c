@@ -126,6 +126,8 @@ ss_instance *ss_inst_create(ss_world *w, uint32_t deploy, double now)
     in->gone_s = INFINITY;
     in->up_s = INFINITY;
     in->link = UINT32_MAX;
+    const ss_model_cfg *mc = &sc->models[dc->model];
+    if (mc->has_cpu_service && sc->devices[dc->device].kind == SS_DEV_CPU) in->service = &mc->cpu_service;
     if (!w->made) w->made = ss_xcalloc(sc->ndeploys + 1, sizeof *w->made);
     for (size_t d = 0; d < sc->ndeploys; d++) /* entries of this model on this device, in entry order */
         if (sc->deploys[d].model == dc->model && sc->deploys[d].device == dc->device) in->ordinal += w->made[d];
@@ -134,6 +136,7 @@ ss_instance *ss_inst_create(ss_world *w, uint32_t deploy, double now)
     in->servers = dc->servers;
     if (dc->discipline == SS_DISC_PS) { /* holds up to queue_capacity requests, all in service */
         in->servers = dc->queue_capacity > UINT32_MAX ? UINT32_MAX : (uint32_t)dc->queue_capacity;
+        if (dc->shared_queue) in->servers = dc->servers; /* behind a shared queue: it pulls this many */
         in->capacity = 0;
         in->link = (uint32_t)(sc->ndevices + in->id); /* its own link (its cap): see world.c */
     }
@@ -176,7 +179,7 @@ void ss_inst_up(ss_world *w, ss_instance *in)
     ss_group *g = &w->groups[in->model];
     in->state = SS_INST_UP;
     in->up_s = in->idle_since_s = ss_now(w->eng);
-    in->plain = in->discipline == SS_DISC_FIFO && !g->shared && !w->track && !w->tl;
+    in->plain = in->discipline == SS_DISC_FIFO && !g->shared && !w->track && !w->tl && !in->service;
     ss_group_refresh(g);
     mark(w, in, "up");
     g->views[in->index].up = 1;
@@ -332,8 +335,12 @@ static void event_ev(ss_engine *eng, void *ctx, uint64_t arg)
         if (!w->cnet) break; /* no ps instance: nothing runs on the compute net */
         if (e->on_device) {
             ss_flownet_set_capacity(w->cnet, e->device, 8 * e->capacity); /* x8: see world.c */
-        } else {
-            ss_flownet_set_capacity(w->cnet, named(w, e)->link, 8 * e->capacity);
+        } else if (!(w->ctl && ss_ctl_set_cores(w, named(w, e), e->capacity))) { /* a container's cores: counted */
+            const ss_instance *in = named(w, e);
+            double cap = e->capacity;
+            if (w->sc->devices[in->device].kind == SS_DEV_CPU) /* cores -> speed (ss_speedup) */
+                cap = ss_speedup(w->sc->models[in->model].serial_fraction, cap);
+            ss_flownet_set_capacity(w->cnet, in->link, 8 * cap);
         }
         if (w->tl) {
             char *m = e->on_device ? ss_xasprintf("capacity %g", e->capacity)

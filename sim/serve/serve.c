@@ -211,7 +211,7 @@ static inline void serve_start(ss_world *w, ss_instance *in, ss_request *r)
     r->started_s = now;
     take_server(g, in, now);
     if (!r->resumed) {
-        r->work_s = ss_dist_sample(g->service, g->rng);
+        r->work_s = ss_dist_sample(in->service ? in->service : g->service, g->rng);
         r->service_s += r->work_s;
     }
     r->resumed = 0;
@@ -256,11 +256,16 @@ void ss_serve_pull(ss_world *w, ss_instance *in, double now)
     ss_group *g = &w->groups[in->model];
     ss_qitem next;
     if (in->pp && ss_pp_pull(w, in)) return;
+    if (in->gate) { /* a time-shared device: its scheduler picks whose queue */
+        ss_ctl_gate_free(w, in->gate, now);
+        return;
+    }
     if (g->shared) {
         if (in->state != SS_INST_UP) return;
         if (w->sched.pol->ops.scheduler.pop(g->queue, now, &next)) {
             g->queued--;
             if (g->as) ss_as_dequeue(g, now, next.seq);
+            if (w->ctl) ss_ctl_dequeue(w, in->model, next.enqueued_s);
             serve_start(w, in, next.req);
         } else {
             ss_idle_push(g, in);
@@ -308,6 +313,7 @@ static void service_done(ss_engine *eng, void *ctx, uint64_t arg)
     } else {
         if (w->tl) ss_tl_service(w, in, r, now, "done");
         if (g->as) ss_as_done(g);
+        if (w->ctl) ss_ctl_done(w, in, r, now);
         if (in->busy == 0) in->idle_since_s = now;
         if (w->track) svc_unlink(in, r);
         ss_serve_pull(w, in, now);
@@ -328,6 +334,8 @@ static void ps_done(ss_engine *eng, void *ctx, ss_flow_id id, double now_s)
     svc_unlink(in, r);
     if (w->tl) ss_tl_service(w, in, r, now_s, "done");
     if (in->busy == 0) ss_inst_busy_add(w, in, in->ps_since_s, now_s);
+    if (w->ctl) ss_ctl_done(w, in, r, now_s);
+    if (w->groups[in->model].shared) ss_serve_pull(w, in, now_s); /* a container behind a shared queue */
     if (in->state == SS_INST_DRAINING) ss_inst_drained(w, in);
     advance(w, r);
 }
@@ -383,6 +391,7 @@ static inline void plain_queue(ss_world *w, ss_group *g, ss_instance *in, uint32
 static void shared_route(ss_world *w, ss_group *g, ss_request *r)
 {
     if (g->as) ss_as_arrive(g);
+    if (w->ctl && ss_ctl_route(w, g, r)) return; /* a free time-shared device first */
     ss_instance *in = ss_idle_pop(w, g);
     if (in) {
         serve_start(w, in, r);
@@ -400,6 +409,7 @@ static void shared_route(ss_world *w, ss_group *g, ss_request *r)
     }
     g->queued++;
     if (g->as) ss_as_enqueue(g, r->enqueued_s, item.seq, r->enqueued_s);
+    if (w->ctl) ss_ctl_enqueue(w, (uint32_t)(g - w->groups), r->enqueued_s);
 }
 
 /* Send r to an instance of its current stage's model. */

@@ -77,6 +77,8 @@ typedef struct ss_instance {
     struct ss_parted *pp; /* the partitioned replica it is a part of (coldstart_parts.c), or NULL */
     uint32_t pp_k;        /* ... which part: 0 pulls from the queue, the last one ends requests */
     int retired;          /* stopped and folded into the world's sums: the record waits for reuse */
+    struct ss_gate *gate; /* the time-shared device it is an executable of (control.c), or NULL */
+    const ss_dist *service; /* its demand's distribution when not the model's (a CPU's cpu_service), or NULL */
     struct ss_instance *next_spare; /* in the world's list of records to reuse */
 } ss_instance;
 
@@ -146,6 +148,7 @@ struct ss_world {
     struct ss_timeline *tl;  /* the timeline being written (timeline.c), or NULL */
     struct ss_autoscaler *autoscaler; /* autoscale.c, or NULL */
     struct ss_coldstart *cs; /* cold starts on a topology's GPUs (coldstart.c, `placement:`), or NULL */
+    struct ss_control *ctl;  /* time-shared devices and controlled containers (control.c), or NULL */
     uint32_t daemons;        /* background events on the calendar (time-series samples, autoscaler
                               * ticks): they reschedule only while something else is pending */
     uint32_t *made;          /* per deployment entry: instances created from it so far */
@@ -161,6 +164,7 @@ struct ss_world {
     FILE *req_csv;
     FILE *ts_csv;            /* time-series samples (timeseries.c), or NULL */
     double ts_interval_s;
+    int ts_control;          /* the time series has the control columns */
     double *ts_area_prev;    /* per model: busy server-seconds at the previous sample */
     double wall_s;
     struct ss_pipe *pipe;    /* block pipeline (pipeline.c), or NULL */
@@ -268,6 +272,36 @@ void ss_pp_gone(ss_world *w, ss_instance *in);         /* a part stopped */
 uint32_t ss_pp_shrink(ss_world *w, uint32_t m, uint32_t k);
 /* autoscale.c: model m's arrival rate over the shortest window at the last tick. */
 double ss_as_rate_rps(const ss_group *g);
+
+/* control.c: time-shared devices and controlled containers (`dispatch:`,
+ * `control:`, docs/control.md).  Call the ss_ctl_* hooks only when w->ctl
+ * is set. */
+typedef struct ss_control ss_control;
+typedef struct ss_gate ss_gate;
+int ss_control_build(ss_world *w, ss_err *err);   /* after the instances */
+void ss_control_start(ss_world *w);               /* every instance is up: gates pull */
+void ss_control_declare(ss_world *w);
+void ss_control_result(const ss_world *w, ss_run_result *r);
+void ss_control_free(ss_world *w);
+int ss_ctl_route(ss_world *w, ss_group *g, ss_request *r); /* 1 if a free time-shared device took r */
+void ss_ctl_gate_free(ss_world *w, ss_gate *gt, double now); /* an executable of gt ended a service */
+void ss_ctl_done(ss_world *w, const ss_instance *in, const ss_request *r, double now); /* r's service ended */
+void ss_ctl_enqueue(ss_world *w, uint32_t m, double enqueued_s); /* r joined m's shared queue */
+void ss_ctl_dequeue(ss_world *w, uint32_t m, double enqueued_s); /* ... and left it */
+double ss_ctl_cores(const ss_world *w, uint32_t m);  /* model m's containers' cores now */
+/* A scripted capacity event on a controlled container sets its cores
+ * (counted as the controller's would be); 0 if in is not one. */
+int ss_ctl_set_cores(ss_world *w, const ss_instance *in, double cores);
+/* Mean response time of m's requests completed in (now - span_s, now], NAN if none. */
+double ss_ctl_rt_mean(const ss_world *w, uint32_t m, double now, double span_s);
+
+/* A container's speed at c cores, in one-core work per second: linear up to
+ * one core (a CPU quota below one core throttles), Amdahl above it with
+ * serial fraction s (docs/control.md). */
+static inline double ss_speedup(double s, double c)
+{
+    return c <= 1 ? c : 1 / (s + (1 - s) / c);
+}
 
 /* timeline.c: hooks of the timeline (call only when w->tl is set). */
 typedef struct ss_timeline ss_timeline;

@@ -15,16 +15,22 @@
  *                servers x interval (exact: busy time is integrated at every
  *                change, not sampled)
  *   starting     instances of the model starting (scaled up, not yet up)
- *   draining     instances finishing what they hold before they stop */
+ *   draining     instances finishing what they hold before they stop
+ * and, where a scenario has `dispatch:` or `control:` (docs/control.md):
+ *   cores        its controlled containers' cores now, summed
+ *   rt_mean_s    mean response time of its requests completed in
+ *                (t - interval, t], empty if none */
+#include <math.h>
 #include <stdlib.h>
 
 #include "core/afile.h"
 #include "serve/serve.h"
 #include "serve/world.h"
 
-void ss_world_timeseries_header(FILE *fp)
+void ss_world_timeseries_header(FILE *fp, int control)
 {
-    fputs("variant,replication,t_s,model,replicas,queued,in_service,utilisation,starting,draining\n", fp);
+    fputs("variant,replication,t_s,model,replicas,queued,in_service,utilisation,starting,draining", fp);
+    fputs(control ? ",cores,rt_mean_s\n" : "\n", fp);
 }
 
 static void sample(ss_engine *eng, void *ctx, uint64_t arg)
@@ -56,7 +62,13 @@ static void sample(ss_engine *eng, void *ctx, uint64_t arg)
         ss_csv_field(w->ts_csv, sc->variant);
         fprintf(w->ts_csv, ",%u,%.6f,", w->rep, now);
         ss_csv_field(w->ts_csv, sc->models[m].name);
-        fprintf(w->ts_csv, ",%u,%llu,%u,%.6f,%u,%u\n", up, queued, busy, util, starting, draining);
+        fprintf(w->ts_csv, ",%u,%llu,%u,%.6f,%u,%u", up, queued, busy, util, starting, draining);
+        if (w->ts_control) {
+            double rt = ss_ctl_rt_mean(w, (uint32_t)m, now, w->ts_interval_s);
+            fprintf(w->ts_csv, ",%.6f,", ss_ctl_cores(w, (uint32_t)m));
+            if (!isnan(rt)) fprintf(w->ts_csv, "%.6f", rt);
+        }
+        fputc('\n', w->ts_csv);
     }
     w->daemons--; /* this sample has fired */
     if (ss_world_active(w)) {
@@ -65,9 +77,10 @@ static void sample(ss_engine *eng, void *ctx, uint64_t arg)
     }
 }
 
-void ss_world_timeseries(ss_world *w, FILE *fp, double interval_s)
+void ss_world_timeseries(ss_world *w, FILE *fp, double interval_s, int control)
 {
     w->ts_csv = fp;
+    w->ts_control = control;
     w->ts_interval_s = interval_s;
     free(w->ts_area_prev);
     w->ts_area_prev = ss_xcalloc(w->sc->nmodels + 1, sizeof *w->ts_area_prev);

@@ -25,10 +25,13 @@
 /* ---- building ---------------------------------------------------------------- */
 
 /* The capacity of a ps instance's own link on the compute net: its cap,
- * or its device's whole capacity (no constraint) when it has none. */
+ * or its device's whole capacity (no constraint) when it has none.  On a
+ * CPU, a cap of c cores gives the model's speed at c (ss_speedup). */
 static double link_cap(const ss_scenario *sc, size_t d)
 {
     const ss_deploy_cfg *dc = &sc->deploys[d];
+    if (dc->cap > 0 && sc->devices[dc->device].kind == SS_DEV_CPU)
+        return ss_speedup(sc->models[dc->model].serial_fraction, dc->cap);
     return dc->cap > 0 ? dc->cap : ss_device_capacity(&sc->devices[dc->device]);
 }
 
@@ -127,6 +130,10 @@ ss_world *ss_world_build(const ss_scenario *sc, uint32_t rep, FILE *req_csv, ss_
                 ss_inst_create(w, (uint32_t)d, 0);
         if (!g->views) g->views = ss_xcalloc(1, sizeof *g->views);
     }
+    if (sc->control && ss_control_build(w, err) < 0) { /* before they come up: gates take their executables */
+        ss_world_free(w);
+        return NULL;
+    }
     for (size_t i = 0; i < w->ninst; i++) ss_inst_up(w, w->inst[i]);
     /* Rows per workload where some task has two or more workloads aimed at it. */
     for (size_t a = 0; a < sc->nworkloads && !w->wstats; a++)
@@ -151,6 +158,7 @@ ss_world *ss_world_build(const ss_scenario *sc, uint32_t rep, FILE *req_csv, ss_
         ss_world_declare_extra(w, "lost_requests");
     }
     if (w->cs) ss_cs_declare(w);
+    if (w->ctl) ss_control_declare(w);
     ss_sources_start(w);
     ss_events_start(w);
     if (sc->autoscale && ss_autoscaler_build(w, err) < 0) {
@@ -318,6 +326,7 @@ void ss_world_result(const ss_world *w, ss_run_result *r)
         ss_run_result_extra(r, "lost_requests", (double)w->lost);
     }
     if (w->cs) ss_cs_result(w, r);
+    if (w->ctl) ss_control_result(w, r);
 }
 
 size_t ss_world_extra_columns(const ss_world *w, const char *const **names)
@@ -338,6 +347,7 @@ void ss_world_free(ss_world *w)
     ss_timeline_free(w);
     ss_autoscaler_free(w);
     ss_cs_free(w);
+    ss_control_free(w);
     for (size_t i = 0; i < w->nextra_cols; i++) free(w->extra_cols[i]);
     free(w->extra_cols);
     for (size_t i = 0; i < w->ninst; i++) {

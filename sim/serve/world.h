@@ -48,8 +48,10 @@ void ss_world_requests_header(FILE *fp);
  * from interval_s on, while anything else is still to happen (timeseries.c).
  * Call between ss_world_build and ss_world_run.  Sampling does not change
  * the run's results. */
-void ss_world_timeseries(ss_world *w, FILE *fp, double interval_s);
-void ss_world_timeseries_header(FILE *fp);
+void ss_world_timeseries(ss_world *w, FILE *fp, double interval_s, int control);
+/* control: add the columns of `dispatch:`/`control:` scenarios (cores,
+ * rt_mean_s); the runs that share the file must all be given the same. */
+void ss_world_timeseries_header(FILE *fp, int control);
 
 /* One row per cold start into fp (coldstart.c), for a scenario with
  * `placement:`; call between ss_world_build and ss_world_run. */
