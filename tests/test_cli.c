@@ -353,7 +353,7 @@ static void test_bad_plugin_abi(void)
     expect_bad_run(dir, "e.yaml", "SERVESIM_PLUGIN_PATH='" SS_BUILD_DIR "/tests/plugins'", "", "e.yaml", 13,
                    ss_test_col_of(text, 13, "bad-abi"),
                    NEEDLES("plugin 'bad-abi' (" SS_BUILD_DIR "/tests/plugins/bad-abi.so)",
-                           "was built for policy ABI 999, this servesim speaks ABI 5: rebuild it"));
+                           "was built for policy ABI 999, this servesim speaks ABI 6: rebuild it"));
     ss_test_rmtree(dir);
 }
 

@@ -428,7 +428,7 @@ static void test_bad_abi(void)
     CU_ASSERT_EQUAL(load(&p, "bad-abi", SS_KIND_LOAD_BALANCER, TPL_DIR, &err), -1);
     CU_ASSERT_PTR_NULL(p.pol);
     CU_ASSERT(contains(err.msg, "scn.yaml:3:7: plugin 'bad-abi' (" TPL_DIR "/bad-abi.so) was built for policy "
-                                "ABI 999, this servesim speaks ABI 5: rebuild it"));
+                                "ABI 999, this servesim speaks ABI 6: rebuild it"));
 }
 
 static void test_no_symbol(void)
