@@ -714,7 +714,7 @@ static void test_help(void)
     free(out);
     rc = ss_test_sh(&out, "'%s' --version", SS_BIN);
     CU_ASSERT_EQUAL(rc, 0);
-    CU_ASSERT_TRUE(starts(out, "servesim 0.1.0 (policy ABI 5)"));
+    CU_ASSERT_TRUE(starts(out, "servesim 0.1.0 (policy ABI 6)"));
     free(out);
 }
 
