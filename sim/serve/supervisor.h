@@ -1,15 +1,18 @@
-/* supervisor.h: ROMA's per-worker supervisor (seed roma.md §2.4,
- * Algorithm 2 as reconstructed): the controllers' demands scaled to fit
- * the worker's cores (supervisor.c).  Pure arithmetic, no world. */
+/* supervisor.h: ROMA's per-worker Supervisor (seed roma.md §2.4, Algorithm
+ * 2 as reconstructed there), a pure function: it fits the controllers'
+ * demands for one worker to the cores it can give (AC = MC - GC). */
 #ifndef SS_SUPERVISOR_H
 #define SS_SUPERVISOR_H
 
 #include <stddef.h>
 
-/* granted[i] for demand[i] (n containers of one worker) given avail_cores
- * (ROMA's AC = MC - GC): eta = avail / sum(demand); eta < 1 scales every
- * demand by eta; eta > 1 grants u + gamma (eta - 1) u (gamma in [0, 1]:
- * 0 grants the demands, 1 fills the worker); eta = 1 grants the demands. */
+/* demand[0..n) (cores, >= 0; the simulator has clamped them) into
+ * granted[0..n) (may be the same array), with eta = avail_cores / the sum:
+ *   eta < 1: granted = eta x demand             (scaled down, sum = avail_cores)
+ *   eta > 1: granted = demand + gamma (eta - 1) demand  (gamma in [0, 1]: 0 keeps
+ *            the demand, 1 hands out every available core)
+ *   eta = 1: granted = demand.
+ * A sum of 0 (nothing asked, eta undefined): every grant is 0. */
 void ss_supervise(const double *demand, size_t n, double avail_cores, double gamma, double *granted);
 
 #endif
