@@ -21,9 +21,9 @@ static const char *HOST = "seed: 5\nrequests: %d\n"
                           " cpu_service: {dist: deterministic, value_s: 4}, serial_fraction: %s}\n"
                           "  - {name: b, service: {dist: deterministic, value_s: 1}, sla_s: 1.5}\n";
 
-/* Run HOST + body with trace t.csv (n arrivals, times "t_model" per line
- * split into two traces: ta.csv for a, tb.csv for b).  Returns requests
- * CSV, "====", results CSV; NULL if the run failed. */
+/* Run HOST + body (n requests) with the traces ta.csv and tb.csv written
+ * from ta and tb.  Returns the requests CSV, "====", the results CSV; NULL
+ * if the run failed. */
 static char *go(const char *dir, int n, const char *sf, const char *ta, const char *tb, const char *body)
 {
     free(ss_test_write(dir, "ta.csv", ta));
@@ -82,8 +82,7 @@ static double result(const char *out, const char *col)
 static const char *CPU_ONLY = "deployment:\n"
                               "  - {model: a, device: cpu, queue: shared, discipline: ps, cap: 2, threads: 4%s}\n"
                               "  - {model: b, device: gpu, queue: shared}\n"
-                              "workloads:\n  - {name: wa, kind: trace, target: a, file: ta.csv}\n"
-                              "  - {name: wb, kind: trace, target: b, file: tb.csv}\n";
+                              "workloads:\n  - {name: wa, kind: trace, target: a, file: ta.csv}\n";
 
 /* One request of 4 core-seconds on a 2-core container; at 1 s the quota
  * drops to 0.5 core.  Linear (s = 0): 2 done by 1 s, 2 left at 0.5/s: done
@@ -103,13 +102,18 @@ static void quota_mid_request(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(out);
     CU_ASSERT_DOUBLE_EQUAL(done_at(out, 0), 1 + 16.0 / 3, 1e-9);
     free(out);
-    /* The same under control: a static controller keeps the cores the
-     * event set, and the core-seconds count the change: 2 x 1 + 0.5 x 4. */
-    strcat(body, "control:\n  controller: static\n  period_s: 0.25\n");
+    /* Under control, the cores change twice mid-request: the event sets 0.5
+     * at 1.1 s and the static controller, at its next tick (1.25 s),
+     * restores the 2 it first saw.  2.2 done by 1.1 s, 0.075 by 1.25 s, the
+     * 1.725 left at 2: done at 2.1125 s.  Core-seconds to then: 2 x 1.1 +
+     * 0.5 x 0.15 + 2 x 0.8625 = 4. */
+    snprintf(body, sizeof body, CPU_ONLY, "");
+    strcat(body, "events:\n  - {at_s: 1.1, action: capacity, instance: a@cpu, capacity: 0.5}\n"
+                 "control:\n  controller: static\n  period_s: 0.25\n");
     out = go(dir, 1, "0", "timestamp_s\n0\n", "timestamp_s\n", body);
     CU_ASSERT_PTR_NOT_NULL_FATAL(out);
-    CU_ASSERT_DOUBLE_EQUAL(done_at(out, 0), 5.0, 1e-9);
-    CU_ASSERT_DOUBLE_EQUAL(result(out, "core_s"), 2 * 1 + 0.5 * 4, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(done_at(out, 0), 2.1125, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(result(out, "core_s"), 4.0, 1e-9);
     free(out);
     ss_test_rmtree(dir);
 }
@@ -135,19 +139,20 @@ static const char *GPU_ONLY = "deployment:\n"
                               "  - {model: a, device: gpu, queue: shared}\n"
                               "  - {model: b, device: gpu, queue: shared}\n"
                               "workloads:\n  - {name: wa, kind: trace, target: a, file: ta.csv}\n"
-                              "  - {name: wb, kind: trace, target: b, file: tb.csv}\n"
+                              "  - {name: wb, kind: trace, target: b, file: tb.csv, start_s: 0.2}\n"
                               "dispatch:\n  scheduler: %s\n";
 
 /* The gate: one request at a time over both models' executables.  a
- * arrives at 0 and 0.1, b at 0.2 (1 s each).  a#0 runs [0, 1]; at 1 both
- * queues hold one: gpu-rr serves b next (after a), then a: b done at 2, a#1
- * at 3.  Requests are numbered in creation order: a0 = 0, a1 = 1, b = 2. */
+ * arrives at 0 and 0.1, b at 0.2 (1 s each).  a0 runs [0, 1] (gpu-rr was
+ * asked: its cursor is on a); at 1 both queues hold one: gpu-rr serves b
+ * next, then a: b done at 2, a1 at 3.  Requests are numbered in creation
+ * order: a0 = 0, a1 = 1, b = 2. */
 static void gate_round_robin(void)
 {
     char *dir = ss_test_tmpdir();
     char body[2048];
     snprintf(body, sizeof body, GPU_ONLY, "gpu-rr");
-    char *out = go(dir, 3, "0", "timestamp_s\n0\n0.1\n", "timestamp_s\n0.2\n", body);
+    char *out = go(dir, 3, "0", "timestamp_s\n0\n0.1\n", "timestamp_s\n0\n", body);
     CU_ASSERT_PTR_NOT_NULL_FATAL(out);
     CU_ASSERT_DOUBLE_EQUAL(done_at(out, 0), 1.0, 1e-9);
     CU_ASSERT_DOUBLE_EQUAL(done_at(out, 2), 2.0, 1e-9);
@@ -172,12 +177,12 @@ static void gate_roma(void)
     char *dir = ss_test_tmpdir();
     char body[2048];
     snprintf(body, sizeof body, GPU_ONLY, "roma");
-    char *out = go(dir, 3, "0", "timestamp_s\n0\n0.1\n", "timestamp_s\n0.2\n", body);
+    char *out = go(dir, 3, "0", "timestamp_s\n0\n0.1\n", "timestamp_s\n0\n", body);
     CU_ASSERT_PTR_NOT_NULL_FATAL(out);
     CU_ASSERT_DOUBLE_EQUAL(done_at(out, 1), 2.0, 1e-9);
     CU_ASSERT_DOUBLE_EQUAL(done_at(out, 2), 3.0, 1e-9);
     free(out);
-    out = go(dir, 4, "0", "timestamp_s\n0\n0.1\n", "timestamp_s\n0.2\n0.3\n", body);
+    out = go(dir, 4, "0", "timestamp_s\n0\n0.1\n", "timestamp_s\n0\n0.1\n", body);
     CU_ASSERT_PTR_NOT_NULL_FATAL(out);
     CU_ASSERT_DOUBLE_EQUAL(done_at(out, 2), 2.0, 1e-9);
     CU_ASSERT_DOUBLE_EQUAL(done_at(out, 1), 3.0, 1e-9);
@@ -268,7 +273,7 @@ static void bad_input(void)
     snprintf(b, sizeof b,
              "deployment:\n  - {model: b, device: gpu, queue: shared}\n"
              "workloads:\n  - {name: wb, kind: steps, target: b, steps: []}\n");
-    refused(b, "s.yaml:11:52: steps: ");
+    refused(b, "s.yaml:11:47: steps: expected at least one {until_s, rate_rps}");
 }
 
 SS_TEST_SUITE("control-world", {"a container's quota changed mid-request: exact finish", quota_mid_request},

@@ -91,6 +91,9 @@ static int read_steps(ss_workload_cfg *w, const ss_node *it, ss_err *err)
         prev = st->until_s;
         w->nsteps = i + 1;
     }
+    double scale = 1; /* every rate multiplied: one shape at several loads (a sweep's axis) */
+    TRY(ss_cfg_num(it, "scale", &scale, SS_NONNEG, err));
+    for (size_t i = 0; i < w->nsteps; i++) w->steps[i].rate_rps *= scale;
     return 0;
 }
 
@@ -103,7 +106,7 @@ static int read_workload(ss_scenario *sc, ss_workload_cfg *w, const ss_node *it,
         [SS_WL_NORMAL] = {"rate_rps", "sd_s"},
         [SS_WL_GAMMA] = {"rate_rps", "cv"},
         [SS_WL_INTERARRIVAL] = {"interarrival"},
-        [SS_WL_STEPS] = {"steps"},
+        [SS_WL_STEPS] = {"steps", "scale"},
         [SS_WL_CLOSED] = {"clients", "think"},
         [SS_WL_TRACE] = {"file", "time_scale"},
         [SS_WL_SYNTHETIC] = {"shape", "median_rps", "peak_to_median", "length_s", "step_s", "correlation_s", "scale"},

@@ -8,9 +8,10 @@
  * others wait.  When it frees (and at start), and only if some queue of its
  * models holds a request, the device-scheduler plugin picks the model whose
  * head it serves next (R Algorithm 1 is `roma`).  A request that arrives
- * while a time-shared device of its model is free goes there at once (its
- * queue was empty, so any scheduler would pick it: the idle-GPU re-trigger
- * that R §1.3 leaves open), before any free container.
+ * while a time-shared device of its model is free joins its queue and the
+ * device picks at once (the idle-GPU re-trigger that R §1.3 leaves open;
+ * every queue of the device's models was empty, so the pick is that
+ * request, but the plugin sees every decision), before any free container.
  *
  * Controlled container (R §1.2: one CPU executable per model and worker,
  * its cores a Docker quota).  A ps instance with a cap on a CPU device
@@ -205,22 +206,19 @@ void ss_ctl_dequeue(ss_world *w, uint32_t m, double enqueued_s)
 
 /* ---- time-shared devices ------------------------------------------------------------ */
 
-/* The gate's executable of model m serves the head of m's queue (or r). */
-static void gate_serve(ss_world *w, ss_gate *gt, ss_instance *in, ss_request *r, double now)
+/* The gate's executable `in` serves the head of its model's queue. */
+static void gate_serve(ss_world *w, ss_gate *gt, ss_instance *in, double now)
 {
     ss_group *g = &w->groups[in->model];
-    if (!r) {
-        ss_qitem next;
-        if (!w->sched.pol->ops.scheduler.pop(g->queue, now, &next)) return;
-        g->queued--;
-        ss_ctl_dequeue(w, in->model, next.enqueued_s);
-        r = next.req;
-    }
+    ss_qitem next;
+    if (!w->sched.pol->ops.scheduler.pop(g->queue, now, &next)) return;
+    g->queued--;
+    ss_ctl_dequeue(w, in->model, next.enqueued_s);
     gt->busy = 1;
-    ss_serve_start(w, in, r);
+    ss_serve_start(w, in, next.req);
 }
 
-int ss_ctl_route(ss_world *w, ss_group *g, ss_request *r)
+ss_gate *ss_ctl_free_gate(ss_world *w, const ss_group *g)
 {
     ss_control *c = C(w);
     uint32_t m = (uint32_t)(g - w->groups);
@@ -228,12 +226,9 @@ int ss_ctl_route(ss_world *w, ss_group *g, ss_request *r)
         ss_gate *gt = &c->gates[i];
         if (gt->busy) continue;
         for (uint32_t k = 0; k < gt->n; k++)
-            if (gt->exec[k]->model == m && gt->exec[k]->state == SS_INST_UP) {
-                gate_serve(w, gt, gt->exec[k], r, ss_now(w->eng));
-                return 1;
-            }
+            if (gt->exec[k]->model == m && gt->exec[k]->state == SS_INST_UP) return gt;
     }
-    return 0;
+    return NULL;
 }
 
 void ss_ctl_gate_free(ss_world *w, ss_gate *gt, double now)
@@ -271,7 +266,7 @@ void ss_ctl_gate_free(ss_world *w, ss_gate *gt, double now)
     ss_dsched_ctx ctx = {.device = gt->device, .now_s = now, .q = gt->views, .n = gt->n};
     uint32_t pick = c->dsched.pol->ops.device_scheduler.pick(c->dsched_state, &ctx);
     if (pick >= gt->n || gt->views[pick].queued == 0) pick = longest; /* a misbehaving plugin must not stall */
-    gate_serve(w, gt, gt->exec[pick], NULL, now);
+    gate_serve(w, gt, gt->exec[pick], now);
 }
 
 /* ---- containers and the control loop ---------------------------------------------- */
@@ -466,8 +461,9 @@ void ss_control_result(const ss_world *w, ss_run_result *r)
             free(col);
         }
     }
-    /* Core-seconds over the run: [0, duration] when it is bounded by time. */
-    double end = isfinite(sc->duration_s) ? sc->duration_s : ss_now(w->eng);
+    /* Core-seconds over the run: [0, duration] when it is bounded by time,
+     * else up to the last request's end. */
+    double end = isfinite(sc->duration_s) ? sc->duration_s : w->last_done_s;
     double total = 0;
     for (size_t i = 0; i < c->nbox;) {
         double sum = 0;

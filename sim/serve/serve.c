@@ -391,8 +391,10 @@ static inline void plain_queue(ss_world *w, ss_group *g, ss_instance *in, uint32
 static void shared_route(ss_world *w, ss_group *g, ss_request *r)
 {
     if (g->as) ss_as_arrive(g);
-    if (w->ctl && ss_ctl_route(w, g, r)) return; /* a free time-shared device first */
-    ss_instance *in = ss_idle_pop(w, g);
+    /* A free time-shared device of the model first (then its queue holds
+     * only r, and its scheduler is asked, as at every pick). */
+    ss_gate *gate = w->ctl ? ss_ctl_free_gate(w, g) : NULL;
+    ss_instance *in = gate ? NULL : ss_idle_pop(w, g);
     if (in) {
         serve_start(w, in, r);
         return;
@@ -410,6 +412,7 @@ static void shared_route(ss_world *w, ss_group *g, ss_request *r)
     g->queued++;
     if (g->as) ss_as_enqueue(g, r->enqueued_s, item.seq, r->enqueued_s);
     if (w->ctl) ss_ctl_enqueue(w, (uint32_t)(g - w->groups), r->enqueued_s);
+    if (gate) ss_ctl_gate_free(w, gate, r->enqueued_s);
 }
 
 /* Send r to an instance of its current stage's model. */

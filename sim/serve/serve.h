@@ -283,7 +283,7 @@ void ss_control_start(ss_world *w);               /* every instance is up: gates
 void ss_control_declare(ss_world *w);
 void ss_control_result(const ss_world *w, ss_run_result *r);
 void ss_control_free(ss_world *w);
-int ss_ctl_route(ss_world *w, ss_group *g, ss_request *r); /* 1 if a free time-shared device took r */
+ss_gate *ss_ctl_free_gate(ss_world *w, const ss_group *g); /* a free time-shared device of g's model, or NULL */
 void ss_ctl_gate_free(ss_world *w, ss_gate *gt, double now); /* an executable of gt ended a service */
 void ss_ctl_done(ss_world *w, const ss_instance *in, const ss_request *r, double now); /* r's service ended */
 void ss_ctl_enqueue(ss_world *w, uint32_t m, double enqueued_s); /* r joined m's shared queue */
