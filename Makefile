@@ -188,6 +188,7 @@ bench: deps
 	bench/flows.sh $(BIN)
 	bench/masa.sh $(BIN)
 	bench/flashpoint.sh $(BIN)
+	bench/roma.sh $(BIN)
 
 # Render the committed reference results (results/reference/) to PNG.
 plots: deps

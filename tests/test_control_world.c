@@ -215,6 +215,28 @@ static void gpu_first(void)
     ss_test_rmtree(dir);
 }
 
+/* R §1.3 item 7's anchors on the shipped tests: RR+max allocates every core
+ * of both workers for the 300 s, 2 x 6 x 300 = 3600 core-seconds, and
+ * RR+min one core per worker, 600, in every test and repetition. */
+static void static_anchors(void)
+{
+    static const char *const tests[] = {"pair-i", "pair-ii", "allapps"};
+    for (size_t t = 0; t < 3; t++)
+        for (int v = 0; v < 2; v++) {
+            char *out = NULL;
+            int rc = ss_test_sh(&out,
+                                "cd '%s' && '%s/servesim' run scenarios/roma/%s.yaml --variant %s -o /dev/stdout "
+                                "--quiet | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } "
+                                "{ print $c[\"core_s\"] }' | sort -u",
+                                SS_SRC_DIR, SS_BUILD_DIR, tests[t], v ? "rr-min" : "rr-max");
+            CU_ASSERT_EQUAL(rc, 0);
+            CU_ASSERT_STRING_EQUAL(out ? out : "", v ? "600.000000\n" : "3600.000000\n");
+            if (!out || strcmp(out, v ? "600.000000\n" : "3600.000000\n") != 0)
+                fprintf(stderr, "\n%s %s: core_s %s\n", tests[t], v ? "rr-min" : "rr-max", out ? out : "");
+            free(out);
+        }
+}
+
 /* Bad input: exit 2, the message at file:line:col, no output file. */
 static void refused(const char *body, const char *msg)
 {
@@ -280,4 +302,5 @@ SS_TEST_SUITE("control-world", {"a container's quota changed mid-request: exact 
               {"requests share a container's speed", sharing_inside},
               {"a time-shared device serves one request at a time (gpu-rr)", gate_round_robin},
               {"roma's choice at a freed GPU", gate_roma}, {"a free GPU before a free container", gpu_first},
+              {"RR+max and RR+min use 3600 and 600 core-seconds in every test", static_anchors},
               {"bad input: file:line:col, exit 2, no output", bad_input})
