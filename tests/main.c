@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #define MAX_SUITES 128
 static struct {
@@ -103,6 +104,21 @@ int ss_test_has(const char *hay, const char *needle)
     int ok = hay && strstr(hay, needle) != NULL;
     if (!ok) fprintf(stderr, "\n  missing: %s\n  in:      %s\n", needle, hay ? hay : "(null)");
     return ok;
+}
+
+void ss_test_refused(const char *yaml, const char *msg)
+{
+    char *dir = ss_test_tmpdir();
+    free(ss_test_write(dir, "s.yaml", yaml));
+    char *out = NULL;
+    int rc = ss_test_sh(&out, "cd '%s' && '%s/servesim' run s.yaml -o r.csv", dir, SS_BUILD_DIR);
+    CU_ASSERT_EQUAL(rc, 2);
+    CU_ASSERT(ss_test_has(out, msg));
+    char r[1024];
+    snprintf(r, sizeof r, "%s/r.csv", dir);
+    CU_ASSERT_NOT_EQUAL(access(r, F_OK), 0);
+    free(out);
+    ss_test_rmtree(dir);
 }
 
 int ss_test_col_of(const char *text, int line, const char *needle)

@@ -39,6 +39,9 @@ int ss_test_sweep_reproduces(const char *sweep, const char *reference);
 /* 1 if `needle` occurs in `hay`; otherwise 0, with both printed to stderr
  * so a failed assertion shows what was there instead. */
 int ss_test_has(const char *hay, const char *needle);
+/* Bad input: `servesim run` on the scenario text `yaml` (written as s.yaml
+ * in a fresh folder) exits 2, prints msg, and writes no output file. */
+void ss_test_refused(const char *yaml, const char *msg);
 /* 1-based column of the first `needle` on 1-based line `line` of `text`
  * (0 if absent): expected positions are computed from the text a test
  * wrote, not typed in by hand. */
