@@ -283,6 +283,11 @@ static void bad_input(void)
     refused(b, "s.yaml:13:3: control: no container to control");
     snprintf(b, sizeof b,
              "deployment:\n  - {model: b, device: gpu, queue: shared}\n"
+             "workloads:\n  - {name: wb, kind: poisson, target: b, rate_rps: 1}\n"
+             "autoscaling:\n  policy: atl\n");
+    refused(b, "s.yaml:13:3: autoscaling: device 'w/gpu' is time-shared");
+    snprintf(b, sizeof b,
+             "deployment:\n  - {model: b, device: gpu, queue: shared}\n"
              "workloads:\n  - {name: wb, kind: steps, target: b, steps: []}\n");
     refused(b, "s.yaml:11:47: steps: expected at least one {until_s, rate_rps}");
 }

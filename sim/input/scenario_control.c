@@ -66,6 +66,25 @@ static int check_time_shared(const ss_scenario *sc, ss_err *err)
     return 0;
 }
 
+/* Instances that come and go do not join a device's gate: refuse them there. */
+static int check_static(const ss_scenario *sc, const ss_node *root, ss_err *err)
+{
+    for (size_t v = 0; v < sc->ndevices; v++) {
+        if (!sc->devices[v].time_shared) continue;
+        if (sc->autoscale)
+            return ss_node_err(ss_map_find(root, "autoscaling"), err,
+                               "autoscaling: device '%s' is time-shared, and its executables are fixed for the run "
+                               "(an autoscaler's replicas would not take turns on it)",
+                               sc->devices[v].name);
+        for (size_t e = 0; e < sc->nevents; e++)
+            if (sc->events[e].kind == SS_EV_ADD && sc->deploys[sc->events[e].deploy].device == v)
+                return ss_node_err(ss_map_find(root, "events"), err,
+                                   "events: an 'add' on time-shared device '%s': its executables are fixed for the run",
+                                   sc->devices[v].name);
+    }
+    return 0;
+}
+
 static int read_dispatch(ss_scenario *sc, ss_control_cfg *c, const ss_node *sec, ss_err *err)
 {
     static const char *const keys[] = {"scheduler", "window_s", NULL};
@@ -165,6 +184,7 @@ int ss_sc_read_control(ss_scenario *sc, const ss_node *root, ss_err *err)
         return ss_node_err(disp, err, "dispatch: no device is time-shared (give a device `time_shared: true`)");
     sc->control = ss_xcalloc(1, sizeof *sc->control);
     TRY(check_time_shared(sc, err));
+    TRY(check_static(sc, root, err));
     TRY(read_dispatch(sc, sc->control, disp, err));
     if (ctl) TRY(read_controls(sc, sc->control, ctl, err));
     return 0;

@@ -44,7 +44,6 @@
 /* A time-shared device. */
 struct ss_gate {
     uint32_t device;
-    int busy;
     uint32_t n;              /* models with an executable here */
     ss_instance **exec;      /* ... their executables, in model order */
     ss_dqueue_view *views;   /* scratch for the scheduler */
@@ -206,6 +205,14 @@ void ss_ctl_dequeue(ss_world *w, uint32_t m, double enqueued_s)
 
 /* ---- time-shared devices ------------------------------------------------------------ */
 
+/* Busy while one of its executables serves (no flag to go stale when one fails). */
+static int gate_busy(const ss_gate *gt)
+{
+    for (uint32_t k = 0; k < gt->n; k++)
+        if (gt->exec[k]->busy) return 1;
+    return 0;
+}
+
 /* The gate's executable `in` serves the head of its model's queue. */
 static void gate_serve(ss_world *w, ss_gate *gt, ss_instance *in, double now)
 {
@@ -214,7 +221,7 @@ static void gate_serve(ss_world *w, ss_gate *gt, ss_instance *in, double now)
     if (!w->sched.pol->ops.scheduler.pop(g->queue, now, &next)) return;
     g->queued--;
     ss_ctl_dequeue(w, in->model, next.enqueued_s);
-    gt->busy = 1;
+    (void)gt;
     ss_serve_start(w, in, next.req);
 }
 
@@ -224,7 +231,7 @@ ss_gate *ss_ctl_free_gate(ss_world *w, const ss_group *g)
     uint32_t m = (uint32_t)(g - w->groups);
     for (size_t i = 0; i < c->ngates; i++) {
         ss_gate *gt = &c->gates[i];
-        if (gt->busy) continue;
+        if (gate_busy(gt)) continue;
         for (uint32_t k = 0; k < gt->n; k++)
             if (gt->exec[k]->model == m && gt->exec[k]->state == SS_INST_UP) return gt;
     }
@@ -234,11 +241,7 @@ ss_gate *ss_ctl_free_gate(ss_world *w, const ss_group *g)
 void ss_ctl_gate_free(ss_world *w, ss_gate *gt, double now)
 {
     ss_control *c = C(w);
-    if (gt->busy) {
-        for (uint32_t k = 0; k < gt->n; k++)
-            if (gt->exec[k]->busy) return; /* still serving */
-        gt->busy = 0;
-    }
+    if (gate_busy(gt)) return; /* still serving */
     uint32_t nq = 0, longest = 0;
     for (uint32_t k = 0; k < gt->n; k++) {
         const ss_instance *in = gt->exec[k];
