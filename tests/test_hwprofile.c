@@ -180,7 +180,8 @@ static void test_run_rules(void)
  * without it only the reader's half runs. */
 static void test_schema_agrees(void)
 {
-    static const char *const good[] = {"docs/profile-example.json", "tests/fuzz/profile/measured.json", NULL};
+    static const char *const good[] = {"docs/profile-example.json", "tests/fuzz/profile/measured.json",
+                                       "profiles/published/blockflow/table-4-2.json", NULL};
     for (int i = 0; good[i]; i++) {
         char *path = ss_xasprintf("%s/%s", SS_SRC_DIR, good[i]);
         ss_hwprofile p;
@@ -200,10 +201,12 @@ static void test_schema_agrees(void)
         "s = json.load(open(\"docs/profile.schema.json\"))\n"
         "jsonschema.Draft202012Validator.check_schema(s)\n"
         "v = jsonschema.Draft202012Validator(s)\n"
-        "for f in [\"docs/profile-example.json\", \"tests/fuzz/profile/measured.json\"]:\n"
+        "for f in [\"docs/profile-example.json\", \"tests/fuzz/profile/measured.json\", "
+        "\"profiles/published/blockflow/table-4-2.json\"]:\n"
         "    for e in v.iter_errors(json.load(open(f))): print(\"refused\", f, e.message); sys.exit(1)\n"
         "for c in [\"kind-unknown\", \"latency-negative\", \"missing-field\", \"run-clients-and-rate\", "
-        "\"version-two\"]:\n"
+        "\"version-two\", \"summary-no-mean\", \"summary-sd-negative\", \"summary-n-zero\", "
+        "\"summary-dist-unknown\", \"summary-key-typo\"]:\n"
         "    if v.is_valid(json.load(open(\"tests/bad/calibrate/\" + c + \".json\"))): print(\"accepted\", c); "
         "sys.exit(1)\n"
         "print(\"schema agrees\")'",

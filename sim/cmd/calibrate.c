@@ -12,6 +12,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "core/cfg.h"
 #include "core/fit.h"
 
 #define TRY(x)                  \
@@ -32,6 +33,7 @@ typedef struct group {
     size_t nrefs;
     double *x, *y;  /* one point per observation: x the batch or bytes (laws), y the time in s */
     size_t n;
+    int summary;    /* the group's samples are summaries of published tables (one point each) */
 } group;
 
 typedef struct groups {
@@ -60,6 +62,7 @@ static group *add(groups *gs, const char *key, const ss_hwprofile *p, size_t i, 
 {
     group *g = group_for(gs, key);
     const ss_hwp_sample *s = &p->samples[i];
+    if (g->nrefs == 0) g->summary = s->summary;
     g->refs = ss_xrealloc(g->refs, (g->nrefs + 1) * sizeof *g->refs);
     g->refs[g->nrefs++] = (ref){p, i};
     g->x = ss_xrealloc(g->x, (g->n + s->ntimes + 1) * sizeof *g->x);
@@ -137,7 +140,15 @@ static cJSON *refs_json(const group *g)
         cJSON_AddStringToObject(r, "file", g->refs[i].prof->path);
         cJSON_AddNumberToObject(r, "sample", (double)g->refs[i].sample);
         cJSON_AddNumberToObject(r, "line", sample_of(&g->refs[i])->line);
-        cJSON_AddNumberToObject(r, "observations", (double)sample_of(&g->refs[i])->ntimes);
+        const ss_hwp_sample *s = sample_of(&g->refs[i]);
+        if (s->summary) {
+            if (s->n_obs) cJSON_AddNumberToObject(r, "observations", s->n_obs);
+            put_num(r, "mean_s", s->times_s[0]);
+            if (!isnan(s->sd_s)) put_num(r, "sd_s", s->sd_s);
+        } else {
+            cJSON_AddNumberToObject(r, "observations", (double)s->ntimes);
+        }
+        if (s->source) cJSON_AddStringToObject(r, "source", s->source);
         cJSON_AddItemToArray(a, r);
     }
     return a;
@@ -154,6 +165,108 @@ static int group_err(const group *g, ss_err *err, const char *fmt, ...)
     va_end(ap);
     const ss_hwp_sample *s = sample_of(&g->refs[0]);
     return ss_err_at(err, g->refs[0].prof->path, s->line, s->col, "%s", msg);
+}
+
+/* ---- summaries of published tables ----------------------------------------- */
+
+/* A group pools raw observations or summaries, not both: 0, or -1 at the
+ * first sample of the other form. */
+static int check_forms(const groups *gs, ss_err *err)
+{
+    for (size_t i = 0; i < gs->n; i++)
+        for (size_t k = 1; k < gs->g[i].nrefs; k++) {
+            const ss_hwp_sample *s = sample_of(&gs->g[i].refs[k]);
+            if (s->summary != gs->g[i].summary)
+                return ss_err_at(err, gs->g[i].refs[k].prof->path, s->line, s->col,
+                                 "this sample is %s, but the first of its group (line %d) is %s: a fit pools raw "
+                                 "observations or published summaries, not both",
+                                 s->summary ? "a summary" : "raw observations", sample_of(&gs->g[i].refs[0])->line,
+                                 gs->g[i].summary ? "a summary" : "raw observations");
+        }
+    return 0;
+}
+
+/* The pooled moments of a summary group: N = sum of n (1 where not given),
+ * the n-weighted mean, and the pooled sd sqrt((sum (n - 1) sd^2 + sum n (mean_i
+ * - mean)^2) / (N - 1)) (one summary: its own sd); sd NAN if a summary gives
+ * none.  *decimals: the most decimals written (-1 if any used an exponent). */
+typedef struct moments {
+    double n, mean, sd;
+    int decimals;
+    int dist; /* the family of the first summary (core/fit.h order) */
+} moments;
+
+static moments pooled(const group *g)
+{
+    moments m = {0, 0, 0, 0, sample_of(&g->refs[0])->dist};
+    double ss = 0;
+    int nosd = 0;
+    for (size_t i = 0; i < g->nrefs; i++) {
+        const ss_hwp_sample *s = sample_of(&g->refs[i]);
+        double n = s->n_obs ? s->n_obs : 1;
+        m.n += n;
+        m.mean += n * s->times_s[0];
+        if (isnan(s->sd_s)) nosd = 1;
+        else ss += (n - 1) * s->sd_s * s->sd_s;
+        if (s->decimals < 0 || m.decimals < 0) m.decimals = -1;
+        else if (s->decimals > m.decimals) m.decimals = s->decimals;
+    }
+    m.mean /= m.n;
+    for (size_t i = 0; i < g->nrefs; i++) {
+        const ss_hwp_sample *s = sample_of(&g->refs[i]);
+        double n = s->n_obs ? s->n_obs : 1, d = s->times_s[0] - m.mean;
+        ss += n * d * d;
+    }
+    if (nosd) m.sd = NAN;
+    else if (g->nrefs == 1) m.sd = sample_of(&g->refs[0])->sd_s;
+    else m.sd = m.n > 1 ? sqrt(ss / (m.n - 1)) : 0;
+    return m;
+}
+
+/* The distribution of a summary group by moments: the summary's family with
+ * its mean and sd (gamma: shape = (mean / sd)^2); *deterministic when no sd
+ * or sd 0. */
+static void dist_by_moments(const group *g, ss_dist_fits *d, int *deterministic)
+{
+    moments m = pooled(g);
+    memset(d, 0, sizeof *d);
+    d->n = g->nrefs;
+    d->best = (ss_fit_family)m.dist;
+    ss_dist_fit *f = &d->fit[d->best];
+    for (int k = 0; k < SS_FIT_NFAMILIES; k++) d->fit[k].loglik = d->fit[k].aic = d->fit[k].ks_d = d->fit[k].ks_p = NAN;
+    f->mean = m.mean;
+    f->sd = m.sd;
+    f->p1 = m.sd > 0 ? (m.mean / m.sd) * (m.mean / m.sd) : NAN;
+    *deterministic = !(m.sd > 0);
+}
+
+#define MOMENTS_METHOD                                                                                     \
+    "moments of a published summary: its mean and sd (several summaries of one piece pooled by n) matched " \
+    "to the family it names (dist; lognormal when not named; gamma shape = (mean / sd)^2); deterministic at " \
+    "the mean when it gives no sd or sd 0"
+
+#define POINTS_METHOD                                                                                       \
+    "through the published means: exact through two points (no interval); from three points weighted least " \
+    "squares (gsl_fit_wlinear), weights n / sd^2 when every point gives an sd > 0 (intervals 1.96 standard "   \
+    "errors), else n (covariance scaled by the weighted residual variance, intervals t(0.975, n - 2))"
+
+/* The law through a summary group's points (ss_fit_affine_points). */
+static int fit_points(const group *g, ss_affine_fit *f)
+{
+    double *w = ss_xcalloc(g->n + 1, sizeof *w);
+    int absolute = 1;
+    for (size_t i = 0; i < g->nrefs; i++) {
+        const ss_hwp_sample *s = sample_of(&g->refs[i]);
+        if (!(s->sd_s > 0)) absolute = 0;
+    }
+    for (size_t i = 0; i < g->nrefs; i++) {
+        const ss_hwp_sample *s = sample_of(&g->refs[i]);
+        double n = s->n_obs ? s->n_obs : 1;
+        w[i] = absolute ? n / (s->sd_s * s->sd_s) : n;
+    }
+    int rc = ss_fit_affine_points(g->x, g->y, w, g->n, absolute, f);
+    free(w);
+    return rc;
 }
 
 /* ---- affine laws ----------------------------------------------------------- */
@@ -185,7 +298,7 @@ static cJSON *law_json(const char *law, const char *x, const char *p0, const cha
     cJSON_AddNumberToObject(o, "distinct_x", (double)f->ndistinct_x);
     put_num(o, "residual_se_s", f->rse);
     put_num(o, "r2", f->r2);
-    cJSON_AddStringToObject(o, "method", LS_METHOD);
+    cJSON_AddStringToObject(o, "method", g->summary ? POINTS_METHOD : LS_METHOD);
     cJSON_AddItemToObject(o, "from", refs_json(g));
     return o;
 }
@@ -197,6 +310,11 @@ static cJSON *service_json(const ss_dist_fits *d, const group *g)
 {
     cJSON *s = cJSON_CreateObject();
     const ss_dist_fit *f = &d->fit[d->best];
+    if (g->summary && !(f->sd > 0)) { /* a published mean without spread */
+        cJSON_AddStringToObject(s, "dist", "deterministic");
+        put_num(s, "value_s", f->mean);
+        return s;
+    }
     cJSON_AddStringToObject(s, "dist", ss_fit_family_name(d->best));
     switch (d->best) {
     case SS_FIT_NORMAL:
@@ -237,6 +355,11 @@ static cJSON *candidate_json(ss_fit_family fam, const ss_dist_fit *f)
 
 static int fit_dist(const group *g, ss_dist_fits *d, ss_err *err)
 {
+    if (g->summary) {
+        int det;
+        dist_by_moments(g, d, &det);
+        return 0;
+    }
     if (ss_fit_dists(g->y, g->n, d) == 0) return 0;
     const ss_hwp_sample *s = sample_of(&g->refs[0]);
     char *w = piece_words(s);
@@ -258,8 +381,14 @@ static cJSON *dist_json(const group *g, const ss_dist_fits *d)
     cJSON_AddNumberToObject(o, "threads", s->threads);
     cJSON_AddNumberToObject(o, "batch", s->batch);
     cJSON_AddNumberToObject(o, "n", (double)g->n);
-    cJSON_AddStringToObject(o, "chosen", ss_fit_family_name(d->best));
-    cJSON_AddItemToObject(o, "service", service_json(d, g));
+    cJSON *svc = service_json(d, g);
+    cJSON_AddStringToObject(o, "chosen", cJSON_GetObjectItemCaseSensitive(svc, "dist")->valuestring);
+    cJSON_AddItemToObject(o, "service", svc);
+    if (g->summary) {
+        cJSON_AddStringToObject(o, "method", MOMENTS_METHOD);
+        cJSON_AddItemToObject(o, "from", refs_json(g));
+        return o;
+    }
     cJSON_AddStringToObject(o, "method",
                             "maximum likelihood: normal and lognormal in closed form, gamma shape by Newton on "
                             "log k - psi(k) = log(mean) - mean(log); Kolmogorov-Smirnov distance and its asymptotic "
@@ -323,7 +452,7 @@ static int compute_laws(calib *c, ss_affine_fit *fits, ss_err *err)
     for (size_t i = 0; i < c->laws.n; i++) {
         const group *g = &c->laws.g[i];
         const ss_hwp_sample *s = sample_of(&g->refs[0]);
-        if (ss_fit_affine(g->x, g->y, g->n, &fits[i]) < 0) {
+        if ((g->summary ? fit_points(g, &fits[i]) : ss_fit_affine(g->x, g->y, g->n, &fits[i])) < 0) {
             if (fits[i].ndistinct_x < 2 && c->o->no_batch_law) {
                 fits[i].n = 0;
                 continue;
@@ -331,9 +460,11 @@ static int compute_laws(calib *c, ss_affine_fit *fits, ss_err *err)
             char *w = piece_words(s);
             int rc = group_err(g, err,
                                "latency of %s: fewer samples than parameters: the affine law fixed_s + "
-                               "per_sample_s x batch needs at least two batch sizes and three observations, got %zu "
-                               "batch size%s and %zu observation%s (--no-batch-law skips pieces of one batch size)",
-                               w, fits[i].ndistinct_x, fits[i].ndistinct_x == 1 ? "" : "s", g->n, g->n == 1 ? "" : "s");
+                               "per_sample_s x batch needs at least two batch sizes and %s, got %zu "
+                               "batch size%s and %zu %s%s (--no-batch-law skips pieces of one batch size)",
+                               w, g->summary ? "two published means" : "three observations", fits[i].ndistinct_x,
+                               fits[i].ndistinct_x == 1 ? "" : "s", g->n, g->summary ? "mean" : "observation",
+                               g->n == 1 ? "" : "s");
             free(w);
             return rc;
         }
@@ -370,13 +501,14 @@ static int transport_laws(calib *c, ss_err *err)
         const group *g = is_t ? &c->transports.g[i] : &c->memcpys.g[i - c->transports.n];
         const char *name = is_t ? g->key : "memcpy";
         ss_affine_fit f;
-        if (ss_fit_affine(g->x, g->y, g->n, &f) < 0)
+        if ((g->summary ? fit_points(g, &f) : ss_fit_affine(g->x, g->y, g->n, &f)) < 0)
             return group_err(g, err,
                              "%s%s%s: fewer samples than parameters: the affine cost fixed_s + s_per_byte x bytes "
-                             "needs at least two message sizes and three observations, got %zu size%s and %zu "
-                             "observation%s",
-                             is_t ? "transport '" : "", name, is_t ? "'" : "", f.ndistinct_x,
-                             f.ndistinct_x == 1 ? "" : "s", g->n, g->n == 1 ? "" : "s");
+                             "needs at least two message sizes and %s, got %zu size%s and %zu %s%s",
+                             is_t ? "transport '" : "", name, is_t ? "'" : "",
+                             g->summary ? "two published means" : "three observations", f.ndistinct_x,
+                             f.ndistinct_x == 1 ? "" : "s", g->n, g->summary ? "mean" : "observation",
+                             g->n == 1 ? "" : "s");
         cJSON *l = law_json("latency_s = fixed_s + s_per_byte x bytes", "bytes", "fixed_s", "s_per_byte", &f, g);
         put_num(l, "bytes_per_s", f.slope > 0 ? 1 / f.slope : NAN);
         fprintf(c->sum, "  %s: %.6g s + %.6g s/B (%.4g MB/s), R2 %.4f, n %zu\n", name, f.intercept, f.slope,
@@ -558,6 +690,300 @@ static int blocks(calib *c, const ss_dist_fits *dfits, const ss_affine_fit *lfit
     return 0;
 }
 
+/* ---- --base: a shipped profile's format ------------------------------------- */
+
+/* x (s) rounded to `decimals` in the file unit `unit`; as it is for -1. */
+static double round_dec(double x, int decimals, const char *unit)
+{
+    if (decimals < 0) return x;
+    double scale = strcmp(unit, "ms") == 0 ? 1e-3 : strcmp(unit, "us") == 0 ? 1e-6 : 1, p = pow(10, decimals);
+    return round(x / scale * p) / p * scale;
+}
+
+typedef struct based {
+    calib *c;
+    const ss_dist_fits *dfits;
+    cJSON *values;   /* where each number put in came from */
+    const ss_doc *doc; /* the base as positioned nodes, for messages */
+    const ss_node *at; /* the node a message is about (set by the caller) */
+} based;
+
+/* The node of the base at key `k1`, item `i` (if k1 names a sequence), key `k2` (if not NULL). */
+static const ss_node *base_node(const based *b, const char *k1, long i, const char *k2)
+{
+    const ss_node *n = ss_map_find(b->doc->root, k1);
+    if (n && i >= 0) n = n->kind == SS_NODE_SEQ && (size_t)i < n->n ? n->items[i] : NULL;
+    if (n && k2) n = n->kind == SS_NODE_MAP ? ss_map_find(n, k2) : NULL;
+    return n ? n : b->doc->root;
+}
+
+static int base_err(const based *b, ss_err *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int base_err(const based *b, ss_err *err, const char *fmt, ...)
+{
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    const ss_node *n = b->at ? b->at : b->doc->root;
+    return ss_err_at(err, b->c->o->base, n->line, n->col, "%s", msg);
+}
+
+/* The distribution group of block `blk` of `model` (pick_config, smallest
+ * batch); -1 with a message if the profiles have none. */
+static long block_dist(const based *b, const char *model, const char *blk, const char *where, ss_err *err)
+{
+    long law = pick_config(b->c, model, blk);
+    if (law < 0)
+        return base_err(b, err, "%s: no sample of block '%s' of %s in the profiles (--base: every number the file "
+                        "takes from calibrate must be measured or transcribed)", where, blk, model);
+    return (long)smallest_batch(b->c, (size_t)law);
+}
+
+/* "FILE sample I (line L): SOURCE" for every sample of a group, "; "-joined. */
+static char *cite(const group *g)
+{
+    char *out = NULL;
+    size_t len;
+    FILE *fp = ss_xmemstream(&out, &len);
+    for (size_t i = 0; i < g->nrefs; i++) {
+        const ss_hwp_sample *s = sample_of(&g->refs[i]);
+        fprintf(fp, "%s%s sample %zu (line %d)", i ? "; " : "", g->refs[i].prof->path, g->refs[i].sample, s->line);
+        if (s->source) fprintf(fp, ": %s", s->source);
+    }
+    fclose(fp);
+    return out;
+}
+
+static void put_item(cJSON *o, const char *key, cJSON *v)
+{
+    if (cJSON_GetObjectItemCaseSensitive(o, key)) cJSON_ReplaceItemInObjectCaseSensitive(o, key, v);
+    else cJSON_AddItemToObject(o, key, v);
+}
+
+static void note(based *b, const char *path, const char *text)
+{
+    cJSON_AddStringToObject(b->values, path, text);
+}
+
+/* The pieces `names` of `model` in series as one service: means add, variances
+ * add (independent pieces), the family of the first when all share it (else
+ * an error), rounded to the most decimals the summaries were written with.
+ * Into *out (a distribution map) and *total_mean_s. */
+static int series(based *b, const char *model, const char *const *names, size_t n, const char *where, cJSON **out,
+                  double *total_mean_s, char **cites, ss_err *err)
+{
+    double mean = 0, var = 0;
+    int decimals = 0, fam = -1, det = 1;
+    const char *unit = NULL;
+    FILE *fp;
+    size_t len;
+    fp = ss_xmemstream(cites, &len);
+    for (size_t i = 0; i < n; i++) {
+        long d = block_dist(b, model, names[i], where, err);
+        if (d < 0) {
+            fclose(fp);
+            return -1;
+        }
+        const group *g = &b->c->dists.g[d];
+        const ss_dist_fit *f = &b->dfits[d].fit[b->dfits[d].best];
+        mean += f->mean;
+        if (f->sd > 0) {
+            var += f->sd * f->sd;
+            det = 0;
+            if (fam < 0) fam = (int)b->dfits[d].best;
+            else if (fam != (int)b->dfits[d].best) {
+                fclose(fp);
+                return base_err(b, err, "%s: its blocks' families differ (%s, %s): no rule sums them", where,
+                                ss_fit_family_name((ss_fit_family)fam), ss_fit_family_name(b->dfits[d].best));
+            }
+        }
+        int dec = g->summary ? pooled(g).decimals : -1;
+        if (dec < 0 || decimals < 0) decimals = -1;
+        else if (dec > decimals) decimals = dec;
+        if (!unit) unit = g->refs[0].prof->time_unit;
+        else if (strcmp(unit, g->refs[0].prof->time_unit) != 0) decimals = -1;
+        char *c1 = cite(g);
+        fprintf(fp, "%s%s", i ? "; " : "", c1);
+        free(c1);
+    }
+    fclose(fp);
+    *total_mean_s = round_dec(mean, decimals, unit);
+    cJSON *o = cJSON_CreateObject();
+    if (det) {
+        cJSON_AddStringToObject(o, "dist", "deterministic");
+        put_num(o, "value_s", *total_mean_s);
+    } else {
+        cJSON_AddStringToObject(o, "dist", ss_fit_family_name((ss_fit_family)fam));
+        put_num(o, "mean_s", *total_mean_s);
+        if (fam == SS_FIT_GAMMA) put_num(o, "shape", mean * mean / var);
+        else put_num(o, "sd_s", round_dec(sqrt(var), decimals, unit));
+    }
+    *out = o;
+    return 0;
+}
+
+/* blocks[].KEY of the base from `model`'s blocks. */
+static int fill_blocks(based *b, cJSON *blocks, const char *key, const char *model, ss_err *err)
+{
+    size_t i = 0;
+    for (cJSON *blk = blocks->child; blk; blk = blk->next, i++) {
+        const cJSON *nm = cJSON_GetObjectItemCaseSensitive(blk, "name");
+        b->at = base_node(b, "blocks", (long)i, NULL);
+        if (!cJSON_IsString(nm)) return base_err(b, err, "blocks[%zu]: expected a name (a string)", i);
+        char *where = ss_xasprintf("blocks[%zu].%s", i, key);
+        long d = block_dist(b, model, nm->valuestring, where, err);
+        if (d < 0) {
+            free(where);
+            return -1;
+        }
+        const group *g = &b->c->dists.g[d];
+        put_item(blk, key, service_json(&b->dfits[d], g));
+        char *c1 = cite(g), *text = ss_xasprintf("block '%s' of %s, %s: %s", nm->valuestring, model,
+                            g->summary ? "the published summary by moments" : "the distribution calibrate chose", c1);
+        note(b, where, text);
+        free(text);
+        free(c1);
+        free(where);
+    }
+    return 0;
+}
+
+/* The base with every number calibrate regenerates put in it (docs/calibration.md). */
+static int fill_base(calib *c, const ss_dist_fits *dfits, ss_hwprofile *const *profs, size_t nprofs, char **json,
+                     ss_err *err)
+{
+    ss_doc *doc = ss_doc_load_json(c->o->base, err); /* a positioned message for bad JSON */
+    if (!doc) return -1;
+    if (doc->root->kind != SS_NODE_MAP) {
+        ss_doc_free(doc);
+        return ss_err_at(err, c->o->base, 1, 1, "--base: expected a JSON object (a model file)");
+    }
+    size_t tlen;
+    char *text = ss_read_file(c->o->base, &tlen, err);
+    cJSON *root = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    if (!root) {
+        ss_doc_free(doc);
+        return -1;
+    }
+    based b = {c, dfits, cJSON_CreateObject(), doc, NULL};
+    const char *model = NULL;
+    int rc = pick_model(c, &model, err);
+    if (rc == 0) rc = ss_err_at(err, "servesim calibrate", 0, 0, "--base: no block is measured in the profiles");
+    rc = rc < 0 ? -1 : 0;
+    cJSON *blocks = cJSON_GetObjectItemCaseSensitive(root, "blocks");
+    if (rc == 0 && cJSON_IsArray(blocks)) {
+        rc = fill_blocks(&b, blocks, "service", model, err);
+        for (size_t k = 0; k < c->o->nfill && rc == 0; k++)
+            rc = fill_blocks(&b, blocks, c->o->fill_keys[k], c->o->fill_models[k], err);
+        /* fused processes (a service of their own) and the offline floor: the blocks in series */
+        cJSON *pl = cJSON_GetObjectItemCaseSensitive(root, "pipeline");
+        cJSON *procs = pl ? cJSON_GetObjectItemCaseSensitive(pl, "processes") : NULL;
+        size_t j = 0;
+        for (cJSON *p = procs ? procs->child : NULL; p && rc == 0; p = p->next, j++) {
+            cJSON *members = cJSON_GetObjectItemCaseSensitive(p, "blocks");
+            if (!cJSON_GetObjectItemCaseSensitive(p, "service") || !cJSON_IsArray(members)) continue;
+            size_t n = (size_t)cJSON_GetArraySize(members), k = 0;
+            const char **names = ss_xcalloc(n + 1, sizeof *names);
+            for (cJSON *m = members->child; m; m = m->next) names[k++] = cJSON_IsString(m) ? m->valuestring : "";
+            b.at = ss_map_find(b.doc->root, "pipeline");
+            b.at = b.at && b.at->kind == SS_NODE_MAP ? ss_map_find(b.at, "processes") : NULL;
+            b.at = b.at && b.at->kind == SS_NODE_SEQ && j < b.at->n ? b.at->items[j] : NULL;
+            char *where = ss_xasprintf("pipeline.processes[%zu].service", j), *cites = NULL;
+            cJSON *svc = NULL;
+            double mean;
+            rc = series(&b, model, names, n, where, &svc, &mean, &cites, err);
+            if (rc == 0) {
+                put_item(p, "service", svc);
+                char *t = ss_xasprintf("its blocks in series (means and variances add), rounded to the decimals "
+                                       "published: %s", cites);
+                note(&b, where, t);
+                free(t);
+            }
+            free(cites);
+            free(where);
+            free(names);
+        }
+        if (rc == 0 && pl && cJSON_GetObjectItemCaseSensitive(pl, "offline_floor_s")) {
+            size_t n = (size_t)cJSON_GetArraySize(blocks), k = 0;
+            const char **names = ss_xcalloc(n + 1, sizeof *names);
+            for (cJSON *m = blocks->child; m; m = m->next)
+                names[k++] = cJSON_GetObjectItemCaseSensitive(m, "name")->valuestring;
+            cJSON *svc = NULL;
+            char *cites = NULL;
+            double mean;
+            b.at = base_node(&b, "pipeline", -1, "offline_floor_s");
+            rc = series(&b, model, names, n, "pipeline.offline_floor_s", &svc, &mean, &cites, err);
+            if (rc == 0) {
+                cJSON *v = cJSON_CreateNumber(round10(mean));
+                put_item(pl, "offline_floor_s", v);
+                char *t = ss_xasprintf("the sum of every block's mean: %s", cites);
+                note(&b, "pipeline.offline_floor_s", t);
+                free(t);
+            }
+            cJSON_Delete(svc);
+            free(cites);
+            free(names);
+        }
+    } else if (rc == 0 && cJSON_GetObjectItemCaseSensitive(root, "service")) {
+        /* a whole-model profile: the measured blocks of the model in series */
+        const char **names = ss_xcalloc(c->laws.n + 1, sizeof *names);
+        size_t n = 0;
+        for (size_t i = 0; i < c->laws.n; i++) {
+            const ss_hwp_sample *s = sample_of(&c->laws.g[i].refs[0]);
+            if (wanted_block(c, s, model) && pick_config(c, model, s->piece) == (long)i) names[n++] = s->piece;
+        }
+        cJSON *svc = NULL;
+        char *cites = NULL;
+        double mean;
+        b.at = base_node(&b, "service", -1, NULL);
+        rc = series(&b, model, names, n, "service", &svc, &mean, &cites, err);
+        if (rc == 0) {
+            put_item(root, "service", svc);
+            char *t = ss_xasprintf("the blocks of %s in series (means and variances add), rounded to the decimals "
+                                   "published: %s", model, cites);
+            note(&b, "service", t);
+            free(t);
+        }
+        free(cites);
+        free(names);
+    } else if (rc == 0) {
+        rc = ss_err_at(err, c->o->base, 1, 1, "--base: expected blocks (a split profile) or a service (a whole model) "
+                       "for calibrate to fill");
+    }
+    if (rc == 0) {
+        cJSON *cal = cJSON_CreateObject();
+        FILE *fp;
+        char *by = NULL;
+        size_t len;
+        fp = ss_xmemstream(&by, &len);
+        fprintf(fp, "servesim calibrate --base %s", c->o->base);
+        for (size_t k = 0; k < c->o->nfill; k++) fprintf(fp, " --fill %s=%s", c->o->fill_keys[k], c->o->fill_models[k]);
+        for (size_t i = 0; i < nprofs; i++) fprintf(fp, " %s", profs[i]->path);
+        fclose(fp);
+        cJSON_AddStringToObject(cal, "by", by);
+        free(by);
+        cJSON *from = cJSON_AddArrayToObject(cal, "from");
+        for (size_t i = 0; i < nprofs; i++) {
+            cJSON *f = cJSON_CreateObject();
+            cJSON_AddStringToObject(f, "file", profs[i]->path);
+            cJSON_AddStringToObject(f, "source", profs[i]->source);
+            cJSON_AddItemToArray(from, f);
+        }
+        cJSON_AddItemToObject(cal, "values", b.values);
+        b.values = NULL;
+        put_item(root, "calibration", cal);
+        char *out = cJSON_Print(root);
+        *json = ss_xasprintf("%s\n", out);
+        cJSON_free(out);
+    }
+    cJSON_Delete(b.values);
+    cJSON_Delete(root);
+    ss_doc_free(doc);
+    return rc;
+}
+
 static void summaries(calib *c)
 {
     cJSON *mem = cJSON_AddArrayToObject(c->root, "memory");
@@ -577,17 +1003,25 @@ static void summaries(calib *c)
     for (size_t i = 0; i < c->colds.n; i++) {
         const group *g = &c->colds.g[i];
         const ss_hwp_sample *s = sample_of(&g->refs[0]);
-        double mean = 0, var = 0;
+        double mean = 0, var = 0, n = (double)g->n, sd;
         for (size_t k = 0; k < g->n; k++) mean += g->y[k];
         mean /= (double)g->n;
         for (size_t k = 0; k < g->n; k++) var += (g->y[k] - mean) * (g->y[k] - mean);
+        sd = g->n > 1 ? sqrt(var / (double)(g->n - 1)) : NAN;
+        if (g->summary) {
+            moments pm = pooled(g);
+            n = pm.n;
+            mean = pm.mean;
+            sd = pm.sd;
+        }
         cJSON *m = cJSON_CreateObject();
         cJSON_AddStringToObject(m, "model", s->model);
         cJSON_AddStringToObject(m, "stage", s->stage);
-        cJSON_AddNumberToObject(m, "n", (double)g->n);
+        cJSON_AddNumberToObject(m, "n", n);
         put_num(m, "mean_s", mean);
-        put_num(m, "sd_s", g->n > 1 ? sqrt(var / (double)(g->n - 1)) : NAN);
-        cJSON_AddStringToObject(m, "method", "sample mean and standard deviation (n - 1)");
+        put_num(m, "sd_s", sd);
+        cJSON_AddStringToObject(m, "method", g->summary ? "published summaries pooled by n"
+                                                        : "sample mean and standard deviation (n - 1)");
         cJSON_AddItemToObject(m, "from", refs_json(g));
         cJSON_AddItemToArray(cold, m);
     }
@@ -643,6 +1077,15 @@ int ss_calibrate(ss_hwprofile *const *profs, size_t nprofs, const ss_calib_opts 
     *json = NULL;
     collect(&c, profs, nprofs);
     header(&c, profs, nprofs);
+    groups *forms[] = {&c.dists, &c.transports, &c.memcpys, &c.colds};
+    for (size_t i = 0; i < sizeof forms / sizeof *forms; i++)
+        if (check_forms(forms[i], err) < 0) {
+            fclose(c.sum);
+            cJSON_Delete(c.root);
+            groups *all[] = {&c.dists, &c.laws, &c.transports, &c.memcpys, &c.colds, &c.memory};
+            for (size_t k = 0; k < sizeof all / sizeof *all; k++) groups_free(all[k]);
+            return -1;
+        }
     ss_dist_fits *dfits = ss_xcalloc(c.dists.n + 1, sizeof *dfits);
     ss_affine_fit *lfits = ss_xcalloc(c.laws.n + 1, sizeof *lfits);
     int rc = 0;
@@ -670,9 +1113,13 @@ int ss_calibrate(ss_hwprofile *const *profs, size_t nprofs, const ss_calib_opts 
             cJSON *it = cJSON_DetachItemFromObjectCaseSensitive(c.root, order[i]);
             if (it) cJSON_AddItemToObject(c.root, order[i], it);
         }
-        char *text = cJSON_Print(c.root);
-        *json = ss_xasprintf("%s\n", text);
-        cJSON_free(text);
+        if (o->base) {
+            rc = fill_base(&c, dfits, profs, nprofs, json, err);
+        } else {
+            char *text = cJSON_Print(c.root);
+            *json = ss_xasprintf("%s\n", text);
+            cJSON_free(text);
+        }
     }
     fclose(c.sum);
     free(dfits);

@@ -44,6 +44,17 @@ typedef struct ss_hwp_sample {
     double in_bytes, out_bytes; /* compute, optional: tensor bytes in and out at this batch; -1 absent */
     double *times_s;          /* latency (compute, transport, memcpy) or duration (coldstart), seconds, each > 0 */
     size_t ntimes;
+    /* A summary of a published table (docs/profiles.md, "Summaries"): the
+     * time field is {mean, sd, n, dist} instead of observations; times_s then
+     * holds the one mean (ntimes 1). */
+    int summary;              /* 1: a summary; 0: raw observations */
+    double sd_s;              /* summary: its standard deviation, s; NAN if not given */
+    unsigned n_obs;           /* summary: the observations it summarises; 0 if not given */
+    int dist;                 /* summary: the family its moments are matched to: 0 normal, 1 lognormal
+                               * (the default), 2 gamma (the order of core/fit.h's families) */
+    int decimals;             /* summary: the most decimals of its mean or sd as written, in the file's
+                               * unit (derived sums are rounded to them); -1 for an exponent */
+    char *source;             /* the citation (a table or figure); required for a summary, NULL if absent */
 } ss_hwp_sample;
 
 /* One end-to-end run: its conditions and what it measured (times in s). */
@@ -80,7 +91,7 @@ typedef struct ss_hwprofile {
  * not > 0 and finite, bytes that are not integers >= 0, batch, threads or
  * cores < 1, an unknown kind (the message lists the kinds), two time units
  * in one file (at the second unit's first use, naming the first's line), no
- * sample and no run. */
+ * sample and no run; a summary without mean or source, a negative sd, n < 1. */
 int ss_hwprofile_load(const char *path, ss_hwprofile *p, ss_err *err);
 void ss_hwprofile_free(ss_hwprofile *p);
 
