@@ -181,7 +181,9 @@ static void test_run_rules(void)
 static void test_schema_agrees(void)
 {
     static const char *const good[] = {"docs/profile-example.json", "tests/fuzz/profile/measured.json",
-                                       "profiles/published/blockflow/table-4-2.json", NULL};
+                                       "profiles/published/blockflow/table-4-2.json",
+                                       "profiles/published/blockflow/table-4-3.json",
+                                       "profiles/published/blockflow/pipeline-overhead.json", NULL};
     for (int i = 0; good[i]; i++) {
         char *path = ss_xasprintf("%s/%s", SS_SRC_DIR, good[i]);
         ss_hwprofile p;
@@ -202,11 +204,12 @@ static void test_schema_agrees(void)
         "jsonschema.Draft202012Validator.check_schema(s)\n"
         "v = jsonschema.Draft202012Validator(s)\n"
         "for f in [\"docs/profile-example.json\", \"tests/fuzz/profile/measured.json\", "
-        "\"profiles/published/blockflow/table-4-2.json\"]:\n"
+        "\"profiles/published/blockflow/table-4-2.json\", \"profiles/published/blockflow/table-4-3.json\", "
+        "\"profiles/published/blockflow/pipeline-overhead.json\"]:\n"
         "    for e in v.iter_errors(json.load(open(f))): print(\"refused\", f, e.message); sys.exit(1)\n"
         "for c in [\"kind-unknown\", \"latency-negative\", \"missing-field\", \"run-clients-and-rate\", "
         "\"version-two\", \"summary-no-mean\", \"summary-sd-negative\", \"summary-n-zero\", "
-        "\"summary-dist-unknown\", \"summary-key-typo\"]:\n"
+        "\"summary-dist-unknown\", \"summary-key-typo\", \"transport-term-unknown\"]:\n"
         "    if v.is_valid(json.load(open(\"tests/bad/calibrate/\" + c + \".json\"))): print(\"accepted\", c); "
         "sys.exit(1)\n"
         "print(\"schema agrees\")'",

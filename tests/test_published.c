@@ -78,6 +78,22 @@ static void test_edit_alone_fails(void)
     CU_ASSERT_TRUE(ss_test_has(out, "models/resnet50.json differs")); /* the whole model sums the blocks */
     free(out);
     ss_test_rmtree(dir);
+    /* a row of Table 4.3: the law no longer gives the value typed in the base */
+    dir = copy_tree();
+    out = NULL;
+    edit(dir, "profiles/published/blockflow/table-4-3.json", "\"mean\": 10.885", "\"mean\": 10.985");
+    CU_ASSERT_NOT_EQUAL(check_in(dir, &out), 0);
+    CU_ASSERT_TRUE(ss_test_has(out, "transports.http.delivery_s_per_byte: typed as 1.529449e-08"));
+    free(out);
+    ss_test_rmtree(dir);
+    /* the pipeline overhead: block_fixed_s = 2.55 ms / 4 is written, the per-byte cost checked */
+    dir = copy_tree();
+    out = NULL;
+    edit(dir, "profiles/published/blockflow/pipeline-overhead.json", "\"mean\": 2.55", "\"mean\": 2.56");
+    CU_ASSERT_NOT_EQUAL(check_in(dir, &out), 0);
+    CU_ASSERT_TRUE(ss_test_has(out, "transports.zmq-copy.block_in_s_per_byte: typed as 1.572743e-09"));
+    free(out);
+    ss_test_rmtree(dir);
     /* the model file alone */
     dir = copy_tree();
     out = NULL;
@@ -115,7 +131,7 @@ static void test_numbers_reach_the_file(void)
     CU_ASSERT_DOUBLE_EQUAL(at(at(p, "service"), "sd_s")->valuedouble, 0.000170, 1e-15);
     CU_ASSERT_DOUBLE_EQUAL(at(at(m, "pipeline"), "offline_floor_s")->valuedouble, 0.011703, 1e-15);
     /* every number put in cites its table */
-    const cJSON *v = at(at(m, "calibration"), "values");
+    const cJSON *v = at(at(m, "calibrate"), "values");
     CU_ASSERT_PTR_NOT_NULL_FATAL(v);
     CU_ASSERT_TRUE(ss_test_has(at(v, "blocks[2].service")->valuestring, "Table 4.2, SCRIPTED block3"));
     cJSON_Delete(m);

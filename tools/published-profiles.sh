@@ -36,6 +36,7 @@ build() {
 build resnet50-split.json $BF/table-4-2.json --model resnet50-split --no-batch-law \
     --base $BF/resnet50-split.base.json --fill service_traced=resnet50-split-traced
 build resnet50.json $BF/table-4-2.json --model resnet50-split --no-batch-law --base $BF/resnet50.base.json
+build transports.json $BF/pipeline-overhead.json $BF/table-4-3.json --base $BF/transports.base.json
 
 if [ -n "$check" ]; then
     bad=0

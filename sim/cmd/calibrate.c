@@ -403,16 +403,21 @@ static cJSON *dist_json(const group *g, const ss_dist_fits *d)
 
 /* ---- the whole calibration ------------------------------------------------- */
 
+typedef struct tparam tparam;
+static const char *const term_word[] = {"hop", "rtt", "block"};
+
 typedef struct calib {
     const ss_calib_opts *o;
     groups dists;      /* compute samples by (piece, device, threads, batch) */
     groups laws;       /* compute samples by (piece, device, threads) */
-    groups transports; /* transport samples by transport */
+    groups transports; /* transport samples by law (the transport's name unless `law` names one) and term */
     groups memcpys;    /* one group */
     groups colds;      /* coldstart samples by (model, stage) */
     groups memory;     /* memory readings by (what, device) */
     cJSON *root;
     FILE *sum;         /* the summary */
+    tparam *tp;        /* per transport: its affine parameters from the laws */
+    size_t ntp;
 } calib;
 
 static void collect(calib *c, ss_hwprofile *const *profs, size_t nprofs)
@@ -428,7 +433,11 @@ static void collect(calib *c, ss_hwprofile *const *profs, size_t nprofs)
                 add(&c->laws, k, profs[f], i, s->batch);
                 add(&c->dists, k2, profs[f], i, s->batch);
                 break;
-            case SS_HWP_TRANSPORT: add(&c->transports, s->transport, profs[f], i, s->bytes); break;
+            case SS_HWP_TRANSPORT: /* "zmq-copy", "http (rtt)", "overhead (block)" */
+                k = ss_xasprintf("%s%s%s%s", s->law ? s->law : s->transport, s->term ? " (" : "",
+                                 s->term ? term_word[s->term] : "", s->term ? ")" : "");
+                add(&c->transports, k, profs[f], i, s->bytes);
+                break;
             case SS_HWP_MEMCPY: add(&c->memcpys, "memcpy", profs[f], i, s->bytes); break;
             case SS_HWP_MEMORY:
                 k = ss_xasprintf("%s\x1f%s", s->what, s->device);
@@ -490,8 +499,74 @@ static int compute_laws(calib *c, ss_affine_fit *fits, ss_err *err)
     return 0;
 }
 
-/* Hop cost vs bytes per transport (transport_fits), and the affine
- * parameters the transport plugins read (transports; policies/transport_affine.h). */
+/* The affine parameters of one transport (policies/transport_affine.h), as
+ * the laws that hold its samples give them. */
+static const char *const tfield[5] = {"block_fixed_s", "block_in_s_per_byte", "block_out_s_per_byte",
+                                      "delivery_fixed_s", "delivery_s_per_byte"};
+struct tparam {
+    const char *name;   /* the transport (owned by a sample) */
+    double v[5];
+    const char *law[5]; /* the transport_fits key each value came from; NULL: none */
+    const char *how[5]; /* static words: which parameter of that law, and how */
+};
+
+static tparam *tparam_for(calib *c, const char *name)
+{
+    for (size_t i = 0; i < c->ntp; i++)
+        if (strcmp(c->tp[i].name, name) == 0) return &c->tp[i];
+    c->tp = ss_xrealloc(c->tp, (c->ntp + 1) * sizeof *c->tp);
+    tparam *t = &c->tp[c->ntp++];
+    memset(t, 0, sizeof *t);
+    t->name = name;
+    return t;
+}
+
+
+/* The law's values into the parameters of each transport sampled in it:
+ * hop: delivery = fixed_s + s_per_byte x bytes; rtt: delivery fixed = fixed_s / 2
+ * (the fixed part is paid both ways, the bytes one way); block: block_fixed_s =
+ * fixed_s / blocks, block_in and block_out per byte = s_per_byte.  A transport
+ * whose samples in the law are all at 0 bytes (it moves no tensor: a handle)
+ * gets per-byte 0.  A value below 0 (noise about 0) is written as 0: the
+ * plugins refuse negative costs. */
+static int apply_law(calib *c, const group *g, const ss_affine_fit *f, ss_err *err)
+{
+    const ss_hwp_sample *s0 = sample_of(&g->refs[0]);
+    for (size_t i = 0; i < g->nrefs; i++) {
+        const ss_hwp_sample *s = sample_of(&g->refs[i]);
+        if (s->blocks != s0->blocks)
+            return ss_err_at(err, g->refs[i].prof->path, s->line, s->col,
+                             "blocks: %u, but the first sample of law '%s' (line %d) sums %u: one law, one count",
+                             s->blocks, g->key, s0->line, s0->blocks);
+        tparam *t = tparam_for(c, s->transport);
+        int zero = 1;
+        for (size_t k = 0; k < g->nrefs; k++) {
+            const ss_hwp_sample *o = sample_of(&g->refs[k]);
+            if (strcmp(o->transport, s->transport) == 0 && o->bytes > 0) zero = 0;
+        }
+        double fixed = s0->term == 1 ? f->intercept / 2 : s0->term == 2 ? f->intercept / s0->blocks : f->intercept;
+        double per = zero ? 0 : f->slope;
+        int lo = s0->term == 2 ? 0 : 3, hi = s0->term == 2 ? 3 : 5;
+        for (int k = lo; k < hi; k++) {
+            if (t->law[k] && strcmp(t->law[k], g->key) != 0)
+                return ss_err_at(err, g->refs[i].prof->path, s->line, s->col,
+                                 "transport '%s': its %s comes from two laws ('%s' and '%s')", s->transport,
+                                 tfield[k], t->law[k], g->key);
+            t->law[k] = g->key;
+            t->v[k] = k == lo ? fixed : per;
+            if (t->v[k] < 0) t->v[k] = 0;
+            t->how[k] = k == lo ? (s0->term == 1   ? "fixed_s / 2 (a round trip: the fixed part both ways)"
+                                   : s0->term == 2 ? "fixed_s / blocks (the time summed over that many blocks)"
+                                                   : "fixed_s")
+                                : zero ? "0 (measured only without a tensor)"
+                                       : "s_per_byte";
+        }
+    }
+    return 0;
+}
+
+/* Hop cost vs bytes per law (transport_fits), and the affine parameters the
+ * transport plugins read (transports; policies/transport_affine.h). */
 static int transport_laws(calib *c, ss_err *err)
 {
     cJSON *fits = cJSON_AddObjectToObject(c->root, "transport_fits");
@@ -500,12 +575,13 @@ static int transport_laws(calib *c, ss_err *err)
         int is_t = i < c->transports.n;
         const group *g = is_t ? &c->transports.g[i] : &c->memcpys.g[i - c->transports.n];
         const char *name = is_t ? g->key : "memcpy";
+        const ss_hwp_sample *s0 = sample_of(&g->refs[0]);
         ss_affine_fit f;
         if ((g->summary ? fit_points(g, &f) : ss_fit_affine(g->x, g->y, g->n, &f)) < 0)
             return group_err(g, err,
                              "%s%s%s: fewer samples than parameters: the affine cost fixed_s + s_per_byte x bytes "
                              "needs at least two message sizes and %s, got %zu size%s and %zu %s%s",
-                             is_t ? "transport '" : "", name, is_t ? "'" : "",
+                             is_t ? (s0->law ? "law '" : "transport '") : "", name, is_t ? "'" : "",
                              g->summary ? "two published means" : "three observations", f.ndistinct_x,
                              f.ndistinct_x == 1 ? "" : "s", g->n, g->summary ? "mean" : "observation",
                              g->n == 1 ? "" : "s");
@@ -517,21 +593,39 @@ static int transport_laws(calib *c, ss_err *err)
             cJSON_AddItemToObject(c->root, "memcpy", l);
             continue;
         }
-        /* The plugins refuse negative costs: a fitted value below 0 (noise about 0) is written as 0. */
-        cJSON *t = cJSON_AddObjectToObject(ts, name);
-        put_num(t, "block_fixed_s", 0);
-        put_num(t, "block_in_s_per_byte", 0);
-        put_num(t, "block_out_s_per_byte", 0);
-        put_num(t, "delivery_fixed_s", f.intercept > 0 ? f.intercept : 0);
-        put_num(t, "delivery_s_per_byte", f.slope > 0 ? f.slope : 0);
-        char *src = ss_xasprintf("servesim calibrate: the measured hop (send to tensor received) as delivery, "
-                                 "delivery_fixed_s = fixed_s and delivery_s_per_byte = s_per_byte of "
-                                 "transport_fits.%s (a negative fitted value written as 0); block_* = 0: the "
-                                 "measurement does not split main-thread work from time in flight",
-                                 name);
+        if (s0->term || s0->law) {
+            cJSON_AddStringToObject(l, "term", term_word[s0->term]);
+            cJSON_AddNumberToObject(l, "blocks", s0->blocks);
+        }
+        TRY(apply_law(c, g, &f, err));
+        cJSON_AddItemToObject(fits, name, l);
+    }
+    for (size_t i = 0; i < c->ntp; i++) {
+        const tparam *tp = &c->tp[i];
+        cJSON *t = cJSON_AddObjectToObject(ts, tp->name);
+        for (int k = 0; k < 5; k++) put_num(t, tfield[k], tp->law[k] ? tp->v[k] : 0);
+        char *src;
+        if (!tp->law[0] && tp->law[3] && strcmp(tp->law[3], tp->name) == 0 && strcmp(tp->how[4], "s_per_byte") == 0) {
+            src = ss_xasprintf("servesim calibrate: the measured hop (send to tensor received) as delivery, "
+                               "delivery_fixed_s = fixed_s and delivery_s_per_byte = s_per_byte of "
+                               "transport_fits.%s (a negative fitted value written as 0); block_* = 0: the "
+                               "measurement does not split main-thread work from time in flight",
+                               tp->name);
+        } else {
+            char *buf = NULL;
+            size_t len;
+            FILE *fp = ss_xmemstream(&buf, &len);
+            fputs("servesim calibrate (a negative fitted value written as 0):", fp);
+            for (int k = 0; k < 5; k++) {
+                if (tp->law[k]) fprintf(fp, " %s = %s of transport_fits.%s;", tfield[k], tp->how[k], tp->law[k]);
+                else fprintf(fp, " %s = 0 (no law gives it);", tfield[k]);
+            }
+            fclose(fp);
+            buf[strlen(buf) - 1] = '\0';
+            src = buf;
+        }
         cJSON_AddStringToObject(t, "source", src);
         free(src);
-        cJSON_AddItemToObject(fits, name, l);
     }
     return 0;
 }
@@ -849,6 +943,89 @@ static int fill_blocks(based *b, cJSON *blocks, const char *key, const char *mod
     return 0;
 }
 
+/* transports.T.F of the base: null -> from the laws of T's samples
+ * (apply_law); {"typed": X, "tolerance_rel": R} -> X, once the law's value
+ * is within R of it (a value typed by hand from the table, kept so results
+ * stay the same, and checked); "as OTHER" -> OTHER's value of F once filled
+ * (an assumption the base states: the same cost as another transport);
+ * numbers stay. */
+static int fill_transports(based *b, cJSON *ts, ss_err *err)
+{
+    const ss_node *tsn = ss_map_find(b->doc->root, "transports");
+    for (int pass = 0; pass < 2; pass++)
+        for (cJSON *t = ts->child; t; t = t->next) {
+            const ss_node *tn = tsn && tsn->kind == SS_NODE_MAP ? ss_map_find(tsn, t->string) : NULL;
+            for (int k = 0; k < 5; k++) {
+                cJSON *v = cJSON_GetObjectItemCaseSensitive(t, tfield[k]);
+                const ss_node *vn = tn && tn->kind == SS_NODE_MAP ? ss_map_find(tn, tfield[k]) : NULL;
+                b->at = vn ? vn : tn;
+                char *where = ss_xasprintf("transports.%s.%s", t->string, tfield[k]);
+                int rc = 0;
+                const cJSON *typed = cJSON_IsObject(v) ? cJSON_GetObjectItemCaseSensitive(v, "typed") : NULL;
+                if (pass == 0 && v && (cJSON_IsNull(v) || cJSON_IsObject(v))) {
+                    const tparam *tp = NULL;
+                    for (size_t i = 0; i < b->c->ntp; i++)
+                        if (strcmp(b->c->tp[i].name, t->string) == 0) tp = &b->c->tp[i];
+                    if (!tp || !tp->law[k]) {
+                        rc = base_err(b, err, "%s: no law of the profiles gives it (a transport sample of '%s' with "
+                                      "term %s)", where, t->string, k < 3 ? "block" : "hop or rtt");
+                    } else if (cJSON_IsObject(v) && !cJSON_IsNumber(typed)) {
+                        rc = base_err(b, err, "%s: expected {\"typed\": NUMBER, \"tolerance_rel\": NUMBER}", where);
+                    } else {
+                        const cJSON *tol = typed ? cJSON_GetObjectItemCaseSensitive(v, "tolerance_rel") : NULL;
+                        double fit = round10(tp->v[k]), want = typed ? typed->valuedouble : fit;
+                        double tolr = cJSON_IsNumber(tol) ? tol->valuedouble : 0;
+                        if (typed && !(fabs(want - fit) <= tolr * fabs(fit))) {
+                            rc = base_err(b, err, "%s: typed as %.10g, but the law '%s' gives %.10g (relative %.2g, "
+                                          "tolerance_rel %g): the transcription and the typed value disagree",
+                                          where, want, tp->law[k], fit, fit ? fabs(want - fit) / fabs(fit) : INFINITY,
+                                          tolr);
+                            free(where);
+                            return -1;
+                        }
+                        put_item(t, tfield[k], cJSON_CreateNumber(want));
+                        const group *g = NULL;
+                        for (size_t i = 0; i < b->c->transports.n; i++)
+                            if (strcmp(b->c->transports.g[i].key, tp->law[k]) == 0) g = &b->c->transports.g[i];
+                        char *chk = typed ? ss_xasprintf("kept as typed (%.10g): the law gives %.10g, within "
+                                                         "tolerance_rel %g; ", want, fit, tolr)
+                                          : ss_xstrdup("");
+                        char *c1 = cite(g), *text = ss_xasprintf("%s%s of the law '%s' (latency_s = fixed_s + "
+                                                                 "s_per_byte x bytes through %s): %s",
+                                                                 chk, tp->how[k], tp->law[k],
+                                                                 g->summary ? "the published means" : "the samples",
+                                                                 c1);
+                        free(chk);
+                        note(b, where, text);
+                        free(text);
+                        free(c1);
+                    }
+                } else if (pass == 1 && cJSON_IsString(v) && strncmp(v->valuestring, "as ", 3) == 0) {
+                    const char *other = v->valuestring + 3;
+                    cJSON *o = cJSON_GetObjectItemCaseSensitive(ts, other);
+                    cJSON *ov = o ? cJSON_GetObjectItemCaseSensitive(o, tfield[k]) : NULL;
+                    if (!cJSON_IsNumber(ov)) {
+                        rc = base_err(b, err, "%s: '%s': transports.%s.%s is not a number once calibrated", where,
+                                      v->valuestring, other, tfield[k]);
+                    } else {
+                        char *text = ss_xasprintf("the same as transports.%s.%s (an assumption of the base)", other,
+                                                  tfield[k]);
+                        put_item(t, tfield[k], cJSON_CreateNumber(ov->valuedouble));
+                        note(b, where, text);
+                        free(text);
+                    }
+                } else if (pass == 0 && v && !cJSON_IsNumber(v) && !cJSON_IsNull(v) &&
+                           !(cJSON_IsString(v) && strncmp(v->valuestring, "as ", 3) == 0)) {
+                    rc = base_err(b, err, "%s: expected a number (kept), null (calibrated), {\"typed\": NUMBER, "
+                                  "\"tolerance_rel\": NUMBER} (checked) or \"as TRANSPORT\"", where);
+                }
+                free(where);
+                if (rc < 0) return -1;
+            }
+        }
+    return 0;
+}
+
 /* The base with every number calibrate regenerates put in it (docs/calibration.md). */
 static int fill_base(calib *c, const ss_dist_fits *dfits, ss_hwprofile *const *profs, size_t nprofs, char **json,
                      ss_err *err)
@@ -869,11 +1046,18 @@ static int fill_base(calib *c, const ss_dist_fits *dfits, ss_hwprofile *const *p
     }
     based b = {c, dfits, cJSON_CreateObject(), doc, NULL};
     const char *model = NULL;
-    int rc = pick_model(c, &model, err);
-    if (rc == 0) rc = ss_err_at(err, "servesim calibrate", 0, 0, "--base: no block is measured in the profiles");
-    rc = rc < 0 ? -1 : 0;
     cJSON *blocks = cJSON_GetObjectItemCaseSensitive(root, "blocks");
-    if (rc == 0 && cJSON_IsArray(blocks)) {
+    cJSON *ts = cJSON_GetObjectItemCaseSensitive(root, "transports");
+    int rc = 0, want_blocks = cJSON_IsArray(blocks) || cJSON_GetObjectItemCaseSensitive(root, "service");
+    if (want_blocks) {
+        rc = pick_model(c, &model, err);
+        if (rc == 0) rc = ss_err_at(err, "servesim calibrate", 0, 0, "--base: no block is measured in the profiles");
+        rc = rc < 0 ? -1 : 0;
+    }
+    if (rc == 0 && cJSON_IsObject(ts)) rc = fill_transports(&b, ts, err);
+    if (rc == 0 && !want_blocks && cJSON_IsObject(ts)) {
+        /* a transport profile: nothing else to fill */
+    } else if (rc == 0 && cJSON_IsArray(blocks)) {
         rc = fill_blocks(&b, blocks, "service", model, err);
         for (size_t k = 0; k < c->o->nfill && rc == 0; k++)
             rc = fill_blocks(&b, blocks, c->o->fill_keys[k], c->o->fill_models[k], err);
@@ -949,8 +1133,8 @@ static int fill_base(calib *c, const ss_dist_fits *dfits, ss_hwprofile *const *p
         free(cites);
         free(names);
     } else if (rc == 0) {
-        rc = ss_err_at(err, c->o->base, 1, 1, "--base: expected blocks (a split profile) or a service (a whole model) "
-                       "for calibrate to fill");
+        rc = ss_err_at(err, c->o->base, 1, 1, "--base: expected blocks (a split profile), a service (a whole model) "
+                       "or transports (a transport profile) for calibrate to fill");
     }
     if (rc == 0) {
         cJSON *cal = cJSON_CreateObject();
@@ -973,7 +1157,7 @@ static int fill_base(calib *c, const ss_dist_fits *dfits, ss_hwprofile *const *p
         }
         cJSON_AddItemToObject(cal, "values", b.values);
         b.values = NULL;
-        put_item(root, "calibration", cal);
+        put_item(root, "calibrate", cal);
         char *out = cJSON_Print(root);
         *json = ss_xasprintf("%s\n", out);
         cJSON_free(out);
@@ -1127,5 +1311,6 @@ int ss_calibrate(ss_hwprofile *const *profs, size_t nprofs, const ss_calib_opts 
     cJSON_Delete(c.root);
     groups *all[] = {&c.dists, &c.laws, &c.transports, &c.memcpys, &c.colds, &c.memory};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) groups_free(all[i]);
+    free(c.tp);
     return rc;
 }

@@ -31,7 +31,8 @@ static const char *const compute_keys[] = {"kind", "model", "block", "layer", "d
                                            "notes", "source", NULL};
 static const char *const transport_keys[] = {"kind", "transport", "bytes", "latency_s", "latency_ms", "latency_us",
                                              "sender_s", "sender_ms", "sender_us", "receiver_s", "receiver_ms",
-                                             "receiver_us", "notes", "source", NULL};
+                                             "receiver_us", "term", "blocks", "law", "notes", "source", NULL};
+static const char *const term_names[] = {"hop", "rtt", "block", NULL};
 static const char *const memcpy_keys[] = {"kind", "bytes", "latency_s", "latency_ms", "latency_us", "notes", "source",
                                         NULL};
 static const char *const memory_keys[] = {"kind", "what", "device", "bytes", "notes", "source", NULL};
@@ -271,6 +272,10 @@ static int read_sample(const ss_hwprofile *p, const ss_node *n, ss_hwp_sample *s
     case SS_HWP_TRANSPORT:
         TRY(str_copy(n, "transport", &s->transport, SS_REQ, err));
         TRY(ss_cfg_num(n, "bytes", &s->bytes, SS_REQ | SS_NONNEG | SS_INT, err));
+        TRY(ss_cfg_enum(n, "term", term_names, &s->term, 0, err));
+        s->blocks = 1;
+        TRY(count(n, "blocks", &s->blocks, 0, err));
+        TRY(str_copy(n, "law", &s->law, 0, err));
         for (int k = 0; k < 2; k++) { /* optional: the hop's time at the sender and at the receiver (checked, not fitted) */
             const char *side = k ? "receiver" : "sender";
             char key[32];
@@ -397,6 +402,7 @@ static void free_sample(ss_hwp_sample *s)
     free(s->stage);
     free(s->times_s);
     free(s->source);
+    free(s->law);
 }
 
 static void free_run(ss_hwp_run *r)

@@ -55,6 +55,11 @@ typedef struct ss_hwp_sample {
     int decimals;             /* summary: the most decimals of its mean or sd as written, in the file's
                                * unit (derived sums are rounded to them); -1 for an exponent */
     char *source;             /* the citation (a table or figure); required for a summary, NULL if absent */
+    /* transport: which part of the hop model the time is (docs/profiles.md) */
+    int term;                 /* 0 hop (send until received; the default), 1 rtt (a round trip of `bytes`
+                               * one way and a small reply), 2 block (main-thread work at a block's two ends) */
+    unsigned blocks;          /* transport: the blocks the time and bytes are summed over (>= 1; 1 if absent) */
+    char *law;                /* transport: the name of the law the sample is pooled into (NULL: the transport's) */
 } ss_hwp_sample;
 
 /* One end-to-end run: its conditions and what it measured (times in s). */
