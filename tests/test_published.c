@@ -1,5 +1,6 @@
 /* test_published.c: the shipped profiles that come from published tables
- * (models/resnet50-split.json, models/resnet50.json, ...) are exactly what
+ * (models/resnet50-split.json, models/resnet50.json, models/transports.json,
+ * five of models/masa/) are exactly what
  * `servesim calibrate --base` rebuilds from their transcriptions
  * (profiles/published/, tools/published-profiles.sh, docs/calibration.md
  * "Published tables"):
@@ -94,6 +95,15 @@ static void test_edit_alone_fails(void)
     CU_ASSERT_TRUE(ss_test_has(out, "transports.zmq-copy.block_in_s_per_byte: typed as 1.572743e-09"));
     free(out);
     ss_test_rmtree(dir);
+    /* one layer of one MASA network: its file, and only it */
+    dir = copy_tree();
+    out = NULL;
+    edit(dir, "profiles/published/masa/agenet.json", "\"mean\": 11007", "\"mean\": 11008");
+    CU_ASSERT_EQUAL(check_in(dir, &out), 1);
+    CU_ASSERT_TRUE(ss_test_has(out, "models/masa/agenet.json differs"));
+    CU_ASSERT_PTR_NULL(strstr(out, "gendernet"));
+    free(out);
+    ss_test_rmtree(dir);
     /* the model file alone */
     dir = copy_tree();
     out = NULL;
@@ -134,6 +144,23 @@ static void test_numbers_reach_the_file(void)
     const cJSON *v = at(at(m, "calibrate"), "values");
     CU_ASSERT_PTR_NOT_NULL_FATAL(v);
     CU_ASSERT_TRUE(ss_test_has(at(v, "blocks[2].service")->valuestring, "Table 4.2, SCRIPTED block3"));
+    cJSON_Delete(m);
+    /* MASA: a layer's time in us, the input layer apart, the totals its sums */
+    text = ss_read_file(SS_SRC_DIR "/models/masa/agenet.json", &len, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    m = cJSON_Parse(text);
+    free(text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+    const cJSON *conv1 = cJSON_GetArrayItem(at(m, "layers"), 0);
+    CU_ASSERT_STRING_EQUAL(at(conv1, "name")->valuestring, "conv1");
+    CU_ASSERT_DOUBLE_EQUAL(at(conv1, "exec_s")->valuedouble, 0.011007, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(at(conv1, "load_s")->valuedouble, 0.000745, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(at(at(m, "init"), "load_s")->valuedouble, 0.000462, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(at(at(m, "totals"), "exec_s")->valuedouble, 0.157265, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(at(at(m, "totals"), "exec_conv_part_s")->valuedouble, 0.142548, 1e-15);
+    v = at(at(m, "calibrate"), "values");
+    CU_ASSERT_TRUE(ss_test_has(at(v, "layers[0].exec_s")->valuestring,
+                               "networks/AgeNet/description.yaml @ 1a59f977f36a8faef5d00bbb15ebba1bd59a3b70, id 1"));
     cJSON_Delete(m);
 }
 

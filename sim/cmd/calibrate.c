@@ -444,7 +444,7 @@ static void collect(calib *c, ss_hwprofile *const *profs, size_t nprofs)
                 add(&c->memory, k, profs[f], i, s->bytes);
                 break;
             case SS_HWP_COLDSTART:
-                k = ss_xasprintf("%s\x1f%s", s->model, s->stage);
+                k = ss_xasprintf("%s\x1f%s\x1f%s", s->model, s->stage, s->piece ? s->piece : "");
                 add(&c->colds, k, profs[f], i, 0);
                 break;
             }
@@ -1026,6 +1026,109 @@ static int fill_transports(based *b, cJSON *ts, ss_err *err)
     return 0;
 }
 
+/* The mean (s) of layer `layer` of `model`: its compute time (kind 0) or its
+ * load stage (kind 1); *g the group; -1 if the profiles have none. */
+static int layer_mean(const based *b, const char *model, const char *layer, int load, double *mean, const group **g)
+{
+    const groups *gs = load ? &b->c->colds : &b->c->dists;
+    for (size_t i = 0; i < gs->n; i++) {
+        const ss_hwp_sample *s = sample_of(&gs->g[i].refs[0]);
+        if (s->piece_kind != SS_HWP_LAYER || strcmp(s->model, model) != 0 || strcmp(s->piece, layer) != 0) continue;
+        if (load && strcmp(s->stage, "load") != 0) continue;
+        *g = &gs->g[i];
+        if (gs->g[i].summary) {
+            *mean = pooled(&gs->g[i]).mean;
+        } else {
+            double m = 0;
+            for (size_t k = 0; k < gs->g[i].n; k++) m += gs->g[i].y[k];
+            *mean = m / (double)gs->g[i].n;
+        }
+        return 0;
+    }
+    return -1;
+}
+
+/* A layer-wise profile (models/masa/NAME.json): layers[].exec_s (the layer's
+ * compute) and layers[].load_s (its load stage), init.exec_s/load_s from the
+ * layer init.layer names, totals.exec_s, load_s, exec_conv_part_s and
+ * exec_fc_part_s as sums over layers[] (by part), rounded to the decimals
+ * the summaries were written with. */
+static int fill_layers(based *b, cJSON *root, cJSON *layers, const char *model, ss_err *err)
+{
+    static const char *const key[2] = {"exec_s", "load_s"};
+    double sum[2] = {0, 0}, part[2] = {0, 0}; /* exec by part: conv, fc */
+    int decimals = 0;
+    const char *unit = NULL;
+    size_t i = 0;
+    for (cJSON *l = layers->child; l; l = l->next, i++) {
+        const cJSON *nm = cJSON_GetObjectItemCaseSensitive(l, "name");
+        b->at = base_node(b, "layers", (long)i, NULL);
+        if (!cJSON_IsString(nm)) return base_err(b, err, "layers[%zu]: expected a name (a string)", i);
+        for (int k = 0; k < 2; k++) {
+            cJSON *v = cJSON_GetObjectItemCaseSensitive(l, key[k]);
+            double x;
+            if (!cJSON_IsNull(v)) {
+                x = cJSON_IsNumber(v) ? v->valuedouble : 0;
+            } else {
+                const group *g = NULL;
+                if (layer_mean(b, model, nm->valuestring, k, &x, &g) < 0)
+                    return base_err(b, err, "layers[%zu].%s: no %s sample of layer '%s' of %s in the profiles", i,
+                                    key[k], k ? "coldstart (stage load)" : "compute", nm->valuestring, model);
+                put_item(l, key[k], cJSON_CreateNumber(round10(x)));
+                int dec = g->summary ? pooled(g).decimals : -1;
+                if (dec < 0 || decimals < 0) decimals = -1;
+                else if (dec > decimals) decimals = dec;
+                if (!unit) unit = g->refs[0].prof->time_unit;
+                else if (strcmp(unit, g->refs[0].prof->time_unit) != 0) decimals = -1;
+                char *where = ss_xasprintf("layers[%zu].%s", i, key[k]), *c1 = cite(g);
+                char *text = ss_xasprintf("layer '%s' of %s, the mean of its %s: %s", nm->valuestring, model,
+                                          k ? "load stage" : "compute", c1);
+                note(b, where, text);
+                free(text);
+                free(c1);
+                free(where);
+            }
+            sum[k] += x;
+            const cJSON *pt = cJSON_GetObjectItemCaseSensitive(l, "part");
+            if (k == 0 && cJSON_IsString(pt)) part[strcmp(pt->valuestring, "fc") == 0] += x;
+        }
+    }
+    cJSON *init = cJSON_GetObjectItemCaseSensitive(root, "init");
+    const cJSON *il = init ? cJSON_GetObjectItemCaseSensitive(init, "layer") : NULL;
+    for (int k = 0; init && k < 2; k++) {
+        cJSON *v = cJSON_GetObjectItemCaseSensitive(init, key[k]);
+        if (!cJSON_IsNull(v)) continue;
+        b->at = base_node(b, "init", -1, key[k]);
+        const group *g = NULL;
+        double x;
+        if (!cJSON_IsString(il)) return base_err(b, err, "init.%s: null, but init names no layer (init.layer)", key[k]);
+        if (layer_mean(b, model, il->valuestring, k, &x, &g) < 0)
+            return base_err(b, err, "init.%s: no %s sample of layer '%s' of %s in the profiles", key[k],
+                            k ? "coldstart (stage load)" : "compute", il->valuestring, model);
+        put_item(init, key[k], cJSON_CreateNumber(round10(x)));
+        char *where = ss_xasprintf("init.%s", key[k]), *c1 = cite(g);
+        char *text = ss_xasprintf("the input layer '%s' of %s, the mean of its %s: %s", il->valuestring, model,
+                                  k ? "load stage" : "compute", c1);
+        note(b, where, text);
+        free(text);
+        free(c1);
+        free(where);
+    }
+    cJSON *tot = cJSON_GetObjectItemCaseSensitive(root, "totals");
+    static const char *const tkey[4] = {"exec_s", "load_s", "exec_conv_part_s", "exec_fc_part_s"};
+    const double tval[4] = {sum[0], sum[1], part[0], part[1]};
+    for (int k = 0; tot && k < 4; k++) {
+        cJSON *v = cJSON_GetObjectItemCaseSensitive(tot, tkey[k]);
+        if (!v || !cJSON_IsNull(v)) continue;
+        put_item(tot, tkey[k], cJSON_CreateNumber(round10(round_dec(tval[k], decimals, unit ? unit : "s"))));
+        char *where = ss_xasprintf("totals.%s", tkey[k]);
+        note(b, where, k < 2 ? "the sum over layers[] (init apart), rounded to the decimals published"
+                             : "the sum over layers[] of that part, rounded to the decimals published");
+        free(where);
+    }
+    return 0;
+}
+
 /* The base with every number calibrate regenerates put in it (docs/calibration.md). */
 static int fill_base(calib *c, const ss_dist_fits *dfits, ss_hwprofile *const *profs, size_t nprofs, char **json,
                      ss_err *err)
@@ -1054,8 +1157,13 @@ static int fill_base(calib *c, const ss_dist_fits *dfits, ss_hwprofile *const *p
         if (rc == 0) rc = ss_err_at(err, "servesim calibrate", 0, 0, "--base: no block is measured in the profiles");
         rc = rc < 0 ? -1 : 0;
     }
+    cJSON *layers = cJSON_GetObjectItemCaseSensitive(root, "layers");
     if (rc == 0 && cJSON_IsObject(ts)) rc = fill_transports(&b, ts, err);
-    if (rc == 0 && !want_blocks && cJSON_IsObject(ts)) {
+    if (rc == 0 && !want_blocks && cJSON_IsArray(layers)) {
+        const cJSON *nm = cJSON_GetObjectItemCaseSensitive(root, "name");
+        const char *lm = c->o->model ? c->o->model : cJSON_IsString(nm) ? nm->valuestring : "";
+        rc = fill_layers(&b, root, layers, lm, err);
+    } else if (rc == 0 && !want_blocks && cJSON_IsObject(ts)) {
         /* a transport profile: nothing else to fill */
     } else if (rc == 0 && cJSON_IsArray(blocks)) {
         rc = fill_blocks(&b, blocks, "service", model, err);
@@ -1133,8 +1241,8 @@ static int fill_base(calib *c, const ss_dist_fits *dfits, ss_hwprofile *const *p
         free(cites);
         free(names);
     } else if (rc == 0) {
-        rc = ss_err_at(err, c->o->base, 1, 1, "--base: expected blocks (a split profile), a service (a whole model) "
-                       "or transports (a transport profile) for calibrate to fill");
+        rc = ss_err_at(err, c->o->base, 1, 1, "--base: expected blocks (a split profile), a service (a whole model), "
+                       "layers (a layer-wise profile) or transports (a transport profile) for calibrate to fill");
     }
     if (rc == 0) {
         cJSON *cal = cJSON_CreateObject();
@@ -1200,6 +1308,7 @@ static void summaries(calib *c)
         }
         cJSON *m = cJSON_CreateObject();
         cJSON_AddStringToObject(m, "model", s->model);
+        if (s->piece) cJSON_AddStringToObject(m, "layer", s->piece);
         cJSON_AddStringToObject(m, "stage", s->stage);
         cJSON_AddNumberToObject(m, "n", n);
         put_num(m, "mean_s", mean);

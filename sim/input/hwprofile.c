@@ -36,8 +36,8 @@ static const char *const term_names[] = {"hop", "rtt", "block", NULL};
 static const char *const memcpy_keys[] = {"kind", "bytes", "latency_s", "latency_ms", "latency_us", "notes", "source",
                                         NULL};
 static const char *const memory_keys[] = {"kind", "what", "device", "bytes", "notes", "source", NULL};
-static const char *const coldstart_keys[] = {"kind", "model", "stage", "duration_s", "duration_ms", "duration_us",
-                                             "notes", "source", NULL};
+static const char *const coldstart_keys[] = {"kind", "model", "layer", "stage", "duration_s", "duration_ms",
+                                             "duration_us", "notes", "source", NULL};
 static const char *const *const sample_keys[] = {compute_keys, transport_keys, memcpy_keys, memory_keys,
                                                  coldstart_keys};
 static const char *const run_keys[] = {"id", "conditions", "results", "notes", NULL};
@@ -295,6 +295,9 @@ static int read_sample(const ss_hwprofile *p, const ss_node *n, ss_hwp_sample *s
         return ss_cfg_num(n, "bytes", &s->bytes, SS_REQ | SS_NONNEG | SS_INT, err);
     case SS_HWP_COLDSTART: {
         TRY(str_copy(n, "model", &s->model, SS_REQ, err));
+        int hl;
+        TRY(hl = str_copy(n, "layer", &s->piece, 0, err)); /* optional: one layer's stage (a layer-wise load) */
+        s->piece_kind = hl ? SS_HWP_LAYER : SS_HWP_WHOLE;
         int stage = 0;
         TRY(ss_cfg_enum(n, "stage", stage_names, &stage, SS_REQ, err));
         s->stage = ss_xstrdup(stage_names[stage]);

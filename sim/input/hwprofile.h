@@ -33,8 +33,8 @@ typedef struct ss_hwp_sample {
     ss_hwp_kind kind;
     int line, col;            /* the sample's object, for provenance and messages */
     char *model;              /* compute, coldstart */
-    ss_hwp_piece piece_kind;  /* compute */
-    char *piece;              /* compute: block or layer name; NULL for the whole model */
+    ss_hwp_piece piece_kind;  /* compute; coldstart (whole or layer) */
+    char *piece;              /* compute: block or layer name; coldstart: the layer; NULL for the whole model */
     char *device;             /* compute, memory */
     char *transport;          /* transport */
     char *what;               /* memory */
