@@ -597,8 +597,8 @@ static int transport_laws(calib *c, ss_err *err)
             cJSON_AddStringToObject(l, "term", term_word[s0->term]);
             cJSON_AddNumberToObject(l, "blocks", s0->blocks);
         }
-        TRY(apply_law(c, g, &f, err));
         cJSON_AddItemToObject(fits, name, l);
+        TRY(apply_law(c, g, &f, err));
     }
     for (size_t i = 0; i < c->ntp; i++) {
         const tparam *tp = &c->tp[i];
