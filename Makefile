@@ -67,7 +67,7 @@ FUZZ_BINS    := $(FUZZERS:%=$(FUZZ_BUILD)/fuzz_%)
 FUZZ_IN_TEST := $(if $(filter true,$(CI)),1,$(filter command line environment,$(origin FUZZ_SECONDS)))
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps build run test check-built mpi-for-tests test-asan fuzz fuzz-built fuzz-bins bench plots reference \
+.PHONY: all deps build run test profiles check-built mpi-for-tests test-asan fuzz fuzz-built fuzz-bins bench plots reference \
         install clean probe probe-deps probe-check
 
 all: build
@@ -218,6 +218,13 @@ probe-deps:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing \
 	    || { echo "probe-deps: apt-get failed; install by hand: $$missing" >&2; exit 1; }; \
 	fi
+
+# The shipped profiles that come from published tables, rebuilt by `servesim calibrate --base` from
+# their transcriptions (profiles/published/, docs/calibration.md "Published tables"); suite
+# `published` checks the committed files are these bytes.
+profiles: deps
+	@$(MAKE) --no-print-directory build
+	tools/published-profiles.sh $(BIN) models
 
 # Without torch: the committed probe profiles against the format (and the checker's own cases).
 probe-check:

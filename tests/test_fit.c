@@ -139,7 +139,38 @@ static void test_empirical_when_nothing_fits(void)
     CU_ASSERT_EQUAL(d.best, SS_FIT_EMPIRICAL);
 }
 
+/* Through published points: exact through two, weighted from three. */
+static void test_affine_points(void)
+{
+    /* Table 4.3 HTTP, read as string ~0 B and tensor 602,112 B: (10.885 - 1.676) ms / 602,112 B */
+    double x[] = {0, 602112}, y[] = {1.676e-3, 10.885e-3};
+    ss_affine_fit f;
+    CU_ASSERT_EQUAL_FATAL(ss_fit_affine_points(x, y, NULL, 2, 0, &f), 0);
+    CU_ASSERT_DOUBLE_EQUAL(f.intercept, 1.676e-3, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(f.slope, (10.885e-3 - 1.676e-3) / 602112, 1e-20);
+    CU_ASSERT_TRUE(isnan(f.slope_ci95) && isnan(f.t975));
+    CU_ASSERT_DOUBLE_EQUAL(f.r2, 1, 0);
+    /* one x only: no slope */
+    double same[] = {4, 4};
+    CU_ASSERT_EQUAL(ss_fit_affine_points(same, y, NULL, 2, 0, &f), -1);
+    /* three points on a line, any weights: the line; a heavy point pulls the fit to itself */
+    double x3[] = {1, 2, 4}, y3[] = {1.5, 2.5, 4.5}, w3[] = {1, 1, 1};
+    CU_ASSERT_EQUAL_FATAL(ss_fit_affine_points(x3, y3, w3, 3, 1, &f), 0);
+    CU_ASSERT_DOUBLE_EQUAL(f.intercept, 0.5, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(f.slope, 1, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(f.t975, 1.959963985, 1e-9); /* absolute weights: normal quantile */
+    double y4[] = {1.5, 3.0, 4.5}, heavy[] = {1e6, 1, 1e6}, light[] = {1, 1e6, 1};
+    ss_affine_fit fh, fl;
+    CU_ASSERT_EQUAL_FATAL(ss_fit_affine_points(x3, y4, heavy, 3, 0, &fh), 0);
+    CU_ASSERT_EQUAL_FATAL(ss_fit_affine_points(x3, y4, light, 3, 0, &fl), 0);
+    CU_ASSERT_DOUBLE_EQUAL(fh.intercept + fh.slope * 1, 1.5, 1e-5); /* through the two heavy points */
+    CU_ASSERT_DOUBLE_EQUAL(fh.intercept + fh.slope * 4, 4.5, 1e-5);
+    CU_ASSERT_DOUBLE_EQUAL(fl.intercept + fl.slope * 2, 3.0, 1e-5); /* through the heavy middle one */
+    CU_ASSERT_DOUBLE_EQUAL(fh.t975, 12.70620474, 1e-6);             /* relative weights: t(0.975, 1) */
+}
+
 SS_TEST_SUITE("fit", {"affine: exact line, refusals", test_affine_exact_and_refusals},
+              {"affine through published points: two exact, three weighted", test_affine_points},
               {"affine: 95% intervals cover over 40 seeds, not inflated", test_affine_coverage},
               {"Kolmogorov p-value at its 5% and 1% points", test_ks_pvalue},
               {"maximum likelihood: closed forms and the gamma equation", test_mle_closed_forms},

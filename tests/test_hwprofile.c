@@ -180,7 +180,11 @@ static void test_run_rules(void)
  * without it only the reader's half runs. */
 static void test_schema_agrees(void)
 {
-    static const char *const good[] = {"docs/profile-example.json", "tests/fuzz/profile/measured.json", NULL};
+    static const char *const good[] = {"docs/profile-example.json", "tests/fuzz/profile/measured.json",
+                                       "profiles/published/blockflow/table-4-2.json",
+                                       "profiles/published/blockflow/table-4-3.json",
+                                       "profiles/published/blockflow/pipeline-overhead.json",
+                                       "profiles/published/masa/googlenet.json", NULL};
     for (int i = 0; good[i]; i++) {
         char *path = ss_xasprintf("%s/%s", SS_SRC_DIR, good[i]);
         ss_hwprofile p;
@@ -200,10 +204,13 @@ static void test_schema_agrees(void)
         "s = json.load(open(\"docs/profile.schema.json\"))\n"
         "jsonschema.Draft202012Validator.check_schema(s)\n"
         "v = jsonschema.Draft202012Validator(s)\n"
-        "for f in [\"docs/profile-example.json\", \"tests/fuzz/profile/measured.json\"]:\n"
+        "import glob\n"
+        "for f in [\"docs/profile-example.json\", \"tests/fuzz/profile/measured.json\"] + "
+        "[p for p in sorted(glob.glob(\"profiles/published/*/*.json\")) if not p.endswith(\".base.json\")]:\n"
         "    for e in v.iter_errors(json.load(open(f))): print(\"refused\", f, e.message); sys.exit(1)\n"
         "for c in [\"kind-unknown\", \"latency-negative\", \"missing-field\", \"run-clients-and-rate\", "
-        "\"version-two\"]:\n"
+        "\"version-two\", \"summary-no-mean\", \"summary-sd-negative\", \"summary-n-zero\", "
+        "\"summary-dist-unknown\", \"summary-key-typo\", \"transport-term-unknown\"]:\n"
         "    if v.is_valid(json.load(open(\"tests/bad/calibrate/\" + c + \".json\"))): print(\"accepted\", c); "
         "sys.exit(1)\n"
         "print(\"schema agrees\")'",

@@ -12,6 +12,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "core/cfg.h"
 #include "core/fit.h"
 
 #define TRY(x)                  \
@@ -32,6 +33,7 @@ typedef struct group {
     size_t nrefs;
     double *x, *y;  /* one point per observation: x the batch or bytes (laws), y the time in s */
     size_t n;
+    int summary;    /* the group's samples are summaries of published tables (one point each) */
 } group;
 
 typedef struct groups {
@@ -60,6 +62,7 @@ static group *add(groups *gs, const char *key, const ss_hwprofile *p, size_t i, 
 {
     group *g = group_for(gs, key);
     const ss_hwp_sample *s = &p->samples[i];
+    if (g->nrefs == 0) g->summary = s->summary;
     g->refs = ss_xrealloc(g->refs, (g->nrefs + 1) * sizeof *g->refs);
     g->refs[g->nrefs++] = (ref){p, i};
     g->x = ss_xrealloc(g->x, (g->n + s->ntimes + 1) * sizeof *g->x);
@@ -137,7 +140,15 @@ static cJSON *refs_json(const group *g)
         cJSON_AddStringToObject(r, "file", g->refs[i].prof->path);
         cJSON_AddNumberToObject(r, "sample", (double)g->refs[i].sample);
         cJSON_AddNumberToObject(r, "line", sample_of(&g->refs[i])->line);
-        cJSON_AddNumberToObject(r, "observations", (double)sample_of(&g->refs[i])->ntimes);
+        const ss_hwp_sample *s = sample_of(&g->refs[i]);
+        if (s->summary) {
+            if (s->n_obs) cJSON_AddNumberToObject(r, "observations", s->n_obs);
+            put_num(r, "mean_s", s->times_s[0]);
+            if (!isnan(s->sd_s)) put_num(r, "sd_s", s->sd_s);
+        } else {
+            cJSON_AddNumberToObject(r, "observations", (double)s->ntimes);
+        }
+        if (s->source) cJSON_AddStringToObject(r, "source", s->source);
         cJSON_AddItemToArray(a, r);
     }
     return a;
@@ -154,6 +165,108 @@ static int group_err(const group *g, ss_err *err, const char *fmt, ...)
     va_end(ap);
     const ss_hwp_sample *s = sample_of(&g->refs[0]);
     return ss_err_at(err, g->refs[0].prof->path, s->line, s->col, "%s", msg);
+}
+
+/* ---- summaries of published tables ----------------------------------------- */
+
+/* A group pools raw observations or summaries, not both: 0, or -1 at the
+ * first sample of the other form. */
+static int check_forms(const groups *gs, ss_err *err)
+{
+    for (size_t i = 0; i < gs->n; i++)
+        for (size_t k = 1; k < gs->g[i].nrefs; k++) {
+            const ss_hwp_sample *s = sample_of(&gs->g[i].refs[k]);
+            if (s->summary != gs->g[i].summary)
+                return ss_err_at(err, gs->g[i].refs[k].prof->path, s->line, s->col,
+                                 "this sample is %s, but the first of its group (line %d) is %s: a fit pools raw "
+                                 "observations or published summaries, not both",
+                                 s->summary ? "a summary" : "raw observations", sample_of(&gs->g[i].refs[0])->line,
+                                 gs->g[i].summary ? "a summary" : "raw observations");
+        }
+    return 0;
+}
+
+/* The pooled moments of a summary group: N = sum of n (1 where not given),
+ * the n-weighted mean, and the pooled sd sqrt((sum (n - 1) sd^2 + sum n (mean_i
+ * - mean)^2) / (N - 1)) (one summary: its own sd); sd NAN if a summary gives
+ * none.  *decimals: the most decimals written (-1 if any used an exponent). */
+typedef struct moments {
+    double n, mean, sd;
+    int decimals;
+    int dist; /* the family of the first summary (core/fit.h order) */
+} moments;
+
+static moments pooled(const group *g)
+{
+    moments m = {0, 0, 0, 0, sample_of(&g->refs[0])->dist};
+    double ss = 0;
+    int nosd = 0;
+    for (size_t i = 0; i < g->nrefs; i++) {
+        const ss_hwp_sample *s = sample_of(&g->refs[i]);
+        double n = s->n_obs ? s->n_obs : 1;
+        m.n += n;
+        m.mean += n * s->times_s[0];
+        if (isnan(s->sd_s)) nosd = 1;
+        else ss += (n - 1) * s->sd_s * s->sd_s;
+        if (s->decimals < 0 || m.decimals < 0) m.decimals = -1;
+        else if (s->decimals > m.decimals) m.decimals = s->decimals;
+    }
+    m.mean /= m.n;
+    for (size_t i = 0; i < g->nrefs; i++) {
+        const ss_hwp_sample *s = sample_of(&g->refs[i]);
+        double n = s->n_obs ? s->n_obs : 1, d = s->times_s[0] - m.mean;
+        ss += n * d * d;
+    }
+    if (nosd) m.sd = NAN;
+    else if (g->nrefs == 1) m.sd = sample_of(&g->refs[0])->sd_s;
+    else m.sd = m.n > 1 ? sqrt(ss / (m.n - 1)) : 0;
+    return m;
+}
+
+/* The distribution of a summary group by moments: the summary's family with
+ * its mean and sd (gamma: shape = (mean / sd)^2); *deterministic when no sd
+ * or sd 0. */
+static void dist_by_moments(const group *g, ss_dist_fits *d, int *deterministic)
+{
+    moments m = pooled(g);
+    memset(d, 0, sizeof *d);
+    d->n = g->nrefs;
+    d->best = (ss_fit_family)m.dist;
+    ss_dist_fit *f = &d->fit[d->best];
+    for (int k = 0; k < SS_FIT_NFAMILIES; k++) d->fit[k].loglik = d->fit[k].aic = d->fit[k].ks_d = d->fit[k].ks_p = NAN;
+    f->mean = m.mean;
+    f->sd = m.sd;
+    f->p1 = m.sd > 0 ? (m.mean / m.sd) * (m.mean / m.sd) : NAN;
+    *deterministic = !(m.sd > 0);
+}
+
+#define MOMENTS_METHOD                                                                                     \
+    "moments of a published summary: its mean and sd (several summaries of one piece pooled by n) matched " \
+    "to the family it names (dist; lognormal when not named; gamma shape = (mean / sd)^2); deterministic at " \
+    "the mean when it gives no sd or sd 0"
+
+#define POINTS_METHOD                                                                                       \
+    "through the published means: exact through two points (no interval); from three points weighted least " \
+    "squares (gsl_fit_wlinear), weights n / sd^2 when every point gives an sd > 0 (intervals 1.96 standard "   \
+    "errors), else n (covariance scaled by the weighted residual variance, intervals t(0.975, n - 2))"
+
+/* The law through a summary group's points (ss_fit_affine_points). */
+static int fit_points(const group *g, ss_affine_fit *f)
+{
+    double *w = ss_xcalloc(g->n + 1, sizeof *w);
+    int absolute = 1;
+    for (size_t i = 0; i < g->nrefs; i++) {
+        const ss_hwp_sample *s = sample_of(&g->refs[i]);
+        if (!(s->sd_s > 0)) absolute = 0;
+    }
+    for (size_t i = 0; i < g->nrefs; i++) {
+        const ss_hwp_sample *s = sample_of(&g->refs[i]);
+        double n = s->n_obs ? s->n_obs : 1;
+        w[i] = absolute ? n / (s->sd_s * s->sd_s) : n;
+    }
+    int rc = ss_fit_affine_points(g->x, g->y, w, g->n, absolute, f);
+    free(w);
+    return rc;
 }
 
 /* ---- affine laws ----------------------------------------------------------- */
@@ -185,7 +298,7 @@ static cJSON *law_json(const char *law, const char *x, const char *p0, const cha
     cJSON_AddNumberToObject(o, "distinct_x", (double)f->ndistinct_x);
     put_num(o, "residual_se_s", f->rse);
     put_num(o, "r2", f->r2);
-    cJSON_AddStringToObject(o, "method", LS_METHOD);
+    cJSON_AddStringToObject(o, "method", g->summary ? POINTS_METHOD : LS_METHOD);
     cJSON_AddItemToObject(o, "from", refs_json(g));
     return o;
 }
@@ -197,6 +310,11 @@ static cJSON *service_json(const ss_dist_fits *d, const group *g)
 {
     cJSON *s = cJSON_CreateObject();
     const ss_dist_fit *f = &d->fit[d->best];
+    if (g->summary && !(f->sd > 0)) { /* a published mean without spread */
+        cJSON_AddStringToObject(s, "dist", "deterministic");
+        put_num(s, "value_s", f->mean);
+        return s;
+    }
     cJSON_AddStringToObject(s, "dist", ss_fit_family_name(d->best));
     switch (d->best) {
     case SS_FIT_NORMAL:
@@ -237,6 +355,11 @@ static cJSON *candidate_json(ss_fit_family fam, const ss_dist_fit *f)
 
 static int fit_dist(const group *g, ss_dist_fits *d, ss_err *err)
 {
+    if (g->summary) {
+        int det;
+        dist_by_moments(g, d, &det);
+        return 0;
+    }
     if (ss_fit_dists(g->y, g->n, d) == 0) return 0;
     const ss_hwp_sample *s = sample_of(&g->refs[0]);
     char *w = piece_words(s);
@@ -258,8 +381,14 @@ static cJSON *dist_json(const group *g, const ss_dist_fits *d)
     cJSON_AddNumberToObject(o, "threads", s->threads);
     cJSON_AddNumberToObject(o, "batch", s->batch);
     cJSON_AddNumberToObject(o, "n", (double)g->n);
-    cJSON_AddStringToObject(o, "chosen", ss_fit_family_name(d->best));
-    cJSON_AddItemToObject(o, "service", service_json(d, g));
+    cJSON *svc = service_json(d, g);
+    cJSON_AddStringToObject(o, "chosen", cJSON_GetObjectItemCaseSensitive(svc, "dist")->valuestring);
+    cJSON_AddItemToObject(o, "service", svc);
+    if (g->summary) {
+        cJSON_AddStringToObject(o, "method", MOMENTS_METHOD);
+        cJSON_AddItemToObject(o, "from", refs_json(g));
+        return o;
+    }
     cJSON_AddStringToObject(o, "method",
                             "maximum likelihood: normal and lognormal in closed form, gamma shape by Newton on "
                             "log k - psi(k) = log(mean) - mean(log); Kolmogorov-Smirnov distance and its asymptotic "
@@ -274,16 +403,21 @@ static cJSON *dist_json(const group *g, const ss_dist_fits *d)
 
 /* ---- the whole calibration ------------------------------------------------- */
 
+typedef struct tparam tparam;
+static const char *const term_word[] = {"hop", "rtt", "block"};
+
 typedef struct calib {
     const ss_calib_opts *o;
     groups dists;      /* compute samples by (piece, device, threads, batch) */
     groups laws;       /* compute samples by (piece, device, threads) */
-    groups transports; /* transport samples by transport */
+    groups transports; /* transport samples by law (the transport's name unless `law` names one) and term */
     groups memcpys;    /* one group */
     groups colds;      /* coldstart samples by (model, stage) */
     groups memory;     /* memory readings by (what, device) */
     cJSON *root;
     FILE *sum;         /* the summary */
+    tparam *tp;        /* per transport: its affine parameters from the laws */
+    size_t ntp;
 } calib;
 
 static void collect(calib *c, ss_hwprofile *const *profs, size_t nprofs)
@@ -299,14 +433,18 @@ static void collect(calib *c, ss_hwprofile *const *profs, size_t nprofs)
                 add(&c->laws, k, profs[f], i, s->batch);
                 add(&c->dists, k2, profs[f], i, s->batch);
                 break;
-            case SS_HWP_TRANSPORT: add(&c->transports, s->transport, profs[f], i, s->bytes); break;
+            case SS_HWP_TRANSPORT: /* "zmq-copy", "http (rtt)", "overhead (block)" */
+                k = ss_xasprintf("%s%s%s%s", s->law ? s->law : s->transport, s->term ? " (" : "",
+                                 s->term ? term_word[s->term] : "", s->term ? ")" : "");
+                add(&c->transports, k, profs[f], i, s->bytes);
+                break;
             case SS_HWP_MEMCPY: add(&c->memcpys, "memcpy", profs[f], i, s->bytes); break;
             case SS_HWP_MEMORY:
                 k = ss_xasprintf("%s\x1f%s", s->what, s->device);
                 add(&c->memory, k, profs[f], i, s->bytes);
                 break;
             case SS_HWP_COLDSTART:
-                k = ss_xasprintf("%s\x1f%s", s->model, s->stage);
+                k = ss_xasprintf("%s\x1f%s\x1f%s", s->model, s->stage, s->piece ? s->piece : "");
                 add(&c->colds, k, profs[f], i, 0);
                 break;
             }
@@ -323,7 +461,7 @@ static int compute_laws(calib *c, ss_affine_fit *fits, ss_err *err)
     for (size_t i = 0; i < c->laws.n; i++) {
         const group *g = &c->laws.g[i];
         const ss_hwp_sample *s = sample_of(&g->refs[0]);
-        if (ss_fit_affine(g->x, g->y, g->n, &fits[i]) < 0) {
+        if ((g->summary ? fit_points(g, &fits[i]) : ss_fit_affine(g->x, g->y, g->n, &fits[i])) < 0) {
             if (fits[i].ndistinct_x < 2 && c->o->no_batch_law) {
                 fits[i].n = 0;
                 continue;
@@ -331,9 +469,11 @@ static int compute_laws(calib *c, ss_affine_fit *fits, ss_err *err)
             char *w = piece_words(s);
             int rc = group_err(g, err,
                                "latency of %s: fewer samples than parameters: the affine law fixed_s + "
-                               "per_sample_s x batch needs at least two batch sizes and three observations, got %zu "
-                               "batch size%s and %zu observation%s (--no-batch-law skips pieces of one batch size)",
-                               w, fits[i].ndistinct_x, fits[i].ndistinct_x == 1 ? "" : "s", g->n, g->n == 1 ? "" : "s");
+                               "per_sample_s x batch needs at least two batch sizes and %s, got %zu "
+                               "batch size%s and %zu %s%s (--no-batch-law skips pieces of one batch size)",
+                               w, g->summary ? "two published means" : "three observations", fits[i].ndistinct_x,
+                               fits[i].ndistinct_x == 1 ? "" : "s", g->n, g->summary ? "mean" : "observation",
+                               g->n == 1 ? "" : "s");
             free(w);
             return rc;
         }
@@ -359,8 +499,74 @@ static int compute_laws(calib *c, ss_affine_fit *fits, ss_err *err)
     return 0;
 }
 
-/* Hop cost vs bytes per transport (transport_fits), and the affine
- * parameters the transport plugins read (transports; policies/transport_affine.h). */
+/* The affine parameters of one transport (policies/transport_affine.h), as
+ * the laws that hold its samples give them. */
+static const char *const tfield[5] = {"block_fixed_s", "block_in_s_per_byte", "block_out_s_per_byte",
+                                      "delivery_fixed_s", "delivery_s_per_byte"};
+struct tparam {
+    const char *name;   /* the transport (owned by a sample) */
+    double v[5];
+    const char *law[5]; /* the transport_fits key each value came from; NULL: none */
+    const char *how[5]; /* static words: which parameter of that law, and how */
+};
+
+static tparam *tparam_for(calib *c, const char *name)
+{
+    for (size_t i = 0; i < c->ntp; i++)
+        if (strcmp(c->tp[i].name, name) == 0) return &c->tp[i];
+    c->tp = ss_xrealloc(c->tp, (c->ntp + 1) * sizeof *c->tp);
+    tparam *t = &c->tp[c->ntp++];
+    memset(t, 0, sizeof *t);
+    t->name = name;
+    return t;
+}
+
+
+/* The law's values into the parameters of each transport sampled in it:
+ * hop: delivery = fixed_s + s_per_byte x bytes; rtt: delivery fixed = fixed_s / 2
+ * (the fixed part is paid both ways, the bytes one way); block: block_fixed_s =
+ * fixed_s / blocks, block_in and block_out per byte = s_per_byte.  A transport
+ * whose samples in the law are all at 0 bytes (it moves no tensor: a handle)
+ * gets per-byte 0.  A value below 0 (noise about 0) is written as 0: the
+ * plugins refuse negative costs. */
+static int apply_law(calib *c, const group *g, const ss_affine_fit *f, ss_err *err)
+{
+    const ss_hwp_sample *s0 = sample_of(&g->refs[0]);
+    for (size_t i = 0; i < g->nrefs; i++) {
+        const ss_hwp_sample *s = sample_of(&g->refs[i]);
+        if (s->blocks != s0->blocks)
+            return ss_err_at(err, g->refs[i].prof->path, s->line, s->col,
+                             "blocks: %u, but the first sample of law '%s' (line %d) sums %u: one law, one count",
+                             s->blocks, g->key, s0->line, s0->blocks);
+        tparam *t = tparam_for(c, s->transport);
+        int zero = 1;
+        for (size_t k = 0; k < g->nrefs; k++) {
+            const ss_hwp_sample *o = sample_of(&g->refs[k]);
+            if (strcmp(o->transport, s->transport) == 0 && o->bytes > 0) zero = 0;
+        }
+        double fixed = s0->term == 1 ? f->intercept / 2 : s0->term == 2 ? f->intercept / s0->blocks : f->intercept;
+        double per = zero ? 0 : f->slope;
+        int lo = s0->term == 2 ? 0 : 3, hi = s0->term == 2 ? 3 : 5;
+        for (int k = lo; k < hi; k++) {
+            if (t->law[k] && strcmp(t->law[k], g->key) != 0)
+                return ss_err_at(err, g->refs[i].prof->path, s->line, s->col,
+                                 "transport '%s': its %s comes from two laws ('%s' and '%s')", s->transport,
+                                 tfield[k], t->law[k], g->key);
+            t->law[k] = g->key;
+            t->v[k] = k == lo ? fixed : per;
+            if (t->v[k] < 0) t->v[k] = 0;
+            t->how[k] = k == lo ? (s0->term == 1   ? "fixed_s / 2 (a round trip: the fixed part both ways)"
+                                   : s0->term == 2 ? "fixed_s / blocks (the time summed over that many blocks)"
+                                                   : "fixed_s")
+                                : zero ? "0 (measured only without a tensor)"
+                                       : "s_per_byte";
+        }
+    }
+    return 0;
+}
+
+/* Hop cost vs bytes per law (transport_fits), and the affine parameters the
+ * transport plugins read (transports; policies/transport_affine.h). */
 static int transport_laws(calib *c, ss_err *err)
 {
     cJSON *fits = cJSON_AddObjectToObject(c->root, "transport_fits");
@@ -369,14 +575,16 @@ static int transport_laws(calib *c, ss_err *err)
         int is_t = i < c->transports.n;
         const group *g = is_t ? &c->transports.g[i] : &c->memcpys.g[i - c->transports.n];
         const char *name = is_t ? g->key : "memcpy";
+        const ss_hwp_sample *s0 = sample_of(&g->refs[0]);
         ss_affine_fit f;
-        if (ss_fit_affine(g->x, g->y, g->n, &f) < 0)
+        if ((g->summary ? fit_points(g, &f) : ss_fit_affine(g->x, g->y, g->n, &f)) < 0)
             return group_err(g, err,
                              "%s%s%s: fewer samples than parameters: the affine cost fixed_s + s_per_byte x bytes "
-                             "needs at least two message sizes and three observations, got %zu size%s and %zu "
-                             "observation%s",
-                             is_t ? "transport '" : "", name, is_t ? "'" : "", f.ndistinct_x,
-                             f.ndistinct_x == 1 ? "" : "s", g->n, g->n == 1 ? "" : "s");
+                             "needs at least two message sizes and %s, got %zu size%s and %zu %s%s",
+                             is_t ? (s0->law ? "law '" : "transport '") : "", name, is_t ? "'" : "",
+                             g->summary ? "two published means" : "three observations", f.ndistinct_x,
+                             f.ndistinct_x == 1 ? "" : "s", g->n, g->summary ? "mean" : "observation",
+                             g->n == 1 ? "" : "s");
         cJSON *l = law_json("latency_s = fixed_s + s_per_byte x bytes", "bytes", "fixed_s", "s_per_byte", &f, g);
         put_num(l, "bytes_per_s", f.slope > 0 ? 1 / f.slope : NAN);
         fprintf(c->sum, "  %s: %.6g s + %.6g s/B (%.4g MB/s), R2 %.4f, n %zu\n", name, f.intercept, f.slope,
@@ -385,21 +593,39 @@ static int transport_laws(calib *c, ss_err *err)
             cJSON_AddItemToObject(c->root, "memcpy", l);
             continue;
         }
-        /* The plugins refuse negative costs: a fitted value below 0 (noise about 0) is written as 0. */
-        cJSON *t = cJSON_AddObjectToObject(ts, name);
-        put_num(t, "block_fixed_s", 0);
-        put_num(t, "block_in_s_per_byte", 0);
-        put_num(t, "block_out_s_per_byte", 0);
-        put_num(t, "delivery_fixed_s", f.intercept > 0 ? f.intercept : 0);
-        put_num(t, "delivery_s_per_byte", f.slope > 0 ? f.slope : 0);
-        char *src = ss_xasprintf("servesim calibrate: the measured hop (send to tensor received) as delivery, "
-                                 "delivery_fixed_s = fixed_s and delivery_s_per_byte = s_per_byte of "
-                                 "transport_fits.%s (a negative fitted value written as 0); block_* = 0: the "
-                                 "measurement does not split main-thread work from time in flight",
-                                 name);
+        if (s0->term || s0->law) {
+            cJSON_AddStringToObject(l, "term", term_word[s0->term]);
+            cJSON_AddNumberToObject(l, "blocks", s0->blocks);
+        }
+        cJSON_AddItemToObject(fits, name, l);
+        TRY(apply_law(c, g, &f, err));
+    }
+    for (size_t i = 0; i < c->ntp; i++) {
+        const tparam *tp = &c->tp[i];
+        cJSON *t = cJSON_AddObjectToObject(ts, tp->name);
+        for (int k = 0; k < 5; k++) put_num(t, tfield[k], tp->law[k] ? tp->v[k] : 0);
+        char *src;
+        if (!tp->law[0] && tp->law[3] && strcmp(tp->law[3], tp->name) == 0 && strcmp(tp->how[4], "s_per_byte") == 0) {
+            src = ss_xasprintf("servesim calibrate: the measured hop (send to tensor received) as delivery, "
+                               "delivery_fixed_s = fixed_s and delivery_s_per_byte = s_per_byte of "
+                               "transport_fits.%s (a negative fitted value written as 0); block_* = 0: the "
+                               "measurement does not split main-thread work from time in flight",
+                               tp->name);
+        } else {
+            char *buf = NULL;
+            size_t len;
+            FILE *fp = ss_xmemstream(&buf, &len);
+            fputs("servesim calibrate (a negative fitted value written as 0):", fp);
+            for (int k = 0; k < 5; k++) {
+                if (tp->law[k]) fprintf(fp, " %s = %s of transport_fits.%s;", tfield[k], tp->how[k], tp->law[k]);
+                else fprintf(fp, " %s = 0 (no law gives it);", tfield[k]);
+            }
+            fclose(fp);
+            buf[strlen(buf) - 1] = '\0';
+            src = buf;
+        }
         cJSON_AddStringToObject(t, "source", src);
         free(src);
-        cJSON_AddItemToObject(fits, name, l);
     }
     return 0;
 }
@@ -558,6 +784,498 @@ static int blocks(calib *c, const ss_dist_fits *dfits, const ss_affine_fit *lfit
     return 0;
 }
 
+/* ---- --base: a shipped profile's format ------------------------------------- */
+
+/* x (s) rounded to `decimals` in the file unit `unit`; as it is for -1. */
+static double round_dec(double x, int decimals, const char *unit)
+{
+    if (decimals < 0) return x;
+    double scale = strcmp(unit, "ms") == 0 ? 1e-3 : strcmp(unit, "us") == 0 ? 1e-6 : 1, p = pow(10, decimals);
+    return round(x / scale * p) / p * scale;
+}
+
+typedef struct based {
+    calib *c;
+    const ss_dist_fits *dfits;
+    cJSON *values;   /* where each number put in came from */
+    const ss_doc *doc; /* the base as positioned nodes, for messages */
+    const ss_node *at; /* the node a message is about (set by the caller) */
+} based;
+
+/* The node of the base at key `k1`, item `i` (if k1 names a sequence), key `k2` (if not NULL). */
+static const ss_node *base_node(const based *b, const char *k1, long i, const char *k2)
+{
+    const ss_node *n = ss_map_find(b->doc->root, k1);
+    if (n && i >= 0) n = n->kind == SS_NODE_SEQ && (size_t)i < n->n ? n->items[i] : NULL;
+    if (n && k2) n = n->kind == SS_NODE_MAP ? ss_map_find(n, k2) : NULL;
+    return n ? n : b->doc->root;
+}
+
+static int base_err(const based *b, ss_err *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int base_err(const based *b, ss_err *err, const char *fmt, ...)
+{
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    const ss_node *n = b->at ? b->at : b->doc->root;
+    return ss_err_at(err, b->c->o->base, n->line, n->col, "%s", msg);
+}
+
+/* The distribution group of block `blk` of `model` (pick_config, smallest
+ * batch); -1 with a message if the profiles have none. */
+static long block_dist(const based *b, const char *model, const char *blk, const char *where, ss_err *err)
+{
+    long law = pick_config(b->c, model, blk);
+    if (law < 0)
+        return base_err(b, err, "%s: no sample of block '%s' of %s in the profiles (--base: every number the file "
+                        "takes from calibrate must be measured or transcribed)", where, blk, model);
+    return (long)smallest_batch(b->c, (size_t)law);
+}
+
+/* "FILE sample I (line L): SOURCE" for every sample of a group, "; "-joined. */
+static char *cite(const group *g)
+{
+    char *out = NULL;
+    size_t len;
+    FILE *fp = ss_xmemstream(&out, &len);
+    for (size_t i = 0; i < g->nrefs; i++) {
+        const ss_hwp_sample *s = sample_of(&g->refs[i]);
+        fprintf(fp, "%s%s sample %zu (line %d)", i ? "; " : "", g->refs[i].prof->path, g->refs[i].sample, s->line);
+        if (s->source) fprintf(fp, ": %s", s->source);
+    }
+    fclose(fp);
+    return out;
+}
+
+static void put_item(cJSON *o, const char *key, cJSON *v)
+{
+    if (cJSON_GetObjectItemCaseSensitive(o, key)) cJSON_ReplaceItemInObjectCaseSensitive(o, key, v);
+    else cJSON_AddItemToObject(o, key, v);
+}
+
+static void note(based *b, const char *path, const char *text)
+{
+    cJSON_AddStringToObject(b->values, path, text);
+}
+
+/* The pieces `names` of `model` in series as one service: means add, variances
+ * add (independent pieces), the family of the first when all share it (else
+ * an error), rounded to the most decimals the summaries were written with.
+ * Into *out (a distribution map) and *total_mean_s. */
+static int series(based *b, const char *model, const char *const *names, size_t n, const char *where, cJSON **out,
+                  double *total_mean_s, char **cites, ss_err *err)
+{
+    double mean = 0, var = 0;
+    int decimals = 0, fam = -1, det = 1;
+    const char *unit = NULL;
+    FILE *fp;
+    size_t len;
+    fp = ss_xmemstream(cites, &len);
+    for (size_t i = 0; i < n; i++) {
+        long d = block_dist(b, model, names[i], where, err);
+        if (d < 0) {
+            fclose(fp);
+            return -1;
+        }
+        const group *g = &b->c->dists.g[d];
+        const ss_dist_fit *f = &b->dfits[d].fit[b->dfits[d].best];
+        mean += f->mean;
+        if (f->sd > 0) {
+            var += f->sd * f->sd;
+            det = 0;
+            if (fam < 0) fam = (int)b->dfits[d].best;
+            else if (fam != (int)b->dfits[d].best) {
+                fclose(fp);
+                return base_err(b, err, "%s: its blocks' families differ (%s, %s): no rule sums them", where,
+                                ss_fit_family_name((ss_fit_family)fam), ss_fit_family_name(b->dfits[d].best));
+            }
+        }
+        int dec = g->summary ? pooled(g).decimals : -1;
+        if (dec < 0 || decimals < 0) decimals = -1;
+        else if (dec > decimals) decimals = dec;
+        if (!unit) unit = g->refs[0].prof->time_unit;
+        else if (strcmp(unit, g->refs[0].prof->time_unit) != 0) decimals = -1;
+        char *c1 = cite(g);
+        fprintf(fp, "%s%s", i ? "; " : "", c1);
+        free(c1);
+    }
+    fclose(fp);
+    *total_mean_s = round_dec(mean, decimals, unit);
+    cJSON *o = cJSON_CreateObject();
+    if (det) {
+        cJSON_AddStringToObject(o, "dist", "deterministic");
+        put_num(o, "value_s", *total_mean_s);
+    } else {
+        cJSON_AddStringToObject(o, "dist", ss_fit_family_name((ss_fit_family)fam));
+        put_num(o, "mean_s", *total_mean_s);
+        if (fam == SS_FIT_GAMMA) put_num(o, "shape", mean * mean / var);
+        else put_num(o, "sd_s", round_dec(sqrt(var), decimals, unit));
+    }
+    *out = o;
+    return 0;
+}
+
+/* blocks[].KEY of the base from `model`'s blocks. */
+static int fill_blocks(based *b, cJSON *blocks, const char *key, const char *model, ss_err *err)
+{
+    size_t i = 0;
+    for (cJSON *blk = blocks->child; blk; blk = blk->next, i++) {
+        const cJSON *nm = cJSON_GetObjectItemCaseSensitive(blk, "name");
+        b->at = base_node(b, "blocks", (long)i, NULL);
+        if (!cJSON_IsString(nm)) return base_err(b, err, "blocks[%zu]: expected a name (a string)", i);
+        char *where = ss_xasprintf("blocks[%zu].%s", i, key);
+        long d = block_dist(b, model, nm->valuestring, where, err);
+        if (d < 0) {
+            free(where);
+            return -1;
+        }
+        const group *g = &b->c->dists.g[d];
+        put_item(blk, key, service_json(&b->dfits[d], g));
+        char *c1 = cite(g), *text = ss_xasprintf("block '%s' of %s, %s: %s", nm->valuestring, model,
+                            g->summary ? "the published summary by moments" : "the distribution calibrate chose", c1);
+        note(b, where, text);
+        free(text);
+        free(c1);
+        free(where);
+    }
+    return 0;
+}
+
+/* transports.T.F of the base: null -> from the laws of T's samples
+ * (apply_law); {"typed": X, "tolerance_rel": R} -> X, once the law's value
+ * is within R of it (a value typed by hand from the table, kept so results
+ * stay the same, and checked); "as OTHER" -> OTHER's value of F once filled
+ * (an assumption the base states: the same cost as another transport);
+ * numbers stay. */
+static int fill_transports(based *b, cJSON *ts, ss_err *err)
+{
+    const ss_node *tsn = ss_map_find(b->doc->root, "transports");
+    for (int pass = 0; pass < 2; pass++)
+        for (cJSON *t = ts->child; t; t = t->next) {
+            const ss_node *tn = tsn && tsn->kind == SS_NODE_MAP ? ss_map_find(tsn, t->string) : NULL;
+            for (int k = 0; k < 5; k++) {
+                cJSON *v = cJSON_GetObjectItemCaseSensitive(t, tfield[k]);
+                const ss_node *vn = tn && tn->kind == SS_NODE_MAP ? ss_map_find(tn, tfield[k]) : NULL;
+                b->at = vn ? vn : tn;
+                char *where = ss_xasprintf("transports.%s.%s", t->string, tfield[k]);
+                int rc = 0;
+                const cJSON *typed = cJSON_IsObject(v) ? cJSON_GetObjectItemCaseSensitive(v, "typed") : NULL;
+                if (pass == 0 && v && (cJSON_IsNull(v) || cJSON_IsObject(v))) {
+                    const tparam *tp = NULL;
+                    for (size_t i = 0; i < b->c->ntp; i++)
+                        if (strcmp(b->c->tp[i].name, t->string) == 0) tp = &b->c->tp[i];
+                    if (!tp || !tp->law[k]) {
+                        rc = base_err(b, err, "%s: no law of the profiles gives it (a transport sample of '%s' with "
+                                      "term %s)", where, t->string, k < 3 ? "block" : "hop or rtt");
+                    } else if (cJSON_IsObject(v) && !cJSON_IsNumber(typed)) {
+                        rc = base_err(b, err, "%s: expected {\"typed\": NUMBER, \"tolerance_rel\": NUMBER}", where);
+                    } else {
+                        const cJSON *tol = typed ? cJSON_GetObjectItemCaseSensitive(v, "tolerance_rel") : NULL;
+                        double fit = round10(tp->v[k]), want = typed ? typed->valuedouble : fit;
+                        double tolr = cJSON_IsNumber(tol) ? tol->valuedouble : 0;
+                        if (typed && !(fabs(want - fit) <= tolr * fabs(fit))) {
+                            rc = base_err(b, err, "%s: typed as %.10g, but the law '%s' gives %.10g (relative %.2g, "
+                                          "tolerance_rel %g): the transcription and the typed value disagree",
+                                          where, want, tp->law[k], fit, fit ? fabs(want - fit) / fabs(fit) : INFINITY,
+                                          tolr);
+                            free(where);
+                            return -1;
+                        }
+                        put_item(t, tfield[k], cJSON_CreateNumber(want));
+                        const group *g = NULL;
+                        for (size_t i = 0; i < b->c->transports.n; i++)
+                            if (strcmp(b->c->transports.g[i].key, tp->law[k]) == 0) g = &b->c->transports.g[i];
+                        char *chk = typed ? ss_xasprintf("kept as typed (%.10g): the law gives %.10g, within "
+                                                         "tolerance_rel %g; ", want, fit, tolr)
+                                          : ss_xstrdup("");
+                        char *c1 = cite(g), *text = ss_xasprintf("%s%s of the law '%s' (latency_s = fixed_s + "
+                                                                 "s_per_byte x bytes through %s): %s",
+                                                                 chk, tp->how[k], tp->law[k],
+                                                                 g->summary ? "the published means" : "the samples",
+                                                                 c1);
+                        free(chk);
+                        note(b, where, text);
+                        free(text);
+                        free(c1);
+                    }
+                } else if (pass == 1 && cJSON_IsString(v) && strncmp(v->valuestring, "as ", 3) == 0) {
+                    const char *other = v->valuestring + 3;
+                    cJSON *o = cJSON_GetObjectItemCaseSensitive(ts, other);
+                    cJSON *ov = o ? cJSON_GetObjectItemCaseSensitive(o, tfield[k]) : NULL;
+                    if (!cJSON_IsNumber(ov)) {
+                        rc = base_err(b, err, "%s: '%s': transports.%s.%s is not a number once calibrated", where,
+                                      v->valuestring, other, tfield[k]);
+                    } else {
+                        char *text = ss_xasprintf("the same as transports.%s.%s (an assumption of the base)", other,
+                                                  tfield[k]);
+                        put_item(t, tfield[k], cJSON_CreateNumber(ov->valuedouble));
+                        note(b, where, text);
+                        free(text);
+                    }
+                } else if (pass == 0 && v && !cJSON_IsNumber(v) && !cJSON_IsNull(v) &&
+                           !(cJSON_IsString(v) && strncmp(v->valuestring, "as ", 3) == 0)) {
+                    rc = base_err(b, err, "%s: expected a number (kept), null (calibrated), {\"typed\": NUMBER, "
+                                  "\"tolerance_rel\": NUMBER} (checked) or \"as TRANSPORT\"", where);
+                }
+                free(where);
+                if (rc < 0) return -1;
+            }
+        }
+    return 0;
+}
+
+/* The mean (s) of layer `layer` of `model`: its compute time (kind 0) or its
+ * load stage (kind 1); *g the group; -1 if the profiles have none. */
+static int layer_mean(const based *b, const char *model, const char *layer, int load, double *mean, const group **g)
+{
+    const groups *gs = load ? &b->c->colds : &b->c->dists;
+    for (size_t i = 0; i < gs->n; i++) {
+        const ss_hwp_sample *s = sample_of(&gs->g[i].refs[0]);
+        if (s->piece_kind != SS_HWP_LAYER || strcmp(s->model, model) != 0 || strcmp(s->piece, layer) != 0) continue;
+        if (load && strcmp(s->stage, "load") != 0) continue;
+        *g = &gs->g[i];
+        if (gs->g[i].summary) {
+            *mean = pooled(&gs->g[i]).mean;
+        } else {
+            double m = 0;
+            for (size_t k = 0; k < gs->g[i].n; k++) m += gs->g[i].y[k];
+            *mean = m / (double)gs->g[i].n;
+        }
+        return 0;
+    }
+    return -1;
+}
+
+/* A layer-wise profile (models/masa/NAME.json): layers[].exec_s (the layer's
+ * compute) and layers[].load_s (its load stage), init.exec_s/load_s from the
+ * layer init.layer names, totals.exec_s, load_s, exec_conv_part_s and
+ * exec_fc_part_s as sums over layers[] (by part), rounded to the decimals
+ * the summaries were written with. */
+static int fill_layers(based *b, cJSON *root, cJSON *layers, const char *model, ss_err *err)
+{
+    static const char *const key[2] = {"exec_s", "load_s"};
+    double sum[2] = {0, 0}, part[2] = {0, 0}; /* exec by part: conv, fc */
+    int decimals = 0;
+    const char *unit = NULL;
+    size_t i = 0;
+    for (cJSON *l = layers->child; l; l = l->next, i++) {
+        const cJSON *nm = cJSON_GetObjectItemCaseSensitive(l, "name");
+        b->at = base_node(b, "layers", (long)i, NULL);
+        if (!cJSON_IsString(nm)) return base_err(b, err, "layers[%zu]: expected a name (a string)", i);
+        for (int k = 0; k < 2; k++) {
+            cJSON *v = cJSON_GetObjectItemCaseSensitive(l, key[k]);
+            double x;
+            if (!cJSON_IsNull(v)) {
+                x = cJSON_IsNumber(v) ? v->valuedouble : 0;
+            } else {
+                const group *g = NULL;
+                if (layer_mean(b, model, nm->valuestring, k, &x, &g) < 0)
+                    return base_err(b, err, "layers[%zu].%s: no %s sample of layer '%s' of %s in the profiles", i,
+                                    key[k], k ? "coldstart (stage load)" : "compute", nm->valuestring, model);
+                put_item(l, key[k], cJSON_CreateNumber(round10(x)));
+                int dec = g->summary ? pooled(g).decimals : -1;
+                if (dec < 0 || decimals < 0) decimals = -1;
+                else if (dec > decimals) decimals = dec;
+                if (!unit) unit = g->refs[0].prof->time_unit;
+                else if (strcmp(unit, g->refs[0].prof->time_unit) != 0) decimals = -1;
+                char *where = ss_xasprintf("layers[%zu].%s", i, key[k]), *c1 = cite(g);
+                char *text = ss_xasprintf("layer '%s' of %s, the mean of its %s: %s", nm->valuestring, model,
+                                          k ? "load stage" : "compute", c1);
+                note(b, where, text);
+                free(text);
+                free(c1);
+                free(where);
+            }
+            sum[k] += x;
+            const cJSON *pt = cJSON_GetObjectItemCaseSensitive(l, "part");
+            if (k == 0 && cJSON_IsString(pt)) part[strcmp(pt->valuestring, "fc") == 0] += x;
+        }
+    }
+    cJSON *init = cJSON_GetObjectItemCaseSensitive(root, "init");
+    const cJSON *il = init ? cJSON_GetObjectItemCaseSensitive(init, "layer") : NULL;
+    for (int k = 0; init && k < 2; k++) {
+        cJSON *v = cJSON_GetObjectItemCaseSensitive(init, key[k]);
+        if (!cJSON_IsNull(v)) continue;
+        b->at = base_node(b, "init", -1, key[k]);
+        const group *g = NULL;
+        double x;
+        if (!cJSON_IsString(il)) return base_err(b, err, "init.%s: null, but init names no layer (init.layer)", key[k]);
+        if (layer_mean(b, model, il->valuestring, k, &x, &g) < 0)
+            return base_err(b, err, "init.%s: no %s sample of layer '%s' of %s in the profiles", key[k],
+                            k ? "coldstart (stage load)" : "compute", il->valuestring, model);
+        put_item(init, key[k], cJSON_CreateNumber(round10(x)));
+        char *where = ss_xasprintf("init.%s", key[k]), *c1 = cite(g);
+        char *text = ss_xasprintf("the input layer '%s' of %s, the mean of its %s: %s", il->valuestring, model,
+                                  k ? "load stage" : "compute", c1);
+        note(b, where, text);
+        free(text);
+        free(c1);
+        free(where);
+    }
+    cJSON *tot = cJSON_GetObjectItemCaseSensitive(root, "totals");
+    static const char *const tkey[4] = {"exec_s", "load_s", "exec_conv_part_s", "exec_fc_part_s"};
+    const double tval[4] = {sum[0], sum[1], part[0], part[1]};
+    for (int k = 0; tot && k < 4; k++) {
+        cJSON *v = cJSON_GetObjectItemCaseSensitive(tot, tkey[k]);
+        if (!v || !cJSON_IsNull(v)) continue;
+        put_item(tot, tkey[k], cJSON_CreateNumber(round10(round_dec(tval[k], decimals, unit ? unit : "s"))));
+        char *where = ss_xasprintf("totals.%s", tkey[k]);
+        note(b, where, k < 2 ? "the sum over layers[] (init apart), rounded to the decimals published"
+                             : "the sum over layers[] of that part, rounded to the decimals published");
+        free(where);
+    }
+    return 0;
+}
+
+/* The base with every number calibrate regenerates put in it (docs/calibration.md). */
+static int fill_base(calib *c, const ss_dist_fits *dfits, ss_hwprofile *const *profs, size_t nprofs, char **json,
+                     ss_err *err)
+{
+    ss_doc *doc = ss_doc_load_json(c->o->base, err); /* a positioned message for bad JSON */
+    if (!doc) return -1;
+    if (doc->root->kind != SS_NODE_MAP) {
+        ss_doc_free(doc);
+        return ss_err_at(err, c->o->base, 1, 1, "--base: expected a JSON object (a model file)");
+    }
+    size_t tlen;
+    char *text = ss_read_file(c->o->base, &tlen, err);
+    cJSON *root = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    if (!root) {
+        ss_doc_free(doc);
+        return -1;
+    }
+    based b = {c, dfits, cJSON_CreateObject(), doc, NULL};
+    const char *model = NULL;
+    cJSON *blocks = cJSON_GetObjectItemCaseSensitive(root, "blocks");
+    cJSON *ts = cJSON_GetObjectItemCaseSensitive(root, "transports");
+    int rc = 0, want_blocks = cJSON_IsArray(blocks) || cJSON_GetObjectItemCaseSensitive(root, "service");
+    if (want_blocks) {
+        rc = pick_model(c, &model, err);
+        if (rc == 0) rc = ss_err_at(err, "servesim calibrate", 0, 0, "--base: no block is measured in the profiles");
+        rc = rc < 0 ? -1 : 0;
+    }
+    cJSON *layers = cJSON_GetObjectItemCaseSensitive(root, "layers");
+    if (rc == 0 && cJSON_IsObject(ts)) rc = fill_transports(&b, ts, err);
+    if (rc == 0 && !want_blocks && cJSON_IsArray(layers)) {
+        const cJSON *nm = cJSON_GetObjectItemCaseSensitive(root, "name");
+        const char *lm = c->o->model ? c->o->model : cJSON_IsString(nm) ? nm->valuestring : "";
+        rc = fill_layers(&b, root, layers, lm, err);
+    } else if (rc == 0 && !want_blocks && cJSON_IsObject(ts)) {
+        /* a transport profile: nothing else to fill */
+    } else if (rc == 0 && cJSON_IsArray(blocks)) {
+        rc = fill_blocks(&b, blocks, "service", model, err);
+        for (size_t k = 0; k < c->o->nfill && rc == 0; k++)
+            rc = fill_blocks(&b, blocks, c->o->fill_keys[k], c->o->fill_models[k], err);
+        /* fused processes (a service of their own) and the offline floor: the blocks in series */
+        cJSON *pl = cJSON_GetObjectItemCaseSensitive(root, "pipeline");
+        cJSON *procs = pl ? cJSON_GetObjectItemCaseSensitive(pl, "processes") : NULL;
+        size_t j = 0;
+        for (cJSON *p = procs ? procs->child : NULL; p && rc == 0; p = p->next, j++) {
+            cJSON *members = cJSON_GetObjectItemCaseSensitive(p, "blocks");
+            if (!cJSON_GetObjectItemCaseSensitive(p, "service") || !cJSON_IsArray(members)) continue;
+            size_t n = (size_t)cJSON_GetArraySize(members), k = 0;
+            const char **names = ss_xcalloc(n + 1, sizeof *names);
+            for (cJSON *m = members->child; m; m = m->next) names[k++] = cJSON_IsString(m) ? m->valuestring : "";
+            b.at = ss_map_find(b.doc->root, "pipeline");
+            b.at = b.at && b.at->kind == SS_NODE_MAP ? ss_map_find(b.at, "processes") : NULL;
+            b.at = b.at && b.at->kind == SS_NODE_SEQ && j < b.at->n ? b.at->items[j] : NULL;
+            char *where = ss_xasprintf("pipeline.processes[%zu].service", j), *cites = NULL;
+            cJSON *svc = NULL;
+            double mean;
+            rc = series(&b, model, names, n, where, &svc, &mean, &cites, err);
+            if (rc == 0) {
+                put_item(p, "service", svc);
+                char *t = ss_xasprintf("its blocks in series (means and variances add), rounded to the decimals "
+                                       "published: %s", cites);
+                note(&b, where, t);
+                free(t);
+            }
+            free(cites);
+            free(where);
+            free(names);
+        }
+        if (rc == 0 && pl && cJSON_GetObjectItemCaseSensitive(pl, "offline_floor_s")) {
+            size_t n = (size_t)cJSON_GetArraySize(blocks), k = 0;
+            const char **names = ss_xcalloc(n + 1, sizeof *names);
+            for (cJSON *m = blocks->child; m; m = m->next)
+                names[k++] = cJSON_GetObjectItemCaseSensitive(m, "name")->valuestring;
+            cJSON *svc = NULL;
+            char *cites = NULL;
+            double mean;
+            b.at = base_node(&b, "pipeline", -1, "offline_floor_s");
+            rc = series(&b, model, names, n, "pipeline.offline_floor_s", &svc, &mean, &cites, err);
+            if (rc == 0) {
+                cJSON *v = cJSON_CreateNumber(round10(mean));
+                put_item(pl, "offline_floor_s", v);
+                char *t = ss_xasprintf("the sum of every block's mean: %s", cites);
+                note(&b, "pipeline.offline_floor_s", t);
+                free(t);
+            }
+            cJSON_Delete(svc);
+            free(cites);
+            free(names);
+        }
+    } else if (rc == 0 && cJSON_GetObjectItemCaseSensitive(root, "service")) {
+        /* a whole-model profile: the measured blocks of the model in series */
+        const char **names = ss_xcalloc(c->laws.n + 1, sizeof *names);
+        size_t n = 0;
+        for (size_t i = 0; i < c->laws.n; i++) {
+            const ss_hwp_sample *s = sample_of(&c->laws.g[i].refs[0]);
+            if (wanted_block(c, s, model) && pick_config(c, model, s->piece) == (long)i) names[n++] = s->piece;
+        }
+        cJSON *svc = NULL;
+        char *cites = NULL;
+        double mean;
+        b.at = base_node(&b, "service", -1, NULL);
+        rc = series(&b, model, names, n, "service", &svc, &mean, &cites, err);
+        if (rc == 0) {
+            put_item(root, "service", svc);
+            char *t = ss_xasprintf("the blocks of %s in series (means and variances add), rounded to the decimals "
+                                   "published: %s", model, cites);
+            note(&b, "service", t);
+            free(t);
+        }
+        free(cites);
+        free(names);
+    } else if (rc == 0) {
+        rc = ss_err_at(err, c->o->base, 1, 1, "--base: expected blocks (a split profile), a service (a whole model), "
+                       "layers (a layer-wise profile) or transports (a transport profile) for calibrate to fill");
+    }
+    if (rc == 0) {
+        cJSON *cal = cJSON_CreateObject();
+        FILE *fp;
+        char *by = NULL;
+        size_t len;
+        fp = ss_xmemstream(&by, &len);
+        fprintf(fp, "servesim calibrate --base %s", c->o->base);
+        for (size_t k = 0; k < c->o->nfill; k++) fprintf(fp, " --fill %s=%s", c->o->fill_keys[k], c->o->fill_models[k]);
+        for (size_t i = 0; i < nprofs; i++) fprintf(fp, " %s", profs[i]->path);
+        fclose(fp);
+        cJSON_AddStringToObject(cal, "by", by);
+        free(by);
+        cJSON *from = cJSON_AddArrayToObject(cal, "from");
+        for (size_t i = 0; i < nprofs; i++) {
+            cJSON *f = cJSON_CreateObject();
+            cJSON_AddStringToObject(f, "file", profs[i]->path);
+            cJSON_AddStringToObject(f, "source", profs[i]->source);
+            cJSON_AddItemToArray(from, f);
+        }
+        cJSON_AddItemToObject(cal, "values", b.values);
+        b.values = NULL;
+        put_item(root, "calibrate", cal);
+        char *out = cJSON_Print(root);
+        *json = ss_xasprintf("%s\n", out);
+        cJSON_free(out);
+    }
+    cJSON_Delete(b.values);
+    cJSON_Delete(root);
+    ss_doc_free(doc);
+    return rc;
+}
+
 static void summaries(calib *c)
 {
     cJSON *mem = cJSON_AddArrayToObject(c->root, "memory");
@@ -577,17 +1295,26 @@ static void summaries(calib *c)
     for (size_t i = 0; i < c->colds.n; i++) {
         const group *g = &c->colds.g[i];
         const ss_hwp_sample *s = sample_of(&g->refs[0]);
-        double mean = 0, var = 0;
+        double mean = 0, var = 0, n = (double)g->n, sd;
         for (size_t k = 0; k < g->n; k++) mean += g->y[k];
         mean /= (double)g->n;
         for (size_t k = 0; k < g->n; k++) var += (g->y[k] - mean) * (g->y[k] - mean);
+        sd = g->n > 1 ? sqrt(var / (double)(g->n - 1)) : NAN;
+        if (g->summary) {
+            moments pm = pooled(g);
+            n = pm.n;
+            mean = pm.mean;
+            sd = pm.sd;
+        }
         cJSON *m = cJSON_CreateObject();
         cJSON_AddStringToObject(m, "model", s->model);
+        if (s->piece) cJSON_AddStringToObject(m, "layer", s->piece);
         cJSON_AddStringToObject(m, "stage", s->stage);
-        cJSON_AddNumberToObject(m, "n", (double)g->n);
+        cJSON_AddNumberToObject(m, "n", n);
         put_num(m, "mean_s", mean);
-        put_num(m, "sd_s", g->n > 1 ? sqrt(var / (double)(g->n - 1)) : NAN);
-        cJSON_AddStringToObject(m, "method", "sample mean and standard deviation (n - 1)");
+        put_num(m, "sd_s", sd);
+        cJSON_AddStringToObject(m, "method", g->summary ? "published summaries pooled by n"
+                                                        : "sample mean and standard deviation (n - 1)");
         cJSON_AddItemToObject(m, "from", refs_json(g));
         cJSON_AddItemToArray(cold, m);
     }
@@ -643,6 +1370,15 @@ int ss_calibrate(ss_hwprofile *const *profs, size_t nprofs, const ss_calib_opts 
     *json = NULL;
     collect(&c, profs, nprofs);
     header(&c, profs, nprofs);
+    groups *forms[] = {&c.dists, &c.transports, &c.memcpys, &c.colds};
+    for (size_t i = 0; i < sizeof forms / sizeof *forms; i++)
+        if (check_forms(forms[i], err) < 0) {
+            fclose(c.sum);
+            cJSON_Delete(c.root);
+            groups *all[] = {&c.dists, &c.laws, &c.transports, &c.memcpys, &c.colds, &c.memory};
+            for (size_t k = 0; k < sizeof all / sizeof *all; k++) groups_free(all[k]);
+            return -1;
+        }
     ss_dist_fits *dfits = ss_xcalloc(c.dists.n + 1, sizeof *dfits);
     ss_affine_fit *lfits = ss_xcalloc(c.laws.n + 1, sizeof *lfits);
     int rc = 0;
@@ -670,9 +1406,13 @@ int ss_calibrate(ss_hwprofile *const *profs, size_t nprofs, const ss_calib_opts 
             cJSON *it = cJSON_DetachItemFromObjectCaseSensitive(c.root, order[i]);
             if (it) cJSON_AddItemToObject(c.root, order[i], it);
         }
-        char *text = cJSON_Print(c.root);
-        *json = ss_xasprintf("%s\n", text);
-        cJSON_free(text);
+        if (o->base) {
+            rc = fill_base(&c, dfits, profs, nprofs, json, err);
+        } else {
+            char *text = cJSON_Print(c.root);
+            *json = ss_xasprintf("%s\n", text);
+            cJSON_free(text);
+        }
     }
     fclose(c.sum);
     free(dfits);
@@ -680,5 +1420,6 @@ int ss_calibrate(ss_hwprofile *const *profs, size_t nprofs, const ss_calib_opts 
     cJSON_Delete(c.root);
     groups *all[] = {&c.dists, &c.laws, &c.transports, &c.memcpys, &c.colds, &c.memory};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) groups_free(all[i]);
+    free(c.tp);
     return rc;
 }

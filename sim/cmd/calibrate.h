@@ -26,6 +26,12 @@ typedef struct ss_calib_opts {
     const char *device;   /* the device whose block timings feed "blocks" (NULL: see docs/profiles.md) */
     unsigned threads;     /* likewise the threads (0: the fewest measured) */
     int no_batch_law;     /* a compute piece measured at one batch size gets no law instead of an error */
+    /* --base: write this model file (a shipped profile's fixed part: architecture,
+     * notes, citations) with the numbers calibrate fits put in it, instead of
+     * calibrate's own format (docs/calibration.md, "Published tables") */
+    const char *base;
+    const char *fill_keys[8], *fill_models[8]; /* --fill KEY=MODEL: blocks[].KEY from MODEL's blocks */
+    size_t nfill;
 } ss_calib_opts;
 
 /* The model file's text (JSON, deterministic: same inputs and options give

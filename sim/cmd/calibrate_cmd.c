@@ -19,6 +19,10 @@ static const char usage[] =
     "  --device D          the device whose block timings feed \"blocks\" (default: see below)\n"
     "  --threads N         likewise the threads (default: the fewest measured)\n"
     "  --no-batch-law      a piece measured at one batch size gets no batch law instead of an error\n"
+    "  --base MODEL.json   write this model file with the fitted numbers put in it (blocks[].service,\n"
+    "                      fused processes, the offline floor, a whole model's service), not calibrate's\n"
+    "                      own format: how the shipped profiles are rebuilt from published tables\n"
+    "  --fill KEY=MODEL    with --base, also blocks[].KEY from MODEL's blocks (repeatable, 8 at most)\n"
     "  --quiet             print no summary\n"
     "\n"
     "Fits, over the samples of all the profiles (docs/profiles.md): latency vs batch per\n"
@@ -57,6 +61,7 @@ int ss_cmd_calibrate(int argc, char **argv)
     const char **files = ss_xcalloc((size_t)argc + 1, sizeof *files);
     size_t nfiles = 0;
     int quiet = 0, rc = 0;
+    char *keys[8] = {0};
     for (int i = 0; i < argc && rc == 0; i++) {
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
         const char **slot = NULL;
@@ -76,6 +81,17 @@ int ss_cmd_calibrate(int argc, char **argv)
             if (parse_threads(val, &o.threads) < 0)
                 rc = ss_bad_usage("calibrate", "--threads expects a number >= 1, got '%s'", val ? val : "");
             i++;
+        } else if (strcmp(a, "--base") == 0) {
+            slot = &o.base;
+        } else if (strcmp(a, "--fill") == 0) {
+            const char *eq = val ? strchr(val, '=') : NULL;
+            if (!eq || eq == val || !eq[1] || o.nfill == 8)
+                rc = ss_bad_usage("calibrate", "--fill expects KEY=MODEL (8 at most), got '%s'", val ? val : "");
+            else {
+                o.fill_keys[o.nfill] = keys[o.nfill] = ss_xasprintf("%.*s", (int)(eq - val), val);
+                o.fill_models[o.nfill++] = eq + 1;
+            }
+            i++;
         } else if (strcmp(a, "--no-batch-law") == 0) {
             o.no_batch_law = 1;
         } else if (strcmp(a, "--quiet") == 0) {
@@ -93,7 +109,9 @@ int ss_cmd_calibrate(int argc, char **argv)
     }
     if (rc == 0 && nfiles == 0) rc = ss_bad_usage("calibrate", "%s", "missing PROFILE.json");
     if (rc == 0 && !output) rc = ss_bad_usage("calibrate", "%s", "missing -o MODEL.json");
+    if (rc == 0 && o.nfill && !o.base) rc = ss_bad_usage("calibrate", "%s", "--fill needs --base");
     if (rc) {
+        for (size_t k = 0; k < 8; k++) free(keys[k]);
         free(files);
         return rc;
     }
@@ -102,7 +120,7 @@ int ss_cmd_calibrate(int argc, char **argv)
     ss_err err = {0};
     ss_hwprofile *profs = ss_xcalloc(nfiles, sizeof *profs);
     ss_hwprofile **pp = ss_xcalloc(nfiles, sizeof *pp);
-    const char **in_what = ss_xcalloc(nfiles, sizeof *in_what);
+    const char **in_what = ss_xcalloc(nfiles + 1, sizeof *in_what);
     static const char *const out_what[] = {"model file"};
     size_t nread = 0;
     for (; nread < nfiles; nread++) {
@@ -111,7 +129,11 @@ int ss_cmd_calibrate(int argc, char **argv)
         if (ss_hwprofile_load(files[nread], &profs[nread], &err) < 0) break;
     }
     char *json = NULL, *summary = NULL;
-    if (nread < nfiles || ss_check_outputs(files, in_what, nfiles, &output, out_what, 1, &err) < 0 ||
+    if (o.base) { /* an input too: the output must not overwrite it */
+        files[nfiles] = o.base;
+        in_what[nfiles] = "base model file";
+    }
+    if (nread < nfiles || ss_check_outputs(files, in_what, nfiles + (o.base != NULL), &output, out_what, 1, &err) < 0 ||
         ss_calibrate(pp, nfiles, &o, &json, &summary, &err) < 0) {
         rc = 2;
     } else {
@@ -133,5 +155,6 @@ int ss_cmd_calibrate(int argc, char **argv)
     free(summary);
     free(name);
     free(files);
+    for (size_t k = 0; k < 8; k++) free(keys[k]);
     return rc;
 }

@@ -75,6 +75,51 @@ int ss_fit_affine(const double *x, const double *y, size_t n, ss_affine_fit *f)
     return 0;
 }
 
+int ss_fit_affine_points(const double *x, const double *y, const double *w, size_t n, int absolute,
+                         ss_affine_fit *f)
+{
+    memset(f, 0, sizeof *f);
+    f->n = n;
+    f->ndistinct_x = distinct(x, n);
+    if (f->ndistinct_x < 2) return -1;
+    if (n == 2) {
+        f->slope = (y[1] - y[0]) / (x[1] - x[0]);
+        f->intercept = y[0] - f->slope * x[0];
+        f->intercept_se = f->slope_se = f->intercept_ci95 = f->slope_ci95 = f->t975 = NAN;
+        f->rse = 0;
+        f->r2 = 1;
+        return 0;
+    }
+    double *ones = NULL;
+    if (!w) {
+        ones = malloc(n * sizeof *ones);
+        if (!ones) abort();
+        for (size_t i = 0; i < n; i++) ones[i] = 1;
+        w = ones;
+    }
+    double c0, c1, cov00, cov01, cov11, chisq;
+    gsl_fit_wlinear(x, 1, w, 1, y, 1, n, &c0, &c1, &cov00, &cov01, &cov11, &chisq);
+    double sw = 0, mean_y = 0, sst = 0;
+    for (size_t i = 0; i < n; i++) {
+        sw += w[i];
+        mean_y += w[i] * y[i];
+    }
+    mean_y /= sw;
+    for (size_t i = 0; i < n; i++) sst += w[i] * (y[i] - mean_y) * (y[i] - mean_y);
+    free(ones);
+    double scale = absolute ? 1 : chisq / (double)(n - 2);
+    f->intercept = c0;
+    f->slope = c1;
+    f->intercept_se = sqrt(cov00 * scale);
+    f->slope_se = sqrt(cov11 * scale);
+    f->t975 = absolute ? 1.959963985 : gsl_cdf_tdist_Pinv(0.975, (double)(n - 2));
+    f->intercept_ci95 = f->t975 * f->intercept_se;
+    f->slope_ci95 = f->t975 * f->slope_se;
+    f->rse = sqrt(chisq / (double)(n - 2));
+    f->r2 = sst > 0 ? 1 - chisq / sst : 1;
+    return 0;
+}
+
 /* ---- distributions ---------------------------------------------------------- */
 
 static const char *const family_names[SS_FIT_NFAMILIES] = {"normal", "lognormal", "gamma", "empirical"};

@@ -31,6 +31,18 @@ typedef struct ss_affine_fit {
  * fewer than two distinct x.  f->n and f->ndistinct_x are set either way. */
 int ss_fit_affine(const double *x, const double *y, size_t n, ss_affine_fit *f);
 
+/* The same law through summary points (published tables: each y a mean),
+ * weighted by w[i] (NULL: equal weights).  Exact through two points of
+ * distinct x (no interval: se, ci95 and t975 NAN, rse 0, r2 1).  From three
+ * points on, weighted least squares (gsl_fit_wlinear): with `absolute`
+ * weights (w = n / sd^2, the points' own variances) the covariance is taken
+ * as it is and the half-widths are 1.96 standard errors (t975 = 1.96);
+ * otherwise the covariance is scaled by the weighted residual variance
+ * chi^2 / (n - 2) and the half-widths use t(0.975, n - 2).  0 ok; -1 with
+ * fewer than two distinct x. */
+int ss_fit_affine_points(const double *x, const double *y, const double *w, size_t n, int absolute,
+                         ss_affine_fit *f);
+
 typedef enum ss_fit_family {
     SS_FIT_NORMAL,
     SS_FIT_LOGNORMAL,

@@ -28,14 +28,16 @@ static const char *const env_keys[] = {"machine", "cpu_model", "cores", "memory_
 /* Per kind; a time field may be written in any one unit (the file's). */
 static const char *const compute_keys[] = {"kind", "model", "block", "layer", "device", "batch", "threads",
                                            "in_bytes", "out_bytes", "latency_s", "latency_ms", "latency_us",
-                                           "notes", NULL};
+                                           "notes", "source", NULL};
 static const char *const transport_keys[] = {"kind", "transport", "bytes", "latency_s", "latency_ms", "latency_us",
                                              "sender_s", "sender_ms", "sender_us", "receiver_s", "receiver_ms",
-                                             "receiver_us", "notes", NULL};
-static const char *const memcpy_keys[] = {"kind", "bytes", "latency_s", "latency_ms", "latency_us", "notes", NULL};
-static const char *const memory_keys[] = {"kind", "what", "device", "bytes", "notes", NULL};
-static const char *const coldstart_keys[] = {"kind", "model", "stage", "duration_s", "duration_ms", "duration_us",
-                                             "notes", NULL};
+                                             "receiver_us", "term", "blocks", "law", "notes", "source", NULL};
+static const char *const term_names[] = {"hop", "rtt", "block", NULL};
+static const char *const memcpy_keys[] = {"kind", "bytes", "latency_s", "latency_ms", "latency_us", "notes", "source",
+                                        NULL};
+static const char *const memory_keys[] = {"kind", "what", "device", "bytes", "notes", "source", NULL};
+static const char *const coldstart_keys[] = {"kind", "model", "layer", "stage", "duration_s", "duration_ms",
+                                             "duration_us", "notes", "source", NULL};
 static const char *const *const sample_keys[] = {compute_keys, transport_keys, memcpy_keys, memory_keys,
                                                  coldstart_keys};
 static const char *const run_keys[] = {"id", "conditions", "results", "notes", NULL};
@@ -133,11 +135,67 @@ static int time1(const ss_node *m, const char *base, const ss_hwprofile *p, doub
     return rc;
 }
 
-/* The repeated observations `base_<unit>`: a non-empty array of times > 0. */
+static const char *const summary_keys[] = {"mean", "sd", "n", "dist", NULL};
+static const char *const summary_dists[] = {"normal", "lognormal", "gamma", NULL};
+
+/* Decimals of a number as written ("2.401" 3, "12" 0); -1 with an exponent. */
+static int decimals_of(const char *v)
+{
+    if (strpbrk(v, "eE")) return -1;
+    const char *dot = strchr(v, '.');
+    return dot ? (int)strlen(dot + 1) : 0;
+}
+
+/* A summary `base_<unit>: {mean, sd, n, dist}` of a published table: mean > 0;
+ * sd >= 0, n >= 1 and dist optional.  The sample needs a `source`. */
+static int summary(const ss_node *m, const ss_node *sum, const char *key, const ss_hwprofile *p, ss_hwp_sample *s,
+                   ss_err *err)
+{
+    TRY(ss_cfg_check_keys(sum, summary_keys, key, err));
+    char what[96];
+    double mean = 0, sd = NAN, n = 0;
+    snprintf(what, sizeof what, "%s.mean", key);
+    const ss_node *mn = ss_map_find(sum, "mean");
+    if (!mn) return ss_node_err(sum, err, "%s: a summary needs its mean ({mean, sd, n, dist})", key);
+    TRY(ss_node_num(mn, what, &mean, SS_POS, err));
+    s->decimals = decimals_of(mn->value);
+    const ss_node *sn = ss_map_find(sum, "sd");
+    if (sn) {
+        snprintf(what, sizeof what, "%s.sd", key);
+        TRY(ss_node_num(sn, what, &sd, SS_NONNEG, err));
+        int d = decimals_of(sn->value);
+        s->decimals = d < 0 || s->decimals < 0 ? -1 : d > s->decimals ? d : s->decimals;
+    }
+    const ss_node *nn = ss_map_find(sum, "n");
+    if (nn) {
+        snprintf(what, sizeof what, "%s.n", key);
+        TRY(ss_node_num(nn, what, &n, SS_INT, err));
+        if (n < 1 || n > 1e12)
+            return ss_node_err(nn, err, "%s: expected an integer >= 1 (the observations summarised), got '%s'", what,
+                               nn->value);
+    }
+    s->dist = 1;
+    TRY(ss_cfg_enum(sum, "dist", summary_dists, &s->dist, 0, err));
+    if (!s->source)
+        return ss_node_err(m, err, "%s: a summary transcribes a published table: the sample needs a 'source' citing it",
+                           key);
+    s->summary = 1;
+    s->sd_s = sd * unit_scale(p->time_unit);
+    s->n_obs = (unsigned)n;
+    s->times_s = ss_xcalloc(1, sizeof *s->times_s);
+    s->times_s[0] = mean * unit_scale(p->time_unit);
+    s->ntimes = 1;
+    return 0;
+}
+
+/* The repeated observations `base_<unit>`: a non-empty array of times > 0,
+ * or a summary (above). */
 static int times(const ss_node *m, const char *base, const ss_hwprofile *p, ss_hwp_sample *s, ss_err *err)
 {
     char key[64];
     snprintf(key, sizeof key, "%s_%s", base, p->time_unit);
+    const ss_node *sum = ss_map_find(m, key);
+    if (sum && sum->kind == SS_NODE_MAP) return summary(m, sum, key, p, s, err);
     ss_node *seq;
     TRY(ss_cfg_seq(m, key, &seq, SS_REQ, err));
     if (seq->n == 0) return ss_node_err(seq, err, "%s: expected at least one observation", key);
@@ -192,6 +250,8 @@ static int read_sample(const ss_hwprofile *p, const ss_node *n, ss_hwp_sample *s
     char where[32];
     snprintf(where, sizeof where, "%s sample", kind_names[kind]);
     TRY(ss_cfg_check_keys(n, sample_keys[kind], where, err));
+    s->sd_s = NAN;
+    TRY(str_copy(n, "source", &s->source, 0, err));
     switch (s->kind) {
     case SS_HWP_COMPUTE: {
         TRY(str_copy(n, "model", &s->model, SS_REQ, err));
@@ -212,11 +272,15 @@ static int read_sample(const ss_hwprofile *p, const ss_node *n, ss_hwp_sample *s
     case SS_HWP_TRANSPORT:
         TRY(str_copy(n, "transport", &s->transport, SS_REQ, err));
         TRY(ss_cfg_num(n, "bytes", &s->bytes, SS_REQ | SS_NONNEG | SS_INT, err));
+        TRY(ss_cfg_enum(n, "term", term_names, &s->term, 0, err));
+        s->blocks = 1;
+        TRY(count(n, "blocks", &s->blocks, 0, err));
+        TRY(str_copy(n, "law", &s->law, 0, err));
         for (int k = 0; k < 2; k++) { /* optional: the hop's time at the sender and at the receiver (checked, not fitted) */
             const char *side = k ? "receiver" : "sender";
             char key[32];
             snprintf(key, sizeof key, "%s_%s", side, p->time_unit);
-            ss_hwp_sample part = {0};
+            ss_hwp_sample part = {.source = s->source};
             int rc = ss_map_find(n, key) ? times(n, side, p, &part, err) : 0;
             free(part.times_s);
             TRY(rc);
@@ -231,6 +295,9 @@ static int read_sample(const ss_hwprofile *p, const ss_node *n, ss_hwp_sample *s
         return ss_cfg_num(n, "bytes", &s->bytes, SS_REQ | SS_NONNEG | SS_INT, err);
     case SS_HWP_COLDSTART: {
         TRY(str_copy(n, "model", &s->model, SS_REQ, err));
+        int hl;
+        TRY(hl = str_copy(n, "layer", &s->piece, 0, err)); /* optional: one layer's stage (a layer-wise load) */
+        s->piece_kind = hl ? SS_HWP_LAYER : SS_HWP_WHOLE;
         int stage = 0;
         TRY(ss_cfg_enum(n, "stage", stage_names, &stage, SS_REQ, err));
         s->stage = ss_xstrdup(stage_names[stage]);
@@ -337,6 +404,8 @@ static void free_sample(ss_hwp_sample *s)
     free(s->what);
     free(s->stage);
     free(s->times_s);
+    free(s->source);
+    free(s->law);
 }
 
 static void free_run(ss_hwp_run *r)

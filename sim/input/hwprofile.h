@@ -33,8 +33,8 @@ typedef struct ss_hwp_sample {
     ss_hwp_kind kind;
     int line, col;            /* the sample's object, for provenance and messages */
     char *model;              /* compute, coldstart */
-    ss_hwp_piece piece_kind;  /* compute */
-    char *piece;              /* compute: block or layer name; NULL for the whole model */
+    ss_hwp_piece piece_kind;  /* compute; coldstart (whole or layer) */
+    char *piece;              /* compute: block or layer name; coldstart: the layer; NULL for the whole model */
     char *device;             /* compute, memory */
     char *transport;          /* transport */
     char *what;               /* memory */
@@ -44,6 +44,22 @@ typedef struct ss_hwp_sample {
     double in_bytes, out_bytes; /* compute, optional: tensor bytes in and out at this batch; -1 absent */
     double *times_s;          /* latency (compute, transport, memcpy) or duration (coldstart), seconds, each > 0 */
     size_t ntimes;
+    /* A summary of a published table (docs/profiles.md, "Summaries"): the
+     * time field is {mean, sd, n, dist} instead of observations; times_s then
+     * holds the one mean (ntimes 1). */
+    int summary;              /* 1: a summary; 0: raw observations */
+    double sd_s;              /* summary: its standard deviation, s; NAN if not given */
+    unsigned n_obs;           /* summary: the observations it summarises; 0 if not given */
+    int dist;                 /* summary: the family its moments are matched to: 0 normal, 1 lognormal
+                               * (the default), 2 gamma (the order of core/fit.h's families) */
+    int decimals;             /* summary: the most decimals of its mean or sd as written, in the file's
+                               * unit (derived sums are rounded to them); -1 for an exponent */
+    char *source;             /* the citation (a table or figure); required for a summary, NULL if absent */
+    /* transport: which part of the hop model the time is (docs/profiles.md) */
+    int term;                 /* 0 hop (send until received; the default), 1 rtt (a round trip of `bytes`
+                               * one way and a small reply), 2 block (main-thread work at a block's two ends) */
+    unsigned blocks;          /* transport: the blocks the time and bytes are summed over (>= 1; 1 if absent) */
+    char *law;                /* transport: the name of the law the sample is pooled into (NULL: the transport's) */
 } ss_hwp_sample;
 
 /* One end-to-end run: its conditions and what it measured (times in s). */
@@ -80,7 +96,7 @@ typedef struct ss_hwprofile {
  * not > 0 and finite, bytes that are not integers >= 0, batch, threads or
  * cores < 1, an unknown kind (the message lists the kinds), two time units
  * in one file (at the second unit's first use, naming the first's line), no
- * sample and no run. */
+ * sample and no run; a summary without mean or source, a negative sd, n < 1. */
 int ss_hwprofile_load(const char *path, ss_hwprofile *p, ss_err *err);
 void ss_hwprofile_free(ss_hwprofile *p);
 
