@@ -184,7 +184,8 @@ static void test_schema_agrees(void)
                                        "profiles/published/blockflow/table-4-2.json",
                                        "profiles/published/blockflow/table-4-3.json",
                                        "profiles/published/blockflow/pipeline-overhead.json",
-                                       "profiles/published/masa/googlenet.json", NULL};
+                                       "profiles/published/masa/googlenet.json",
+                                       "profiles/measured/h100/probe-gpu.json", NULL};
     for (int i = 0; good[i]; i++) {
         char *path = ss_xasprintf("%s/%s", SS_SRC_DIR, good[i]);
         ss_hwprofile p;
@@ -206,7 +207,8 @@ static void test_schema_agrees(void)
         "v = jsonschema.Draft202012Validator(s)\n"
         "import glob\n"
         "for f in [\"docs/profile-example.json\", \"tests/fuzz/profile/measured.json\"] + "
-        "[p for p in sorted(glob.glob(\"profiles/published/*/*.json\")) if not p.endswith(\".base.json\")]:\n"
+        "[p for p in sorted(glob.glob(\"profiles/published/*/*.json\")) if not p.endswith(\".base.json\")] + "
+        "sorted(glob.glob(\"profiles/measured/*.json\") + glob.glob(\"profiles/measured/*/*.json\")):\n"
         "    for e in v.iter_errors(json.load(open(f))): print(\"refused\", f, e.message); sys.exit(1)\n"
         "for c in [\"kind-unknown\", \"latency-negative\", \"missing-field\", \"run-clients-and-rate\", "
         "\"version-two\", \"summary-no-mean\", \"summary-sd-negative\", \"summary-n-zero\", "

@@ -438,7 +438,7 @@ static void collect(calib *c, ss_hwprofile *const *profs, size_t nprofs)
                                  s->term ? term_word[s->term] : "", s->term ? ")" : "");
                 add(&c->transports, k, profs[f], i, s->bytes);
                 break;
-            case SS_HWP_MEMCPY: add(&c->memcpys, "memcpy", profs[f], i, s->bytes); break;
+            case SS_HWP_MEMCPY: add(&c->memcpys, s->path ? s->path : "memcpy", profs[f], i, s->bytes); break;
             case SS_HWP_MEMORY:
                 k = ss_xasprintf("%s\x1f%s", s->what, s->device);
                 add(&c->memory, k, profs[f], i, s->bytes);
@@ -574,7 +574,7 @@ static int transport_laws(calib *c, ss_err *err)
     for (size_t i = 0; i < c->transports.n + c->memcpys.n; i++) {
         int is_t = i < c->transports.n;
         const group *g = is_t ? &c->transports.g[i] : &c->memcpys.g[i - c->transports.n];
-        const char *name = is_t ? g->key : "memcpy";
+        const char *name = g->key; /* a transport or law; "memcpy", or a GPU copy's path */
         const ss_hwp_sample *s0 = sample_of(&g->refs[0]);
         ss_affine_fit f;
         if ((g->summary ? fit_points(g, &f) : ss_fit_affine(g->x, g->y, g->n, &f)) < 0)
@@ -589,8 +589,14 @@ static int transport_laws(calib *c, ss_err *err)
         put_num(l, "bytes_per_s", f.slope > 0 ? 1 / f.slope : NAN);
         fprintf(c->sum, "  %s: %.6g s + %.6g s/B (%.4g MB/s), R2 %.4f, n %zu\n", name, f.intercept, f.slope,
                 f.slope > 0 ? 1e-6 / f.slope : 0, f.r2, f.n);
-        if (!is_t) {
-            cJSON_AddItemToObject(c->root, "memcpy", l);
+        if (!is_t) { /* the host's memcpy at the top, GPU copies by path under memcpy_paths */
+            if (strcmp(name, "memcpy") == 0) {
+                cJSON_AddItemToObject(c->root, "memcpy", l);
+            } else {
+                cJSON *paths = cJSON_GetObjectItemCaseSensitive(c->root, "memcpy_paths");
+                if (!paths) paths = cJSON_AddObjectToObject(c->root, "memcpy_paths");
+                cJSON_AddItemToObject(paths, name, l);
+            }
             continue;
         }
         if (s0->term || s0->law) {
@@ -1400,7 +1406,7 @@ int ss_calibrate(ss_hwprofile *const *profs, size_t nprofs, const ss_calib_opts 
         summaries(&c);
         /* people read the file from the top: what a scenario uses first, then the fits */
         static const char *const order[] = {"name", "description", "source", "calibrated_from", "process", "blocks",
-                                            "transports", "transport_fits", "memcpy", "compute_laws",
+                                            "transports", "transport_fits", "memcpy", "memcpy_paths", "compute_laws",
                                             "distributions", "memory", "coldstart"};
         for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
             cJSON *it = cJSON_DetachItemFromObjectCaseSensitive(c.root, order[i]);

@@ -33,8 +33,8 @@ static const char *const transport_keys[] = {"kind", "transport", "bytes", "late
                                              "sender_s", "sender_ms", "sender_us", "receiver_s", "receiver_ms",
                                              "receiver_us", "term", "blocks", "law", "notes", "source", NULL};
 static const char *const term_names[] = {"hop", "rtt", "block", NULL};
-static const char *const memcpy_keys[] = {"kind", "bytes", "latency_s", "latency_ms", "latency_us", "notes", "source",
-                                        NULL};
+static const char *const memcpy_keys[] = {"kind",       "bytes", "latency_s", "latency_ms", "latency_us",
+                                        "path",       "device", "notes",    "source",     NULL};
 static const char *const memory_keys[] = {"kind", "what", "device", "bytes", "notes", "source", NULL};
 static const char *const coldstart_keys[] = {"kind", "model", "layer", "stage", "duration_s", "duration_ms",
                                              "duration_us", "notes", "source", NULL};
@@ -286,7 +286,9 @@ static int read_sample(const ss_hwprofile *p, const ss_node *n, ss_hwp_sample *s
             TRY(rc);
         }
         return times(n, "latency", p, s, err);
-    case SS_HWP_MEMCPY:
+    case SS_HWP_MEMCPY: /* a host memcpy, or a GPU copy named by its path (h2d-pinned, d2d, ...) */
+        TRY(str_copy(n, "path", &s->path, 0, err));
+        TRY(str_copy(n, "device", &s->device, 0, err));
         TRY(ss_cfg_num(n, "bytes", &s->bytes, SS_REQ | SS_NONNEG | SS_INT, err));
         return times(n, "latency", p, s, err);
     case SS_HWP_MEMORY:
@@ -402,6 +404,7 @@ static void free_sample(ss_hwp_sample *s)
     free(s->device);
     free(s->transport);
     free(s->what);
+    free(s->path);
     free(s->stage);
     free(s->times_s);
     free(s->source);

@@ -35,9 +35,11 @@ typedef struct ss_hwp_sample {
     char *model;              /* compute, coldstart */
     ss_hwp_piece piece_kind;  /* compute; coldstart (whole or layer) */
     char *piece;              /* compute: block or layer name; coldstart: the layer; NULL for the whole model */
-    char *device;             /* compute, memory */
+    char *device;             /* compute, memory; memcpy: optional */
     char *transport;          /* transport */
     char *what;               /* memory */
+    char *path;               /* memcpy: the copy's path (h2d-pinned, h2d-pageable, d2h-*, d2d, d2d-peer: the
+                               * probe's GPU part, item 7); NULL for a host memcpy */
     char *stage;              /* coldstart: load, init or transfer */
     unsigned batch, threads;  /* compute (>= 1) */
     double bytes;             /* transport, memcpy, memory (integer >= 0) */

@@ -1,7 +1,8 @@
 """tools/probe/gpu.py: issue 15 item 7, the GPU side of a TensorMQ hop, measured only when a CUDA
 GPU is there (nvidia-smi works and torch.cuda.is_available()); otherwise the probe prints one
 line and goes on. Debian's python3-torch is built without CUDA, so this needs a CUDA build of
-torch on the machine's python3. Untested here (no GPU on the development machine).
+torch on the machine's python3. Ran on an H100 (2026-11-26): profiles/measured/h100/probe-gpu.json,
+fitted in docs/calibration.md.
 
   memcpy     host->device from pinned and from pageable memory, device->host, device->device
              (same GPU, and GPU 0 -> GPU 1 when there are two); "path" names which

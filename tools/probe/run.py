@@ -72,7 +72,11 @@ def environment(notes):
     import numpy
     import torch
     import torchvision
-    import zmq
+    try:  # the GPU part alone (--only gpu) runs where pyzmq may be absent
+        import zmq
+        zmq_v, libzmq_v = zmq.__version__, zmq.zmq_version()
+    except ImportError:
+        zmq_v = libzmq_v = "absent"
     cpu = "unknown"
     with open("/proc/cpuinfo", encoding="utf-8") as f:
         for line in f:
@@ -97,8 +101,8 @@ def environment(notes):
         "machine": socket.gethostname(), "cpu_model": cpu, "cores": os.cpu_count(),
         "memory_bytes": mem, "os": osname,
         "libraries": {"python": platform.python_version(), "torch": torch.__version__,
-                      "torchvision": torchvision.__version__, "pyzmq": zmq.__version__,
-                      "libzmq": zmq.zmq_version(), "numpy": numpy.__version__, "blas": blas},
+                      "torchvision": torchvision.__version__, "pyzmq": zmq_v,
+                      "libzmq": libzmq_v, "numpy": numpy.__version__, "blas": blas},
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
         "notes": notes,
     }
@@ -253,7 +257,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="short runs for development (1-2 min)")
     ap.add_argument("--out", help="output folder (default profiles/measured, quick: build/probe-quick)")
-    ap.add_argument("--only", choices=("micro", "e2e"), help="one half of the probe")
+    ap.add_argument("--only", choices=("micro", "e2e", "gpu"), help="one part of the probe (gpu: item 7 alone)")
     ap.add_argument("--seed", type=int, default=1, help="seed of weights, input and arrivals")
     ap.add_argument("--threads", type=int, default=1, help="torch threads per block process")
     ap.add_argument("--closed-s", type=float, help="measured window of each closed-loop run (full: 5)")
@@ -295,7 +299,7 @@ def main():
     if args.only in (None, "e2e"):
         runs, mem = run_e2e(cfg, split, args.seed, args.threads, log)
     gpu = []
-    if args.only is None:
+    if args.only in (None, "gpu"):
         import gpu as gpumod
         ok, why = gpumod.available()
         if ok:
