@@ -1,6 +1,7 @@
 /* calibrate_cmd.c: `servesim calibrate PROFILE... -o MODEL.json`: reads and
- * validates every profile first, fits (calibrate.h), then writes the model
- * file atomically; on bad input nothing is written. */
+ * validates every profile first, fits (calibrate.h: a split-profile model
+ * file, or with --model-profile a model profile), then writes the file
+ * atomically; on bad input nothing is written. */
 #include "cmd/calibrate_cmd.h"
 
 #include <stdio.h>
@@ -19,6 +20,14 @@ static const char usage[] =
     "  --device D          the device whose block timings feed \"blocks\" (default: see below)\n"
     "  --threads N         likewise the threads (default: the fewest measured)\n"
     "  --no-batch-law      a piece measured at one batch size gets no batch law instead of an error\n"
+    "  --model-profile     write a model profile (models/*.json: service, cpu_service, serial_fraction)\n"
+    "                      of the whole model --model instead (default: the only one measured whole)\n"
+    "  --gpu D             with --model-profile: the device of service's batch-1 samples\n"
+    "                      (default: the only device other than the CPU's)\n"
+    "  --cpu D             with --model-profile: the device of the batch-1 samples over threads (default: cpu)\n"
+    "  --base MODEL.json   with --model-profile: a model profile whose weights_bytes, runtime_vram_bytes,\n"
+    "                      load_bytes_per_s, request_overhead_s and sla_s are kept, and its service\n"
+    "                      where no GPU is measured\n"
     "  --quiet             print no summary\n"
     "\n"
     "Fits, over the samples of all the profiles (docs/profiles.md): latency vs batch per\n"
@@ -29,6 +38,10 @@ static const char usage[] =
     "first device in byte order, unless --device/--threads choose.  The model file names the file,\n"
     "sample and line of every number and the statistics of every fit; a block pipeline reads it as\n"
     "its split profile and its transport profile.  End-to-end runs are never fitted.\n"
+    "With --model-profile: service is fitted to the GPU's batch-1 samples (fewest threads); Amdahl's\n"
+    "law latency = T1 (s + (1 - s) / threads) to the CPU's batch-1 samples at two thread counts or\n"
+    "more, as latency = A + B / threads by least squares (T1 = A + B, s = A / T1, 95% intervals by the\n"
+    "delta method); cpu_service to the 1-thread samples, else to all of them scaled to one core.\n"
     "Exit 0, 1 if the file cannot be written, 2 on bad input (nothing written).\n";
 
 /* The output's file name without folder and .json. */
@@ -78,6 +91,14 @@ int ss_cmd_calibrate(int argc, char **argv)
             i++;
         } else if (strcmp(a, "--no-batch-law") == 0) {
             o.no_batch_law = 1;
+        } else if (strcmp(a, "--model-profile") == 0) {
+            o.model_profile = 1;
+        } else if (strcmp(a, "--gpu") == 0) {
+            slot = &o.gpu;
+        } else if (strcmp(a, "--cpu") == 0) {
+            slot = &o.cpu;
+        } else if (strcmp(a, "--base") == 0) {
+            slot = &o.base;
         } else if (strcmp(a, "--quiet") == 0) {
             quiet = 1;
         } else if (a[0] == '-' && a[1]) {
@@ -93,6 +114,12 @@ int ss_cmd_calibrate(int argc, char **argv)
     }
     if (rc == 0 && nfiles == 0) rc = ss_bad_usage("calibrate", "%s", "missing PROFILE.json");
     if (rc == 0 && !output) rc = ss_bad_usage("calibrate", "%s", "missing -o MODEL.json");
+    if (rc == 0 && !o.model_profile && (o.gpu || o.cpu || o.base))
+        rc = ss_bad_usage("calibrate", "%s", "--gpu, --cpu and --base go with --model-profile");
+    if (rc == 0 && o.model_profile && (o.device || o.threads || o.no_batch_law))
+        rc = ss_bad_usage("calibrate", "%s",
+                          "--device, --threads and --no-batch-law are for the split profile, not --model-profile "
+                          "(it takes --gpu and --cpu)");
     if (rc) {
         free(files);
         return rc;
@@ -102,7 +129,7 @@ int ss_cmd_calibrate(int argc, char **argv)
     ss_err err = {0};
     ss_hwprofile *profs = ss_xcalloc(nfiles, sizeof *profs);
     ss_hwprofile **pp = ss_xcalloc(nfiles, sizeof *pp);
-    const char **in_what = ss_xcalloc(nfiles, sizeof *in_what);
+    const char **in_what = ss_xcalloc(nfiles + 1, sizeof *in_what);
     static const char *const out_what[] = {"model file"};
     size_t nread = 0;
     for (; nread < nfiles; nread++) {
@@ -111,8 +138,14 @@ int ss_cmd_calibrate(int argc, char **argv)
         if (ss_hwprofile_load(files[nread], &profs[nread], &err) < 0) break;
     }
     char *json = NULL, *summary = NULL;
-    if (nread < nfiles || ss_check_outputs(files, in_what, nfiles, &output, out_what, 1, &err) < 0 ||
-        ss_calibrate(pp, nfiles, &o, &json, &summary, &err) < 0) {
+    size_t nin = nfiles;
+    if (o.base) { /* the output may not overwrite the base either */
+        files[nin] = o.base;
+        in_what[nin++] = "base model profile";
+    }
+    if (nread < nfiles || ss_check_outputs(files, in_what, nin, &output, out_what, 1, &err) < 0 ||
+        (o.model_profile ? ss_calibrate_model(pp, nfiles, &o, &json, &summary, &err)
+                         : ss_calibrate(pp, nfiles, &o, &json, &summary, &err)) < 0) {
         rc = 2;
     } else {
         ss_afile f;

@@ -67,6 +67,7 @@ int ss_fit_affine(const double *x, const double *y, size_t n, ss_affine_fit *f)
     f->slope = c1;
     f->intercept_se = sqrt(cov00);
     f->slope_se = sqrt(cov11);
+    f->cov = cov01;
     f->t975 = gsl_cdf_tdist_Pinv(0.975, (double)(n - 2));
     f->intercept_ci95 = f->t975 * f->intercept_se;
     f->slope_ci95 = f->t975 * f->slope_se;

@@ -20,6 +20,7 @@ typedef struct ss_affine_fit {
     size_t ndistinct_x;              /* distinct x values */
     double intercept, slope;
     double intercept_se, slope_se;   /* standard errors */
+    double cov;                      /* covariance of intercept and slope (for functions of both) */
     double intercept_ci95, slope_ci95; /* half-widths of the 95% intervals */
     double t975;                     /* the t quantile used, n - 2 degrees of freedom */
     double rse;                      /* residual standard error, sqrt(SSR / (n - 2)) */
