@@ -688,6 +688,10 @@ int ss_calibrate(ss_hwprofile *const *profs, size_t nprofs, const ss_calib_opts 
 
 #define AMDAHL_LAW "latency_s = T1_s x (s + (1 - s) / threads)"
 #define AMDAHL_AFFINE "latency_s = A_s + B_s x (1 / threads)"
+#define WLS_METHOD                                                                                      \
+    "weighted least squares over every observation (gsl_fit_wlinear), weight 1 / (mean latency at its "   \
+    "thread count)^2 (noise a constant fraction of the time); covariances scaled by chi2 / (n - 2); 95% " \
+    "intervals = t(0.975, n - 2) x standard error; residual_se_s and r2 of the unweighted residuals"
 #define AMDAHL_S_MAX 0.999 /* the reader needs s < 1; a fit at or above 1 (no speed-up) is written as this */
 #define DELTA_METHOD                                                                                           \
     "delta method on the least-squares covariance of (A_s, B_s): var T1_s = var A + var B + 2 cov; var s = "  \
@@ -781,6 +785,7 @@ static cJSON *amdahl_json(const amdahl *a, const group *g, const char *note)
     cJSON_AddNumberToObject(o, "threads_min", a->tmin);
     cJSON_AddNumberToObject(o, "threads_max", a->tmax);
     cJSON *fit = law_json(AMDAHL_AFFINE, "1 / threads", "A_s", "B_s", &a->f, g);
+    cJSON_ReplaceItemInObjectCaseSensitive(fit, "method", cJSON_CreateString(WLS_METHOD));
     cJSON_AddStringToObject(fit, "relation", "A_s = T1_s x s, B_s = T1_s x (1 - s)");
     cJSON_AddItemToObject(o, "affine_fit", fit);
     return o;
@@ -795,7 +800,19 @@ static int fit_amdahl(const group *g, const char *model, const char *cpu, amdahl
         if (!a->tmin || t < a->tmin) a->tmin = t;
         if (t > a->tmax) a->tmax = t;
     }
-    if (ss_fit_affine(g->x, g->y, g->n, &a->f) < 0)
+    /* weights 1 / mean^2 per thread count: timing noise is a fraction of the time, so the 1-thread
+     * latencies scatter most; ordinary least squares would understate the intervals */
+    double *w = ss_xcalloc(g->n + 1, sizeof *w);
+    for (size_t i = 0; i < g->n; i++) {
+        double sum = 0;
+        size_t k = 0;
+        for (size_t j = 0; j < g->n; j++)
+            if (g->x[j] == g->x[i]) sum += g->y[j], k++;
+        w[i] = (double)k * (double)k / (sum * sum);
+    }
+    int bad = ss_fit_affine_weighted(g->x, g->y, w, g->n, &a->f);
+    free(w);
+    if (bad < 0)
         return group_err(g, err,
                          "model %s on %s: fewer samples than parameters: the Amdahl law " AMDAHL_LAW
                          " needs batch-1 samples at two thread counts or more and three observations, got %zu "
@@ -958,8 +975,8 @@ int ss_calibrate_model(ss_hwprofile *const *profs, size_t nprofs, const ss_calib
                     min_threads(gg) == 1 ? "" : "s");
         else
             fprintf(fp, ". service: kept from %s (no GPU measured)", o->base);
-        fprintf(fp, ". serial_fraction: Amdahl's law %s by least squares of %zu batch-1 latencies on %s at %u to %u "
-                    "threads, s = %.4g (95%%: %.4g to %.4g, delta method)%s",
+        fprintf(fp, ". serial_fraction: Amdahl's law %s by weighted least squares of %zu batch-1 latencies on %s at %u to %u "
+                    "threads (weights 1 / mean^2), s = %.4g (95%%: %.4g to %.4g, delta method)%s",
                 AMDAHL_LAW, a.f.n, cpu, a.tmin, a.tmax, a.s, a.s - a.s_ci95, a.s + a.s_ci95,
                 note ? ", written clamped" : "");
         fprintf(fp, ". cpu_service: %s fitted to %s", ss_fit_family_name(dcpu.best),
