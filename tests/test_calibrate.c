@@ -400,7 +400,8 @@ static void lognormal_draws(FILE *f, gsl_rng *r, size_t n, double mean, double c
 {
     double s2 = log(1 + cv * cv);
     fputs("[", f);
-    for (size_t k = 0; k < n; k++) fprintf(f, "%s%.17g", k ? ", " : "", gsl_ran_lognormal(r, log(mean) - s2 / 2, sqrt(s2)));
+    for (size_t k = 0; k < n; k++)
+        fprintf(f, "%s%.17g", k ? ", " : "", gsl_ran_lognormal(r, log(mean) - s2 / 2, sqrt(s2)));
     fputs("]", f);
 }
 
@@ -556,6 +557,39 @@ static void test_model_profile_in_a_scenario(void)
 
 #define WS "{\"kind\": \"compute\", \"model\": \"net\", \"batch\": 1, "
 
+/* A fitted s outside [0, 1) is written clamped, with a warning and a note. */
+static void test_amdahl_clamped(void)
+{
+    static const struct {
+        const char *t2; /* the 2-thread latencies */
+        double written;
+        const char *says;
+    } cases[] = {{"[0.04, 0.041, 0.042]", 0, "is below 0 (faster than linear in threads"},
+                 {"[0.24, 0.26, 0.25]", 0.999, "is above 0.999 (latency does not fall with more threads)"}};
+    for (int i = 0; i < 2; i++) {
+        char *dir = ss_test_tmpdir();
+        char *text = ss_xasprintf(HEAD WS "\"device\": \"gpu\", \"threads\": 1, \"latency_s\": [0.05, 0.06, 0.055]},\n"
+                                  WS "\"device\": \"cpu\", \"threads\": 1, \"latency_s\": [0.10, 0.11, 0.12]},\n"
+                                  WS "\"device\": \"cpu\", \"threads\": 2, \"latency_s\": %s}\n]\n}\n", cases[i].t2);
+        free(ss_test_write(dir, "c.json", text));
+        free(text);
+        char *out = NULL;
+        int rc = ss_test_sh(&out, "cd '%s' && '%s/servesim' calibrate c.json --model-profile -o m.json", dir,
+                            SS_BUILD_DIR);
+        CU_ASSERT_EQUAL(rc, 0);
+        CU_ASSERT_TRUE(ss_test_has(out, "  warning: the fitted s "));
+        CU_ASSERT_TRUE(ss_test_has(out, cases[i].says));
+        free(out);
+        cJSON *m = calibrate(dir, "c.json --model-profile");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+        CU_ASSERT_DOUBLE_EQUAL(num(m, "serial_fraction"), cases[i].written, 0);
+        const cJSON *a = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(m, "calibration"), "amdahl");
+        CU_ASSERT_TRUE(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(a, "note")));
+        cJSON_Delete(m);
+        ss_test_rmtree(dir);
+    }
+}
+
 static void test_bad_model_profile(void)
 {
     /* one thread count */
@@ -606,4 +640,5 @@ SS_TEST_SUITE("calibrate", {"known laws: 95% intervals cover over 20 seeds", tes
                test_amdahl_scaled_cpu_service},
               {"--model-profile: deterministic, read by check and run, latency cpu_service x speed-up",
                test_model_profile_in_a_scenario},
+              {"--model-profile: s outside [0, 1) written clamped, with a warning", test_amdahl_clamped},
               {"--model-profile bad: one thread count, no CPU, no GPU, wrong options", test_bad_model_profile})

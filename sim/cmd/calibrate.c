@@ -919,11 +919,13 @@ int ss_calibrate_model(ss_hwprofile *const *profs, size_t nprofs, const ss_calib
                                 "written as 0",
                                 a.s);
         else if (a.s > AMDAHL_S_MAX)
-            note = ss_xasprintf("the fitted s %.4g is not below 1 (no speed-up with threads); written as %g, which "
-                                "the reader accepts",
-                                a.s, AMDAHL_S_MAX);
+            note = ss_xasprintf("the fitted s %.4g is above %g (%s); written as %g (the reader needs s < 1)", a.s,
+                                AMDAHL_S_MAX,
+                                a.s >= 1 ? "latency does not fall with more threads" : "hardly any speed-up",
+                                AMDAHL_S_MAX);
         cJSON *cal = cJSON_CreateObject();
-        cJSON_AddItemToObject(cal, "calibrated_from", cJSON_DetachItemFromObjectCaseSensitive(c.root, "calibrated_from"));
+        cJSON_AddItemToObject(cal, "calibrated_from",
+                              cJSON_DetachItemFromObjectCaseSensitive(c.root, "calibrated_from"));
         if (o->base) cJSON_AddStringToObject(cal, "base", o->base);
         cJSON_AddStringToObject(cal, "model", model);
         if (gg) {
@@ -970,13 +972,14 @@ int ss_calibrate_model(ss_hwprofile *const *profs, size_t nprofs, const ss_calib
         fputs("servesim calibrate --model-profile from", fp);
         for (size_t i = 0; i < nprofs; i++) fprintf(fp, "%s %s", i ? "," : "", profs[i]->path);
         if (gg)
-            fprintf(fp, ". service: %s fitted to %zu batch-1 latencies of %s on %s, %u thread%s", 
+            fprintf(fp, ". service: %s fitted to %zu batch-1 latencies of %s on %s, %u thread%s",
                     ss_fit_family_name(dsvc.best), gg->n, model, gpu_dev, min_threads(gg),
                     min_threads(gg) == 1 ? "" : "s");
         else
             fprintf(fp, ". service: kept from %s (no GPU measured)", o->base);
-        fprintf(fp, ". serial_fraction: Amdahl's law %s by weighted least squares of %zu batch-1 latencies on %s at %u to %u "
-                    "threads (weights 1 / mean^2), s = %.4g (95%%: %.4g to %.4g, delta method)%s",
+        fprintf(fp,
+                ". serial_fraction: Amdahl's law %s by weighted least squares of %zu batch-1 latencies on %s at %u "
+                "to %u threads (weights 1 / mean^2), s = %.4g (95%%: %.4g to %.4g, delta method)%s",
                 AMDAHL_LAW, a.f.n, cpu, a.tmin, a.tmax, a.s, a.s - a.s_ci95, a.s + a.s_ci95,
                 note ? ", written clamped" : "");
         fprintf(fp, ". cpu_service: %s fitted to %s", ss_fit_family_name(dcpu.best),
@@ -985,7 +988,8 @@ int ss_calibrate_model(ss_hwprofile *const *profs, size_t nprofs, const ss_calib
             fprintf(fp, ". Kept from %s:", o->base);
             int any = 0;
             for (int i = 0; base_keys[i]; i++)
-                if (cJSON_GetObjectItemCaseSensitive(base, base_keys[i])) fprintf(fp, "%s %s", any++ ? "," : "", base_keys[i]);
+                if (cJSON_GetObjectItemCaseSensitive(base, base_keys[i]))
+                    fprintf(fp, "%s %s", any++ ? "," : "", base_keys[i]);
             if (!any) fputs(" nothing else", fp);
             const cJSON *bs = cJSON_GetObjectItemCaseSensitive(base, "source");
             if (cJSON_IsString(bs)) fprintf(fp, " (its source: %s)", bs->valuestring);
