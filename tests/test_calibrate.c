@@ -9,6 +9,11 @@
  *   - the model file: same bytes on a rerun, read by a block-pipeline
  *     scenario as split profile and transport profile, whose one-client
  *     latency is the sum the file's numbers predict;
+ *   - --model-profile: profiles drawn from a known Amdahl law (lognormal
+ *     noise) over 20 seeds: T1 and s inside their reported 95% intervals
+ *     (misses as above), the intervals near the spread of the estimates
+ *     across seeds; the written model profile loads in a scenario, whose
+ *     one-client latency on 6 cores is cpu_service x (s + (1 - s) / 6);
  *   - bad input: each case a positioned message, exit 2, nothing written. */
 #include "test.h"
 
@@ -382,6 +387,244 @@ static void test_all_validated_first(void)
     ss_test_rmtree(dir);
 }
 
+
+/* ---- --model-profile: Amdahl's law over threads ------------------------------ */
+
+#define AM_T1_S 0.5
+#define AM_S 0.2
+#define AM_CV 0.05
+#define AM_GPU_S 0.05
+
+/* Lognormal draws of mean `mean` and coefficient of variation `cv`. */
+static void lognormal_draws(FILE *f, gsl_rng *r, size_t n, double mean, double cv)
+{
+    double s2 = log(1 + cv * cv);
+    fputs("[", f);
+    for (size_t k = 0; k < n; k++)
+        fprintf(f, "%s%.17g", k ? ", " : "", gsl_ran_lognormal(r, log(mean) - s2 / 2, sqrt(s2)));
+    fputs("]", f);
+}
+
+/* Whole model "net": 30 batch-1 latencies on cpu at threads tmin..6 from
+ * T1 (s + (1 - s)/c) with lognormal noise, and (gpu) 30 on device gpu. */
+static void amdahl_profile(const char *dir, unsigned seed, unsigned tmin, int gpu)
+{
+    char *text = NULL;
+    size_t len;
+    FILE *f = open_memstream(&text, &len);
+    gsl_rng *r = ss_rng_stream(seed, 0, "test_calibrate/amdahl");
+    fputs(HEAD, f);
+    for (unsigned c = tmin; c <= 6; c++) {
+        fprintf(f, "{\"kind\": \"compute\", \"model\": \"net\", \"device\": \"cpu\", \"batch\": 1, \"threads\": %u, "
+                   "\"latency_s\": ", c);
+        lognormal_draws(f, r, 30, AM_T1_S * (AM_S + (1 - AM_S) / c), AM_CV);
+        fputs(c < 6 || gpu ? "},\n" : "}\n", f);
+    }
+    if (gpu) {
+        fputs("{\"kind\": \"compute\", \"model\": \"net\", \"device\": \"gpu\", \"batch\": 1, \"threads\": 1, "
+              "\"latency_s\": ", f);
+        lognormal_draws(f, r, 30, AM_GPU_S, 0.1);
+        fputs("}\n", f);
+    }
+    fputs("]\n}\n", f);
+    gsl_rng_free(r);
+    fclose(f);
+    free(ss_test_write(dir, "amdahl.json", text));
+    free(text);
+}
+
+static int holds(const cJSON *o, const char *key, double truth)
+{
+    const cJSON *ci = cJSON_GetObjectItemCaseSensitive(o, key);
+    double lo = cJSON_GetArrayItem(ci, 0) ? cJSON_GetArrayItem(ci, 0)->valuedouble : NAN;
+    double hi = cJSON_GetArrayItem(ci, 1) ? cJSON_GetArrayItem(ci, 1)->valuedouble : NAN;
+    return lo <= truth && truth <= hi;
+}
+
+static double sd_of(const double *x, int n, double *mean)
+{
+    double m = 0, v = 0;
+    for (int i = 0; i < n; i++) m += x[i] / n;
+    for (int i = 0; i < n; i++) v += (x[i] - m) * (x[i] - m) / (n - 1);
+    *mean = m;
+    return sqrt(v);
+}
+
+static void test_amdahl_inside_intervals(void)
+{
+    enum { SEEDS = 20 };
+    int miss_t1 = 0, miss_s = 0, ran = 0;
+    double s_hat[SEEDS], t1_hat[SEEDS], s_se = 0, t1_se = 0;
+    for (unsigned seed = 1; seed <= SEEDS; seed++) {
+        char *dir = ss_test_tmpdir();
+        amdahl_profile(dir, seed, 1, 1);
+        cJSON *m = calibrate(dir, "amdahl.json --model-profile");
+        CU_ASSERT_PTR_NOT_NULL(m);
+        if (m) {
+            const cJSON *a = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(m, "calibration"),
+                                                              "amdahl");
+            miss_t1 += !holds(a, "T1_s_ci95", AM_T1_S);
+            miss_s += !holds(a, "serial_fraction_ci95", AM_S);
+            s_hat[ran] = num(a, "serial_fraction");
+            t1_hat[ran] = num(a, "T1_s");
+            s_se += num(a, "serial_fraction_se") / SEEDS;
+            t1_se += num(a, "T1_s_se") / SEEDS;
+            CU_ASSERT_DOUBLE_EQUAL(num(m, "serial_fraction"), s_hat[ran], 1e-9);
+            CU_ASSERT_EQUAL(num(a, "thread_counts"), 6);
+            const cJSON *svc = cJSON_GetObjectItemCaseSensitive(m, "service");
+            const cJSON *cpu = cJSON_GetObjectItemCaseSensitive(m, "cpu_service");
+            CU_ASSERT_DOUBLE_EQUAL(num(svc, "mean_s"), AM_GPU_S, 0.06 * AM_GPU_S); /* 3.3 se */
+            CU_ASSERT_DOUBLE_EQUAL(num(cpu, "mean_s"), AM_T1_S, 0.03 * AM_T1_S);
+            ran++;
+            cJSON_Delete(m);
+        }
+        ss_test_rmtree(dir);
+    }
+    CU_ASSERT_EQUAL_FATAL(ran, SEEDS);
+    if (miss_t1 > 4 || miss_s > 4) fprintf(stderr, "\n  misses: T1 %d, s %d of %d\n", miss_t1, miss_s, SEEDS);
+    CU_ASSERT_TRUE(miss_t1 <= 4);
+    CU_ASSERT_TRUE(miss_s <= 4);
+    /* the reported standard errors are those of the estimates across seeds (within a factor 2) */
+    double ms, mt, sds = sd_of(s_hat, SEEDS, &ms), sdt = sd_of(t1_hat, SEEDS, &mt);
+    if (!(sds > 0.5 * s_se && sds < 2 * s_se && sdt > 0.5 * t1_se && sdt < 2 * t1_se))
+        fprintf(stderr, "\n  s: sd %.4g vs se %.4g; T1: sd %.4g vs se %.4g\n", sds, s_se, sdt, t1_se);
+    CU_ASSERT_TRUE(sds > 0.5 * s_se && sds < 2 * s_se);
+    CU_ASSERT_TRUE(sdt > 0.5 * t1_se && sdt < 2 * t1_se);
+    CU_ASSERT_DOUBLE_EQUAL(ms, AM_S, 0.02);
+    CU_ASSERT_DOUBLE_EQUAL(mt, AM_T1_S, 0.01);
+}
+
+/* Without 1-thread samples, cpu_service is every sample scaled to one core:
+ * its mean is near T1. */
+static void test_amdahl_scaled_cpu_service(void)
+{
+    char *dir = ss_test_tmpdir();
+    amdahl_profile(dir, 4, 2, 1);
+    cJSON *m = calibrate(dir, "amdahl.json --model-profile");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+    const cJSON *cal = cJSON_GetObjectItemCaseSensitive(m, "calibration");
+    const cJSON *how = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cal, "cpu_service"), "how");
+    CU_ASSERT_TRUE(cJSON_IsString(how) && ss_test_has(how->valuestring, "scaled to one core"));
+    CU_ASSERT_EQUAL(num(cJSON_GetObjectItemCaseSensitive(cal, "cpu_service"), "n"), 150);
+    CU_ASSERT_DOUBLE_EQUAL(num(cJSON_GetObjectItemCaseSensitive(m, "cpu_service"), "mean_s"), AM_T1_S, 0.05 * AM_T1_S);
+    cJSON_Delete(m);
+    ss_test_rmtree(dir);
+}
+
+/* Same bytes twice; `servesim check` and `run` read the model profile (its
+ * calibration record ignored); one closed-loop client on a 6-core CPU
+ * waits cpu_service x (s + (1 - s)/6) on average. */
+static void test_model_profile_in_a_scenario(void)
+{
+    char *dir = ss_test_tmpdir();
+    amdahl_profile(dir, 9, 1, 1);
+    char *out = NULL;
+    int rc = ss_test_sh(&out, "cd '%s' && mkdir models && '%s/servesim' calibrate amdahl.json --model-profile "
+                              "-o models/net.json && '%s/servesim' calibrate amdahl.json --model-profile --name net "
+                              "-o again.json --quiet && cmp models/net.json again.json",
+                        dir, SS_BUILD_DIR, SS_BUILD_DIR);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_TRUE(ss_test_has(out, "Amdahl on cpu, threads 1-6, n 180: T1 "));
+    CU_ASSERT_TRUE(ss_test_has(out, "-> models/net.json"));
+    free(out);
+    free(ss_test_write(dir, "s.yaml",
+                       "name: mp\nseed: 1\nreplications: 1\nrequests: 4000\n"
+                       "hosts:\n  - {name: w, devices: [{name: gpu, kind: gpu}, {name: cpu, kind: cpu, cores: 6}]}\n"
+                       "models:\n  - net\n"
+                       "deployment:\n  - {model: net, device: w/cpu, discipline: ps, cap: 6, threads: 6}\n"
+                       "workloads:\n  - {name: c, kind: closed, target: net, clients: 1}\n"));
+    rc = ss_test_sh(&out, "cd '%s' && '%s/servesim' check s.yaml && '%s/servesim' run s.yaml -o r.csv --quiet && "
+                          "awk -F, 'NR==1{for(i=1;i<=NF;i++)if($i==\"latency_mean_ms\")c=i} NR==2{print $c}' r.csv",
+                    dir, SS_BUILD_DIR, SS_BUILD_DIR);
+    CU_ASSERT_EQUAL(rc, 0);
+    cJSON *m = calibrate(dir, "amdahl.json --model-profile --name net");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+    double s = num(m, "serial_fraction"), cpu = num(cJSON_GetObjectItemCaseSensitive(m, "cpu_service"), "mean_s");
+    double want_ms = 1e3 * cpu * (s + (1 - s) / 6);
+    double got_ms = NAN;
+    if (out) { /* the last line printed is the mean */
+        size_t n = strlen(out);
+        while (n && out[n - 1] == '\n') out[--n] = '\0';
+        const char *p = strrchr(out, '\n');
+        got_ms = atof(p ? p + 1 : out);
+    }
+    if (!(fabs(got_ms - want_ms) < 0.02 * want_ms)) fprintf(stderr, "\n  mean %.4f ms, want %.4f\n", got_ms, want_ms);
+    CU_ASSERT_TRUE(fabs(got_ms - want_ms) < 0.02 * want_ms);
+    cJSON_Delete(m);
+    free(out);
+    ss_test_rmtree(dir);
+}
+
+#define WS "{\"kind\": \"compute\", \"model\": \"net\", \"batch\": 1, "
+
+/* A fitted s outside [0, 1) is written clamped, with a warning and a note. */
+static void test_amdahl_clamped(void)
+{
+    static const struct {
+        const char *t2; /* the 2-thread latencies */
+        double written;
+        const char *says;
+    } cases[] = {{"[0.04, 0.041, 0.042]", 0, "is below 0 (faster than linear in threads"},
+                 {"[0.24, 0.26, 0.25]", 0.999, "is above 0.999 (latency does not fall with more threads)"}};
+    for (int i = 0; i < 2; i++) {
+        char *dir = ss_test_tmpdir();
+        char *text = ss_xasprintf(HEAD WS "\"device\": \"gpu\", \"threads\": 1, \"latency_s\": [0.05, 0.06, 0.055]},\n"
+                                  WS "\"device\": \"cpu\", \"threads\": 1, \"latency_s\": [0.10, 0.11, 0.12]},\n"
+                                  WS "\"device\": \"cpu\", \"threads\": 2, \"latency_s\": %s}\n]\n}\n", cases[i].t2);
+        free(ss_test_write(dir, "c.json", text));
+        free(text);
+        char *out = NULL;
+        int rc = ss_test_sh(&out, "cd '%s' && '%s/servesim' calibrate c.json --model-profile -o m.json", dir,
+                            SS_BUILD_DIR);
+        CU_ASSERT_EQUAL(rc, 0);
+        CU_ASSERT_TRUE(ss_test_has(out, "  warning: the fitted s "));
+        CU_ASSERT_TRUE(ss_test_has(out, cases[i].says));
+        free(out);
+        cJSON *m = calibrate(dir, "c.json --model-profile");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+        CU_ASSERT_DOUBLE_EQUAL(num(m, "serial_fraction"), cases[i].written, 0);
+        const cJSON *a = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(m, "calibration"), "amdahl");
+        CU_ASSERT_TRUE(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(a, "note")));
+        cJSON_Delete(m);
+        ss_test_rmtree(dir);
+    }
+}
+
+static void test_bad_model_profile(void)
+{
+    /* one thread count */
+    refused(HEAD WS "\"device\": \"gpu\", \"threads\": 1, \"latency_s\": [0.05, 0.06, 0.055]},\n" WS
+                    "\"device\": \"cpu\", \"threads\": 4, \"latency_s\": [0.1, 0.11, 0.12]}\n]\n}\n",
+            7, "{",
+            "model net on cpu: fewer samples than parameters: the Amdahl law latency_s = T1_s x (s + (1 - s) / "
+            "threads) needs batch-1 samples at two thread counts or more and three observations, got 1 thread count "
+            "and 3 observations",
+            "--model-profile");
+    /* no CPU sample */
+    refused(HEAD WS "\"device\": \"gpu\", \"threads\": 1, \"latency_s\": [0.05, 0.06, 0.055]}\n]\n}\n", 6, "{",
+            "model net: no batch-1 sample on cpu: the Amdahl law", "--model-profile");
+    /* no GPU sample, no --base */
+    refused(HEAD WS "\"device\": \"cpu\", \"threads\": 1, \"latency_s\": [0.2, 0.21, 0.22]},\n" WS
+                    "\"device\": \"cpu\", \"threads\": 2, \"latency_s\": [0.12, 0.11, 0.13]}\n]\n}\n",
+            6, "{",
+            "model net: no batch-1 sample on a GPU (a device other than cpu): service (the GPU service time) needs "
+            "one; measure it, or keep a model profile's service with --base MODEL.json",
+            "--model-profile");
+    /* the options of the other mode */
+    char *dir = ss_test_tmpdir(), *out = NULL;
+    amdahl_profile(dir, 1, 1, 1);
+    int rc = ss_test_sh(&out, "cd '%s' && '%s/servesim' calibrate amdahl.json --gpu gpu -o m.json", dir, SS_BUILD_DIR);
+    CU_ASSERT_EQUAL(rc, 2);
+    CU_ASSERT_TRUE(ss_test_has(out, "servesim calibrate: --gpu, --cpu and --base go with --model-profile"));
+    free(out);
+    rc = ss_test_sh(&out, "cd '%s' && '%s/servesim' calibrate amdahl.json --model-profile --model other -o m.json", dir,
+                    SS_BUILD_DIR);
+    CU_ASSERT_EQUAL(rc, 2);
+    CU_ASSERT_TRUE(ss_test_has(out, "servesim calibrate: --model other: not measured as a whole model"));
+    free(out);
+    ss_test_rmtree(dir);
+}
+
 SS_TEST_SUITE("calibrate", {"known laws: 95% intervals cover over 20 seeds", test_laws_inside_intervals},
               {"known families: the one drawn is chosen (2,000 draws, 5 seeds each)", test_picks_the_family},
               {"the model file: deterministic, a pipeline scenario's split and transport profile",
@@ -390,4 +633,12 @@ SS_TEST_SUITE("calibrate", {"known laws: 95% intervals cover over 20 seeds", tes
               {"bad: a negative latency", test_bad_negative_latency}, {"bad: mixed units", test_bad_mixed_units},
               {"bad: fewer samples than parameters", test_bad_too_few}, {"bad: unknown kind", test_bad_unknown_kind},
               {"bad: not JSON", test_bad_not_json},
-              {"every profile validated before anything is written", test_all_validated_first})
+              {"every profile validated before anything is written", test_all_validated_first},
+              {"--model-profile: Amdahl's T1 and s inside their 95% intervals over 20 seeds",
+               test_amdahl_inside_intervals},
+              {"--model-profile: cpu_service scaled to one core without 1-thread samples",
+               test_amdahl_scaled_cpu_service},
+              {"--model-profile: deterministic, read by check and run, latency cpu_service x speed-up",
+               test_model_profile_in_a_scenario},
+              {"--model-profile: s outside [0, 1) written clamped, with a warning", test_amdahl_clamped},
+              {"--model-profile bad: one thread count, no CPU, no GPU, wrong options", test_bad_model_profile})

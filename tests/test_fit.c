@@ -1,7 +1,7 @@
 /* test_fit.c: core/fit.c - least squares against an exact line and against
- * known laws with noise (interval coverage over seeds), the maximum-likelihood
- * fits against their closed forms and against samples of known families, and
- * Kolmogorov's p-value at its tabulated points. */
+ * known laws with noise (interval coverage over seeds), weighted least
+ * squares, the maximum-likelihood fits against their closed forms and against
+ * samples of known families, and Kolmogorov's p-value at its tabulated points. */
 #include "test.h"
 
 #include <math.h>
@@ -58,6 +58,50 @@ static void test_affine_coverage(void)
         double want_se = sigma / sqrt(sxx);
         CU_ASSERT_TRUE(f.slope_se > 0.6 * want_se && f.slope_se < 1.5 * want_se);
         CU_ASSERT_TRUE(f.rse > 0.6 * sigma && f.rse < 1.5 * sigma);
+    }
+    gsl_rng_free(r);
+    CU_ASSERT_TRUE(miss_a <= 6);
+    CU_ASSERT_TRUE(miss_b <= 6);
+}
+
+/* Weighted: equal weights give the ordinary fit, intervals included (the
+ * covariance scaled by chi2 / (n - 2) cancels the weights' factor); weights
+ * 1 / mean^2 under noise proportional to the mean cover over 40 seeds. */
+static void test_affine_weighted(void)
+{
+    double x[] = {1, 2, 4, 8, 1, 2, 4, 8}, y[8], w[8];
+    for (int i = 0; i < 8; i++) {
+        y[i] = 0.5 + 0.25 * x[i] + (i % 3 == 0 ? 0.01 : -0.007);
+        w[i] = 7.5; /* any common factor */
+    }
+    ss_affine_fit f, g;
+    CU_ASSERT_EQUAL_FATAL(ss_fit_affine(x, y, 8, &f), 0);
+    CU_ASSERT_EQUAL_FATAL(ss_fit_affine_weighted(x, y, w, 8, &g), 0);
+    CU_ASSERT_DOUBLE_EQUAL(g.intercept, f.intercept, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(g.slope, f.slope, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(g.intercept_ci95, f.intercept_ci95, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(g.slope_ci95, f.slope_ci95, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(g.cov, f.cov, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(g.rse, f.rse, 1e-12);
+    CU_ASSERT_EQUAL(ss_fit_affine_weighted(x, y, w, 2, &g), -1);
+    /* y = a + b / c with noise sd = 0.05 x mean */
+    const double a = 0.1, b = 0.4;
+    enum { SEEDS = 40, PER = 20, N = 6 * PER };
+    int miss_a = 0, miss_b = 0;
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    for (int seed = 1; seed <= SEEDS; seed++) {
+        gsl_rng_set(r, (unsigned long)seed);
+        double xx[N], yy[N], ww[N];
+        for (int i = 0; i < N; i++) {
+            double m = a + b / (1 + i % 6);
+            xx[i] = 1.0 / (1 + i % 6);
+            yy[i] = m + gsl_ran_gaussian(r, 0.05 * m);
+            ww[i] = 1 / (m * m);
+        }
+        ss_affine_fit h;
+        CU_ASSERT_EQUAL_FATAL(ss_fit_affine_weighted(xx, yy, ww, N, &h), 0);
+        miss_a += fabs(h.intercept - a) > h.intercept_ci95;
+        miss_b += fabs(h.slope - b) > h.slope_ci95;
     }
     gsl_rng_free(r);
     CU_ASSERT_TRUE(miss_a <= 6);
@@ -172,6 +216,8 @@ static void test_affine_points(void)
 SS_TEST_SUITE("fit", {"affine: exact line, refusals", test_affine_exact_and_refusals},
               {"affine through published points: two exact, three weighted", test_affine_points},
               {"affine: 95% intervals cover over 40 seeds, not inflated", test_affine_coverage},
+              {"affine weighted: equal weights are ordinary; 1/mean^2 weights cover over 40 seeds",
+               test_affine_weighted},
               {"Kolmogorov p-value at its 5% and 1% points", test_ks_pvalue},
               {"maximum likelihood: closed forms and the gamma equation", test_mle_closed_forms},
               {"the rule picks the family drawn (3,000 draws, 5 seeds each)", test_family_recovery},

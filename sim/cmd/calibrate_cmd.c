@@ -1,6 +1,7 @@
 /* calibrate_cmd.c: `servesim calibrate PROFILE... -o MODEL.json`: reads and
- * validates every profile first, fits (calibrate.h), then writes the model
- * file atomically; on bad input nothing is written. */
+ * validates every profile first, fits (calibrate.h: a split-profile model
+ * file, or with --model-profile a model profile), then writes the file
+ * atomically; on bad input nothing is written. */
 #include "cmd/calibrate_cmd.h"
 
 #include <stdio.h>
@@ -19,10 +20,18 @@ static const char usage[] =
     "  --device D          the device whose block timings feed \"blocks\" (default: see below)\n"
     "  --threads N         likewise the threads (default: the fewest measured)\n"
     "  --no-batch-law      a piece measured at one batch size gets no batch law instead of an error\n"
-    "  --base MODEL.json   write this model file with the fitted numbers put in it (blocks[].service,\n"
-    "                      fused processes, the offline floor, a whole model's service), not calibrate's\n"
-    "                      own format: how the shipped profiles are rebuilt from published tables\n"
+    "  --base MODEL.json   without --model-profile: write this model file with the fitted numbers put in it\n"
+    "                      (blocks[].service, fused processes, the offline floor, a whole model's service), not\n"
+    "                      calibrate's own format: how the shipped profiles are rebuilt from published tables;\n"
+    "                      with --model-profile: a model profile whose weights_bytes, runtime_vram_bytes,\n"
+    "                      load_bytes_per_s, request_overhead_s and sla_s are kept, and its service where no\n"
+    "                      GPU is measured\n"
     "  --fill KEY=MODEL    with --base, also blocks[].KEY from MODEL's blocks (repeatable, 8 at most)\n"
+    "  --model-profile     write a model profile (models/*.json: service, cpu_service, serial_fraction)\n"
+    "                      of the whole model --model instead (default: the only one measured whole)\n"
+    "  --gpu D             with --model-profile: the device of service's batch-1 samples\n"
+    "                      (default: the only device other than the CPU's)\n"
+    "  --cpu D             with --model-profile: the device of the batch-1 samples over threads (default: cpu)\n"
     "  --quiet             print no summary\n"
     "\n"
     "Fits, over the samples of all the profiles (docs/profiles.md): latency vs batch per\n"
@@ -33,6 +42,10 @@ static const char usage[] =
     "first device in byte order, unless --device/--threads choose.  The model file names the file,\n"
     "sample and line of every number and the statistics of every fit; a block pipeline reads it as\n"
     "its split profile and its transport profile.  End-to-end runs are never fitted.\n"
+    "With --model-profile: service is fitted to the GPU's batch-1 samples (fewest threads); Amdahl's\n"
+    "law latency = T1 (s + (1 - s) / threads) to the CPU's batch-1 samples at two thread counts or\n"
+    "more, as latency = A + B / threads by least squares (T1 = A + B, s = A / T1, 95% intervals by the\n"
+    "delta method); cpu_service to the 1-thread samples, else to all of them scaled to one core.\n"
     "Exit 0, 1 if the file cannot be written, 2 on bad input (nothing written).\n";
 
 /* The output's file name without folder and .json. */
@@ -94,6 +107,14 @@ int ss_cmd_calibrate(int argc, char **argv)
             i++;
         } else if (strcmp(a, "--no-batch-law") == 0) {
             o.no_batch_law = 1;
+        } else if (strcmp(a, "--model-profile") == 0) {
+            o.model_profile = 1;
+        } else if (strcmp(a, "--gpu") == 0) {
+            slot = &o.gpu;
+        } else if (strcmp(a, "--cpu") == 0) {
+            slot = &o.cpu;
+        } else if (strcmp(a, "--base") == 0) {
+            slot = &o.base;
         } else if (strcmp(a, "--quiet") == 0) {
             quiet = 1;
         } else if (a[0] == '-' && a[1]) {
@@ -110,6 +131,13 @@ int ss_cmd_calibrate(int argc, char **argv)
     if (rc == 0 && nfiles == 0) rc = ss_bad_usage("calibrate", "%s", "missing PROFILE.json");
     if (rc == 0 && !output) rc = ss_bad_usage("calibrate", "%s", "missing -o MODEL.json");
     if (rc == 0 && o.nfill && !o.base) rc = ss_bad_usage("calibrate", "%s", "--fill needs --base");
+    if (rc == 0 && o.nfill && o.model_profile) rc = ss_bad_usage("calibrate", "%s", "--fill is not for --model-profile");
+    if (rc == 0 && !o.model_profile && (o.gpu || o.cpu))
+        rc = ss_bad_usage("calibrate", "%s", "--gpu and --cpu go with --model-profile");
+    if (rc == 0 && o.model_profile && (o.device || o.threads || o.no_batch_law))
+        rc = ss_bad_usage("calibrate", "%s",
+                          "--device, --threads and --no-batch-law are for the split profile, not --model-profile "
+                          "(it takes --gpu and --cpu)");
     if (rc) {
         for (size_t k = 0; k < 8; k++) free(keys[k]);
         free(files);
@@ -129,12 +157,14 @@ int ss_cmd_calibrate(int argc, char **argv)
         if (ss_hwprofile_load(files[nread], &profs[nread], &err) < 0) break;
     }
     char *json = NULL, *summary = NULL;
-    if (o.base) { /* an input too: the output must not overwrite it */
-        files[nfiles] = o.base;
-        in_what[nfiles] = "base model file";
+    size_t nin = nfiles;
+    if (o.base) { /* the output may not overwrite the base either */
+        files[nin] = o.base;
+        in_what[nin++] = "base model profile";
     }
-    if (nread < nfiles || ss_check_outputs(files, in_what, nfiles + (o.base != NULL), &output, out_what, 1, &err) < 0 ||
-        ss_calibrate(pp, nfiles, &o, &json, &summary, &err) < 0) {
+    if (nread < nfiles || ss_check_outputs(files, in_what, nin, &output, out_what, 1, &err) < 0 ||
+        (o.model_profile ? ss_calibrate_model(pp, nfiles, &o, &json, &summary, &err)
+                         : ss_calibrate(pp, nfiles, &o, &json, &summary, &err)) < 0) {
         rc = 2;
     } else {
         ss_afile f;

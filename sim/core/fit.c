@@ -67,6 +67,38 @@ int ss_fit_affine(const double *x, const double *y, size_t n, ss_affine_fit *f)
     f->slope = c1;
     f->intercept_se = sqrt(cov00);
     f->slope_se = sqrt(cov11);
+    f->cov = cov01;
+    f->t975 = gsl_cdf_tdist_Pinv(0.975, (double)(n - 2));
+    f->intercept_ci95 = f->t975 * f->intercept_se;
+    f->slope_ci95 = f->t975 * f->slope_se;
+    f->rse = sqrt(ssr / (double)(n - 2));
+    f->r2 = sst > 0 ? 1 - ssr / sst : 1;
+    return 0;
+}
+
+int ss_fit_affine_weighted(const double *x, const double *y, const double *w, size_t n, ss_affine_fit *f)
+{
+    memset(f, 0, sizeof *f);
+    f->n = n;
+    f->ndistinct_x = distinct(x, n);
+    if (n < 3 || f->ndistinct_x < 2) return -1;
+    double c0, c1, cov00, cov01, cov11, chisq;
+    gsl_fit_wlinear(x, 1, w, 1, y, 1, n, &c0, &c1, &cov00, &cov01, &cov11, &chisq);
+    /* gsl_fit_wlinear's covariances take the weights as 1 / variance exactly: scale by chi2 / (n - 2) */
+    double scale = chisq / (double)(n - 2);
+    double mean_y = 0, sst = 0, ssr = 0;
+    for (size_t i = 0; i < n; i++) mean_y += y[i];
+    mean_y /= (double)n;
+    for (size_t i = 0; i < n; i++) {
+        double r = y[i] - (c0 + c1 * x[i]);
+        sst += (y[i] - mean_y) * (y[i] - mean_y);
+        ssr += r * r;
+    }
+    f->intercept = c0;
+    f->slope = c1;
+    f->intercept_se = sqrt(cov00 * scale);
+    f->slope_se = sqrt(cov11 * scale);
+    f->cov = cov01 * scale;
     f->t975 = gsl_cdf_tdist_Pinv(0.975, (double)(n - 2));
     f->intercept_ci95 = f->t975 * f->intercept_se;
     f->slope_ci95 = f->t975 * f->slope_se;

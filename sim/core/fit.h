@@ -20,6 +20,7 @@ typedef struct ss_affine_fit {
     size_t ndistinct_x;              /* distinct x values */
     double intercept, slope;
     double intercept_se, slope_se;   /* standard errors */
+    double cov;                      /* covariance of intercept and slope (for functions of both) */
     double intercept_ci95, slope_ci95; /* half-widths of the 95% intervals */
     double t975;                     /* the t quantile used, n - 2 degrees of freedom */
     double rse;                      /* residual standard error, sqrt(SSR / (n - 2)) */
@@ -42,6 +43,13 @@ int ss_fit_affine(const double *x, const double *y, size_t n, ss_affine_fit *f);
  * fewer than two distinct x. */
 int ss_fit_affine_points(const double *x, const double *y, const double *w, size_t n, int absolute,
                          ss_affine_fit *f);
+/* The same law by weighted least squares (gsl_fit_wlinear), weights w[i] > 0
+ * known up to one factor (e.g. 1 / mean^2 where the noise is a constant
+ * fraction of the mean): the covariances are scaled by the weighted residual
+ * variance chi2 / (n - 2), so the intervals are t(0.975, n - 2) times those
+ * standard errors.  rse and r2 are of the unweighted residuals (in y's unit),
+ * to read beside an unweighted fit.  Same refusals as ss_fit_affine. */
+int ss_fit_affine_weighted(const double *x, const double *y, const double *w, size_t n, ss_affine_fit *f);
 
 typedef enum ss_fit_family {
     SS_FIT_NORMAL,

@@ -167,7 +167,7 @@ static int read_profile(ss_model_cfg *m, const char *path, const ss_node *where,
     static const char *const profile_keys[] = {"name",          "description",        "source", "service",
                                                "weights_bytes", "runtime_vram_bytes", "load_bytes_per_s",
                                                "request_overhead_s", "sla_s", "cpu_service", "serial_fraction",
-                                               "calibrate", NULL};
+                                               "calibrate", "calibration", NULL}; /* calibrate's records: not read */
     if (access(path, R_OK) != 0)
         return ss_node_err(where, err, "model profile '%s' not found or not readable", path);
     ss_doc *doc = ss_doc_load(path, err);
