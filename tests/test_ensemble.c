@@ -404,7 +404,7 @@ static void test_memory(void)
 static void test_bad_input(void)
 {
     char *y = scenario(16, "  images: 300\n  matrix: [[0, 0], [16, 0], [0, 0]]\n");
-    refused(y, 12, "the column of member 'tiny-b' is all zero");
+    refused(y, 12, "s.yaml:12:16: matrix: the column of member 'tiny-b' (column 2) is all zero");
     free(y);
     y = scenario(16, "  images: 300\n  matrix: [[0, 0], [16, 8], [0, 24]]\n");
     refused(y, 12, "batch size 24 is not allowed (0 or one of 8, 16, 32, 64, 128)");

@@ -320,8 +320,8 @@ static int read_matrix(ss_ensemble_cfg *e, const ss_scenario *sc, const ss_node 
         uint32_t nz = 0;
         for (uint32_t i = 0; i < d; i++) nz += e->matrix[i * m + j] != 0;
         if (!nz)
-            return ss_node_err(rows, err, "matrix: the column of member '%s' is all zero (every member needs a worker, "
-                               "E §1.2)", e->members[j].name);
+            return ss_node_err(rows->items[0]->items[j], err, "matrix: the column of member '%s' (column %u) is all zero "
+                               "(every member needs a worker, E §1.2)", e->members[j].name, j + 1);
     }
     long over = ss_ens_overfull(e, sc, e->matrix);
     if (over >= 0) {
