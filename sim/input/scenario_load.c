@@ -579,11 +579,13 @@ static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
         TRY(read_devices(sc, hosts, err));
         if (sc->ndevices == 0) return ss_node_err(hosts, err, "hosts: expected at least one host");
         TRY(ss_ensemble_cfg_read(&sc->ensemble, sc, ens, err));
-        if (sc->ensemble->mode == SS_ENS_BENCHMARK && (has_d || has_r)) {
-            const ss_node *n = ss_map_find(root, has_d ? "duration_s" : "requests");
-            return ss_err_at(err, n->file, n->key_line, n->key_col,
-                             "%s: an ensemble in mode benchmark runs its images to the end (deploy mode takes "
-                             "requests or duration_s)", n->key);
+        static const char *const not_bench[] = {"duration_s", "requests", "warmup_s", "warmup_requests", NULL};
+        for (size_t i = 0; sc->ensemble->mode == SS_ENS_BENCHMARK && not_bench[i]; i++) {
+            const ss_node *n = ss_map_find(root, not_bench[i]);
+            if (n)
+                return ss_err_at(err, n->file, n->key_line, n->key_col,
+                                 "%s: an ensemble in mode benchmark runs its images to the end, all measured (deploy "
+                                 "mode takes requests or duration_s, and a warm-up)", n->key);
         }
         TRY(ss_policy_cfg_read(&sc->load_balancer, NULL, "load_balancer", "round-robin", err));
         TRY(ss_policy_cfg_read(&sc->scheduler, NULL, "scheduler", "fifo", err));
