@@ -290,6 +290,9 @@ static void test_benchmark_by_hand(void)
     yaml = scenario(16, "  interference: 0.5\n  images: 300\n" WORKED);
     CU_ASSERT_EQUAL_FATAL(run_text(yaml, &trace, &r, &err), 0);
     CU_ASSERT(strstr(trace, "0.024000000,batch,0,tiny-a,n0/gpu0,0,0,16\n") != NULL);
+    /* tiny-b's first batch (0.020 s of work) had 0.004 left at 0.024, still
+     * two batches on gpu0 (tiny-a's second started): it ends at 0.030. */
+    CU_ASSERT(strstr(trace, "0.030000000,batch,1,tiny-b,n0/gpu0,0,0,8\n") != NULL);
     double mk = extra(&r, "makespan_s");
     CU_ASSERT(mk > 0.320 && mk < 0.621);
     free(trace);
