@@ -21,6 +21,7 @@
 #include "cmd/calibrate_cmd.h"
 #include "cmd/compare.h"
 #include "input/edge_cfg.h"
+#include "input/ensemble_cfg.h"
 #include "input/pipeline_cfg.h"
 #include "cmd/flows_cmd.h"
 #include "cmd/partition_cmd.h"
@@ -324,6 +325,20 @@ static int cmd_check(int argc, char **argv)
                "(intensity %g), layer scheduler %s",
                o.scenario, sc[0].name, e->workers, e->workers == 1 ? "" : "s", e->capacity_bytes / 1048576.0,
                e->nnets, e->nnets == 1 ? "" : "s", wl[e->wl.kind], e->wl.intensity, e->scheduler.name);
+        if (n > 1 || sc[0].variant[0]) {
+            printf(", variants:");
+            for (size_t i = 0; i < n; i++) printf(" %s", sc[i].variant);
+        }
+        putchar('\n');
+    } else if (sc[0].ensemble) {
+        const ss_ensemble_cfg *e = sc[0].ensemble;
+        uint32_t workers = 0;
+        for (uint32_t i = 0; i < e->ndevices * e->nmembers; i++) workers += e->matrix[i] != 0;
+        printf("%s: ok: scenario '%s', ensemble of %u member%s on %u device%s, %u worker%s, segments of %u, ",
+               o.scenario, sc[0].name, e->nmembers, e->nmembers == 1 ? "" : "s", e->ndevices,
+               e->ndevices == 1 ? "" : "s", workers, workers == 1 ? "" : "s", e->segment_images);
+        if (e->mode == SS_ENS_BENCHMARK) printf("benchmark of %llu images", (unsigned long long)e->images);
+        else printf("deploy, %llu images per request", (unsigned long long)e->images_per_request);
         if (n > 1 || sc[0].variant[0]) {
             printf(", variants:");
             for (size_t i = 0; i < n; i++) printf(" %s", sc[i].variant);

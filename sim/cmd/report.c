@@ -9,6 +9,7 @@
 
 #include "core/afile.h"
 #include "core/metrics.h"
+#include "input/ensemble_cfg.h"
 
 /* The metric columns, in CSV order.  One table drives the CSV header, the
  * rows, the summary and the printed table, so they cannot disagree. */
@@ -92,6 +93,13 @@ static void declare_devices(ss_report *rep, const ss_scenario *sc)
             deployed[sc->deploys[k].device] = 1;
             n++;
         }
+    const ss_ensemble_cfg *en = sc->ensemble; /* an ensemble's workers: its matrix's non-zero entries */
+    for (uint32_t d = 0; en && d < en->ndevices; d++)
+        for (uint32_t m = 0; m < en->nmembers; m++)
+            if (en->matrix[d * en->nmembers + m] && !deployed[d]) {
+                deployed[d] = 1;
+                n++;
+            }
     if (n > UTIL_COLUMNS_MAX) rep->util_mean = 1;
     else
         for (size_t d = 0; d < sc->ndevices; d++)

@@ -237,6 +237,7 @@ typedef struct ss_scenario {
     ss_setting *settings;     size_t nsettings;
     struct ss_pipeline_cfg *pipeline; /* `pipeline:` (pipeline.h), or NULL */
     struct ss_edge_cfg *edge; /* `edge:` (an edge-device scenario, edge.h), or NULL */
+    struct ss_ensemble_cfg *ensemble; /* `ensemble:` (an ensemble scenario, ensemble_cfg.h), or NULL */
     ss_autoscale_cfg *autoscale; /* `autoscaling:`, or NULL */
     ss_placement_cfg *placement; /* `placement:`, or NULL */
     ss_partitioning_cfg *partitioning; /* `partitioning:`, or NULL */

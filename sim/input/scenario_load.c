@@ -20,6 +20,7 @@
 
 #include "input/blockmodel.h"
 #include "input/edge_cfg.h"
+#include "input/ensemble_cfg.h"
 #include "input/pipeline_cfg.h"
 #include "net/topo.h"
 #include "input/trace.h"
@@ -500,7 +501,7 @@ static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
     static const char *const top[] = {"name", "description", "seed", "replications", "duration_s", "requests",
                                       "warmup_s", "warmup_requests", "topology", "hosts", "models", "tasks", "deployment",
                                       "workloads", "events", "autoscaling", "placement", "partitioning", "policies", "outputs", "variants", "pipeline",
-                                      "edge", "validation", "dispatch", "control", NULL};
+                                      "edge", "validation", "dispatch", "control", "ensemble", NULL};
     const ss_node *root = doc->root;
     TRY(ss_node_expect(root, SS_NODE_MAP, "scenario", err));
     TRY(other_kind(root, err));
@@ -530,7 +531,9 @@ static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
     TRY(has_r = ss_cfg_u64(root, "requests", &req, 0, err));
     if (has_r && req == 0) return ss_node_err(ss_map_find(root, "requests"), err, "requests: expected at least 1");
     sc->max_requests = has_r ? req : UINT64_MAX;
-    if (!has_d && !has_r) return ss_node_err(root, err, "scenario: give duration_s or requests (or both) to end the run");
+    const ss_node *ens = ss_map_find(root, "ensemble"); /* its benchmark mode ends when its images are in */
+    if (!has_d && !has_r && !ens)
+        return ss_node_err(root, err, "scenario: give duration_s or requests (or both) to end the run");
     TRY(ss_cfg_num(root, "warmup_s", &sc->warmup_s, SS_NONNEG, err));
     TRY(ss_cfg_u64(root, "warmup_requests", &wreq, 0, err));
     sc->warmup_requests = wreq;
@@ -547,7 +550,7 @@ static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
     if (edge) {
         static const char *const serving[] = {"topology", "hosts", "models", "tasks", "deployment", "workloads",
                                               "events", "autoscaling", "placement", "partitioning", "policies", "pipeline",
-                                              "validation", "dispatch", "control", NULL};
+                                              "validation", "dispatch", "control", "ensemble", NULL};
         for (size_t i = 0; serving[i]; i++) {
             const ss_node *n = ss_map_find(root, serving[i]);
             if (n)
@@ -556,6 +559,34 @@ static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
                                  "scheduler from 'edge:'", serving[i]);
         }
         TRY(ss_edge_cfg_read(&sc->edge, edge, sc->dir, err));
+        TRY(ss_policy_cfg_read(&sc->load_balancer, NULL, "load_balancer", "round-robin", err));
+        TRY(ss_policy_cfg_read(&sc->scheduler, NULL, "scheduler", "fifo", err));
+        return read_outputs(sc, root, err);
+    }
+    if (ens) { /* an ensemble scenario (ensemble_cfg.h): hosts, then the members and the matrix */
+        static const char *const serving[] = {"topology", "models", "tasks", "deployment", "workloads", "events",
+                                              "autoscaling", "placement", "partitioning", "policies", "pipeline",
+                                              "validation", "dispatch", "control", NULL};
+        for (size_t i = 0; serving[i]; i++) {
+            const ss_node *n = ss_map_find(root, serving[i]);
+            if (n)
+                return ss_err_at(err, n->file, n->key_line, n->key_col,
+                                 "'%s' is a serving key: a scenario with 'ensemble:' takes its members, workers and "
+                                 "requests from 'ensemble:'", serving[i]);
+        }
+        TRY(ss_node_expect(ens, SS_NODE_MAP, "ensemble", err));
+        TRY(ss_cfg_seq(root, "hosts", &hosts, SS_REQ, err));
+        TRY(read_devices(sc, hosts, err));
+        if (sc->ndevices == 0) return ss_node_err(hosts, err, "hosts: expected at least one host");
+        TRY(ss_ensemble_cfg_read(&sc->ensemble, sc, ens, err));
+        static const char *const not_bench[] = {"duration_s", "requests", "warmup_s", "warmup_requests", NULL};
+        for (size_t i = 0; sc->ensemble->mode == SS_ENS_BENCHMARK && not_bench[i]; i++) {
+            const ss_node *n = ss_map_find(root, not_bench[i]);
+            if (n)
+                return ss_err_at(err, n->file, n->key_line, n->key_col,
+                                 "%s: an ensemble in mode benchmark runs its images to the end, all measured (deploy "
+                                 "mode takes requests or duration_s, and a warm-up)", n->key);
+        }
         TRY(ss_policy_cfg_read(&sc->load_balancer, NULL, "load_balancer", "round-robin", err));
         TRY(ss_policy_cfg_read(&sc->scheduler, NULL, "scheduler", "fifo", err));
         return read_outputs(sc, root, err);
@@ -703,6 +734,7 @@ void ss_scenario_free(ss_scenario *sc)
     ss_policy_cfg_free(&sc->load_balancer);
     ss_policy_cfg_free(&sc->scheduler);
     ss_edge_cfg_free(sc->edge);
+    ss_ensemble_cfg_free(sc->ensemble);
     free(sc->devices);
     free(sc->models);
     free(sc->tasks);

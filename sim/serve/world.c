@@ -1,7 +1,8 @@
 /* world.c: builds a runnable world from a scenario, runs one replication
  * and collects its results.  The top of sim/serve/: it wires the serving
  * path (serve.c), the sources (workload.c) and, for their scenarios, a
- * block pipeline (pipeline.c) or an edge device (edge_world.c). */
+ * block pipeline (pipeline.c), an edge device (edge_world.c) or an
+ * ensemble (ensemble.c). */
 #include "serve/world.h"
 
 #include <math.h>
@@ -17,6 +18,7 @@
 #include "core/rng.h"
 #include "input/scenario_deploy.h"
 #include "serve/edge_world.h"
+#include "serve/ensemble.h"
 #include "serve/pipeline.h"
 #include "serve/plugin.h"
 #include "serve/workload.h"
@@ -46,6 +48,14 @@ ss_world *ss_world_build(const ss_scenario *sc, uint32_t rep, FILE *req_csv, ss_
     if (sc->edge) { /* an edge-device scenario: edge_world.c runs it on this engine */
         w->edge = ss_edge_world_build(w, err);
         if (!w->edge) {
+            ss_world_free(w);
+            return NULL;
+        }
+        return w;
+    }
+    if (sc->ensemble) { /* an ensemble scenario: ensemble.c runs it on this engine */
+        w->ens = ss_ens_world_build(w, err);
+        if (!w->ens) {
             ss_world_free(w);
             return NULL;
         }
@@ -187,6 +197,10 @@ const char *ss_world_check(ss_world *w)
         char *m = ss_edge_world_check(w->edge);
         return m ? broke(w, m) : NULL;
     }
+    if (w->ens) {
+        char *m = ss_ens_world_check(w->ens);
+        return m ? broke(w, m) : NULL;
+    }
     uint64_t ended = w->ended[0] + w->ended[1] + w->ended[2];
     if (ended != w->next_id || w->in_flight)
         return broke(w, ss_xasprintf("%llu requests created, %llu finished + %llu dropped + %llu lost, %zu in flight",
@@ -245,6 +259,10 @@ void ss_world_result(const ss_world *w, ss_run_result *r)
     r->peak_in_flight = w->peak_in_flight;
     if (w->edge) {
         ss_edge_world_result(w->edge, r);
+        return;
+    }
+    if (w->ens) {
+        ss_ens_world_result(w->ens, r);
         return;
     }
     /* Rows for the tasks some workload targets, then the overall row. */
@@ -344,6 +362,7 @@ void ss_world_free(ss_world *w)
 {
     if (!w) return;
     ss_edge_world_free(w->edge);
+    ss_ens_world_free(w->ens);
     ss_timeline_free(w);
     ss_autoscaler_free(w);
     ss_cs_free(w);

@@ -1,0 +1,109 @@
+/* ensemble_cfg.h: the `ensemble:` section of a scenario (docs/ensembles.md,
+ * seed E = ../shared/seeds/ensembles.md) and its allocation matrix.
+ *
+ * An ensemble of M member models answers each request of n images by
+ * averaging their predictions.  The allocation matrix A has one row per
+ * device of `hosts:` (in the order written) and one column per member:
+ * A[d][m] is the batch size of the worker of member m on device d, 0 for
+ * none (E §1.2).  Each member has a latency profile (models/ensemble/
+ * <name>.json): per device type, per batch size, the latency of one batch
+ * and the memory a worker holds at that batch (activations, workspace) on
+ * top of the member's weights.
+ *
+ * The matrix helpers below (counts of E's Eq. 1 and Eq. 2, neighbours,
+ * memory fit) are pure functions of the matrix, so the optimizer can call
+ * them on candidates that no scenario file holds.
+ *
+ * Units: seconds (_s), bytes (_bytes); images are counts. */
+#ifndef SS_ENSEMBLE_CFG_H
+#define SS_ENSEMBLE_CFG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/cfg.h"
+#include "core/dist.h"
+#include "input/scenario.h"
+
+/* One profiled batch size of a member on a device type. */
+typedef struct ss_ens_point {
+    uint32_t batch;
+    double latency_s;     /* one batch of `batch` images, the device to itself */
+    double memory_bytes;  /* what a worker holds at this batch on top of the weights */
+} ss_ens_point;
+
+/* A member's profile on one device type: points sorted by batch. */
+typedef struct ss_ens_curve {
+    char *type;           /* matches ss_device_cfg.type */
+    ss_ens_point *pts;
+    uint32_t npts;
+} ss_ens_curve;
+
+typedef struct ss_ens_member {
+    char *name;
+    char *profile;        /* path of its JSON profile */
+    char *source;         /* what the numbers come from (the profile's `source`), or NULL */
+    double weights_bytes; /* held by every worker of the member, whatever its batch */
+    ss_ens_curve *curves;
+    uint32_t ncurves;
+} ss_ens_member;
+
+typedef enum { SS_ENS_BENCHMARK, SS_ENS_DEPLOY } ss_ens_mode;
+
+typedef struct ss_ensemble_cfg {
+    ss_ens_member *members;
+    uint32_t nmembers;            /* M */
+    uint32_t ndevices;            /* D: the scenario's devices */
+    uint32_t *matrix;             /* D x M, row-major: matrix[d * M + m] */
+    uint32_t *batches;            /* allowed non-zero batch sizes, ascending (B of them) */
+    uint32_t nbatches;
+    uint32_t segment_images;      /* N (E §1.3) */
+    double interference;          /* alpha of the co-location law (docs/ensembles.md), in [0, 1] */
+    ss_ens_mode mode;
+    uint64_t images;              /* benchmark: the calibration set, one request at t = 0 */
+    uint64_t images_per_request;  /* deploy: images of each request */
+    ss_dist interarrival;         /* deploy: open-loop inter-arrival times */
+    const ss_ens_curve **curve;   /* D x M: the curve of each worker (NULL where A is 0) */
+} ss_ensemble_cfg;
+
+/* Read `ensemble:` (map `sec`) of scenario sc, whose devices are read;
+ * profiles are found from the scenario's folder (ss_scenario_find_profile,
+ * "ensemble/<name>").  0 ok, -1 with a positioned message. */
+int ss_ensemble_cfg_read(ss_ensemble_cfg **out, const ss_scenario *sc, const ss_node *sec, ss_err *err);
+void ss_ensemble_cfg_free(ss_ensemble_cfg *e);
+
+/* ---- the matrix as numbers (E §1.3, §2.1, §2.2) ------------------------ */
+
+/* Segments of a request of `images` images cut into segments of n (the last
+ * holds the remainder), and the length of segment s. */
+uint64_t ss_ens_segments(uint64_t images, uint32_t n);
+uint32_t ss_ens_segment_len(uint64_t images, uint32_t n, uint64_t s);
+/* Eq. 1: valid matrices, ((B + 1)^D - 1)^M, as a double (1.3e31 overflows integers). */
+double ss_ens_total_matrices(uint32_t b, uint32_t d, uint32_t m);
+/* Eq. 2 as printed: (B + 1) D M - F. */
+uint64_t ss_ens_total_neighs(uint32_t b, uint32_t d, uint32_t m, uint32_t f);
+/* F of a matrix: the columns with exactly one non-zero entry (setting it to
+ * 0 would leave the column empty, a forbidden neighbour). */
+uint32_t ss_ens_forbidden(const uint32_t *a, uint32_t d, uint32_t m);
+/* The distinct valid neighbours of a (E §2.2's semantics: one entry changed
+ * to another value of {0} + batches, every column non-zero), written to
+ * out[k * D * M ...] when out is not NULL; how many. */
+size_t ss_ens_neighbours(const uint32_t *a, uint32_t d, uint32_t m, const uint32_t *batches, uint32_t nb,
+                         uint32_t *out);
+/* A matrix is valid: every column has a non-zero entry and every entry is 0
+ * or an allowed batch.  -1 if so, else the index of the first bad entry, or
+ * of a bad column's first entry (d = 0) when the column is all zero. */
+long ss_ens_invalid(const uint32_t *a, uint32_t d, uint32_t m, const uint32_t *batches, uint32_t nb);
+/* The memory device d needs under matrix a: the sum over its workers of
+ * weights + memory at their batch (a worker whose batch the curve lacks
+ * counts the next larger point's memory, or the largest). */
+double ss_ens_device_bytes(const ss_ensemble_cfg *e, const uint32_t *a, uint32_t d);
+/* The first device of sc (with a memory capacity: vram for a GPU, ram for a
+ * CPU; 0 = not bounded) that matrix a overfills, or -1 if a fits (fit_mem). */
+long ss_ens_overfull(const ss_ensemble_cfg *e, const ss_scenario *sc, const uint32_t *a);
+/* Latency of a batch of k images on a curve: linear between profiled
+ * points, proportional to k below the smallest, linear extrapolation from
+ * the last two above the largest (docs/ensembles.md, "Partial batches"). */
+double ss_ens_latency_s(const ss_ens_curve *c, uint32_t k);
+
+#endif
