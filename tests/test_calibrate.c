@@ -615,7 +615,7 @@ static void test_bad_model_profile(void)
     amdahl_profile(dir, 1, 1, 1);
     int rc = ss_test_sh(&out, "cd '%s' && '%s/servesim' calibrate amdahl.json --gpu gpu -o m.json", dir, SS_BUILD_DIR);
     CU_ASSERT_EQUAL(rc, 2);
-    CU_ASSERT_TRUE(ss_test_has(out, "servesim calibrate: --gpu, --cpu and --base go with --model-profile"));
+    CU_ASSERT_TRUE(ss_test_has(out, "servesim calibrate: --gpu and --cpu go with --model-profile"));
     free(out);
     rc = ss_test_sh(&out, "cd '%s' && '%s/servesim' calibrate amdahl.json --model-profile --model other -o m.json", dir,
                     SS_BUILD_DIR);
