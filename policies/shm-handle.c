@@ -6,9 +6,10 @@
  * view of the slot, so its main thread does not copy the tensor.  Costs are
  * affine in the bytes (transport_affine.h): the defaults are the probe's
  * one-hop fit on this project's 2-core VM (profiles/measured/probe-micro.json
- * through `servesim calibrate`, all of it as delivery: the measurement does not
- * split the sender's copy from the time in flight); a scenario passes a
- * calibrated model file's figures as parameters (`profile:`).  Only the handle
+ * through `servesim calibrate`, split as measured: the sender's copy into the
+ * slot and the receiver's decode on the main threads, the rest as delivery);
+ * a scenario passes a calibrated model file's figures as parameters
+ * (`profile:`).  Only the handle
  * crosses the socket (`handle_bytes`, 63 as the probe pickles it); the tensor
  * waits in host RAM.  A hop from the client (the dispatcher's input) copies
  * the tensor as zmq-copy does: the probe's client sends it pickled. */
@@ -21,7 +22,7 @@ static int sh_init(void **state, const ss_policy_init *args, char *err, size_t e
 {
     /* models/resnet50-cpu.json transports.shm-handle (servesim calibrate
      * profiles/measured/probe-micro.json, 2026-11-26) */
-    ta_affine a = {0, 0, 0, 0.000165126595, 6.455846856e-11};
+    ta_affine a = {6.82216764e-05, 2.000345408e-12, 5.725510224e-11, 9.690491865e-05, 5.303020915e-12};
     return ta_init(state, args->params, a, "handle_bytes", 63, err, errlen);
 }
 

@@ -5,6 +5,9 @@
  *     95% intervals cover the true parameters about 95% of the time (misses
  *     ~ Binomial(20, 0.05); more than 4 has probability 0.0026), and are not
  *     inflated (the interval's half-width is near its theoretical value);
+ *   - the same for a hop measured with its sender's and receiver's share:
+ *     the three part laws (sender, receiver, the rest as delivery) and the
+ *     transport parameters they give;
  *   - large samples of known families: the family drawn is chosen;
  *   - the model file: same bytes on a rerun, read by a block-pipeline
  *     scenario as split profile and transport profile, whose one-client
@@ -169,6 +172,102 @@ static void test_laws_inside_intervals(void)
     for (int i = 0; i < 4; i++) {
         if (miss[i] > 4) fprintf(stderr, "\n  parameter %d: %d of %d intervals miss\n", i, miss[i], SEEDS);
         CU_ASSERT_TRUE(miss[i] <= 4);
+    }
+    CU_ASSERT_EQUAL(bad_width, 0);
+}
+
+/* A hop measured with the sender's and the receiver's share (the probe's
+ * sender_s, receiver_s): each drawn from its own known law, the hop their sum
+ * plus a delivery drawn from a third.  Calibrate's three part laws cover
+ * their truths over 100 seeds (misses ~ Binomial(100, 0.05): more than 12 has
+ * probability 0.0015 per parameter; over 200 seeds the six parameters missed
+ * 9-17 times), their intervals are not inflated, and the transport's
+ * parameters are the parts' values. */
+static char *split_profile(const char *dir, unsigned seed, const law part[3], const double *sizes, int nsizes, int per)
+{
+    char *text = NULL;
+    size_t len;
+    FILE *f = open_memstream(&text, &len);
+    gsl_rng *r = ss_rng_stream(seed, 1, "test_calibrate/split");
+    fputs(HEAD, f);
+    for (int i = 0; i < nsizes; i++) {
+        double y[3][64];
+        for (int k = 0; k < 3; k++)
+            for (int j = 0; j < per; j++) {
+                do y[k][j] = part[k].a + part[k].b * sizes[i] + gsl_ran_gaussian(r, part[k].sigma);
+                while (!(y[k][j] > 0));
+            }
+        fprintf(f, "{\"kind\": \"transport\", \"transport\": \"zmq-copy\", \"bytes\": %.0f", sizes[i]);
+        static const char *const key[3] = {"sender_s", "receiver_s", "latency_s"};
+        for (int k = 0; k < 3; k++) {
+            fprintf(f, ", \"%s\": [", key[k]);
+            for (int j = 0; j < per; j++)
+                fprintf(f, "%s%.17g", j ? ", " : "", k < 2 ? y[k][j] : y[0][j] + y[1][j] + y[2][j]);
+            fputs("]", f);
+        }
+        fputs(i < nsizes - 1 ? "},\n" : "}\n]\n}\n", f);
+    }
+    gsl_rng_free(r);
+    fclose(f);
+    char *file = ss_test_write(dir, "split.json", text);
+    free(text);
+    return file;
+}
+
+static void test_split_inside_intervals(void)
+{
+    /* sender (pickle and send), receiver (decode), delivery (the rest) */
+    const law part[3] = {{0.0002, 1.5e-10, 0.00003}, {0.00005, 2e-10, 0.00002}, {0.0001, 4e-10, 0.00005}};
+    const double sizes[] = {4e3, 4e5, 1.6e6, 6.4e6};
+    static const char *const name[3] = {"sender", "receiver", "delivery"};
+    double ha[3], hb[3];
+    for (int k = 0; k < 3; k++) ols_halfwidths(sizes, 4, 10, part[k].sigma, &ha[k], &hb[k]);
+    enum { SEEDS = 100 };
+    int miss[6] = {0}, bad_width = 0, ran = 0, bad_params = 0;
+    for (unsigned seed = 1; seed <= SEEDS; seed++) {
+        char *dir = ss_test_tmpdir();
+        free(split_profile(dir, seed, part, sizes, 4, 10));
+        cJSON *m = calibrate(dir, "split.json --no-batch-law");
+        CU_ASSERT_PTR_NOT_NULL(m);
+        if (m) {
+            ran++;
+            const cJSON *hop = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(m, "transport_fits"),
+                                                                "zmq-copy");
+            const cJSON *parts = cJSON_GetObjectItemCaseSensitive(hop, "parts");
+            CU_ASSERT_PTR_NOT_NULL(parts);
+            const cJSON *p[3];
+            for (int k = 0; k < 3; k++) {
+                p[k] = cJSON_GetObjectItemCaseSensitive(parts, name[k]);
+                miss[2 * k] += !covers(p[k], "fixed_s", part[k].a, ha[k], &bad_width);
+                miss[2 * k + 1] += !covers(p[k], "s_per_byte", part[k].b, hb[k], &bad_width);
+                CU_ASSERT_EQUAL(num(p[k], "n"), 40);
+            }
+            /* the whole hop's law is still there: the sum of the three */
+            CU_ASSERT(fabs(num(hop, "s_per_byte") - (part[0].b + part[1].b + part[2].b)) < 3 * (hb[0] + hb[1] + hb[2]));
+            const cJSON *t = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(m, "transports"),
+                                                              "zmq-copy");
+            double want[5] = {num(p[1], "fixed_s") + num(p[0], "fixed_s"), num(p[1], "s_per_byte"),
+                              num(p[0], "s_per_byte"), num(p[2], "fixed_s"), num(p[2], "s_per_byte")};
+            static const char *const field[5] = {"block_fixed_s", "block_in_s_per_byte", "block_out_s_per_byte",
+                                                 "delivery_fixed_s", "delivery_s_per_byte"};
+            for (int k = 0; k < 5; k++)
+                if (!(fabs(num(t, field[k]) - want[k]) <= 1e-9 * fabs(want[k]))) {
+                    fprintf(stderr, "\n  seed %u: transports.zmq-copy.%s %.10g, parts give %.10g\n", seed, field[k],
+                            num(t, field[k]), want[k]);
+                    bad_params++;
+                }
+            const cJSON *src = cJSON_GetObjectItemCaseSensitive(t, "source");
+            CU_ASSERT(cJSON_IsString(src) && strstr(src->valuestring, "parts.sender.s_per_byte"));
+            cJSON_Delete(m);
+        }
+        ss_test_rmtree(dir);
+    }
+    CU_ASSERT_EQUAL(ran, SEEDS);
+    CU_ASSERT_EQUAL(bad_params, 0);
+    for (int i = 0; i < 6; i++) {
+        if (miss[i] > 12) fprintf(stderr, "\n  %s %s: %d of %d intervals miss\n", name[i / 2],
+                                  i % 2 ? "s_per_byte" : "fixed_s", miss[i], SEEDS);
+        CU_ASSERT_TRUE(miss[i] <= 12);
     }
     CU_ASSERT_EQUAL(bad_width, 0);
 }
@@ -626,6 +725,8 @@ static void test_bad_model_profile(void)
 }
 
 SS_TEST_SUITE("calibrate", {"known laws: 95% intervals cover over 20 seeds", test_laws_inside_intervals},
+              {"a hop's sender, receiver and delivery laws: 95% intervals cover over 100 seeds, the parameters",
+               test_split_inside_intervals},
               {"known families: the one drawn is chosen (2,000 draws, 5 seeds each)", test_picks_the_family},
               {"the model file: deterministic, a pipeline scenario's split and transport profile",
                test_model_file_in_a_scenario},

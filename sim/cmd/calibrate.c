@@ -565,6 +565,78 @@ static int apply_law(calib *c, const group *g, const ss_affine_fit *f, ss_err *e
     return 0;
 }
 
+/* A hop whose every observation also has the sender's and the receiver's
+ * time (the probe's micro-benchmark: sender_s, receiver_s) is split three
+ * ways, each affine in the bytes, each with its intervals, under
+ * transport_fits.T.parts: the sender's main-thread work (its send call: the
+ * pickle or the copy into the slot), the receiver's (its decode after ZeroMQ
+ * handed it the message), and the delivery, fitted on what is left of each
+ * observation (hop - sender - receiver, the same message).  The transport's
+ * parameters become: block_out_s_per_byte and block_in_s_per_byte the two
+ * slopes; block_fixed_s the two intercepts summed (the affine model has no
+ * fixed sender term: one main thread receives a message and sends the next,
+ * so the sender's fixed cost is paid with the receive, on the same thread);
+ * delivery_* the remainder's law.  Each value below 0 is written as 0.
+ * 0: split (t's parameters set); 1: not every observation has both parts
+ * (the whole hop stays delivery). */
+static const char *const split_how[5] = {
+    "parts.receiver.fixed_s + parts.sender.fixed_s (one main thread receives a message and sends the next: the "
+    "sender's fixed cost is paid with the receive)",
+    "parts.receiver.s_per_byte", "parts.sender.s_per_byte",
+    "parts.delivery.fixed_s (the hop less the sender's and the receiver's time, observation by observation)",
+    "parts.delivery.s_per_byte"};
+
+static int split_hop(calib *c, const group *g, cJSON *law)
+{
+    const ss_hwp_sample *s0 = sample_of(&g->refs[0]);
+    if (g->summary || s0->term != 0 || s0->law) return 1;
+    for (size_t i = 0; i < g->nrefs; i++) {
+        const ss_hwp_sample *s = sample_of(&g->refs[i]);
+        if (!s->sender_s || !s->receiver_s || s->nsender != s->ntimes || s->nreceiver != s->ntimes) return 1;
+    }
+    double *y[3];
+    for (int k = 0; k < 3; k++) y[k] = ss_xcalloc(g->n + 1, sizeof *y[k]);
+    size_t n = 0;
+    for (size_t i = 0; i < g->nrefs; i++) { /* the same order as add() pooled them */
+        const ss_hwp_sample *s = sample_of(&g->refs[i]);
+        for (size_t k = 0; k < s->ntimes; k++, n++) {
+            y[0][n] = s->sender_s[k];
+            y[1][n] = s->receiver_s[k];
+            y[2][n] = s->times_s[k] - s->sender_s[k] - s->receiver_s[k];
+        }
+    }
+    static const char *const part[3] = {"sender", "receiver", "delivery"};
+    static const char *const what[3] = {
+        "sender_s = fixed_s + s_per_byte x bytes", "receiver_s = fixed_s + s_per_byte x bytes",
+        "latency_s - sender_s - receiver_s = fixed_s + s_per_byte x bytes"};
+    ss_affine_fit f[3];
+    int rc = 0;
+    for (int k = 0; k < 3 && rc == 0; k++)
+        if (ss_fit_affine(g->x, y[k], n, &f[k]) < 0) rc = 1;
+    for (int k = 0; k < 3; k++) free(y[k]);
+    if (rc) return 1;
+    cJSON *parts = cJSON_AddObjectToObject(law, "parts");
+    cJSON_AddStringToObject(parts, "rule",
+                            "each observation's hop split into the sender's time (main thread), the receiver's "
+                            "(main thread) and the rest (delivery: hop - sender - receiver of the same message), "
+                            "each fitted affine in the bytes");
+    for (int k = 0; k < 3; k++) {
+        cJSON *l = law_json(what[k], "bytes", "fixed_s", "s_per_byte", &f[k], g);
+        cJSON_DeleteItemFromObjectCaseSensitive(l, "from"); /* the hop's, above */
+        cJSON_AddItemToObject(parts, part[k], l);
+        fprintf(c->sum, "    %s: %.6g s + %.6g s/B, R2 %.4f\n", part[k], f[k].intercept, f[k].slope, f[k].r2);
+    }
+    tparam *t = tparam_for(c, s0->transport);
+    double v[5] = {fmax(f[1].intercept, 0) + fmax(f[0].intercept, 0), f[1].slope, f[0].slope, f[2].intercept,
+                   f[2].slope};
+    for (int k = 0; k < 5; k++) {
+        t->v[k] = v[k] < 0 ? 0 : v[k];
+        t->law[k] = g->key;
+        t->how[k] = split_how[k];
+    }
+    return 0;
+}
+
 /* Hop cost vs bytes per law (transport_fits), and the affine parameters the
  * transport plugins read (transports; policies/transport_affine.h). */
 static int transport_laws(calib *c, ss_err *err)
@@ -605,6 +677,7 @@ static int transport_laws(calib *c, ss_err *err)
         }
         cJSON_AddItemToObject(fits, name, l);
         TRY(apply_law(c, g, &f, err));
+        split_hop(c, g, l);
     }
     for (size_t i = 0; i < c->ntp; i++) {
         const tparam *tp = &c->tp[i];

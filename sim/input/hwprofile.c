@@ -276,13 +276,19 @@ static int read_sample(const ss_hwprofile *p, const ss_node *n, ss_hwp_sample *s
         s->blocks = 1;
         TRY(count(n, "blocks", &s->blocks, 0, err));
         TRY(str_copy(n, "law", &s->law, 0, err));
-        for (int k = 0; k < 2; k++) { /* optional: the hop's time at the sender and at the receiver (checked, not fitted) */
+        for (int k = 0; k < 2; k++) { /* optional: the hop's time at the sender and at the receiver (calibrate fits
+                                         * them when every observation has both: docs/profiles.md) */
             const char *side = k ? "receiver" : "sender";
             char key[32];
             snprintf(key, sizeof key, "%s_%s", side, p->time_unit);
             ss_hwp_sample part = {.source = s->source};
             int rc = ss_map_find(n, key) ? times(n, side, p, &part, err) : 0;
-            free(part.times_s);
+            if (rc == 0 && part.ntimes > 0 && !part.summary) {
+                *(k ? &s->receiver_s : &s->sender_s) = part.times_s;
+                *(k ? &s->nreceiver : &s->nsender) = part.ntimes;
+            } else {
+                free(part.times_s);
+            }
             TRY(rc);
         }
         return times(n, "latency", p, s, err);
@@ -407,6 +413,8 @@ static void free_sample(ss_hwp_sample *s)
     free(s->path);
     free(s->stage);
     free(s->times_s);
+    free(s->sender_s);
+    free(s->receiver_s);
     free(s->source);
     free(s->law);
 }

@@ -62,6 +62,11 @@ typedef struct ss_hwp_sample {
                                * one way and a small reply), 2 block (main-thread work at a block's two ends) */
     unsigned blocks;          /* transport: the blocks the time and bytes are summed over (>= 1; 1 if absent) */
     char *law;                /* transport: the name of the law the sample is pooled into (NULL: the transport's) */
+    /* transport, optional: the same messages' time inside the sender's send call and the
+     * receiver's decode (observations, seconds, in the order of times_s; NULL and 0 if absent
+     * or a summary) */
+    double *sender_s, *receiver_s;
+    size_t nsender, nreceiver;
 } ss_hwp_sample;
 
 /* One end-to-end run: its conditions and what it measured (times in s). */
