@@ -50,6 +50,24 @@ static size_t distinct(const double *x, size_t n)
     return k;
 }
 
+/* An affine fit's fields from its coefficients, their covariances (already
+ * in y's variance) and the residual and total sums of squares; intervals
+ * with t(0.975, n - 2). */
+static void put_fit(ss_affine_fit *f, size_t n, double c0, double c1, double cov00, double cov01, double cov11,
+                    double ssr, double sst)
+{
+    f->intercept = c0;
+    f->slope = c1;
+    f->intercept_se = sqrt(cov00);
+    f->slope_se = sqrt(cov11);
+    f->cov = cov01;
+    f->t975 = gsl_cdf_tdist_Pinv(0.975, (double)(n - 2));
+    f->intercept_ci95 = f->t975 * f->intercept_se;
+    f->slope_ci95 = f->t975 * f->slope_se;
+    f->rse = sqrt(ssr / (double)(n - 2));
+    f->r2 = sst > 0 ? 1 - ssr / sst : 1;
+}
+
 int ss_fit_affine(const double *x, const double *y, size_t n, ss_affine_fit *f)
 {
     memset(f, 0, sizeof *f);
@@ -63,16 +81,7 @@ int ss_fit_affine(const double *x, const double *y, size_t n, ss_affine_fit *f)
     mean_y /= (double)n;
     for (size_t i = 0; i < n; i++) sst += (y[i] - mean_y) * (y[i] - mean_y);
     /* gsl_fit_linear's covariances already carry the residual variance ssr / (n - 2). */
-    f->intercept = c0;
-    f->slope = c1;
-    f->intercept_se = sqrt(cov00);
-    f->slope_se = sqrt(cov11);
-    f->cov = cov01;
-    f->t975 = gsl_cdf_tdist_Pinv(0.975, (double)(n - 2));
-    f->intercept_ci95 = f->t975 * f->intercept_se;
-    f->slope_ci95 = f->t975 * f->slope_se;
-    f->rse = sqrt(ssr / (double)(n - 2));
-    f->r2 = sst > 0 ? 1 - ssr / sst : 1;
+    put_fit(f, n, c0, c1, cov00, cov01, cov11, ssr, sst);
     return 0;
 }
 
@@ -94,16 +103,7 @@ int ss_fit_affine_weighted(const double *x, const double *y, const double *w, si
         sst += (y[i] - mean_y) * (y[i] - mean_y);
         ssr += r * r;
     }
-    f->intercept = c0;
-    f->slope = c1;
-    f->intercept_se = sqrt(cov00 * scale);
-    f->slope_se = sqrt(cov11 * scale);
-    f->cov = cov01 * scale;
-    f->t975 = gsl_cdf_tdist_Pinv(0.975, (double)(n - 2));
-    f->intercept_ci95 = f->t975 * f->intercept_se;
-    f->slope_ci95 = f->t975 * f->slope_se;
-    f->rse = sqrt(ssr / (double)(n - 2));
-    f->r2 = sst > 0 ? 1 - ssr / sst : 1;
+    put_fit(f, n, c0, c1, cov00 * scale, cov01 * scale, cov11 * scale, ssr, sst);
     return 0;
 }
 
