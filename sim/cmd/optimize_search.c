@@ -223,8 +223,8 @@ static int bbs(ss_opt_ctx *c, ss_opt_result *r, ss_err *err)
         if (c->sc->devices[i].kind == SS_DEV_GPU) gpu[ng++] = i;
     if (ng < m) {
         free(gpu);
-        return ss_err_at(err, c->sc->path, 1, 1, "optimize: bbs needs one GPU per member (E §2.5): %u members, %u GPUs",
-                         m, ng);
+        return ss_err_at(err, c->sc->path, 1, 1, "optimize: bbs needs one GPU per member (E §2.5): %u members, %u GPU%s",
+                         m, ng, ng == 1 ? "" : "s");
     }
     memset(r->start, 0, dm * sizeof *r->start);
     for (uint32_t j = 0; j < m; j++) {
