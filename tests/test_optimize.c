@@ -147,8 +147,9 @@ static void same_seed_same_trace(void)
 
 static void jobs_same(void)
 {
-    for (int algo = SS_OPT_GREEDY; algo <= SS_OPT_BBS; algo++) {
-        ss_opt_params p = {.algo = (ss_opt_algo)algo, .max_neighs = 20, .max_iter = 10, .seed = 3};
+    for (int algo = SS_OPT_GREEDY; algo <= SS_OPT_ANNEAL; algo++) {
+        ss_opt_params p = {.algo = (ss_opt_algo)algo, .max_neighs = 20, .max_iter = 10, .seed = 3,
+                           .anneal_t0 = 0.05, .anneal_t1 = 0.0005}; /* anneal unbounded: 10 x 20 steps */
         ss_opt_result r1 = {0}, r2 = {0};
         char *t1 = NULL, *t2 = NULL;
         CU_ASSERT_EQUAL_FATAL(search(p, 1, SIZE_MAX, tight, 2, &t1, &r1, NULL), 0);

@@ -191,8 +191,7 @@ int ss_cmd_optimize(int argc, char **argv)
     if (rc < 0) {
         fprintf(stderr, "%s\n", err.msg);
         if (trace) ss_afile_abort(&tf);
-        /* a search that cannot start on these devices is bad input; a failed run is not */
-        rc = strstr(err.msg, "Algorithm 1:") || strstr(err.msg, "bbs ") ? 2 : 1;
+        rc = rc == -2 ? 2 : 1; /* a search that cannot start on these devices is bad input; a failed run is not */
         goto out;
     }
     if (trace && ss_afile_commit(&tf, &err) < 0) {

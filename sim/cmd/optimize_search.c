@@ -88,7 +88,7 @@ int ss_opt_wfd(const ss_ensemble_cfg *e, const ss_scenario *sc, uint32_t *out, s
         }
     }
     long f = ss_opt_wfd_table(d, m, need, cap, gpu, size, b, out);
-    if (f >= 0)
+    if (f >= 0) /* bad input: these devices cannot hold the ensemble */
         ss_err_at(err, sc->path, 1, 1, "optimize: Algorithm 1: member '%s' fits on no device at batch %u (E §2.3 "
                   "line 24: no device has enough memory)", e->members[f].name, b);
     free(need);
@@ -96,7 +96,7 @@ int ss_opt_wfd(const ss_ensemble_cfg *e, const ss_scenario *sc, uint32_t *out, s
     free(size);
     free(gpu);
     free(one);
-    return f >= 0 ? -1 : 0;
+    return f >= 0 ? -2 : 0;
 }
 
 /* The valid neighbours of a that place every worker on a device type its
@@ -176,6 +176,8 @@ static int anneal(ss_opt_ctx *c, const ss_opt_params *p, ss_opt_result *r, ss_er
     memcpy(cur, r->start, dm * sizeof *cur);
     double cur_s = r->start_score, ref = r->start_score > 0 ? r->start_score : 1;
     size_t steps = ss_opt_left(c);
+    if (c->budget == SIZE_MAX) /* unbounded: greedy's own bound, max_iter x max_neighs */
+        steps = (size_t)ss_opt_max_iter(p->max_iter, c->ndev, c->nmem) * p->max_neighs;
     int rc = 0;
     for (size_t k = 0; k < steps; k++) {
         size_t n;
@@ -223,16 +225,18 @@ static int bbs(ss_opt_ctx *c, ss_opt_result *r, ss_err *err)
         if (c->sc->devices[i].kind == SS_DEV_GPU) gpu[ng++] = i;
     if (ng < m) {
         free(gpu);
-        return ss_err_at(err, c->sc->path, 1, 1, "optimize: bbs needs one GPU per member (E §2.5): %u members, %u GPU%s",
+        ss_err_at(err, c->sc->path, 1, 1, "optimize: bbs needs one GPU per member (E §2.5): %u members, %u GPU%s",
                          m, ng, ng == 1 ? "" : "s");
+        return -2;
     }
     memset(r->start, 0, dm * sizeof *r->start);
     for (uint32_t j = 0; j < m; j++) {
         r->start[gpu[j] * m + j] = c->e->batches[0];
         if (!c->e->curve[gpu[j] * m + j]) {
             free(gpu);
-            return ss_err_at(err, c->sc->path, 1, 1, "optimize: bbs puts member '%s' on device '%s', a type its "
-                             "profile lacks", c->e->members[j].name, c->sc->devices[gpu[j]].name);
+            ss_err_at(err, c->sc->path, 1, 1, "optimize: bbs puts member '%s' on device '%s', a type its profile lacks",
+                      c->e->members[j].name, c->sc->devices[gpu[j]].name);
+            return -2;
         }
     }
     memcpy(r->best, r->start, dm * sizeof *r->best);
@@ -271,7 +275,7 @@ int ss_opt_search(ss_opt_ctx *c, const ss_opt_params *p, ss_opt_result *r, ss_er
     r->iterations = 0;
     if (p->algo == SS_OPT_BBS) return bbs(c, r, err);
     if (p->start_scenario) memcpy(r->start, c->e->matrix, dm * sizeof *r->start);
-    else if (ss_opt_wfd(c->e, c->sc, r->start, err) < 0) return -1;
+    else if (ss_opt_wfd(c->e, c->sc, r->start, err) < 0) return -2;
     memcpy(r->best, r->start, dm * sizeof *r->best);
     if (ss_opt_eval(c, r->start, 1, 0, &r->start_score, err) != 1) {
         if (!err->set) ss_err_at(err, c->sc->path, 1, 1, "optimize: the budget allows no evaluation");

@@ -54,10 +54,14 @@ long ss_opt_wfd_table(uint32_t d, uint32_t m, const double *need_bytes, const do
                       const double *size_bytes, uint32_t batch, uint32_t *out);
 /* Algorithm 1 on a scenario: the table from the profiles (need: weights +
  * memory at the smallest allowed batch; size: the largest need over the
- * device types the member has).  0 ok, -1 with err set. */
+ * device types the member has).  0 ok, -2 with err set when a member fits
+ * nowhere (bad input). */
 int ss_opt_wfd(const ss_ensemble_cfg *e, const ss_scenario *sc, uint32_t *out, ss_err *err);
-/* Run the search p->algo; r filled (free with ss_opt_result_free).  0 ok,
- * -1 with err set. */
+/* Run the search p->algo; r filled (free with ss_opt_result_free).  0 ok;
+ * -1 with err set when a run failed; -2 with err set when the search cannot
+ * start on the scenario's devices (Algorithm 1 places nothing, BBS lacks
+ * GPUs): bad input.  Annealing with no budget bound takes max_iter x
+ * max_neighs steps. */
 int ss_opt_search(ss_opt_ctx *c, const ss_opt_params *p, ss_opt_result *r, ss_err *err);
 void ss_opt_result_free(ss_opt_result *r);
 /* Greedy's iteration bound: max_iter, or D - M when that is larger (E §2.4). */
