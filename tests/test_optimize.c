@@ -218,6 +218,15 @@ static void cli(void)
     CU_ASSERT_EQUAL(rc, 0);
     CU_ASSERT(ss_test_has(out, "eval,algorithm,iteration,matrix,throughput_img_s,feasible\n3\n"));
     free(out);
+    /* The same seed again, at -j 1, and annealing twice: byte-identical trace files. */
+    rc = ss_test_sh(NULL, "cd '%s' && s='%s/servesim' && $s optimize scenarios/ensemble/tiny-benchmark.yaml --algo greedy "
+                    "--max-neighs 10 --seed 2 --trace '%s/u.csv' --quiet && cmp '%s/t.csv' '%s/u.csv' && "
+                    "$s optimize scenarios/ensemble/tiny-benchmark.yaml --algo anneal --budget 50 --seed 9 "
+                    "--trace '%s/a1.csv' --quiet && $s optimize scenarios/ensemble/tiny-benchmark.yaml --algo anneal "
+                    "--budget 50 --seed 9 -j 2 --trace '%s/a2.csv' --quiet && cmp '%s/a1.csv' '%s/a2.csv' && "
+                    "test $(wc -l < '%s/a1.csv') = 51",
+                    SS_SRC_DIR, SS_BUILD_DIR, dir, dir, dir, dir, dir, dir, dir, dir);
+    CU_ASSERT_EQUAL(rc, 0);
     ss_test_rmtree(dir);
 }
 
