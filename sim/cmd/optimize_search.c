@@ -164,15 +164,50 @@ static int greedy(ss_opt_ctx *c, const ss_opt_params *p, ss_opt_result *r, ss_er
     return rc;
 }
 
+/* One neighbour of a drawn uniformly among the valid, placeable ones, into
+ * out: an (entry, other value) pair drawn uniformly and redrawn while it
+ * empties a column or has no curve; after 64 misses, drawn from the
+ * enumerated neighbourhood.  0 ok, -1 if a has no neighbour. */
+static int draw_neighbour(const ss_opt_ctx *c, gsl_rng *rng, const uint32_t *a, uint32_t *out)
+{
+    uint32_t d = c->ndev, m = c->nmem, nb = c->e->nbatches;
+    size_t dm = (size_t)d * m;
+    for (int miss = 0; miss < 64; miss++) {
+        unsigned long x = gsl_rng_uniform_int(rng, (unsigned long)dm * nb);
+        size_t i = x / nb;
+        uint32_t k = (uint32_t)(x % nb), cur = a[i], v;
+        /* the values {0, batches...} without the current one, in order */
+        uint32_t pos = 0; /* position of cur among {0, batches...} */
+        if (cur)
+            for (pos = 1; pos <= nb && c->e->batches[pos - 1] != cur; pos++) {}
+        uint32_t idx = k < pos ? k : k + 1; /* skip cur */
+        v = idx == 0 ? 0 : c->e->batches[idx - 1];
+        if (v && !c->e->curve[i]) continue;
+        if (!v) {
+            uint32_t col = (uint32_t)(i % m), nz = 0;
+            for (uint32_t r = 0; r < d; r++) nz += a[r * m + col] != 0;
+            if (nz <= 1) continue;
+        }
+        memcpy(out, a, dm * sizeof *out);
+        out[i] = v;
+        return 0;
+    }
+    size_t n;
+    uint32_t *all = neighbours(c, a, &n);
+    if (n) memcpy(out, all + gsl_rng_uniform_int(rng, n) * dm, dm * sizeof *out);
+    free(all);
+    return n ? 0 : -1;
+}
+
 /* Simulated annealing from r->start, already scored: one uniform neighbour
- * per step; a worse one accepted with probability exp(delta / (T x ref)),
+ * per step (draw_neighbour); a worse one accepted with probability exp(delta / (T x ref)),
  * ref the start's score (1 if 0), T cooling geometrically from t0 to t1
  * over the budget; the best seen kept. */
 static int anneal(ss_opt_ctx *c, const ss_opt_params *p, ss_opt_result *r, ss_err *err)
 {
     size_t dm = (size_t)c->ndev * c->nmem;
     gsl_rng *rng = ss_rng_stream(p->seed, 0, "optimize/anneal");
-    uint32_t *cur = ss_xcalloc(dm, sizeof *cur);
+    uint32_t *cur = ss_xcalloc(dm, sizeof *cur), *cand = ss_xcalloc(dm, sizeof *cand);
     memcpy(cur, r->start, dm * sizeof *cur);
     double cur_s = r->start_score, ref = r->start_score > 0 ? r->start_score : 1;
     size_t steps = ss_opt_left(c);
@@ -180,16 +215,9 @@ static int anneal(ss_opt_ctx *c, const ss_opt_params *p, ss_opt_result *r, ss_er
         steps = (size_t)ss_opt_max_iter(p->max_iter, c->ndev, c->nmem) * p->max_neighs;
     int rc = 0;
     for (size_t k = 0; k < steps; k++) {
-        size_t n;
-        uint32_t *nb = neighbours(c, cur, &n);
-        if (n == 0) {
-            free(nb);
-            break;
-        }
-        const uint32_t *cand = nb + gsl_rng_uniform_int(rng, n) * dm;
+        if (draw_neighbour(c, rng, cur, cand) < 0) break;
         double s;
         if (ss_opt_eval(c, cand, 1, (long)k + 1, &s, err) != 1) {
-            free(nb);
             rc = -1;
             break;
         }
@@ -204,10 +232,10 @@ static int anneal(ss_opt_ctx *c, const ss_opt_params *p, ss_opt_result *r, ss_er
             memcpy(r->best, cand, dm * sizeof *cand);
             r->best_score = s;
         }
-        free(nb);
         r->iterations = (uint32_t)(k + 1);
     }
     free(cur);
+    free(cand);
     gsl_rng_free(rng);
     return rc;
 }
