@@ -189,6 +189,7 @@ bench: deps
 	bench/masa.sh $(BIN)
 	bench/flashpoint.sh $(BIN)
 	bench/roma.sh $(BIN)
+	bench/ensemble.sh $(BIN)
 
 # Render the committed reference results (results/reference/) to PNG.
 plots: deps

@@ -1,5 +1,5 @@
 /* main.c: the servesim command line - run, check, plugins (and the other
- * commands' entry points: sweep, compare, flows, plan, partition, tune, calibrate,
+ * commands' entry points: sweep, compare, flows, plan, partition, tune, optimize, calibrate,
  * validate).
  *
  * Exit status: 0 ok; 1 the run failed; 2 bad input (bad usage, scenario,
@@ -27,6 +27,7 @@
 #include "cmd/partition_cmd.h"
 #include "cmd/plan_cmd.h"
 #include "cmd/tune.h"
+#include "cmd/optimize.h"
 #include "cmd/validate_cmd.h"
 #include "input/scenario.h"
 #include "input/scenario_load.h"
@@ -51,6 +52,7 @@ static const char usage_main[] =
     "  tune SCENARIO ...      bisect an autoscaler threshold to the resources of a reference variant\n"
     "  calibrate PROFILE...   fit model parameters to profiles of real runs (-o MODEL.json)\n"
     "  validate SCEN PROF...  simulate the end-to-end runs of profiles, compare with the measured\n"
+    "  optimize SCENARIO ...  search an ensemble's allocation matrix for throughput (E's Algorithms 1, 2)\n"
     "  plugins [SCENARIO]     list the policy plugins found on the search path\n"
     "\n"
     "`servesim <command> --help` describes each command.  --version prints the version.\n"
@@ -750,8 +752,9 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "tune") == 0) return ss_cmd_tune(argc - 2, argv + 2);
     if (strcmp(cmd, "calibrate") == 0) return ss_cmd_calibrate(argc - 2, argv + 2);
     if (strcmp(cmd, "validate") == 0) return ss_cmd_validate(argc - 2, argv + 2);
+    if (strcmp(cmd, "optimize") == 0) return ss_cmd_optimize(argc - 2, argv + 2);
     static const char *const cmds[] = {"run", "check", "plugins", "sweep", "compare", "flows", "plan", "partition", "tune",
-                                       "calibrate", "validate", NULL};
+                                       "calibrate", "validate", "optimize", NULL};
     const char *near = ss_suggest(cmd, cmds);
     fprintf(stderr, "servesim: unknown command '%s'%s%s%s\n%s", cmd, near ? " (did you mean '" : "",
             near ? near : "", near ? "'?)" : "", usage_main);

@@ -135,6 +135,20 @@ double ss_ens_device_bytes(const ss_ensemble_cfg *e, const uint32_t *a, uint32_t
     return sum;
 }
 
+double ss_ens_capacity_bytes(const ss_device_cfg *dv) { return capacity_bytes(dv); }
+
+long ss_ens_unplaceable(const ss_ensemble_cfg *e, const uint32_t *a)
+{
+    for (size_t i = 0; i < (size_t)e->ndevices * e->nmembers; i++)
+        if (a[i] && !e->curve[i]) return (long)i;
+    return -1;
+}
+
+void ss_ens_set_matrix(ss_ensemble_cfg *e, const uint32_t *a)
+{
+    memcpy(e->matrix, a, (size_t)e->ndevices * e->nmembers * sizeof *a);
+}
+
 long ss_ens_overfull(const ss_ensemble_cfg *e, const ss_scenario *sc, const uint32_t *a)
 {
     for (uint32_t d = 0; d < e->ndevices; d++) {
@@ -306,14 +320,14 @@ static int read_matrix(ss_ensemble_cfg *e, const ss_scenario *sc, const ss_node 
                 return ss_node_err(c, err, "matrix entry: batch size %g is not allowed (0 or one of %s)", v, list);
             }
             e->matrix[i * m + j] = (uint32_t)v;
-            if (!v) continue;
             const char *type = dev_type(&sc->devices[i]);
             const ss_ens_curve *cv = find_curve(&e->members[j], type);
+            e->curve[i * m + j] = cv; /* every pair, so candidate matrices (optimize) find theirs */
+            if (!v) continue;
             if (!cv)
                 return ss_node_err(c, err, "member '%s' is placed on device '%s' (type '%s') but its profile %s has no "
                                    "device type '%s'", e->members[j].name, sc->devices[i].name, type,
                                    e->members[j].profile, type);
-            e->curve[i * m + j] = cv;
         }
     }
     for (uint32_t j = 0; j < m; j++) {

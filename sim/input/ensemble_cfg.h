@@ -63,7 +63,8 @@ typedef struct ss_ensemble_cfg {
     uint64_t images;              /* benchmark: the calibration set, one request at t = 0 */
     uint64_t images_per_request;  /* deploy: images of each request */
     ss_dist interarrival;         /* deploy: open-loop inter-arrival times */
-    const ss_ens_curve **curve;   /* D x M: the curve of each worker (NULL where A is 0) */
+    const ss_ens_curve **curve;   /* D x M: member m's curve on device d's type, for every pair (NULL
+                                   * where the profile lacks that type); a worker uses its entry's */
 } ss_ensemble_cfg;
 
 /* Read `ensemble:` (map `sec`) of scenario sc, whose devices are read;
@@ -101,6 +102,15 @@ double ss_ens_device_bytes(const ss_ensemble_cfg *e, const uint32_t *a, uint32_t
 /* The first device of sc (with a memory capacity: vram for a GPU, ram for a
  * CPU; 0 = not bounded) that matrix a overfills, or -1 if a fits (fit_mem). */
 long ss_ens_overfull(const ss_ensemble_cfg *e, const ss_scenario *sc, const uint32_t *a);
+/* Capacity of a device for ensemble workers: vram (GPU) or ram (CPU),
+ * bytes; 0 = not bounded. */
+double ss_ens_capacity_bytes(const ss_device_cfg *dv);
+/* The first entry (d * M + m) of matrix a that places a member on a device
+ * whose type its profile lacks, or -1 if every worker has a curve. */
+long ss_ens_unplaceable(const ss_ensemble_cfg *e, const uint32_t *a);
+/* Substitute matrix a (D x M, valid and placeable: the caller checks) for
+ * e's, so that the next world built from the scenario runs it (optimize). */
+void ss_ens_set_matrix(ss_ensemble_cfg *e, const uint32_t *a);
 /* Latency of a batch of k images on a curve: linear between profiled
  * points, proportional to k below the smallest, linear extrapolation from
  * the last two above the largest (docs/ensembles.md, "Partial batches"). */
