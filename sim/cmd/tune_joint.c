@@ -7,30 +7,37 @@
  *
  * It solves f_i(z) = log(rs_i(z) / ref_i) = 0 for every model i together,
  * z_i = log(value_i) (the value itself when lo <= 0), z within the box
- * [lo, hi]: Newton steps d = -J^+ f on a Jacobian J estimated by finite
- * differences (one run per model), kept up to date between estimates by
- * Broyden's rank-one update J += (y - J s) s^T / s^T s after every run, a
- * trust region in the max-norm (each component of the step clipped to it:
- * a model whose slope is nearly flat asks for a huge step, and scaling the
- * whole step down to it would stall the others; the region doubles after a
- * run that lowers max_i |f_i| and halves after one that does not, whose
- * point is then not taken), and a fresh finite-difference Jacobian after
- * two such runs in a row.  J^+ is the pseudo-inverse from the SVD (singular values below 1e-6
- * of the largest dropped), so a model that a step cannot move (at its cap
- * of replicas) does not throw the others' steps out.  Found when every model
- * is within the tolerance in one run; at most max_runs runs, the Jacobian's
- * included; it stops earlier when the trust region shrinks below 2% with a
- * fresh Jacobian (the function is flat or jumps there).
+ * [lo, hi]:
+ *   - a Jacobian J by finite differences at the current point, one run per
+ *     model: a step of 0.5 in logs (1/16 of the box when linear); where that
+ *     moves no model by 2% (a model at its cap of replicas, or at its floor),
+ *     the same step the other way, then three times as far each way;
+ *   - Levenberg-Marquardt steps d = -(J^T J + mu I)^-1 J^T f, mu = (0.05 of
+ *     J's largest singular value)^2, by GSL's SVD: directions whose slope is
+ *     small beside the largest (mostly noise, at finite differences of this
+ *     function) are damped instead of divided by;
+ *   - a trust region per model: each component of the step clipped to it,
+ *     then to the box (one model nearly flat asks for a huge step, and
+ *     scaling the whole step down to it would stall the others); it starts
+ *     at 1 (in logs), grows by half after a taken step, halves for a model
+ *     that overshot (changed sign and kept over half its distance), and
+ *     halves for all after a step that is not taken;
+ *   - a step is taken when it lowers sum_i f_i^2 (not max_i |f_i|: one model
+ *     that no step moves would then hold every other one back); J follows
+ *     every run by Broyden's update J += (y - J s) s^T / s^T s, and is
+ *     estimated afresh after two steps in a row not taken.
+ * Found when every model is within the tolerance in one run; at most
+ * max_runs runs, the Jacobian's included; it stops earlier when the trust
+ * region is under 2% for every model with a fresh Jacobian.  Not found, it
+ * gives the run whose worst model was nearest.
  *
  * Why not gsl_multiroot: each evaluation is every replication of a whole
- * simulation with the same seeds, so f is deterministic but piecewise
- * constant with jumps (a replica more or less for minutes).  GSL's
- * broyden/hybrids estimate their Jacobian with steps of sqrt(epsilon)
- * relative (a zero column, or a jump's slope), know no box, count
- * iterations rather than runs, and judge progress by the Euclidean norm
- * rather than the per-model tolerance.  The steps here are 0.2 in logs
- * (1/40 of the box when linear), 4 and 16 times that for a column that
- * stays flat (a model held at its cap of replicas); GSL does the SVD. */
+ * simulation with the same seeds, so f is deterministic but jumps (a
+ * replica more or less for minutes, a cold start that changes which
+ * requests wait).  GSL's broyden/hybrids estimate their Jacobian with steps
+ * of sqrt(epsilon) relative (a zero column, or a jump's slope), know no box,
+ * count iterations rather than runs, and judge progress by the Euclidean
+ * norm without a per-model tolerance; GSL does the SVD here. */
 #include "cmd/tune_joint.h"
 
 #include <gsl/gsl_linalg.h>
@@ -54,6 +61,14 @@ typedef struct solver {
 static double to_value(const solver *s, double z) { return s->geo ? exp(z) : z; }
 
 static double clamp(const solver *s, double z) { return z < s->zlo ? s->zlo : z > s->zhi ? s->zhi : z; }
+
+/* Sum of f_i^2: what a step must lower to be taken. */
+static double sq(size_t n, const double *f)
+{
+    double m = 0;
+    for (size_t i = 0; i < n; i++) m += f[i] * f[i];
+    return m;
+}
 
 /* Largest |f_i|: how far the worst model is, in logs. */
 static double phi(size_t n, const double *f)
@@ -90,20 +105,24 @@ static int run(solver *s, const double *z, double *f, int *done, const char *why
     return 0;
 }
 
-/* d = -J^+ f, through the SVD of J (n x n, destroyed). */
+/* d = -(J^T J + mu I)^-1 J^T f, mu = (LM_DAMP s_max)^2, through the SVD of
+ * J (n x n, destroyed): a Levenberg-Marquardt step, which damps directions
+ * whose slope is small beside the largest one (at finite differences of a
+ * noisy function they are mostly noise) instead of dividing by them. */
+#define LM_DAMP 0.05
 static void newton_step(size_t n, gsl_matrix *J, const double *f, double *d)
 {
     gsl_matrix *V = gsl_matrix_alloc(n, n);
     gsl_vector *S = gsl_vector_alloc(n), *work = gsl_vector_alloc(n);
     gsl_linalg_SV_decomp(J, V, S, work); /* J = U S V^T, U into J */
     double smax = gsl_vector_get(S, 0);
+    double mu = LM_DAMP * smax * LM_DAMP * smax;
     for (size_t i = 0; i < n; i++) d[i] = 0;
-    for (size_t k = 0; k < n; k++) {
+    for (size_t k = 0; k < n && smax > 0; k++) {
         double sk = gsl_vector_get(S, k);
-        if (!(sk > 1e-6 * smax)) continue;
-        double c = 0; /* (U^T (-f))_k / s_k */
+        double c = 0; /* (U^T (-f))_k s_k / (s_k^2 + mu) */
         for (size_t j = 0; j < n; j++) c -= gsl_matrix_get(J, j, k) * f[j];
-        c /= sk;
+        c *= sk / (sk * sk + mu);
         for (size_t i = 0; i < n; i++) d[i] += gsl_matrix_get(V, i, k) * c;
     }
     gsl_matrix_free(V);
@@ -118,26 +137,27 @@ int ss_tune_joint(const ss_tune_problem *p, double *value, ss_err *err)
     double glo = s.geo ? log(p->lo) : p->lo, ghi = s.geo ? log(p->hi) : p->hi;
     s.zlo = fmin(glo, ghi);
     s.zhi = fmax(glo, ghi);
-    double unit = s.geo ? 1 : (s.zhi - s.zlo) / 8; /* the steps' scale in z */
-    double h = 0.2 * unit, delta = unit, delta_max = 2 * unit, delta_min = 0.02 * unit;
+    double unit = s.geo ? 1 : (s.zhi - s.zlo) / 8; /* the steps' scale in z: h is 1/16 of a linear box */
+    double h = 0.5 * unit, delta_max = 2 * unit, delta_min = 0.02 * unit;
     s.value = ss_xcalloc(n, sizeof *s.value);
     s.rs_s = ss_xcalloc(n, sizeof *s.rs_s);
     s.best_z = ss_xcalloc(n, sizeof *s.best_z);
     s.best_f = ss_xcalloc(n, sizeof *s.best_f);
     double *z = ss_xcalloc(n, sizeof *z), *f = ss_xcalloc(n, sizeof *f), *zn = ss_xcalloc(n, sizeof *zn),
-           *fn = ss_xcalloc(n, sizeof *fn), *d = ss_xcalloc(n, sizeof *d);
+           *fn = ss_xcalloc(n, sizeof *fn), *d = ss_xcalloc(n, sizeof *d), *delta = ss_xcalloc(n, sizeof *delta);
     gsl_matrix *J = gsl_matrix_calloc(n, n), *Jw = gsl_matrix_alloc(n, n);
     int rc = 1, done = 0, need_jac = 1, fresh = 0, fails = 0;
+    for (size_t i = 0; i < n; i++) delta[i] = unit;
     for (size_t i = 0; i < n; i++)
         z[i] = isnan(p->start) ? (s.zlo + s.zhi) / 2 : clamp(&s, s.geo ? log(p->start) : p->start);
     if (run(&s, z, f, &done, "start", err) < 0) goto bad;
     while (!done && s.runs < p->max_runs) {
         if (need_jac) { /* one column per model, forward (backward at the top of the box) */
             for (size_t j = 0; j < n && !done && s.runs < p->max_runs; j++) {
-                for (double mul = 1; mul <= 16 && !done && s.runs < p->max_runs; mul *= 4) {
-                    double hj = clamp(&s, z[j] + mul * h) - z[j];
-                    if (hj == 0) hj = clamp(&s, z[j] - mul * h) - z[j];
-                    if (hj == 0) break; /* a box of one point */
+                static const double tries[] = {1, -1, 3, -3}; /* steps of h: on, back, further */
+                for (int t = 0; t < 4 && !done && s.runs < p->max_runs; t++) {
+                    double hj = clamp(&s, z[j] + tries[t] * h) - z[j];
+                    if (hj == 0) continue; /* at that end of the box */
                     for (size_t i = 0; i < n; i++) zn[i] = z[i];
                     zn[j] += hj;
                     if (run(&s, zn, fn, &done, "jacobian", err) < 0) goto bad;
@@ -146,7 +166,7 @@ int ss_tune_joint(const ss_tune_problem *p, double *value, ss_err *err)
                         gsl_matrix_set(J, i, j, (fn[i] - f[i]) / hj);
                         col = fmax(col, fabs(fn[i] - f[i]));
                     }
-                    if (col > 1e-3) break; /* it moved something: else again, four times as far */
+                    if (col > 0.02) break; /* it moved something by 2%: else the other way, then further */
                 }
                 if (done)
                     for (size_t i = 0; i < n; i++) z[i] = zn[i];
@@ -160,7 +180,7 @@ int ss_tune_joint(const ss_tune_problem *p, double *value, ss_err *err)
         newton_step(n, Jw, f, d);
         double moved = 0;
         for (size_t i = 0; i < n; i++) { /* into the trust region, then the box */
-            zn[i] = clamp(&s, z[i] + fmax(-delta, fmin(delta, d[i])));
+            zn[i] = clamp(&s, z[i] + fmax(-delta[i], fmin(delta[i], d[i])));
             moved = fmax(moved, fabs(zn[i] - z[i]));
         }
         if (moved < 1e-12) { /* the step leaves the box for every model it would move */
@@ -178,17 +198,21 @@ int ss_tune_joint(const ss_tune_problem *p, double *value, ss_err *err)
             double r = (fn[i] - f[i] - js) / ss;
             for (size_t j = 0; j < n; j++) gsl_matrix_set(J, i, j, gsl_matrix_get(J, i, j) + r * (zn[j] - z[j]));
         }
-        if (done || phi(n, fn) < phi(n, f)) { /* taken */
-            for (size_t i = 0; i < n; i++) z[i] = zn[i], f[i] = fn[i];
-            delta = fmin(2 * delta, delta_max);
+        if (done || sq(n, fn) < sq(n, f)) { /* taken; a model that overshot gets a smaller region */
+            for (size_t i = 0; i < n; i++) {
+                int over = fn[i] * f[i] < 0 && fabs(fn[i]) > fabs(f[i]) / 2;
+                delta[i] = over ? fmax(delta[i] / 2, delta_min) : fmin(1.5 * delta[i], delta_max);
+                z[i] = zn[i], f[i] = fn[i];
+            }
             fresh = fails = 0;
             continue;
         }
-        delta /= 2;
+        double widest = 0;
+        for (size_t i = 0; i < n; i++) widest = fmax(widest, delta[i] /= 2);
         fails++;
-        if (delta < delta_min) {
+        if (widest < delta_min) {
             if (fresh) break; /* flat, or a jump: no step helps */
-            delta = 4 * delta_min;
+            for (size_t i = 0; i < n; i++) delta[i] = 4 * delta_min;
             need_jac = 1;
         } else if (fails >= 2 && !fresh)
             need_jac = 1;
@@ -224,5 +248,6 @@ out:
     free(zn);
     free(fn);
     free(d);
+    free(delta);
     return rc;
 }
