@@ -7,7 +7,8 @@
  * use them (a run at those values is within 5% for each model); with
  * --joint it solves three models coupled through one storage link, where
  * bisecting each model on its own cannot (exit 1), and every model of a
- * run at the values it prints is within 5% of the reference. */
+ * run at the values it prints is within 5% of the reference (and a solve
+ * that starts there, --start MODEL=X, is done in one run). */
 #include "test.h"
 
 #include <math.h>
@@ -174,6 +175,16 @@ static void joint(void)
     }
     free(ref);
     free(v);
+    /* Going on from there (--start MODEL=X): found in its first run. */
+    cmd = ss_xasprintf("%s --joint --max-runs 1 --start a=%.17g --start b=%.17g --start c=%.17g", args, x[0], x[1], x[2]);
+    CU_ASSERT_EQUAL(tune(dir, cmd, &out), 0);
+    free(out);
+    free(cmd);
+    cmd = ss_xasprintf("%s --joint --start zz=3", args);
+    CU_ASSERT_EQUAL(tune(dir, cmd, &out), 2);
+    CU_ASSERT(ss_test_has(out, "--start: 'zz' is not an autoscaled model"));
+    free(out);
+    free(cmd);
     /* --joint is a way of --per-model; --max-runs one of --joint. */
     CU_ASSERT_EQUAL(tune(dir, "--variant v --reference ref --key autoscaling.policy.target_s --lo 0.05 --hi 200 --joint",
                          &out), 2);

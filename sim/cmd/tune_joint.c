@@ -149,7 +149,7 @@ int ss_tune_joint(const ss_tune_problem *p, double *value, ss_err *err)
     int rc = 1, done = 0, need_jac = 1, fresh = 0, fails = 0;
     for (size_t i = 0; i < n; i++) delta[i] = unit;
     for (size_t i = 0; i < n; i++)
-        z[i] = isnan(p->start) ? (s.zlo + s.zhi) / 2 : clamp(&s, s.geo ? log(p->start) : p->start);
+        z[i] = isnan(p->start[i]) ? (s.zlo + s.zhi) / 2 : clamp(&s, s.geo ? log(p->start[i]) : p->start[i]);
     if (run(&s, z, f, &done, "start", err) < 0) goto bad;
     while (!done && s.runs < p->max_runs) {
         if (need_jac) { /* one column per model, forward (backward at the top of the box) */

@@ -14,7 +14,7 @@ typedef struct ss_tune_problem {
     const char *key;          /* the parameter, for the output */
     const double *ref_s;      /* the reference's replica-seconds per model (> 0) */
     double lo, hi;            /* every value within [lo, hi]; in logs when lo > 0 */
-    double start;             /* the first value of every model; NAN: the middle of [lo, hi] */
+    const double *start;      /* each model's first value; NAN: the middle of [lo, hi] */
     double tol;               /* relative, per model */
     int max_runs;             /* runs of the variant, Jacobian columns included */
     int quiet;                /* print nothing but the MODEL=value lines */
