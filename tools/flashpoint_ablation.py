@@ -11,6 +11,11 @@ flashpoint.md §4 items 14-25, §5), the part that is not the simulator.
                            model until it uses the technique's replica-seconds for that model
                            (5%); writes ablation-tuned.json ($SERVESIM: the binary,
                            default build/servesim)
+  joint-summary DIR        one row per joint tune log in DIR (tune-LOAD-tsk-TECHNIQUE.log):
+                           runs, found or not, the run whose worst model came nearest, each
+                           model's value and ratio there, and the spread of each model's ratio
+                           while its own value was held and the others' moved (the first
+                           finite differences): CSV on standard output
   report CSV [-o DIR]      tables from the sweep's results (default DIR results/reference):
                            flashpoint-ablation-resources.csv, -summary.csv, -table81.csv,
                            -reductions.dat (for plots/flashpoint-ablation.gp), and the
@@ -119,12 +124,9 @@ def closest_within_total(log):
     """From a joint tune's log, the run whose worst model is nearest its reference among
     those whose total is within 5% of the reference's: (run, {model: value}, {model: ratio}),
     or None."""
-    ref = {m: float(v) for m, v in re.findall(r"^([\w.-]+): reference (\S+)$", log, re.M)}
-    runs = {}
-    for k, m, v, rs in re.findall(r"^run (\d+) \(\w+\) ([\w.-]+)=(\S+): (\S+) ", log, re.M):
-        runs.setdefault(int(k), {})[m] = (float(v), float(rs))
+    ref, runs = parse_joint_log(log)
     best = None
-    for k, got in sorted(runs.items()):
+    for k, (_, got) in sorted(runs.items()):
         if set(got) != set(ref) or abs(sum(r for _, r in got.values()) / sum(ref.values()) - 1) > 0.05:
             continue
         worst = max(abs(math.log(got[m][1] / ref[m])) for m in ref)
@@ -241,6 +243,42 @@ def baseline_for(res, tech, load, as_name):
     return "bl", res[("bl", load, as_name)]
 
 
+def parse_joint_log(text):
+    """A joint tune's log: ({model: reference}, {run: (why, {model: (value, replica_s)})})."""
+    ref = {m: float(v) for m, v in re.findall(r"^([\w.-]+): reference (\S+)$", text, re.M)}
+    runs = {}
+    for k, why, m, v, rs in re.findall(r"^run (\d+) \((\w+)\) ([\w.-]+)=(\S+): (\S+) ", text, re.M):
+        runs.setdefault(int(k), (why, {}))[1][m] = (float(v), float(rs))
+    return ref, runs
+
+
+def cmd_joint_summary(args):
+    w = csv.writer(sys.stdout, lineterminator="\n")
+    w.writerow(["load", "technique", "runs", "found", "closest_run", "closest_total_ratio"] +
+               ["%s_%s" % (q, m) for m in MODELS for q in ("target_s", "ratio")] +
+               ["held_ratio_range_" + m for m in MODELS])
+    for name in sorted(os.listdir(args[0])):
+        got = re.match(r"tune-(\w+)-tsk-([\w-]+)\.log$", name)
+        if not got:
+            continue
+        ref, runs = parse_joint_log(open(os.path.join(args[0], name)).read())
+        if not runs or set(ref) != set(MODELS):
+            continue
+        ratio = {k: {m: rs / ref[m] for m, (_, rs) in r.items()} for k, (_, r) in runs.items()}
+        worst = {k: max(abs(math.log(x)) for x in q.values()) for k, q in ratio.items()}
+        best = min(worst, key=lambda k: (worst[k], k))
+        found = any(all(abs(x - 1) <= 0.05 for x in q.values()) for q in ratio.values())
+        held = []
+        for m in MODELS:  # the start and the first finite differences, m's own value as at the start
+            xs = [ratio[k][m] for k in sorted(runs) if (k == 1 or runs[k][0] == "jacobian") and
+                  all(runs[j][0] in ("start", "jacobian") for j in range(1, k + 1)) and
+                  runs[k][1][m][0] == runs[1][1][m][0]]
+            held.append("%.3f-%.3f" % (min(xs), max(xs)))
+        w.writerow([got.group(1), got.group(2), len(runs), str(found).lower(), best,
+                    "%.4f" % (sum(r for _, r in runs[best][1].values()) / sum(ref.values()))] +
+                   [x for m in MODELS for x in ("%.6g" % runs[best][1][m][0], "%.4f" % ratio[best][m])] + held)
+
+
 def cmd_report(args):
     path = args[0]
     out = args[args.index("-o") + 1] if "-o" in args else "results/reference"
@@ -339,13 +377,18 @@ def cmd_report(args):
 
 
 def main():
-    if len(sys.argv) < 2 or sys.argv[1] not in ("variants", "tune", "report"):
+    if len(sys.argv) < 2 or sys.argv[1] not in ("variants", "tune", "report", "joint-summary"):
         print(__doc__, file=sys.stderr)
         return 2
     if sys.argv[1] == "variants":
         cmd_variants()
     elif sys.argv[1] == "tune":
         cmd_tune(sys.argv[2:])
+    elif sys.argv[1] == "joint-summary":
+        if len(sys.argv) < 3:
+            print("usage: flashpoint_ablation.py joint-summary DIR", file=sys.stderr)
+            return 2
+        cmd_joint_summary(sys.argv[2:])
     else:
         if len(sys.argv) < 3:
             print("usage: flashpoint_ablation.py report RESULTS.csv [-o DIR]", file=sys.stderr)
