@@ -11,7 +11,10 @@
  *   - a Jacobian J by finite differences at the current point, one run per
  *     model: a step of 0.5 in logs (1/16 of the box when linear); where that
  *     moves no model by 2% (a model at its cap of replicas, or at its floor),
- *     the same step the other way, then three times as far each way;
+ *     the same step the other way, then three times as far each way; a
+ *     model that none of these runs moves by 2% (on a plateau, far from its
+ *     reference) is given the median own slope of those that moved with
+ *     their own value, so that it steps the way they would;
  *   - Levenberg-Marquardt steps d = -(J^T J + mu I)^-1 J^T f, mu = (0.05 of
  *     J's largest singular value)^2, by GSL's SVD: directions whose slope is
  *     small beside the largest (mostly noise, at finite differences of this
@@ -78,12 +81,22 @@ static double phi(size_t n, const double *f)
     return m;
 }
 
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 /* One run at z: f into f; *done when every model is within the tolerance.
  * -1 on bad input. */
 static int run(solver *s, const double *z, double *f, int *done, const char *why, ss_err *err)
 {
     const ss_tune_problem *p = s->p;
-    for (size_t i = 0; i < p->n; i++) s->value[i] = to_value(s, z[i]);
+    char buf[32];
+    for (size_t i = 0; i < p->n; i++) { /* as printed, so that a value printed is the value run */
+        snprintf(buf, sizeof buf, "%.6g", to_value(s, z[i]));
+        s->value[i] = strtod(buf, NULL);
+    }
     if (p->eval(p->ctx, s->value, s->rs_s, err) < 0) return -1;
     s->runs++;
     *done = 1;
@@ -144,7 +157,10 @@ int ss_tune_joint(const ss_tune_problem *p, double *value, ss_err *err)
     s.best_z = ss_xcalloc(n, sizeof *s.best_z);
     s.best_f = ss_xcalloc(n, sizeof *s.best_f);
     double *z = ss_xcalloc(n, sizeof *z), *f = ss_xcalloc(n, sizeof *f), *zn = ss_xcalloc(n, sizeof *zn),
-           *fn = ss_xcalloc(n, sizeof *fn), *d = ss_xcalloc(n, sizeof *d), *delta = ss_xcalloc(n, sizeof *delta);
+           *fn = ss_xcalloc(n, sizeof *fn), *d = ss_xcalloc(n, sizeof *d), *delta = ss_xcalloc(n, sizeof *delta),
+           *slope = ss_xcalloc(n, sizeof *slope);
+    int *flat = ss_xcalloc(n, sizeof *flat);
+    double *row_moved = ss_xcalloc(n, sizeof *row_moved);
     gsl_matrix *J = gsl_matrix_calloc(n, n), *Jw = gsl_matrix_alloc(n, n);
     int rc = 1, done = 0, need_jac = 1, fresh = 0, fails = 0;
     for (size_t i = 0; i < n; i++) delta[i] = unit;
@@ -153,6 +169,7 @@ int ss_tune_joint(const ss_tune_problem *p, double *value, ss_err *err)
     if (run(&s, z, f, &done, "start", err) < 0) goto bad;
     while (!done && s.runs < p->max_runs) {
         if (need_jac) { /* one column per model, forward (backward at the top of the box) */
+            for (size_t j = 0; j < n; j++) flat[j] = 1, row_moved[j] = 0;
             for (size_t j = 0; j < n && !done && s.runs < p->max_runs; j++) {
                 static const double tries[] = {1, -1, 3, -3}; /* steps of h: on, back, further */
                 for (int t = 0; t < 4 && !done && s.runs < p->max_runs; t++) {
@@ -165,13 +182,30 @@ int ss_tune_joint(const ss_tune_problem *p, double *value, ss_err *err)
                     for (size_t i = 0; i < n; i++) {
                         gsl_matrix_set(J, i, j, (fn[i] - f[i]) / hj);
                         col = fmax(col, fabs(fn[i] - f[i]));
+                        row_moved[i] = fmax(row_moved[i], fabs(fn[i] - f[i]));
                     }
-                    if (col > 0.02) break; /* it moved something by 2%: else the other way, then further */
+                    if (col > 0.02) { /* it moved something by 2%: else the other way, then further */
+                        flat[j] = fabs(fn[j] - f[j]) <= 0.02;
+                        break;
+                    }
                 }
                 if (done)
                     for (size_t i = 0; i < n; i++) z[i] = zn[i];
             }
             if (done || s.runs >= p->max_runs) break;
+            /* A model that no run of the differences moved by 2%, whoever's value
+             * changed (on a plateau: at its cap, or at its floor, far from its
+             * reference), gets the median slope of the models that did move with
+             * their own value: with no slope the step would leave it where it is;
+             * so it goes the way they go, as far as its trust region allows. */
+            size_t nslope = 0;
+            for (size_t j = 0; j < n; j++)
+                if (!flat[j]) slope[nslope++] = gsl_matrix_get(J, j, j);
+            if (nslope) {
+                qsort(slope, nslope, sizeof *slope, by_value);
+                for (size_t j = 0; j < n; j++)
+                    if (row_moved[j] <= 0.02) gsl_matrix_set(J, j, j, slope[nslope / 2]);
+            }
             need_jac = 0;
             fresh = 1;
             fails = 0;
@@ -249,5 +283,8 @@ out:
     free(fn);
     free(d);
     free(delta);
+    free(slope);
+    free(flat);
+    free(row_moved);
     return rc;
 }
