@@ -12,8 +12,9 @@ flashpoint.md §4 items 14-25, §5), the part that is not the simulator.
                            (5%); writes ablation-tuned.json ($SERVESIM: the binary,
                            default build/servesim)
   joint-summary DIR        one row per joint tune log in DIR (tune-LOAD-tsk-TECHNIQUE.log):
-                           runs, found or not, the run whose worst model came nearest, each
-                           model's value and ratio there, and the spread of each model's ratio
+                           runs, found or not, the run `tune` keeps (whose worst model came
+                           nearest, among those within 5% in total), each model's value and
+                           ratio there, and the spread of each model's ratio
                            while its own value was held and the others' moved (the first
                            finite differences): CSV on standard output
   report CSV [-o DIR]      tables from the sweep's results (default DIR results/reference):
@@ -254,7 +255,7 @@ def parse_joint_log(text):
 
 def cmd_joint_summary(args):
     w = csv.writer(sys.stdout, lineterminator="\n")
-    w.writerow(["load", "technique", "runs", "found", "closest_run", "closest_total_ratio"] +
+    w.writerow(["load", "technique", "runs", "found", "nearest_run", "nearest_total_ratio"] +
                ["%s_%s" % (q, m) for m in MODELS for q in ("target_s", "ratio")] +
                ["held_ratio_range_" + m for m in MODELS])
     for name in sorted(os.listdir(args[0])):
@@ -266,7 +267,9 @@ def cmd_joint_summary(args):
             continue
         ratio = {k: {m: rs / ref[m] for m, (_, rs) in r.items()} for k, (_, r) in runs.items()}
         worst = {k: max(abs(math.log(x)) for x in q.values()) for k, q in ratio.items()}
-        best = min(worst, key=lambda k: (worst[k], k))
+        total = {k: sum(rs for _, rs in r.values()) / sum(ref.values()) for k, (_, r) in runs.items()}
+        within = [k for k in runs if abs(total[k] - 1) <= 0.05] or list(runs)  # as `tune` chooses
+        best = min(within, key=lambda k: (worst[k], k))
         found = any(all(abs(x - 1) <= 0.05 for x in q.values()) for q in ratio.values())
         held = []
         for m in MODELS:  # the start and the first finite differences, m's own value as at the start
@@ -275,7 +278,7 @@ def cmd_joint_summary(args):
                   runs[k][1][m][0] == runs[1][1][m][0]]
             held.append("%.3f-%.3f" % (min(xs), max(xs)))
         w.writerow([got.group(1), got.group(2), len(runs), str(found).lower(), best,
-                    "%.4f" % (sum(r for _, r in runs[best][1].values()) / sum(ref.values()))] +
+                    "%.4f" % total[best]] +
                    [x for m in MODELS for x in ("%.6g" % runs[best][1][m][0], "%.4f" % ratio[best][m])] + held)
 
 
