@@ -4,7 +4,11 @@
  * key the policy does not have (exit 2); with --per-model it gives two
  * models under one load each their own tsk target at the replica-seconds of
  * a reference whose targets differ by model, and the values it prints do
- * use them (a run at those values is within 5% for each model). */
+ * use them (a run at those values is within 5% for each model); with
+ * --joint it solves three models coupled through one storage link, where
+ * bisecting each model on its own cannot (exit 1), and every model of a
+ * run at the values it prints is within 5% of the reference (and a solve
+ * that starts there, --start MODEL=X, is done in one run). */
 #include "test.h"
 
 #include <math.h>
@@ -98,6 +102,103 @@ static void per_model(void)
     free(dir);
 }
 
+/* Three models that cold-start from one 2 Gbit/s storage link (2 GB each:
+ * 8 s alone) under TSK: one model's scale-ups slow the others' cold starts,
+ * so their queues wait longer and TSK gives them more replicas.  With every
+ * target at --lo the link is so busy that c uses fewer replica-seconds than
+ * the reference gives it with its own target of 3 s: bisecting each model on
+ * its own finds no bracket. */
+static const char *TOPO3 =
+    "name: t\nhost_types:\n  - name: a10\n    sockets: 1\n    gpus: 8\n    gpu_link: {bandwidth_gbps: 75.68}\n"
+    "    ram: {bandwidth_gbps: 1638.4}\n    gpu_memory_gib: 22.49\n    ram_gib: 200\n    nic: {bandwidth_gbps: 50}\n"
+    "spine_leaf: {spines: 1, leaves: 1, hosts_per_leaf: 4, host_type: a10, host_links: {bandwidth_gbps: 50}, "
+    "spine_links: {bandwidth_gbps: 100}}\n"
+    "storage:\n  - {name: s3, attach: leaf0, bandwidth_mbps: 2000, per_connection_mbps: 2000}\n";
+
+static const char *SCEN3 =
+    "seed: 1\nreplications: 2\nduration_s: 600\ntopology: topo.yaml\nmodels:\n"
+    "  - {name: a, service: {dist: deterministic, value_s: 0.05}, weights_bytes: 2e9, load_bytes_per_s: 8e8}\n"
+    "  - {name: b, service: {dist: deterministic, value_s: 0.05}, weights_bytes: 2e9, load_bytes_per_s: 8e8}\n"
+    "  - {name: c, service: {dist: deterministic, value_s: 0.05}, weights_bytes: 2e9, load_bytes_per_s: 8e8}\n"
+    "deployment:\n  - {model: a, devices: \"h*/gpu*\", queue: shared, instances: 0}\n"
+    "  - {model: b, devices: \"h*/gpu*\", queue: shared, instances: 0}\n"
+    "  - {model: c, devices: \"h*/gpu*\", queue: shared, instances: 0}\n"
+    "workloads:\n"
+    "  - {name: wa, kind: synthetic, target: a, shape: twitter, median_rps: 40, length_s: 600, correlation_s: 30}\n"
+    "  - {name: wb, kind: synthetic, target: b, shape: twitter, median_rps: 40, length_s: 600, correlation_s: 30}\n"
+    "  - {name: wc, kind: synthetic, target: c, shape: twitter, median_rps: 40, length_s: 600, correlation_s: 30}\n"
+    "autoscaling: {policy: {name: tsk, target_s: 7}, period_s: 1, max_replicas: 12}\nplacement: {policy: cloud}\n"
+    "variants:\n  - {name: ref, set: {autoscaling.per_model: {a: {target_s: 0.5}, b: {target_s: 40}, c: {target_s: 3}}}}\n"
+    "  - {name: v, set: {autoscaling.policy.target_s: 7}}\n";
+
+static void joint(void)
+{
+    char *dir = ss_test_tmpdir();
+    free(ss_test_write(dir, "topo.yaml", TOPO3));
+    free(ss_test_write(dir, "t.yaml", SCEN3));
+    const char *args = "--variant v --reference ref --key target_s --lo 0.05 --hi 200 --per-model --quiet";
+    char *out = NULL, *cmd = NULL;
+    /* Each model on its own: the coupling defeats it. */
+    CU_ASSERT_EQUAL(tune(dir, args, &out), 1);
+    CU_ASSERT(ss_test_has(out, "c: [0.05, 200] does not bracket the reference"));
+    free(out);
+    /* Too few runs: said, with the closest run. */
+    cmd = ss_xasprintf("%s --joint --max-runs 3", args);
+    CU_ASSERT_EQUAL(tune(dir, cmd, &out), 1);
+    CU_ASSERT(ss_test_has(out, "not every model within the tolerance after 3 runs (joint); the closest"));
+    free(out);
+    free(cmd);
+    /* Together. */
+    cmd = ss_xasprintf("%s --joint", args);
+    CU_ASSERT_EQUAL_FATAL(tune(dir, cmd, &out), 0);
+    free(cmd);
+    double x[3] = {0};
+    for (int m = 0; m < 3; m++) {
+        char key[4] = {(char)('a' + m), '=', 0};
+        const char *at = out ? strstr(out, key) : NULL;
+        CU_ASSERT_FATAL(at != NULL);
+        x[m] = strtod(at + 2, NULL);
+        CU_ASSERT(x[m] >= 0.05 && x[m] <= 200);
+    }
+    free(out);
+    CU_ASSERT_EQUAL(ss_test_sh(NULL,
+                               "cd '%s' && '%s/servesim' run t.yaml --variant ref --quiet -o ref.csv && '%s/servesim' run "
+                               "t.yaml --variant v --quiet -o v.csv --set autoscaling.per_model.a.target_s=%.17g "
+                               "--set autoscaling.per_model.b.target_s=%.17g --set autoscaling.per_model.c.target_s=%.17g",
+                               dir, SS_BUILD_DIR, SS_BUILD_DIR, x[0], x[1], x[2]),
+                    0);
+    char *ref = ss_xasprintf("%s/ref.csv", dir), *v = ss_xasprintf("%s/v.csv", dir);
+    for (int m = 0; m < 3; m++) {
+        const char name[2] = {(char)('a' + m), 0};
+        double r = instance_s(ref, name), got = instance_s(v, name);
+        CU_ASSERT(r > 0 && fabs(got - r) <= 0.05 * r);
+    }
+    free(ref);
+    free(v);
+    /* Going on from there (--start MODEL=X): found in its first run. */
+    cmd = ss_xasprintf("%s --joint --max-runs 1 --start a=%.17g --start b=%.17g --start c=%.17g", args, x[0], x[1], x[2]);
+    CU_ASSERT_EQUAL(tune(dir, cmd, &out), 0);
+    free(out);
+    free(cmd);
+    cmd = ss_xasprintf("%s --joint --start zz=3", args);
+    CU_ASSERT_EQUAL(tune(dir, cmd, &out), 2);
+    CU_ASSERT(ss_test_has(out, "--start: 'zz' is not an autoscaled model"));
+    free(out);
+    free(cmd);
+    /* --joint is a way of --per-model; --max-runs one of --joint. */
+    CU_ASSERT_EQUAL(tune(dir, "--variant v --reference ref --key autoscaling.policy.target_s --lo 0.05 --hi 200 --joint",
+                         &out), 2);
+    CU_ASSERT(ss_test_has(out, "--joint: only with --per-model"));
+    free(out);
+    cmd = ss_xasprintf("%s --joint --max-runs 0", args);
+    CU_ASSERT_EQUAL(tune(dir, cmd, &out), 2);
+    CU_ASSERT(ss_test_has(out, "--max-runs: expected a whole number"));
+    free(out);
+    free(cmd);
+    ss_test_sh(NULL, "rm -rf '%s'", dir);
+    free(dir);
+}
+
 static void finds_and_refuses(void)
 {
     char *dir = ss_test_tmpdir();
@@ -120,4 +221,5 @@ static void finds_and_refuses(void)
 }
 
 SS_TEST_SUITE("tune", {"finds a threshold at equal resources, or says why not", finds_and_refuses},
-              {"--per-model: each model its own threshold at the reference's resources", per_model})
+              {"--per-model: each model its own threshold at the reference's resources", per_model},
+              {"--per-model --joint: coupled models solved together", joint})

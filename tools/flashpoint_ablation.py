@@ -5,10 +5,18 @@ flashpoint.md §4 items 14-25, §5), the part that is not the simulator.
   variants                 rewrite the variants of scenarios/flashpoint/ablation.yaml:
                            technique x load x autoscaler, plus the baselines tuned to
                            each technique's resources (scenarios/flashpoint/ablation-tuned.json)
-  tune [-j N] [--only A,B] run `servesim tune --per-model` for every (load, autoscaler,
-                           technique): the baseline's parameter bisected for each model
-                           until it uses the technique's replica-seconds for that model
-                           (5%); writes ablation-tuned.json
+  tune [-j N] [--only A,B] [--cells L/A/T,...]
+                           run `servesim tune --per-model` for every (load, autoscaler,
+                           technique), or the cells named: the baseline's parameter for each
+                           model until it uses the technique's replica-seconds for that model
+                           (5%); writes ablation-tuned.json ($SERVESIM: the binary,
+                           default build/servesim)
+  joint-summary DIR        one row per joint tune log in DIR (tune-LOAD-tsk-TECHNIQUE.log):
+                           runs, found or not, the run `tune` keeps (whose worst model came
+                           nearest, among those within 5% in total), each model's value and
+                           ratio there, and the spread of each model's ratio
+                           while its own value was held and the others' moved (the first
+                           finite differences): CSV on standard output
   report CSV [-o DIR]      tables from the sweep's results (default DIR results/reference):
                            flashpoint-ablation-resources.csv, -summary.csv, -table81.csv,
                            -reductions.dat (for plots/flashpoint-ablation.gp), and the
@@ -21,10 +29,15 @@ policy's default) to each technique's replica-seconds for that model, and the
 technique is compared with that baseline (variant
 bl-eq-<technique>-<load>-<autoscaler>) or, where the default already is
 within 5% for every model, with the baseline as it is.  ATL, OWK and SM reach
-it for every model.  TSK cannot (its models are coupled through the shared
-storage link: docs/flashpoint.md): its entries in ablation-tuned.json are one
-target_s for all models, tuned on the total (`servesim tune` without
---per-model).
+it for every model by bisecting each model on its own.  TSK's models are
+coupled through the shared storage link (docs/flashpoint.md): one target_s for
+all models is tuned on the total first (`servesim tune` without --per-model),
+then every model's is solved from there at once (`servesim tune --per-model
+--joint`); where that does not get every model within 5%, the entry is the run
+whose worst model came nearest among those within 5% in total (or, if none, the
+value on the total), and the ratios are printed.
+Each joint tune's runs go to $TUNE_LOG_DIR/tune-LOAD-tsk-TECHNIQUE.log
+(default results/).
 
 Aggregation (FP §4 item 23): per model and autoscaler, the ratio of the
 compared system's mean latency to the technique's; averaged over models and
@@ -33,6 +46,7 @@ autoscalers; reported as the factor (the mean ratio) and the improvement
 Standard library only; run from the repository root."""
 import csv
 import json
+import math
 import os
 import re
 import statistics
@@ -55,8 +69,10 @@ AUTOSCALERS = [("tsk", "{name: tsk, target_s: 7}", "target_s", (7, 20000), 7),
                ("atl", "{name: atl, headroom: 1}", "headroom", (0.25, 4), 1),
                ("owk", "{name: owk, target: 0.6}", "target", (0.3, 0.999), 0.6),
                ("sm", "{name: sm, target_per_min: 600}", "target_per_min", (60, 60000), 600)]
-# tuned on the total: per model does not settle (docs/flashpoint.md, equal resources)
-TOTAL_ONLY = ("tsk",)
+# coupled per model (docs/flashpoint.md, equal resources): solved for all models at once
+# (`servesim tune --per-model --joint`), from the value tuned on the total
+JOINT = ("tsk",)
+SERVESIM = os.environ.get("SERVESIM", "build/servesim")
 MP_ON = "flashpoint-mp"
 MP_OFF = "{name: flashpoint-mp, max_parts: 1}"
 FLASHPOINT = "lc-mc-mp"
@@ -105,22 +121,61 @@ def cmd_variants():
     print("flashpoint_ablation: %d variants in %s" % (len(lines), SCENARIO))
 
 
-def tune_one(job):
-    """The baseline's parameter at the technique's replica-seconds: per model, or
-    (TSK, whose models are coupled) one value for all on the total."""
+def closest_within_total(log):
+    """From a joint tune's log, the run whose worst model is nearest its reference among
+    those whose total is within 5% of the reference's: (run, {model: value}, {model: ratio}),
+    or None."""
+    ref, runs = parse_joint_log(log)
+    best = None
+    for k, (_, got) in sorted(runs.items()):
+        if set(got) != set(ref) or abs(sum(r for _, r in got.values()) / sum(ref.values()) - 1) > 0.05:
+            continue
+        worst = max(abs(math.log(got[m][1] / ref[m])) for m in ref)
+        if best is None or worst < best[0]:
+            best = (worst, k, {m: got[m][0] for m in ref}, {m: got[m][1] / ref[m] for m in ref})
+    return best[1:] if best else None
+
+
+def tune_one(job, previous=None):
+    """The baseline's parameter at the technique's replica-seconds, per model: each
+    model bisected on its own, or (TSK, whose models are coupled) all solved together
+    from one value tuned on the total (`previous`, or tuned here first).  Where the
+    joint solve does not get every model within 5%, the value on the total is kept
+    (the failure is printed with the closest run's ratios)."""
     load, as_name, tech = job
     _, _, key, (lo, hi), default = next(a for a in AUTOSCALERS if a[0] == as_name)
-    argv = ["build/servesim", "tune", SCENARIO, "--variant", "bl-%s-%s" % (load, as_name),
+    argv = [SERVESIM, "tune", SCENARIO, "--variant", "bl-%s-%s" % (load, as_name),
             "--reference", "%s-%s-%s" % (tech, load, as_name), "--lo", str(lo), "--hi", str(hi),
             "--set", "autoscaling.max_replicas=40", "--set", "replications=5", "--quiet"]
-    each = as_name not in TOTAL_ONLY
-    argv += ["--key", key, "--per-model", "--start", str(default)] if each else ["--key", "autoscaling.policy." + key]
-    p = subprocess.run(argv, capture_output=True, text=True)
-    if p.returncode == 0 and each:
-        return job, {m: float(v) for m, v in (line.split("=", 1) for line in p.stdout.split())}
+    if as_name in JOINT:
+        total = previous if isinstance(previous, (int, float)) else None
+        if total is None:
+            p = subprocess.run(argv + ["--key", "autoscaling.policy." + key], capture_output=True, text=True)
+            if p.returncode:
+                return job, "not reached: " + " ".join((p.stdout + p.stderr).split())[:600], ""
+            total = float(p.stdout.strip().split()[-1])
+        # every run shown, as it comes: the log keeps each model's ratio run by run
+        log = os.path.join(os.environ.get("TUNE_LOG_DIR", "results"), "tune-%s-%s-%s.log" % job)
+        with open(log, "w+") as f:
+            p = subprocess.run([a for a in argv if a != "--quiet"] +
+                               ["--key", key, "--per-model", "--joint", "--start", str(total)],
+                               stdout=f, stderr=subprocess.PIPE, text=True)
+            f.seek(0)
+            p.stdout = f.read()
+        found = dict(re.match(r"^([\w.-]+)=(\S+)$", line).groups() for line in p.stdout.splitlines()
+                     if re.match(r"^[\w.-]+=\S+$", line))
+        if p.returncode == 0:
+            return job, {m: float(v) for m, v in found.items()}, ""
+        close = closest_within_total(p.stdout)
+        if close:
+            run, values, ratios = close
+            return job, values, "joint not within 5%% per model; run %d of %s, nearest with the total within 5%%: %s" % (
+                run, log, " ".join("%s %.3f" % (m, r) for m, r in ratios.items()))
+        return job, total, "joint not reached, kept %s on the total: %s" % (total, " ".join(p.stderr.split()))
+    p = subprocess.run(argv + ["--key", key, "--per-model", "--start", str(default)], capture_output=True, text=True)
     if p.returncode == 0:
-        return job, float(p.stdout.strip().split()[-1])
-    return job, "not reached: " + " ".join((p.stdout + p.stderr).split())[:600]
+        return job, {m: float(v) for m, v in (line.split("=", 1) for line in p.stdout.split())}, ""
+    return job, "not reached: " + " ".join((p.stdout + p.stderr).split())[:600], ""
 
 
 def cmd_tune(args):
@@ -129,10 +184,14 @@ def cmd_tune(args):
     tuned = json.load(open(TUNED)) if os.path.exists(TUNED) else {}
     work = [(load, a[0], t[0]) for load in LOADS for a in AUTOSCALERS if a[0] in only
             for t in TECHNIQUES if t[0] != "bl"]
+    if "--cells" in args:
+        cells = args[args.index("--cells") + 1].split(",")
+        work = [w for w in work if "/".join(w) in cells]
     with ThreadPoolExecutor(jobs) as pool:
-        for (load, as_name, tech), value in pool.map(tune_one, work):
+        previous = [tuned.get("%s/%s/%s" % job) for job in work]
+        for (load, as_name, tech), value, note in pool.map(tune_one, work, previous):
             tuned["%s/%s/%s" % (load, as_name, tech)] = value
-            print("%s %s %s: %s" % (load, as_name, tech, value), flush=True)
+            print("%s %s %s: %s%s" % (load, as_name, tech, value, " (%s)" % note if note else ""), flush=True)
             with open(TUNED + ".tmp", "w") as f:  # kept as it goes: a long tune can be resumed with --only
                 json.dump(tuned, f, indent=1, sort_keys=True)
                 f.write("\n")
@@ -183,6 +242,44 @@ def baseline_for(res, tech, load, as_name):
     if eq and abs(total(eq) / total(res[(tech, load, as_name)]) - 1) <= 0.05:
         return "bl-eq-" + tech, eq
     return "bl", res[("bl", load, as_name)]
+
+
+def parse_joint_log(text):
+    """A joint tune's log: ({model: reference}, {run: (why, {model: (value, replica_s)})})."""
+    ref = {m: float(v) for m, v in re.findall(r"^([\w.-]+): reference (\S+)$", text, re.M)}
+    runs = {}
+    for k, why, m, v, rs in re.findall(r"^run (\d+) \((\w+)\) ([\w.-]+)=(\S+): (\S+) ", text, re.M):
+        runs.setdefault(int(k), (why, {}))[1][m] = (float(v), float(rs))
+    return ref, runs
+
+
+def cmd_joint_summary(args):
+    w = csv.writer(sys.stdout, lineterminator="\n")
+    w.writerow(["load", "technique", "runs", "found", "nearest_run", "nearest_total_ratio"] +
+               ["%s_%s" % (q, m) for m in MODELS for q in ("target_s", "ratio")] +
+               ["held_ratio_range_" + m for m in MODELS])
+    for name in sorted(os.listdir(args[0])):
+        got = re.match(r"tune-(\w+)-tsk-([\w-]+)\.log$", name)
+        if not got:
+            continue
+        ref, runs = parse_joint_log(open(os.path.join(args[0], name)).read())
+        if not runs or set(ref) != set(MODELS):
+            continue
+        ratio = {k: {m: rs / ref[m] for m, (_, rs) in r.items()} for k, (_, r) in runs.items()}
+        worst = {k: max(abs(math.log(x)) for x in q.values()) for k, q in ratio.items()}
+        total = {k: sum(rs for _, rs in r.values()) / sum(ref.values()) for k, (_, r) in runs.items()}
+        within = [k for k in runs if abs(total[k] - 1) <= 0.05] or list(runs)  # as `tune` chooses
+        best = min(within, key=lambda k: (worst[k], k))
+        found = any(all(abs(x - 1) <= 0.05 for x in q.values()) for q in ratio.values())
+        held = []
+        for m in MODELS:  # the start and the first finite differences, m's own value as at the start
+            xs = [ratio[k][m] for k in sorted(runs) if (k == 1 or runs[k][0] == "jacobian") and
+                  all(runs[j][0] in ("start", "jacobian") for j in range(1, k + 1)) and
+                  runs[k][1][m][0] == runs[1][1][m][0]]
+            held.append("%.3f-%.3f" % (min(xs), max(xs)))
+        w.writerow([got.group(1), got.group(2), len(runs), str(found).lower(), best,
+                    "%.4f" % total[best]] +
+                   [x for m in MODELS for x in ("%.6g" % runs[best][1][m][0], "%.4f" % ratio[best][m])] + held)
 
 
 def cmd_report(args):
@@ -283,13 +380,18 @@ def cmd_report(args):
 
 
 def main():
-    if len(sys.argv) < 2 or sys.argv[1] not in ("variants", "tune", "report"):
+    if len(sys.argv) < 2 or sys.argv[1] not in ("variants", "tune", "report", "joint-summary"):
         print(__doc__, file=sys.stderr)
         return 2
     if sys.argv[1] == "variants":
         cmd_variants()
     elif sys.argv[1] == "tune":
         cmd_tune(sys.argv[2:])
+    elif sys.argv[1] == "joint-summary":
+        if len(sys.argv) < 3:
+            print("usage: flashpoint_ablation.py joint-summary DIR", file=sys.stderr)
+            return 2
+        cmd_joint_summary(sys.argv[2:])
     else:
         if len(sys.argv) < 3:
             print("usage: flashpoint_ablation.py report RESULTS.csv [-o DIR]", file=sys.stderr)

@@ -19,8 +19,13 @@
  * step at --start X if given): found when
  * every model is within the tolerance in one run; it prints MODEL=value
  * lines.  Models share the GPUs and storage, so a model inside the tolerance
- * keeps its value while the others move, and may need to move again. */
+ * keeps its value while the others move, and may need to move again.
+ * With --joint all models move together instead (tune_joint.c: Newton and
+ * Broyden steps on the coupled system), the first run at --start (which
+ * may also name a model: --start MODEL=X, to go on from an earlier solve),
+ * then at most --max-runs runs (40). */
 #include "cmd/tune.h"
+#include "cmd/tune_joint.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -44,9 +49,14 @@ static const char usage[] =
     "                      replica-seconds (autoscaling.per_model.MODEL.KEY); prints MODEL=value lines\n"
     "  --start X           with --per-model: the first value tried for every model (e.g. the policy's\n"
     "                      default; a model within the tolerance there keeps it)\n"
+    "  --joint             with --per-model: solve for every model at once (Newton/Broyden steps on\n"
+    "                      finite-difference slopes), for models that share storage or GPUs so that one\n"
+    "                      model's value moves the others' replica-seconds (docs/autoscaling.md)\n"
+    "  --max-runs N        with --joint: at most N runs of the variant (default 40)\n"
+    "  --start MODEL=X     with --joint: MODEL's first value (repeatable; the others' from --start X)\n"
     "  --set KEY=VALUE     override a key of the scenario for both variants (repeatable)\n"
     "  --quiet             print only the value found\n"
-    "Exit 0 found, 1 not bracketed or not reached in 40 steps, 2 bad input.\n";
+    "Exit 0 found, 1 not bracketed or not reached in 40 steps (--max-runs runs), 2 bad input.\n";
 
 /* Mean replica-seconds of a variant with extra sets, in total and, when
  * per_m is given, per model (sc.nmodels entries, NAN for a model that is not
@@ -133,9 +143,84 @@ static int at_each(const char *path, const char *variant, const char *key, const
     return v < 0 || got != nm ? -1 : 0;
 }
 
+/* --joint: the runs as tune_joint.c asks for them, over the autoscaled
+ * models only (idx: their indices among all nm). */
+typedef struct joint_ctx {
+    const ss_cli *c;
+    const char *variant, *key;
+    char **names;
+    size_t nm, *idx;
+    double *x; /* all nm, NAN where not autoscaled */
+} joint_ctx;
+
+static int joint_eval(void *ctx, const double *value, double *rs_s, ss_err *err)
+{
+    joint_ctx *j = ctx;
+    size_t n = 0;
+    for (size_t m = 0; m < j->nm; m++)
+        if (!isnan(j->x[m])) j->x[m] = value[n++];
+    double *out = NULL;
+    int rc = at_each(j->c->path, j->variant, j->key, j->x, j->names, j->nm, j->c->sets, j->c->nsets, &out, err);
+    for (size_t k = 0; rc == 0 && k < n; k++) rs_s[k] = out[j->idx[k]];
+    free(out);
+    return rc;
+}
+
+/* --start MODEL=X, given to the joint solve. */
+typedef struct model_starts {
+    size_t n;
+    const char *name[64];
+    double value[64];
+} model_starts;
+
+static int tune_joint(const ss_cli *c, const char *variant, const char *key, char **names, const double *target,
+                      size_t nm, double lo, double hi, double start, const model_starts *ms, double tol, int max_runs,
+                      ss_err *err)
+{
+    size_t *idx = ss_xcalloc(nm + 1, sizeof *idx), n = 0;
+    double *x = ss_xcalloc(nm + 1, sizeof *x), *ref = ss_xcalloc(nm + 1, sizeof *ref),
+           *first = ss_xcalloc(nm + 1, sizeof *first);
+    char **tn = ss_xcalloc(nm + 1, sizeof *tn);
+    int rc = 0;
+    for (size_t k = 0; k < ms->n && rc == 0; k++) {
+        size_t m = 0;
+        while (m < nm && (isnan(target[m]) || strcmp(names[m], ms->name[k]) != 0)) m++;
+        if (m == nm) rc = ss_bad_usage("tune", "--start: '%s' is not an autoscaled model of the scenario", ms->name[k]);
+    }
+    for (size_t m = 0; m < nm && rc == 0; m++) {
+        x[m] = NAN;
+        if (isnan(target[m])) continue;
+        first[n] = start;
+        for (size_t k = 0; k < ms->n; k++)
+            if (strcmp(names[m], ms->name[k]) == 0) first[n] = ms->value[k];
+        if (!(target[m] > 0)) {
+            fprintf(stderr, "servesim tune: %s: the reference uses no replicas\n", names[m]);
+            rc = 1;
+        }
+        x[m] = 0;
+        idx[n] = m;
+        tn[n] = names[m];
+        ref[n++] = target[m];
+    }
+    if (rc == 0) {
+        joint_ctx j = {.c = c, .variant = variant, .key = key, .names = names, .nm = nm, .idx = idx, .x = x};
+        ss_tune_problem p = {.n = n, .names = tn, .key = key, .ref_s = ref, .lo = lo, .hi = hi, .start = first,
+                             .tol = tol, .max_runs = max_runs, .quiet = c->quiet, .eval = joint_eval, .ctx = &j};
+        double *value = ss_xcalloc(n + 1, sizeof *value);
+        rc = ss_tune_joint(&p, value, err);
+        free(value);
+    }
+    free(idx);
+    free(x);
+    free(ref);
+    free(first);
+    free(tn);
+    return rc;
+}
+
 /* --per-model: every autoscaled model's KEY at once (see the top). */
 static int tune_each(const ss_cli *c, const char *variant, const char *key, const char *ref, double lo, double hi,
-                     double start, double tol)
+                     double start, const model_starts *ms, double tol, int joint, int max_runs)
 {
     ss_err err = {0};
     double *target = NULL, *flo = NULL, *fhi = NULL, *fx = NULL;
@@ -143,6 +228,13 @@ static int tune_each(const ss_cli *c, const char *variant, const char *key, cons
     size_t nm = 0;
     int rc = 2;
     if (replica_s(c->path, ref, c->sets, c->nsets, &target, &nm, &names, &err) < 0) goto out;
+    if (joint) {
+        if (!c->quiet)
+            for (size_t m = 0; m < nm; m++)
+                if (!isnan(target[m])) printf("%s: reference %.6f\n", names[m], target[m]);
+        rc = tune_joint(c, variant, key, names, target, nm, lo, hi, start, ms, tol, max_runs, &err);
+        goto out;
+    }
     double *a = ss_xcalloc(nm + 1, sizeof *a), *b = ss_xcalloc(nm + 1, sizeof *b), *x = ss_xcalloc(nm + 1, sizeof *x);
     for (size_t m = 0; m < nm; m++) {
         a[m] = isnan(target[m]) ? NAN : lo;
@@ -231,7 +323,7 @@ done:
     free(b);
     free(x);
 out:
-    if (rc == 2) fprintf(stderr, "%s\n", err.msg);
+    if (rc == 2 && err.set) fprintf(stderr, "%s\n", err.msg);
     for (size_t m = 0; names && m < nm; m++) free(names[m]);
     free(names);
     free(target);
@@ -254,8 +346,9 @@ int ss_cmd_tune(int argc, char **argv)
     ss_cli c = {0};
     const char *variant = NULL, *key = NULL, *ref = NULL;
     double lo = NAN, hi = NAN, tol = 0.05;
-    int rc = 0, each = 0;
-    double start = NAN;
+    int rc = 0, each = 0, joint = 0;
+    double start = NAN, max_runs = NAN;
+    model_starts ms = {0};
     for (int i = 0; i < argc && rc == 0; i++) {
         int t = ss_cli_take(&c, "tune", argc, argv, &i);
         if (t == 1) continue;
@@ -272,7 +365,16 @@ int ss_cmd_tune(int argc, char **argv)
         else if (strcmp(a, "--hi") == 0) rc = number("--hi", v, &hi), i++;
         else if (strcmp(a, "--tolerance") == 0) rc = number("--tolerance", v, &tol), i++;
         else if (strcmp(a, "--per-model") == 0) each = 1;
-        else if (strcmp(a, "--start") == 0) rc = number("--start", v, &start), i++;
+        else if (strcmp(a, "--joint") == 0) joint = 1;
+        else if (strcmp(a, "--max-runs") == 0) rc = number("--max-runs", v, &max_runs), i++;
+        else if (strcmp(a, "--start") == 0 && v && strchr(v, '=')) { /* MODEL=X */
+            if (ms.n == sizeof ms.value / sizeof ms.value[0]) rc = ss_bad_usage("tune", "%s", "--start: at most 64 models");
+            else {
+                ms.name[ms.n] = argv[++i];
+                rc = number("--start", strchr(v, '=') + 1, &ms.value[ms.n++]);
+                *strchr(argv[i], '=') = 0; /* the name alone */
+            }
+        } else if (strcmp(a, "--start") == 0) rc = number("--start", v, &start), i++;
         else rc = ss_bad_usage("tune", "unknown option '%s'", a);
     }
     if (rc == 0 && (!c.path || !variant || !key || !ref || isnan(lo) || isnan(hi)))
@@ -280,12 +382,18 @@ int ss_cmd_tune(int argc, char **argv)
     if (rc == 0 && !(tol > 0 && tol < 1)) rc = ss_bad_usage("tune", "%s", "--tolerance: expected a number in (0, 1)");
     if (rc == 0 && !isnan(start) && (!each || !(start >= fmin(lo, hi) && start <= fmax(lo, hi))))
         rc = ss_bad_usage("tune", "%s", "--start: expected a value in [--lo, --hi], with --per-model");
+    for (size_t k = 0; k < ms.n && rc == 0; k++)
+        if (!joint || !(ms.value[k] >= fmin(lo, hi) && ms.value[k] <= fmax(lo, hi)))
+            rc = ss_bad_usage("tune", "--start %s=: expected a value in [--lo, --hi], with --joint", ms.name[k]);
+    if (rc == 0 && joint && !each) rc = ss_bad_usage("tune", "%s", "--joint: only with --per-model");
+    if (rc == 0 && !isnan(max_runs) && (!joint || !(max_runs >= 1 && max_runs <= 10000 && max_runs == floor(max_runs))))
+        rc = ss_bad_usage("tune", "%s", "--max-runs: expected a whole number in [1, 10000], with --joint");
     if (rc) {
         ss_cli_free(&c);
         return rc;
     }
     if (each) {
-        rc = tune_each(&c, variant, key, ref, lo, hi, start, tol);
+        rc = tune_each(&c, variant, key, ref, lo, hi, start, &ms, tol, joint, isnan(max_runs) ? 40 : (int)max_runs);
         ss_cli_free(&c);
         return rc;
     }
