@@ -215,6 +215,22 @@ static void gpu_first(void)
     ss_test_rmtree(dir);
 }
 
+/* A time-shared device whose executable fails goes on with the other
+ * models' queues: a0 (at 0) fails at 0.5 and is lost; b (at 0.2, queued
+ * behind it) starts at once: done at 1.5. */
+static void gate_after_fail(void)
+{
+    char *dir = ss_test_tmpdir();
+    char body[2048];
+    snprintf(body, sizeof body, GPU_ONLY, "gpu-rr");
+    strcat(body, "events:\n  - {at_s: 0.5, action: fail, instance: a@gpu, requests: lose}\n");
+    char *out = go(dir, 2, "0", "timestamp_s\n0\n", "timestamp_s\n0\n", body);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_DOUBLE_EQUAL(done_at(out, 1), 1.5, 1e-9);
+    free(out);
+    ss_test_rmtree(dir);
+}
+
 /* R §1.3 item 7's anchors on the shipped tests: RR+max allocates every core
  * of both workers for the 300 s, 2 x 6 x 300 = 3600 core-seconds, and
  * RR+min one core per worker, 600, in every test and repetition. */
@@ -297,4 +313,5 @@ SS_TEST_SUITE("control-world", {"a container's quota changed mid-request: exact 
               {"a time-shared device serves one request at a time (gpu-rr)", gate_round_robin},
               {"roma's choice at a freed GPU", gate_roma}, {"a free GPU before a free container", gpu_first},
               {"RR+max and RR+min use 3600 and 600 core-seconds in every test", static_anchors},
+              {"a failed executable frees its time-shared device", gate_after_fail},
               {"bad input: file:line:col, exit 2, no output", bad_input})

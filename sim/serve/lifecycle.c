@@ -283,6 +283,7 @@ static void fail(ss_world *w, ss_instance *in, int requeue)
         else lose(w, r);
     }
     free(held);
+    if (in->gate) ss_ctl_gate_free(w, in->gate, now); /* the device is free for its other models' queues */
 }
 
 /* ---- scripted events ---------------------------------------------------------- */
