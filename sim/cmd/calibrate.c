@@ -158,13 +158,12 @@ static cJSON *refs_json(const group *g)
 static int group_err(const group *g, ss_err *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int group_err(const group *g, ss_err *err, const char *fmt, ...)
 {
-    char msg[768];
+    const ss_hwp_sample *s = sample_of(&g->refs[0]);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    ss_err_vat(err, g->refs[0].prof->path, s->line, s->col, fmt, ap);
     va_end(ap);
-    const ss_hwp_sample *s = sample_of(&g->refs[0]);
-    return ss_err_at(err, g->refs[0].prof->path, s->line, s->col, "%s", msg);
+    return -1;
 }
 
 /* ---- summaries of published tables ----------------------------------------- */
@@ -893,13 +892,12 @@ static const ss_node *base_node(const based *b, const char *k1, long i, const ch
 static int base_err(const based *b, ss_err *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int base_err(const based *b, ss_err *err, const char *fmt, ...)
 {
-    char msg[768];
+    const ss_node *n = b->at ? b->at : b->doc->root;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    ss_err_vat(err, b->c->o->base, n->line, n->col, fmt, ap);
     va_end(ap);
-    const ss_node *n = b->at ? b->at : b->doc->root;
-    return ss_err_at(err, b->c->o->base, n->line, n->col, "%s", msg);
+    return -1;
 }
 
 /* The distribution group of block `blk` of `model` (pick_config, smallest

@@ -108,12 +108,11 @@ static int yerr(ybuild *b, yaml_mark_t m, const char *fmt, ...)
 {
     int line, col;
     ypos(b, m, &line, &col);
-    char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    ss_err_vat(b->err, b->file, line, col, fmt, ap);
     va_end(ap);
-    return ss_err_at(b->err, b->file, line, col, "%s", msg);
+    return -1;
 }
 
 /* Hang a finished node under the innermost open container, or make it the
@@ -500,13 +499,12 @@ int ss_doc_set_node(ss_doc *doc, const ss_node *entry, ss_err *err)
 
 int ss_node_err(const ss_node *n, ss_err *err, const char *fmt, ...)
 {
-    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    if (n) ss_err_vat(err, n->file, n->line, n->col, fmt, ap);
+    else ss_err_vat(err, NULL, 0, 0, fmt, ap);
     va_end(ap);
-    if (!n) return ss_err_at(err, NULL, 0, 0, "%s", msg);
-    return ss_err_at(err, n->file, n->line, n->col, "%s", msg);
+    return -1;
 }
 
 int ss_node_unknown(const ss_node *n, const char *what, const char *const *names, ss_err *err)

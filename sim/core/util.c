@@ -14,6 +14,15 @@
 
 int ss_err_at(ss_err *e, const char *file, int line, int col, const char *fmt, ...)
 {
+    va_list ap;
+    va_start(ap, fmt);
+    ss_err_vat(e, file, line, col, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int ss_err_vat(ss_err *e, const char *file, int line, int col, const char *fmt, va_list ap)
+{
     if (!e || e->set) return -1;
     size_t off = 0;
     if (file && line > 0 && col > 0)
@@ -23,10 +32,7 @@ int ss_err_at(ss_err *e, const char *file, int line, int col, const char *fmt, .
     else if (file)
         off = (size_t)snprintf(e->msg, sizeof e->msg, "%s: ", file);
     if (off >= sizeof e->msg) off = sizeof e->msg - 1;
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(e->msg + off, sizeof e->msg - off, fmt, ap);
-    va_end(ap);
     e->set = 1;
     return -1;
 }

@@ -7,6 +7,7 @@
 #ifndef SS_UTIL_H
 #define SS_UTIL_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,6 +21,9 @@ typedef struct ss_err {
  * already recorded.  Always returns -1 so callers can `return ss_err_at(...)`. */
 int ss_err_at(ss_err *e, const char *file, int line, int col, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* The same with a va_list, for a module's own positioned-error helpers. */
+int ss_err_vat(ss_err *e, const char *file, int line, int col, const char *fmt, va_list ap)
+    __attribute__((format(printf, 5, 0)));
 
 void *ss_xmalloc(size_t n);
 void *ss_xcalloc(size_t n, size_t size);

@@ -98,7 +98,7 @@ static int read_dispatch(ss_scenario *sc, ss_control_cfg *c, const ss_node *sec,
 }
 
 /* The containers' starting cores on each worker fit its cores less the reserved ones. */
-static int check_fit(const ss_scenario *sc, const ss_control_cfg *c, const ss_node *sec, ss_err *err)
+static int check_fit(const ss_scenario *sc, const ss_control_cfg *c, ss_err *err)
 {
     for (size_t v = 0; v < sc->ndevices; v++) {
         double sum = 0;
@@ -118,7 +118,6 @@ static int check_fit(const ss_scenario *sc, const ss_control_cfg *c, const ss_no
             return rc;
         }
     }
-    (void)sec;
     return 0;
 }
 
@@ -169,7 +168,7 @@ static int read_controls(ss_scenario *sc, ss_control_cfg *c, const ss_node *sec,
     if (n == 0)
         return ss_node_err(sec, err, "control: no container to control (a deployment entry with discipline: ps, "
                                      "queue: shared and a cap, on a CPU device)");
-    return check_fit(sc, c, sec, err);
+    return check_fit(sc, c, err);
 }
 
 int ss_sc_read_control(ss_scenario *sc, const ss_node *root, ss_err *err)

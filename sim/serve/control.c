@@ -68,7 +68,7 @@ typedef struct ctl_model {
     double wait_t_sum_s;     /* sum of the enqueue times of its queued requests */
     /* measured statistics */
     ss_stat rt;
-    uint64_t viol_requests, viol_windows, on_gate, done;
+    uint64_t viol_requests, viol_windows, on_gate; /* measured completions: rt.n */
     int64_t bin;             /* the violation window being filled, -1 none yet */
     double bin_sum_s;
     uint64_t bin_n;
@@ -89,7 +89,7 @@ struct ss_control {
     ctl_box *box;
     size_t nbox;
     double *demand, *grant;  /* scratch, per container */
-    size_t *idx;
+    ss_control_view *views;  /* scratch, per container: what its controller was shown this tick */
 };
 
 static inline ss_control *C(ss_world *w) { return w->ctl; }
@@ -181,7 +181,6 @@ void ss_ctl_done(ss_world *w, const ss_instance *in, const ss_request *r, double
     ring_push(cm, now, rt, in->gate != NULL);
     if (!r->measured) return;
     ss_stat_add(&cm->rt, rt);
-    cm->done++;
     cm->on_gate += in->gate != NULL;
     double sla = w->sc->models[m].sla_s;
     cm->viol_requests += sla > 0 && rt > sla;
@@ -214,14 +213,13 @@ static int gate_busy(const ss_gate *gt)
 }
 
 /* The gate's executable `in` serves the head of its model's queue. */
-static void gate_serve(ss_world *w, ss_gate *gt, ss_instance *in, double now)
+static void gate_serve(ss_world *w, ss_instance *in, double now)
 {
     ss_group *g = &w->groups[in->model];
     ss_qitem next;
     if (!w->sched.pol->ops.scheduler.pop(g->queue, now, &next)) return;
     g->queued--;
     ss_ctl_dequeue(w, in->model, next.enqueued_s);
-    (void)gt;
     ss_serve_start(w, in, next.req);
 }
 
@@ -269,7 +267,7 @@ void ss_ctl_gate_free(ss_world *w, ss_gate *gt, double now)
     ss_dsched_ctx ctx = {.device = gt->device, .now_s = now, .q = gt->views, .n = gt->n};
     uint32_t pick = c->dsched.pol->ops.device_scheduler.pick(c->dsched_state, &ctx);
     if (pick >= gt->n || gt->views[pick].queued == 0) pick = longest; /* a misbehaving plugin must not stall */
-    gate_serve(w, gt, gt->exec[pick], now);
+    gate_serve(w, gt->exec[pick], now);
 }
 
 /* ---- containers and the control loop ---------------------------------------------- */
@@ -315,11 +313,11 @@ static void tick(ss_engine *eng, void *ctx, uint64_t arg)
     double now = ss_now(eng);
     const ss_controller_ops *ops = &c->ctlp.pol->ops.controller;
     for (size_t i = 0; i < c->nbox; i++) {
-        ss_control_view v;
-        view_of(c, &c->box[i], now, &v);
-        double u = ops->demand(c->box[i].state, &v);
-        if (!(u >= v.min_cores)) u = v.min_cores; /* NAN too */
-        if (u > v.avail_cores) u = v.avail_cores;
+        ss_control_view *v = &c->views[i];
+        view_of(c, &c->box[i], now, v);
+        double u = ops->demand(c->box[i].state, v);
+        if (!(u >= v->min_cores)) u = v->min_cores; /* NAN too */
+        if (u > v->avail_cores) u = v->avail_cores;
         c->demand[i] = u;
     }
     /* Per worker: the supervisor over its containers (boxes are grouped by device). */
@@ -333,10 +331,9 @@ static void tick(ss_engine *eng, void *ctx, uint64_t arg)
         ctl_box *b = &c->box[i];
         double g = c->grant[i] > 1e-6 ? c->grant[i] : 1e-6; /* a container never stops outright */
         set_cores(w, b, g, now);
-        if (ops->granted) {
-            ss_control_view v;
-            view_of(c, b, now, &v);
-            ops->granted(b->state, &v, g);
+        if (ops->granted) { /* the same view, with the cores it now has */
+            c->views[i].cores = g;
+            ops->granted(b->state, &c->views[i], g);
         }
     }
     w->daemons--;
@@ -402,6 +399,7 @@ int ss_control_build(ss_world *w, ss_err *err)
     qsort(c->box, c->nbox, sizeof *c->box, cmp_box);
     c->demand = ss_xcalloc(c->nbox + 1, sizeof *c->demand);
     c->grant = ss_xcalloc(c->nbox + 1, sizeof *c->grant);
+    c->views = ss_xcalloc(c->nbox + 1, sizeof *c->views);
     if (ss_world_load_policy(w, &cfg->controller, SS_KIND_CONTROLLER, &c->ctlp, &c->box[0].state, &c->ctl_rng,
                              "policy/controller", err) < 0)
         return -1;
@@ -419,17 +417,18 @@ void ss_control_start(ss_world *w)
     for (size_t i = 0; i < c->ngates; i++) ss_ctl_gate_free(w, &c->gates[i], ss_now(w->eng));
 }
 
+/* The per-model run columns, in the order ss_control_result fills them. */
+static const char *const model_cols[] = {"rt_sd_s_%s", "sla_viol_windows_%s", "sla_viol_requests_%s", "gpu_share_%s"};
+
 void ss_control_declare(ss_world *w)
 {
     const ss_scenario *sc = w->sc;
     ss_control *c = C(w);
     for (size_t m = 0; m < sc->nmodels; m++) {
         const char *n = sc->models[m].name;
-        static const char *const cols[] = {"rt_sd_s_%s", "sla_viol_windows_%s", "sla_viol_requests_%s",
-                                           "gpu_share_%s"};
         for (size_t k = 0; k < 4; k++) {
             if (k == 3 && !c->ngates) continue;
-            char *col = ss_xasprintf(cols[k], n);
+            char *col = ss_xasprintf(model_cols[k], n);
             ss_world_declare_extra(w, col);
             free(col);
         }
@@ -454,12 +453,10 @@ void ss_control_result(const ss_world *w, ss_run_result *r)
         cm->bin = -1;
         const char *n = sc->models[m].name;
         double vals[4] = {sqrt(ss_stat_var(&cm->rt)), (double)cm->viol_windows, (double)cm->viol_requests,
-                          cm->done ? (double)cm->on_gate / (double)cm->done : 0};
-        static const char *const cols[] = {"rt_sd_s_%s", "sla_viol_windows_%s", "sla_viol_requests_%s",
-                                           "gpu_share_%s"};
+                          cm->rt.n ? (double)cm->on_gate / (double)cm->rt.n : 0};
         for (size_t k = 0; k < 4; k++) {
             if (k == 3 && !c->ngates) continue;
-            char *col = ss_xasprintf(cols[k], n);
+            char *col = ss_xasprintf(model_cols[k], n);
             ss_run_result_extra(r, col, vals[k]);
             free(col);
         }
@@ -532,7 +529,7 @@ void ss_control_free(ss_world *w)
     free(c->box);
     free(c->demand);
     free(c->grant);
-    free(c->idx);
+    free(c->views);
     free(c);
     w->ctl = NULL;
 }
