@@ -272,15 +272,15 @@ void ss_ctl_gate_free(ss_world *w, ss_gate *gt, double now)
 
 /* ---- containers and the control loop ---------------------------------------------- */
 
-/* Its speed (cores' worth of one-core work per second) at c cores. */
+/* A container gets `cores` now: its core-seconds so far counted, its link's
+ * capacity its speed at those cores (x8: bytes over bits, see world.c). */
 static void set_cores(ss_world *w, ctl_box *b, double cores, double now)
 {
     b->core_s += b->cores * (now - b->since_s);
     b->since_s = now;
     if (cores == b->cores) return;
     b->cores = cores;
-    double speed = ss_speedup(w->sc->models[b->in->model].serial_fraction, cores);
-    ss_flownet_set_capacity(w->cnet, b->in->link, 8 * speed); /* x8: see world.c */
+    ss_flownet_set_capacity(w->cnet, b->in->link, 8 * ss_cap_speed(w->sc, b->in->model, b->in->device, cores));
 }
 
 static double avail_of(const ss_world *w, uint32_t device)

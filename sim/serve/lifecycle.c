@@ -338,10 +338,7 @@ static void event_ev(ss_engine *eng, void *ctx, uint64_t arg)
             ss_flownet_set_capacity(w->cnet, e->device, 8 * e->capacity); /* x8: see world.c */
         } else if (!(w->ctl && ss_ctl_set_cores(w, named(w, e), e->capacity))) { /* a container's cores: counted */
             const ss_instance *in = named(w, e);
-            double cap = e->capacity;
-            if (w->sc->devices[in->device].kind == SS_DEV_CPU) /* cores -> speed (ss_speedup) */
-                cap = ss_speedup(w->sc->models[in->model].serial_fraction, cap);
-            ss_flownet_set_capacity(w->cnet, in->link, 8 * cap);
+            ss_flownet_set_capacity(w->cnet, in->link, 8 * ss_cap_speed(w->sc, in->model, in->device, e->capacity));
         }
         if (w->tl) {
             char *m = e->on_device ? ss_xasprintf("capacity %g", e->capacity)

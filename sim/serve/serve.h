@@ -304,6 +304,13 @@ static inline double ss_speedup(double s, double c)
     return c <= 1 ? c : 1 / (s + (1 - s) / c);
 }
 
+/* The capacity of a ps instance's link for a cap of `cap` device units:
+ * on a CPU, cores become the model's speed (ss_speedup); a GPU's is as given. */
+static inline double ss_cap_speed(const ss_scenario *sc, uint32_t model, uint32_t device, double cap)
+{
+    return sc->devices[device].kind == SS_DEV_CPU ? ss_speedup(sc->models[model].serial_fraction, cap) : cap;
+}
+
 /* timeline.c: hooks of the timeline (call only when w->tl is set). */
 typedef struct ss_timeline ss_timeline;
 int ss_tl_sampled(const ss_world *w, const ss_request *r);

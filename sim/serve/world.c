@@ -32,9 +32,8 @@
 static double link_cap(const ss_scenario *sc, size_t d)
 {
     const ss_deploy_cfg *dc = &sc->deploys[d];
-    if (dc->cap > 0 && sc->devices[dc->device].kind == SS_DEV_CPU)
-        return ss_speedup(sc->models[dc->model].serial_fraction, dc->cap);
-    return dc->cap > 0 ? dc->cap : ss_device_capacity(&sc->devices[dc->device]);
+    return dc->cap > 0 ? ss_cap_speed(sc, dc->model, dc->device, dc->cap)
+                       : ss_device_capacity(&sc->devices[dc->device]);
 }
 
 ss_world *ss_world_build(const ss_scenario *sc, uint32_t rep, FILE *req_csv, ss_err *err)
