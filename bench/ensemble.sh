@@ -2,20 +2,20 @@
 # bench/ensemble.sh: the ensemble optimizer's benchmark of `make bench` (issue 17).
 #
 # E's Algorithm 2 (servesim optimize --algo greedy, max_neighs 100, max_iter 10)
-# for 1,000 evaluations on the largest ensemble the shipped profiles build:
-# scenarios/ensemble/synth12-12gpu.yaml, twelve SYNTHETIC members
-# (models/ensemble/synth12-*.json, test data, not measurements; real IMN12
-# profiles do not exist yet) on one host CPU and twelve V100s, 1,024 images.
+# for 1,000 evaluations of E's IMN12 on 12 GPUs: scenarios/ensemble/imn12-12gpu.yaml,
+# the twelve ImageNet networks (models/ensemble/*.json, estimates of
+# tools/ensemble_profiles.py, docs/ensembles-models.md) on one host CPU and
+# twelve 16 GiB V100s, 30,720 images (240 segments of 128).
 # Also annealing on the same budget, and greedy with -j 2.
 # Target (issue 17): 1,000 evaluations of IMN12 on 12 GPUs under 60 s.
 set -euo pipefail
 bin=${1:-build/servesim}
 n=${ENSEMBLE_EVALS:-1000}
-scen=scenarios/ensemble/synth12-12gpu.yaml
+scen=scenarios/ensemble/imn12-12gpu.yaml
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-echo "== ensemble: optimize on $scen (SYNTHETIC 12 members, 12 GPUs + CPU), budget $n ($(date -u +%F), $(nproc) cores)"
+echo "== ensemble: optimize on $scen (IMN12: 12 members, 12 GPUs + CPU), budget $n ($(date -u +%F), $(nproc) cores)"
 worst=0
 for run in "greedy 1" "greedy 2" "anneal 1"; do
     set -- $run
