@@ -49,16 +49,15 @@ static int sh_init(void **state, const ss_policy_init *args, char *err, size_t e
 {
     /* models/resnet50-cpu.json transports.shm-handle (servesim calibrate
      * profiles/measured/probe-micro.json, 2026-11-26) */
-    ta_affine a = {6.82216764e-05, 2.000345408e-12, 5.725510224e-11, 9.690491865e-05, 5.303020915e-12};
-    void *t = NULL;
-    if (ta_init(&t, args->params, a, "handle_bytes", 63, err, errlen) < 0) return -1;
     sh_state *s = calloc(1, sizeof *s);
-    if (!s) return free(t), snprintf(err, errlen, "out of memory"), -1;
-    s->t = *(ta_state *)t;
-    free(t);
+    if (!s) return snprintf(err, errlen, "out of memory"), -1;
+    s->t.a = (ta_affine){6.82216764e-05, 2.000345408e-12, 5.725510224e-11, 9.690491865e-05, 5.303020915e-12};
+    s->t.extra = 63;
     /* the same file's transports.zmq-copy */
     s->client = (ta_affine){0.0002711756796, 2.101453768e-10, 1.560996812e-10, 8.671074214e-05, 3.713239221e-10};
-    if (ta_read(args->params, "client_hop.", &s->client, err, errlen) < 0) {
+    const ss_params *p = args->params;
+    if (ta_read(p, "", &s->t.a, err, errlen) < 0 || ta_param(p, "handle_bytes", &s->t.extra, err, errlen) < 0 ||
+        ta_read(p, "client_hop.", &s->client, err, errlen) < 0) {
         free(s);
         return -1;
     }
@@ -84,6 +83,6 @@ const ss_policy servesim_policy = {
     .summary = "tensor copied into a shared-memory slot, a small handle over ZeroMQ (the CPU analogue of tensormq)",
     .params = sh_params,
     .init = sh_init,
-    .fini = ta_fini, /* one free() of the state */
+    .fini = ta_fini,
     .ops.transport = {.hop = sh_hop},
 };

@@ -185,7 +185,7 @@ static void shm_client_hop_is_a_copy(void)
 }
 
 /* `client_hop: T` in the scenario imports transports.T of the same profile; a T the profile
- * lacks is refused at the key, exit 2. */
+ * lacks is refused at the key, exit 2; the scenario's own client_hop.* keys win. */
 static void client_hop_key(void)
 {
     char *out = NULL;
@@ -202,6 +202,17 @@ static void client_hop_key(void)
     rc = ss_test_sh(&out, "cd '%s' && '%s/servesim' check scenarios/probe/resnet50-cpu.yaml --variant shm-handle; echo rc=$?",
                     SS_SRC_DIR, SS_BUILD_DIR);
     CU_ASSERT(out && ss_test_has(out, "rc=0"));
+    free(out);
+    /* the scenario's own client_hop.* keys win over the imported ones, whatever their order */
+    out = NULL;
+    rc = ss_test_sh(&out,
+                    "cd '%s' && '%s/servesim' check scenarios/probe/resnet50-cpu.yaml --set "
+                    "\"pipeline.transport={name: shm-handle, profile: $PWD/models/resnet50-cpu.json, "
+                    "client_hop.block_fixed_s: -1, client_hop: zmq-copy}\"; echo rc=$?",
+                    SS_SRC_DIR, SS_BUILD_DIR);
+    CU_ASSERT(out && ss_test_has(out, "rc=2"));
+    CU_ASSERT(out && ss_test_has(out, "client_hop.block_fixed_s"));
+    CU_ASSERT(out && ss_test_has(out, "'-1'"));
     free(out);
 }
 

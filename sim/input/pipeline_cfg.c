@@ -100,23 +100,23 @@ static int read_transport(ss_scenario *sc, ss_pipeline_cfg *pl, const ss_node *n
         if (rc < 0) ss_doc_free(doc);
         TRY(rc);
     }
-    int rc = 0;
+    /* `client_hop: T`: the hop from the client is priced with transport T's laws from the
+     * same profile (transports.T's numbers as client_hop.* parameters; the plugin says
+     * whether it takes them): the probe's client sends a pickled tensor under every
+     * transport (docs/calibration.md).  Imported before the scenario's own keys, which win. */
+    const ss_node *ch = n->kind == SS_NODE_MAP ? ss_map_find(n, "client_hop") : NULL;
+    int rc = ch ? ss_node_expect(ch, SS_NODE_SCALAR, "client_hop", err) : 0;
+    if (ch && rc >= 0) {
+        const ss_node *other = ts ? ss_map_find(ts, ch->value) : NULL;
+        if (!other || other->kind != SS_NODE_MAP)
+            rc = ss_node_err(ch, err, "client_hop: the transport profile has no map transports.%s", ch->value);
+        else import_numbers(p, other, "client_hop", ch->file, ch->line, ch->col);
+    }
     for (size_t i = 0; n->kind == SS_NODE_MAP && i < n->n && rc >= 0; i++) {
         const ss_node *c = n->items[i];
-        if (strcmp(c->key, "name") == 0 || strcmp(c->key, "profile") == 0) continue;
-        if ((rc = ss_node_expect(c, SS_NODE_SCALAR, c->key, err)) < 0) break;
-        if (strcmp(c->key, "client_hop") == 0) {
-            /* `client_hop: T`: the hop from the client is priced with transport T's laws
-             * from the same profile (transports.T's numbers as client_hop.* parameters; the
-             * plugin says whether it takes them): the probe's client sends a pickled tensor
-             * under every transport (docs/calibration.md) */
-            const ss_node *other = ts ? ss_map_find(ts, c->value) : NULL;
-            if (!other || other->kind != SS_NODE_MAP)
-                rc = ss_node_err(c, err, "client_hop: the transport profile has no map transports.%s", c->value);
-            else import_numbers(p, other, "client_hop", c->file, c->line, c->col);
-            continue;
-        }
-        add_param(p, c->key, c->value, c->file, c->key_line, c->key_col);
+        if (strcmp(c->key, "name") == 0 || strcmp(c->key, "profile") == 0 || c == ch) continue;
+        if ((rc = ss_node_expect(c, SS_NODE_SCALAR, c->key, err)) >= 0)
+            add_param(p, c->key, c->value, c->file, c->key_line, c->key_col);
     }
     ss_doc_free(doc);
     return rc < 0 ? -1 : 0;
