@@ -36,6 +36,7 @@ sample as `micro_mode` and in the environment notes):
                go round-robin after the chain, without compute. Two processes take turns as the
                pipeline's processes do with one request in flight (_hop_rounds).
 """
+import contextlib
 import multiprocessing as mp
 import os
 import shutil
@@ -142,7 +143,8 @@ def _hop_receiver(kinds, run_dir, slots, slot_bytes, consumers=()):
     ctx = tp.new_context()
     ack = ctx.socket(zmq.PUSH)
     ack.connect(tp.endpoint(run_dir, "ack"))
-    with torch.inference_mode():
+    # pipeline mode computes as the blocks do (inference mode); the warm mode decodes as before
+    with torch.inference_mode() if mods else contextlib.nullcontext():
         for kind in kinds:
             rx = tp.Receiver(ctx, kind, run_dir, "m1-" + kind, slots, slot_bytes)
             ack.send(ACK.pack(0, 0, 0))       # ready
