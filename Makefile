@@ -11,6 +11,7 @@
 #   CFLAGS=...     optimisation and debug flags (default -O2 -g)
 #   V=1            print full compiler command lines
 #   PROBE_QUICK=1  `make probe` in its ~1-2 minute development mode, to build/probe-quick/
+#                  (and `make probe-calibrate` from there); PROBE_OUT=dir picks another folder
 #   PROBE_PY=path  the Python that has Debian's torch (default /usr/bin/python3)
 
 CC      ?= cc
@@ -68,7 +69,7 @@ FUZZ_IN_TEST := $(if $(filter true,$(CI)),1,$(filter command line environment,$(
 FUZZ_SECONDS ?= 60
 
 .PHONY: all deps build run test profiles check-built mpi-for-tests test-asan fuzz fuzz-built fuzz-bins bench plots reference \
-        install clean probe probe-deps probe-check
+        install clean probe probe-deps probe-check probe-calibrate
 
 all: build
 
@@ -205,9 +206,18 @@ reference: deps
 # Debian's torch, torchvision and pyzmq, and OpenBLAS (OpenMP build) for torch's BLAS calls; the
 # probe writes profiles/measured/probe-{micro,e2e}.json (quick mode: build/probe-quick/).
 PROBE_PY   ?= /usr/bin/python3
+PROBE_OUT  ?= $(if $(filter 1,$(PROBE_QUICK)),build/probe-quick,profiles/measured)
 
 probe: probe-deps
-	$(PROBE_PY) tools/probe/run.py $(if $(filter 1,$(PROBE_QUICK)),--quick) $(PROBE_ARGS)
+	$(PROBE_PY) tools/probe/run.py $(if $(filter 1,$(PROBE_QUICK)),--quick) --out $(PROBE_OUT) $(PROBE_ARGS)
+
+# After `make probe`: PROBE_OUT's micro-benchmarks -> servesim calibrate -> models/resnet50-cpu.json
+# (a quick run's: PROBE_OUT/scenario/, models/ untouched) -> servesim validate against PROBE_OUT's
+# end-to-end runs, the table into $(BUILD)/probe-validate.csv (tools/probe/calibrate.sh; exit 1:
+# some prediction beyond its tolerance).
+probe-calibrate: deps
+	@$(MAKE) --no-print-directory build
+	tools/probe/calibrate.sh $(BIN) $(PROBE_OUT) $(BUILD)/probe-validate.csv
 
 probe-deps:
 	@missing=""; \

@@ -455,6 +455,49 @@ static void test_bad_not_json(void)
     refused("{\n\"servesim_profile\": 1,\n\"source\": 'single quotes'\n}\n", 3, "'", "JSON syntax error", "");
 }
 
+/* Samples timed two ways (tools/probe/micro.py's micro_mode) are not pooled: a compute law
+ * whose batches mix warm and pipeline, and a transport law, are refused at the odd sample. */
+static void test_bad_mixed_micro_modes(void)
+{
+    refused(HEAD CS "\"batch\": 1, \"micro_mode\": \"pipeline\", \"latency_s\": [0.01, 0.02, 0.03]},\n" CS
+                 "\"batch\": 2, \"micro_mode\": \"warm\", \"latency_s\": [0.02, 0.03, 0.04]}\n]\n}\n",
+            7, "{",
+            "micro_mode: this sample's is 'warm', but the first of its group's (bad.json line 6) is 'pipeline': a fit "
+            "pools observations timed one way (calibrate the modes separately)",
+            "");
+    refused(HEAD "{\"kind\": \"transport\", \"transport\": \"t\", \"bytes\": 10, \"latency_s\": [1, 2]},\n"
+                 "{\"kind\": \"transport\", \"transport\": \"t\", \"bytes\": 20, \"micro_mode\": \"pipeline\", "
+                 "\"latency_s\": [1, 2]}\n]\n}\n",
+            7, "{",
+            "micro_mode: this sample's is 'pipeline', but the first of its group's (bad.json line 6) is not said: a fit "
+            "pools observations timed one way (calibrate the modes separately)",
+            "");
+}
+
+/* One mode throughout: the fits and the blocks' provenance say which. */
+static void test_micro_mode_recorded(void)
+{
+    char *dir = ss_test_tmpdir();
+    free(ss_test_write(dir, "p.json",
+                       HEAD CS "\"batch\": 1, \"micro_mode\": \"pipeline\", \"latency_s\": [0.01, 0.011, 0.012]},\n" CS
+                               "\"batch\": 2, \"micro_mode\": \"pipeline\", \"latency_s\": [0.02, 0.021, 0.023]},\n"
+                               "{\"kind\": \"transport\", \"transport\": \"t\", \"bytes\": 10, \"micro_mode\": \"pipeline\", "
+                               "\"latency_s\": [1e-4, 2e-4]},\n"
+                               "{\"kind\": \"transport\", \"transport\": \"t\", \"bytes\": 2000, \"micro_mode\": \"pipeline\", "
+                               "\"latency_s\": [3e-4, 4e-4]}\n]\n}\n"));
+    char *out = NULL;
+    int rc = ss_test_sh(&out,
+                        "cd '%s' && '%s/servesim' calibrate p.json -o m.json --quiet && python3 -c \"import json; "
+                        "d = json.load(open('m.json')); print(d['blocks'][0]['calibration'].get('micro_mode'), "
+                        "d['compute_laws'][0].get('micro_mode'), d['distributions'][0].get('micro_mode'), "
+                        "d['transport_fits']['t'].get('micro_mode'))\"",
+                        dir, SS_BUILD_DIR);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_TRUE(out && ss_test_has(out, "pipeline pipeline pipeline pipeline"));
+    free(out);
+    ss_test_rmtree(dir);
+}
+
 /* Every profile is read before anything is fitted or written: a good file
  * then a bad one writes nothing; the output may not overwrite an input. */
 static void test_all_validated_first(void)
@@ -734,6 +777,8 @@ SS_TEST_SUITE("calibrate", {"known laws: 95% intervals cover over 20 seeds", tes
               {"bad: a negative latency", test_bad_negative_latency}, {"bad: mixed units", test_bad_mixed_units},
               {"bad: fewer samples than parameters", test_bad_too_few}, {"bad: unknown kind", test_bad_unknown_kind},
               {"bad: not JSON", test_bad_not_json},
+              {"bad: samples of two micro_modes in one fit", test_bad_mixed_micro_modes},
+              {"micro_mode: written with the fits and the blocks' provenance", test_micro_mode_recorded},
               {"every profile validated before anything is written", test_all_validated_first},
               {"--model-profile: Amdahl's T1 and s inside their 95% intervals over 20 seeds",
                test_amdahl_inside_intervals},

@@ -42,7 +42,8 @@ static void test_reads_every_kind(void)
     char *text = profile(
         "{\"kind\": \"compute\", \"model\": \"r\", \"block\": \"block1\", \"device\": \"cpu\", \"batch\": 2, "
         "\"threads\": 1, \"in_bytes\": 1204224, \"latency_ms\": [12.5, 13]},\n"
-        "{\"kind\": \"transport\", \"transport\": \"zmq-copy\", \"bytes\": 802816, \"latency_ms\": [1.5]},\n"
+        "{\"kind\": \"transport\", \"transport\": \"zmq-copy\", \"bytes\": 802816, \"micro_mode\": \"pipeline\", "
+        "\"latency_ms\": [1.5]},\n"
         "{\"kind\": \"memcpy\", \"bytes\": 0, \"latency_ms\": [0.002]},\n"
         "{\"kind\": \"memory\", \"what\": \"block1\", \"device\": \"cpu\", \"bytes\": 734003200},\n"
         "{\"kind\": \"coldstart\", \"model\": \"r\", \"stage\": \"init\", \"duration_ms\": [900, 1100]}\n"
@@ -64,6 +65,9 @@ static void test_reads_every_kind(void)
     CU_ASSERT_DOUBLE_EQUAL(p.samples[0].in_bytes, 1204224, 0);
     CU_ASSERT_DOUBLE_EQUAL(p.samples[0].out_bytes, -1, 0);
     CU_ASSERT_DOUBLE_EQUAL(p.samples[1].times_s[0], 0.0015, 1e-15);
+    CU_ASSERT_EQUAL(p.samples[0].micro_mode, 0); /* not said */
+    CU_ASSERT_EQUAL(p.samples[1].micro_mode, 2);
+    CU_ASSERT_STRING_EQUAL(ss_hwp_micro_mode_name(p.samples[1].micro_mode), "pipeline");
     CU_ASSERT_EQUAL(p.samples[3].kind, SS_HWP_MEMORY);
     CU_ASSERT_STRING_EQUAL(p.samples[4].stage, "init");
     CU_ASSERT_DOUBLE_EQUAL(p.samples[4].times_s[1], 1.1, 1e-12);
@@ -124,6 +128,10 @@ static void test_sample_rules(void)
                "unknown key 'latncy_s' in memcpy sample (did you mean 'latency_s'?)");
     bad_sample(dir, "{\"kind\": \"coldstart\", \"model\": \"r\", \"stage\": \"boot\", \"duration_s\": [1]}", "\"boot\"",
                "stage: unknown value 'boot'; expected one of: load, init, transfer");
+    bad_sample(dir, C "\"micro_mode\": \"pipelined\", \"latency_s\": [1]}", "\"pipelined\"",
+               "micro_mode: unknown value 'pipelined' (did you mean 'pipeline'?); expected one of: warm, pipeline");
+    bad_sample(dir, "{\"kind\": \"memcpy\", \"bytes\": 1, \"micro_mode\": \"warm\", \"latency_s\": [1]}",
+               "\"micro_mode\"", "unknown key 'micro_mode' in memcpy sample");
     ss_test_rmtree(dir);
 }
 

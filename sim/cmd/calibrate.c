@@ -185,6 +185,34 @@ static int check_forms(const groups *gs, ss_err *err)
     return 0;
 }
 
+/* A group pools the observations of one micro_mode (tools/probe/micro.py: warm
+ * or pipeline timing of the same piece are different measurements, not one
+ * sample): 0, or -1 at the first sample whose mode differs from the group's
+ * first (a sample that does not say counts as its own mode). */
+static int check_modes(const groups *gs, ss_err *err)
+{
+    for (size_t i = 0; i < gs->n; i++)
+        for (size_t k = 1; k < gs->g[i].nrefs; k++) {
+            const ss_hwp_sample *s = sample_of(&gs->g[i].refs[k]), *s0 = sample_of(&gs->g[i].refs[0]);
+            if (s->micro_mode != s0->micro_mode) {
+                const char *m = ss_hwp_micro_mode_name(s->micro_mode), *m0 = ss_hwp_micro_mode_name(s0->micro_mode);
+                return ss_err_at(err, gs->g[i].refs[k].prof->path, s->line, s->col,
+                                 "micro_mode: this sample's is %s%s%s, but the first of its group's (%s line %d) is "
+                                 "%s%s%s: a fit pools observations timed one way (calibrate the modes separately)",
+                                 m ? "'" : "", m ? m : "not said", m ? "'" : "", gs->g[i].refs[0].prof->path, s0->line,
+                                 m0 ? "'" : "", m0 ? m0 : "not said", m0 ? "'" : "");
+            }
+        }
+    return 0;
+}
+
+/* The group's micro_mode into o as "micro_mode" (nothing when its samples do not say). */
+static void put_mode(cJSON *o, const group *g)
+{
+    const char *m = ss_hwp_micro_mode_name(sample_of(&g->refs[0])->micro_mode);
+    if (m) cJSON_AddStringToObject(o, "micro_mode", m);
+}
+
 /* The pooled moments of a summary group: N = sum of n (1 where not given),
  * the n-weighted mean, and the pooled sd sqrt((sum (n - 1) sd^2 + sum n (mean_i
  * - mean)^2) / (N - 1)) (one summary: its own sd); sd NAN if a summary gives
@@ -298,6 +326,7 @@ static cJSON *law_json(const char *law, const char *x, const char *p0, const cha
     put_num(o, "residual_se_s", f->rse);
     put_num(o, "r2", f->r2);
     cJSON_AddStringToObject(o, "method", g->summary ? POINTS_METHOD : LS_METHOD);
+    put_mode(o, g);
     cJSON_AddItemToObject(o, "from", refs_json(g));
     return o;
 }
@@ -380,6 +409,7 @@ static cJSON *dist_json(const group *g, const ss_dist_fits *d)
     cJSON_AddNumberToObject(o, "threads", s->threads);
     cJSON_AddNumberToObject(o, "batch", s->batch);
     cJSON_AddNumberToObject(o, "n", (double)g->n);
+    put_mode(o, g);
     cJSON *svc = service_json(d, g);
     cJSON_AddStringToObject(o, "chosen", cJSON_GetObjectItemCaseSensitive(svc, "dist")->valuestring);
     cJSON_AddItemToObject(o, "service", svc);
@@ -828,6 +858,7 @@ static int blocks(calib *c, const ss_dist_fits *dfits, const ss_affine_fit *lfit
         cJSON_AddStringToObject(prov, "device", s->device);
         cJSON_AddNumberToObject(prov, "threads", s->threads);
         cJSON_AddNumberToObject(prov, "batch", ds->batch);
+        put_mode(prov, dg);
         char *where = ss_xasprintf("distributions[%zu].service (%s, batch %u)", d,
                                    ss_fit_family_name(dfits[d].best), ds->batch);
         cJSON_AddStringToObject(prov, "service", where);
@@ -1448,14 +1479,17 @@ int ss_calibrate(ss_hwprofile *const *profs, size_t nprofs, const ss_calib_opts 
     collect(&c, profs, nprofs);
     header(&c, profs, nprofs);
     groups *forms[] = {&c.dists, &c.transports, &c.memcpys, &c.colds};
-    for (size_t i = 0; i < sizeof forms / sizeof *forms; i++)
-        if (check_forms(forms[i], err) < 0) {
-            fclose(c.sum);
-            cJSON_Delete(c.root);
-            groups *all[] = {&c.dists, &c.laws, &c.transports, &c.memcpys, &c.colds, &c.memory};
-            for (size_t k = 0; k < sizeof all / sizeof *all; k++) groups_free(all[k]);
-            return -1;
-        }
+    groups *modes[] = {&c.dists, &c.laws, &c.transports};
+    int bad = 0;
+    for (size_t i = 0; i < sizeof forms / sizeof *forms && !bad; i++) bad = check_forms(forms[i], err) < 0;
+    for (size_t i = 0; i < sizeof modes / sizeof *modes && !bad; i++) bad = check_modes(modes[i], err) < 0;
+    if (bad) {
+        fclose(c.sum);
+        cJSON_Delete(c.root);
+        groups *all[] = {&c.dists, &c.laws, &c.transports, &c.memcpys, &c.colds, &c.memory};
+        for (size_t k = 0; k < sizeof all / sizeof *all; k++) groups_free(all[k]);
+        return -1;
+    }
     ss_dist_fits *dfits = ss_xcalloc(c.dists.n + 1, sizeof *dfits);
     ss_affine_fit *lfits = ss_xcalloc(c.laws.n + 1, sizeof *lfits);
     int rc = 0;

@@ -28,11 +28,15 @@ static const char *const env_keys[] = {"machine", "cpu_model", "cores", "memory_
 /* Per kind; a time field may be written in any one unit (the file's). */
 static const char *const compute_keys[] = {"kind", "model", "block", "layer", "device", "batch", "threads",
                                            "in_bytes", "out_bytes", "latency_s", "latency_ms", "latency_us",
-                                           "notes", "source", NULL};
+                                           "micro_mode", "notes", "source", NULL};
 static const char *const transport_keys[] = {"kind", "transport", "bytes", "latency_s", "latency_ms", "latency_us",
                                              "sender_s", "sender_ms", "sender_us", "receiver_s", "receiver_ms",
-                                             "receiver_us", "term", "blocks", "law", "notes", "source", NULL};
+                                             "receiver_us", "term", "blocks", "law", "micro_mode", "notes", "source",
+                                             NULL};
 static const char *const term_names[] = {"hop", "rtt", "block", NULL};
+/* How a compute or transport sample was timed (tools/probe/micro.py): index + 1 is
+ * ss_hwp_sample.micro_mode (0: not said). */
+static const char *const micro_mode_names[] = {"warm", "pipeline", NULL};
 static const char *const memcpy_keys[] = {"kind",       "bytes", "latency_s", "latency_ms", "latency_us",
                                         "path",       "device", "notes",    "source",     NULL};
 static const char *const memory_keys[] = {"kind", "what", "device", "bytes", "notes", "source", NULL};
@@ -238,6 +242,20 @@ static int read_env(ss_hwprofile *p, const ss_node *root, ss_err *err)
     return 0;
 }
 
+/* Optional `micro_mode`: 0 ok (s->micro_mode 0 when absent), -1 with the list of modes. */
+static int micro_mode(const ss_node *n, ss_hwp_sample *s, ss_err *err)
+{
+    int m = -1;
+    TRY(ss_cfg_enum(n, "micro_mode", micro_mode_names, &m, 0, err));
+    s->micro_mode = m + 1;
+    return 0;
+}
+
+const char *ss_hwp_micro_mode_name(int mode)
+{
+    return mode >= 1 && mode <= 2 ? micro_mode_names[mode - 1] : NULL;
+}
+
 static int read_sample(const ss_hwprofile *p, const ss_node *n, ss_hwp_sample *s, ss_err *err)
 {
     TRY(ss_node_expect(n, SS_NODE_MAP, "sample", err));
@@ -267,6 +285,7 @@ static int read_sample(const ss_hwprofile *p, const ss_node *n, ss_hwp_sample *s
         TRY(count(n, "threads", &s->threads, SS_REQ, err));
         TRY(ss_cfg_num(n, "in_bytes", &s->in_bytes, SS_NONNEG | SS_INT, err));
         TRY(ss_cfg_num(n, "out_bytes", &s->out_bytes, SS_NONNEG | SS_INT, err));
+        TRY(micro_mode(n, s, err));
         return times(n, "latency", p, s, err);
     }
     case SS_HWP_TRANSPORT:
@@ -276,6 +295,7 @@ static int read_sample(const ss_hwprofile *p, const ss_node *n, ss_hwp_sample *s
         s->blocks = 1;
         TRY(count(n, "blocks", &s->blocks, 0, err));
         TRY(str_copy(n, "law", &s->law, 0, err));
+        TRY(micro_mode(n, s, err));
         for (int k = 0; k < 2; k++) { /* optional: the hop's time at the sender and at the receiver (calibrate fits
                                          * them when every observation has both: docs/profiles.md) */
             const char *side = k ? "receiver" : "sender";

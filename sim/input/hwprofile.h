@@ -67,6 +67,10 @@ typedef struct ss_hwp_sample {
      * or a summary) */
     double *sender_s, *receiver_s;
     size_t nsender, nreceiver;
+    /* compute, transport, optional: how the observations were timed (tools/probe/micro.py):
+     * 0 not said, 1 warm (a configuration's calls back to back), 2 pipeline (interleaved
+     * with the rest of the request's chain); calibrate never pools two modes in one fit */
+    int micro_mode;
 } ss_hwp_sample;
 
 /* One end-to-end run: its conditions and what it measured (times in s). */
@@ -109,5 +113,8 @@ void ss_hwprofile_free(ss_hwprofile *p);
 
 /* "compute", "transport", ... */
 const char *ss_hwp_kind_name(ss_hwp_kind k);
+
+/* "warm" or "pipeline" for ss_hwp_sample.micro_mode 1 or 2; NULL for 0 (not said). */
+const char *ss_hwp_micro_mode_name(int mode);
 
 #endif

@@ -81,11 +81,12 @@ static int read_transport(ss_scenario *sc, ss_pipeline_cfg *pl, const ss_node *n
     } else {
         path = ss_scenario_find_profile(sc->dir, "transports");
     }
+    ss_doc *doc = NULL;
+    ss_node *ts = NULL;
     if (path) {
-        ss_doc *doc = ss_doc_load(path, err);
+        doc = ss_doc_load(path, err);
         free(path);
         if (!doc) return -1;
-        ss_node *ts = NULL;
         int rc = ss_cfg_map(doc->root, "transports", &ts, 0, err);
         const ss_node *mine = ts ? ss_map_find(ts, p->name) : NULL;
         /* a profile named for this transport must describe it; a found one
@@ -96,16 +97,29 @@ static int read_transport(ss_scenario *sc, ss_pipeline_cfg *pl, const ss_node *n
         if (rc >= 0 && mine)
             import_numbers(p, mine, "", prof ? prof->file : n->file, prof ? prof->line : n->line,
                            prof ? prof->col : n->col);
-        ss_doc_free(doc);
+        if (rc < 0) ss_doc_free(doc);
         TRY(rc);
     }
-    for (size_t i = 0; n->kind == SS_NODE_MAP && i < n->n; i++) {
-        const ss_node *c = n->items[i];
-        if (strcmp(c->key, "name") == 0 || strcmp(c->key, "profile") == 0) continue;
-        TRY(ss_node_expect(c, SS_NODE_SCALAR, c->key, err));
-        add_param(p, c->key, c->value, c->file, c->key_line, c->key_col);
+    /* `client_hop: T`: the hop from the client is priced with transport T's laws from the
+     * same profile (transports.T's numbers as client_hop.* parameters; the plugin says
+     * whether it takes them): the probe's client sends a pickled tensor under every
+     * transport (docs/calibration.md).  Imported before the scenario's own keys, which win. */
+    const ss_node *ch = n->kind == SS_NODE_MAP ? ss_map_find(n, "client_hop") : NULL;
+    int rc = ch ? ss_node_expect(ch, SS_NODE_SCALAR, "client_hop", err) : 0;
+    if (ch && rc >= 0) {
+        const ss_node *other = ts ? ss_map_find(ts, ch->value) : NULL;
+        if (!other || other->kind != SS_NODE_MAP)
+            rc = ss_node_err(ch, err, "client_hop: the transport profile has no map transports.%s", ch->value);
+        else import_numbers(p, other, "client_hop", ch->file, ch->line, ch->col);
     }
-    return 0;
+    for (size_t i = 0; n->kind == SS_NODE_MAP && i < n->n && rc >= 0; i++) {
+        const ss_node *c = n->items[i];
+        if (strcmp(c->key, "name") == 0 || strcmp(c->key, "profile") == 0 || c == ch) continue;
+        if ((rc = ss_node_expect(c, SS_NODE_SCALAR, c->key, err)) >= 0)
+            add_param(p, c->key, c->value, c->file, c->key_line, c->key_col);
+    }
+    ss_doc_free(doc);
+    return rc < 0 ? -1 : 0;
 }
 
 static int model_index(const ss_scenario *sc, const ss_node *n, ss_err *err)

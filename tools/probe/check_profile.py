@@ -20,8 +20,10 @@ KINDS = {
     "memory": {"what": str, "device": str, "bytes": "bytes"},
     "coldstart": {"model": str, "stage": ("load", "init", "transfer"), "duration_s": "times"},
 }
+MICRO_MODES = ("warm", "pipeline")
 OPTIONAL = {"compute": {"model": str, "block": str, "layer": str, "threads": "count", "in_bytes": "bytes",
-                        "out_bytes": "bytes"}}
+                        "out_bytes": "bytes", "micro_mode": MICRO_MODES},
+            "transport": {"micro_mode": MICRO_MODES}}
 ENV = {"machine": str, "cpu_model": str, "cores": "count", "memory_bytes": "bytes", "os": str,
        "libraries": dict, "date": "date"}
 RESULTS = {"requests": "bytes", "throughput_per_s": "rate", "latency_mean_s": "time",
@@ -159,7 +161,7 @@ def self_test():
            "libraries": {}, "date": "2026-11-26"}
     good = {"servesim_profile": 1, "source": "s", "environment": env,
             "samples": [{"kind": "compute", "block": "block1", "device": "cpu", "batch": 1,
-                         "threads": 1, "latency_s": [0.01]},
+                         "threads": 1, "micro_mode": "pipeline", "latency_s": [0.01]},
                         {"kind": "transport", "transport": "zmq-copy", "bytes": 4000, "latency_s": [1e-4]}],
             "runs": [{"id": "a", "conditions": {"model": "m", "transport": "zmq-copy", "arrival": "closed",
                                                 "clients": 1, "batch": 1, "placement": "p",
@@ -173,6 +175,7 @@ def self_test():
         "unknown kind": lambda d: d["samples"][0].__setitem__("kind", "gpu"),
         "float bytes": lambda d: d["samples"][1].__setitem__("bytes", 4000.5),
         "no clients": lambda d: d["runs"][0]["conditions"].pop("clients"),
+        "unknown micro_mode": lambda d: d["samples"][1].__setitem__("micro_mode", "cold"),
     }
     failed = 0
     if check(good):

@@ -6,6 +6,7 @@ servesim profile files (format: docs/profiles.md, version 1): micro-benchmarks f
   tools/probe/run.py                  # the full probe (make probe), about 5-7 minutes on 2 cores
   tools/probe/run.py --quick          # one to two minutes, to build/probe-quick/, for development
   tools/probe/run.py --only micro     # or e2e
+  tools/probe/run.py --micro-mode warm  # the micro-benchmarks back to back (default: pipeline)
 Everything derived from the machine is measured here: the Poisson rates are fractions of the
 capacity measured by the closed-loop runs just before them, nothing is typed in.
 """
@@ -131,7 +132,27 @@ def hop_sizes(split):
     return sorted(sizes | {2 * top, 4 * top})
 
 
-def run_micro(cfg, split, log):
+def hop_chain(split):
+    """The pipeline's hops for the micro-benchmarks' pipeline mode: [(bytes, producing piece,
+    consuming piece)] in request order, None where the dispatcher sends (it forwards the
+    input) or the client receives (pipeline.hop_plan)."""
+    import pipeline
+    return [(nbytes, None if snd == "dispatcher" else snd, None if rcv == "client" else rcv)
+            for _, snd, rcv, nbytes in pipeline.hop_plan(split)]
+
+
+MICRO_MODE_NOTE = {
+    "warm": "micro-benchmarks in warm mode (--micro-mode warm): each configuration's calls back to "
+            "back, caches warm",
+    "pipeline": "micro-benchmarks in pipeline mode (--micro-mode pipeline, tools/probe/micro.py): compute "
+                "timed round-robin over the chain's pieces, hops timed round-robin over the pipeline's "
+                "hops with the producing and consuming blocks' compute around each [ASSUMPTION: between "
+                "two of its calls the rest of the chain evicts a piece's caches, as in the pipeline]; "
+                "memcpy back to back",
+}
+
+
+def run_micro(cfg, split, log, mode="pipeline"):
     """The micro-benchmark samples, and the CPU use while the compute ones ran."""
     import blocks
     import load
@@ -145,14 +166,15 @@ def run_micro(cfg, split, log):
     meter = load.CpuMeter([os.getpid()])
     meter.mark()
     samples = micro.compute_samples(pieces, names, cfg["batches"], cfg["threads"], cfg["compute_reps"],
-                                    1, log, cfg["compute_budget_s"], first_threads_only=fused)
+                                    1, log, cfg["compute_budget_s"], first_threads_only=fused, mode=mode)
     meter.mark()
     cpu = meter.cores()
     log(f"compute micro-benchmarks: {_cpu_text(cpu)}")
     sizes = hop_sizes(split)
     if cfg["few_sizes"]:
         sizes = [sizes[0], sizes[len(sizes) // 2], sizes[-1]]
-    samples += micro.transport_samples(("zmq-copy", "shm-handle"), sizes, cfg["hop_reps"], 3, log)
+    samples += micro.transport_samples(("zmq-copy", "shm-handle"), sizes, cfg["hop_reps"], 3, log,
+                                       mode=mode, chain=hop_chain(split), piece_map=pieces)
     samples += micro.memcpy_samples(sizes, cfg["memcpy_reps"], 2, log)
     return samples, cpu
 
@@ -263,6 +285,10 @@ def main():
     ap.add_argument("--closed-s", type=float, help="measured window of each closed-loop run (full: 5)")
     ap.add_argument("--poisson-s", type=float, help="measured window of each Poisson run (full: 10)")
     ap.add_argument("--warmup-s", type=float, help="warm-up before each window (full: 1.5)")
+    ap.add_argument("--micro-mode", choices=("pipeline", "warm"), default="pipeline",
+                    help="how compute and hops are timed: pipeline (default: each piece's calls interleaved "
+                         "with the rest of the chain, as the running pipeline makes them) or warm (back to "
+                         "back); tools/probe/micro.py")
     ap.add_argument("--system-malloc", action="store_true",
                     help="leave glibc's malloc thresholds at their defaults (see _reexec_with_env)")
     args = ap.parse_args()
@@ -292,10 +318,11 @@ def main():
     t_start = time.monotonic()
     load_before = _loadavg()
     mode = "quick" if args.quick else "full"
-    log(f"probe: {mode} run, seed {args.seed}, load average before {load_before}")
+    log(f"probe: {mode} run, seed {args.seed}, micro-benchmarks in {args.micro_mode} mode, "
+        f"load average before {load_before}")
     samples, runs, mem, micro_cpu = [], [], [], None
     if args.only in (None, "micro"):
-        samples, micro_cpu = run_micro(cfg, split, log)
+        samples, micro_cpu = run_micro(cfg, split, log, args.micro_mode)
     if args.only in (None, "e2e"):
         runs, mem = run_e2e(cfg, split, args.seed, args.threads, log)
     gpu = []
@@ -313,6 +340,7 @@ def main():
              + (f" (they kept {micro_cpu['background_cores']:.2f} of the {os.cpu_count()} cores busy "
                 f"while the compute micro-benchmarks ran; each run's conditions.background_cores says "
                 f"the same for its window)" if micro_cpu else "")
+             + (f"; {MICRO_MODE_NOTE[args.micro_mode]}" if samples else "")
              + f"; torch threads {args.threads} per "
              f"block process in the end-to-end runs; Debian python3-torch on {OPENBLAS_DIR}; "
              f"{_malloc_note()}")

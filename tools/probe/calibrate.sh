@@ -1,0 +1,40 @@
+#!/bin/sh
+# tools/probe/calibrate.sh: the probe's regeneration chain, one command (make probe-calibrate):
+# the micro-benchmark profile -> servesim calibrate -> the model file the probe scenario
+# reads (models/resnet50-cpu.json: its blocks' service and both transports' laws) ->
+# servesim validate of the scenario against the end-to-end runs (never fitted).
+#
+#   tools/probe/calibrate.sh SERVESIM PROBE_DIR [VALIDATE_CSV [E2E_PROFILE]]
+#
+# PROBE_DIR profiles/measured (the committed measurements): writes models/resnet50-cpu.json
+# and validates scenarios/probe/resnet50-cpu.yaml. Any other PROBE_DIR (a quick run, a trial):
+# models/ is left alone; the model goes to PROBE_DIR/scenario/models/resnet50-cpu.json beside a
+# copy of the scenario that reads it (PROBE_DIR/scenario/resnet50-cpu.yaml). E2E_PROFILE
+# defaults to PROBE_DIR/probe-e2e.json; without one, validation is skipped. VALIDATE_CSV
+# defaults to PROBE_DIR/validate.csv. Exit status: calibrate's (2: bad input), then
+# validate's (1: some prediction beyond its tolerance, the table says which).
+set -eu
+bin=$1
+dir=${2%/}
+csv=${3:-$dir/validate.csv}
+e2e=${4:-$dir/probe-e2e.json}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+python3 tools/probe/check_profile.py "$dir/probe-micro.json"
+if [ "$dir" = profiles/measured ]; then
+    model=models/resnet50-cpu.json
+    scenario=scenarios/probe/resnet50-cpu.yaml
+else
+    mkdir -p "$dir/scenario/models"
+    model=$dir/scenario/models/resnet50-cpu.json
+    scenario=$dir/scenario/resnet50-cpu.yaml
+    sed 's#\.\./\.\./models/resnet50-cpu\.json#models/resnet50-cpu.json#g' scenarios/probe/resnet50-cpu.yaml >"$scenario"
+fi
+"$bin" calibrate "$dir/probe-micro.json" -o "$model"
+echo "calibrate.sh: $model written from $dir/probe-micro.json"
+if [ ! -f "$e2e" ]; then
+    echo "calibrate.sh: no $e2e: validation skipped"
+    exit 0
+fi
+mkdir -p "$(dirname "$csv")"
+"$bin" validate "$scenario" "$e2e" -o "$csv"
