@@ -8,6 +8,8 @@
  *   seeds, a start that is not Algorithm 1's, memory tight enough that some
  *   neighbours score 0) and stays within max_iter x max_neighs + 1;
  * - the same seed gives a byte-identical trace; -j 2 gives the trace of -j 1;
+ * - under mpirun (optimize_mpi.c) 2 ranks, and 3 ranks of -j 2, give -j 1's
+ *   trace bytes; bad input there exits 2 with one message;
  * - annealing and greedy on the same budget both run and report;
  * - the D - M rule; bad input exits 2. */
 #include <math.h>
@@ -230,9 +232,93 @@ static void cli(void)
     ss_test_rmtree(dir);
 }
 
+/* The MPI build beside the plain one (make test makes $(BUILD)/mpi when
+ * mpicc is there); as the sweep's MPI test, root allowed (CI runs as root)
+ * and shared memory only. */
+static int have_mpi(void)
+{
+    if (ss_test_sh(NULL, "test -x '%s/mpi/servesim' && command -v mpirun >/dev/null", SS_BUILD_DIR) == 0) return 1;
+    fprintf(stderr, "\n  SKIPPED: no %s/mpi/servesim or mpirun (make test builds it when mpicc exists)\n",
+            SS_BUILD_DIR);
+    return 0;
+}
+
+#define MPIRUN                                                                                                        \
+    "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader mpirun --oversubscribe"
+
+/* How many times needle is in hay. */
+static int count_of(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay ? strstr(hay, needle) : NULL; p; p = strstr(p + 1, needle)) n++;
+    return n;
+}
+
+/* mpirun -np K (-j J on each rank) writes the trace of -j 1 byte for byte,
+ * and prints what -j 1 prints, once.  The batches score differently from
+ * candidate to candidate (checked), so scores gathered out of order, or
+ * from the wrong rank's share, change the trace. */
+static void mpi_same_trace(void)
+{
+    if (!have_mpi()) return;
+    static const struct {
+        const char *algo;
+        int np, jobs;
+    } runs[] = {{"greedy", 2, 1}, {"bbs", 2, 1}, {"greedy", 3, 2}};
+    char *dir = ss_test_tmpdir();
+    for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
+        char *one = NULL, *many = NULL, *distinct = NULL;
+        int rc = ss_test_sh(&one, "cd '%s' && '%s/servesim' optimize scenarios/ensemble/tiny-benchmark.yaml --algo %s "
+                            "--seed 3 -j 1 --trace '%s/j1-%zu.csv' --quiet 2>&1",
+                            SS_SRC_DIR, SS_BUILD_DIR, runs[i].algo, dir, i);
+        CU_ASSERT_EQUAL(rc, 0);
+        rc = ss_test_sh(&many, "cd '%s' && " MPIRUN " -np %d '%s/mpi/servesim' optimize "
+                        "scenarios/ensemble/tiny-benchmark.yaml --algo %s --seed 3 -j %d --trace '%s/mpi-%zu.csv' "
+                        "--quiet 2>&1",
+                        SS_SRC_DIR, runs[i].np, SS_BUILD_DIR, runs[i].algo, runs[i].jobs, dir, i);
+        CU_ASSERT_EQUAL(rc, 0);
+        if (rc) fprintf(stderr, "\n  mpirun -np %d: exit %d: %s\n", runs[i].np, rc, many ? many : "");
+        CU_ASSERT_STRING_EQUAL(many ? many : "", one ? one : "-");
+        CU_ASSERT_EQUAL(ss_test_sh(NULL, "cmp '%s/j1-%zu.csv' '%s/mpi-%zu.csv'", dir, i, dir, i), 0);
+        /* some batch (one iteration's rows) holds at least 3 different scores */
+        ss_test_sh(&distinct, "awk -F, 'NR > 1 {print $3 \",\" $5}' '%s/j1-%zu.csv' | sort -u | cut -d, -f1 | uniq -c "
+                   "| sort -rn | awk 'NR == 1 {print $1}'", dir, i);
+        CU_ASSERT(distinct && atoi(distinct) >= 3);
+        free(one);
+        free(many);
+        free(distinct);
+    }
+    ss_test_rmtree(dir);
+}
+
+/* Under mpirun, bad input (found while every rank checks it, or by rank 0's
+ * search alone) exits 2 with the message printed once. */
+static void mpi_bad_input(void)
+{
+    if (!have_mpi()) return;
+    static const struct {
+        const char *args, *msg;
+    } bad[] = {
+        {"scenarios/ensemble/tiny-benchmark.yaml --algo gredy", "did you mean 'greedy'"},
+        {"bench/mm1.yaml --algo greedy", "bench/mm1.yaml:1:1: optimize: the scenario has no 'ensemble:'"},
+        {"scenarios/ensemble/tiny-benchmark.yaml --algo bbs --set hosts.n0.devices.gpu1.kind=cpu", "bbs needs one GPU"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char *out = NULL;
+        int rc = ss_test_sh(&out, "cd '%s' && " MPIRUN " -np 2 '%s/mpi/servesim' optimize %s 2>&1", SS_SRC_DIR,
+                            SS_BUILD_DIR, bad[i].args);
+        CU_ASSERT_EQUAL(rc, 2);
+        CU_ASSERT_EQUAL(count_of(out, bad[i].msg), 1);
+        if (rc != 2 || count_of(out, bad[i].msg) != 1) fprintf(stderr, "\n  mpirun: exit %d: %s\n", rc, out);
+        free(out);
+    }
+}
+
 SS_TEST_SUITE("optimize", {"Algorithm 1 on a memory table gives the matrix worked by hand", wfd_by_hand},
               {"the D - M rule", d_minus_m},
               {"Algorithm 2 never returns a worse matrix than its start", greedy_never_worse},
               {"the same seed gives a byte-identical trace", same_seed_same_trace},
               {"-j 2 gives the trace of -j 1", jobs_same},
-              {"annealing and greedy on the same budget", anneal_vs_greedy}, {"the command's input and files", cli})
+              {"annealing and greedy on the same budget", anneal_vs_greedy}, {"the command's input and files", cli},
+              {"mpirun -np 2 (and 3 ranks of -j 2) writes the trace of -j 1", mpi_same_trace},
+              {"under mpirun, bad input exits 2 with one message", mpi_bad_input})

@@ -4,7 +4,8 @@
  * E's algorithms or annealing (optimize_search.h), scoring each candidate
  * with an in-process run (optimize_eval.h); prints the start and the best,
  * writes the best matrix (-o) and one trace row per evaluation (--trace),
- * both atomically.  docs/ensembles.md, "Optimize".
+ * both atomically.  docs/ensembles.md, "Optimize".  Under mpirun, rank 0
+ * searches and the batches are scored across the ranks (optimize_mpi.h).
  *
  * Exit 0 done; 1 a run or a write failed; 2 bad input (usage, a scenario
  * refused or without `ensemble:`, not in benchmark mode, Algorithm 1 or
@@ -19,6 +20,7 @@
 #include <string.h>
 
 #include "cmd/optimize_eval.h"
+#include "cmd/optimize_mpi.h"
 #include "cmd/optimize_search.h"
 #include "core/afile.h"
 #include "input/scenario_load.h"
@@ -40,7 +42,8 @@ static const char usage[] =
     "                      1 + max-iter x max-neighs, greedy's bound)\n"
     "  --seed S            the searches' random stream (default 1)\n"
     "  --start wfd|scenario  greedy, anneal: start from Algorithm 1 (default) or the scenario's matrix\n"
-    "  -j, --jobs N        score a batch of candidates in N worker processes (same results as -j 1)\n"
+    "  -j, --jobs N        score a batch of candidates in N worker processes (same results as -j 1);\n"
+    "                      under mpirun (make MPI=1) a batch is spread over the ranks, N each\n"
     "  --trace PATH        CSV, one row per evaluation (eval,algorithm,iteration,matrix,...)\n"
     "  -o, --output PATH   the best matrix as YAML (and the --set that runs it)\n"
     "  --set KEY=VALUE     override a scenario key (repeatable);  --variant NAME\n"
@@ -96,7 +99,7 @@ static char *set_arg(const ss_ensemble_cfg *e, const uint32_t *a)
     return buf;
 }
 
-int ss_cmd_optimize(int argc, char **argv)
+static int optimize(int argc, char **argv)
 {
     ss_cli c = {0};
     const char *variant = NULL, *trace = NULL, *algo = NULL, *start = "wfd";
@@ -175,18 +178,22 @@ int ss_cmd_optimize(int argc, char **argv)
     uint32_t bound = ss_opt_max_iter(p.max_iter, e->ndevices, e->nmembers);
     if (have_budget) ctx.budget = budget;
     else if (p.algo == SS_OPT_ANNEAL) ctx.budget = 1 + (size_t)bound * p.max_neighs;
+    ss_opt_result r = {0};
     ss_afile tf = {0};
+    int worker_rc = ss_opt_mpi_begin(&ctx); /* ranks > 0 of mpirun score rank 0's batches, then stop here */
+    if (worker_rc >= 0) {
+        rc = worker_rc;
+        goto out;
+    }
     if (trace) {
         if (ss_afile_open(&tf, trace, &err) < 0) {
             fprintf(stderr, "%s\n", err.msg);
-            ss_scenario_free(&sc);
-            ss_cli_free(&c);
-            return 1;
+            rc = 1;
+            goto out;
         }
         fputs(ss_opt_trace_header, tf.fp);
         ctx.trace = tf.fp;
     }
-    ss_opt_result r = {0};
     rc = ss_opt_search(&ctx, &p, &r, &err);
     if (rc < 0) {
         fprintf(stderr, "%s\n", err.msg);
@@ -231,5 +238,13 @@ out:
     ss_opt_result_free(&r);
     ss_scenario_free(&sc);
     ss_cli_free(&c);
+    return rc;
+}
+
+int ss_cmd_optimize(int argc, char **argv)
+{
+    ss_opt_mpi_start(); /* under mpirun: every rank checks the input, rank 0 searches (optimize_mpi.h) */
+    int rc = optimize(argc, argv);
+    ss_opt_mpi_end(rc);
     return rc;
 }

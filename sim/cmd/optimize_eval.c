@@ -1,6 +1,7 @@
 /* optimize_eval.c: scores candidate allocation matrices by running the
- * ensemble world in process, in forked workers for a batch when jobs > 1,
- * and writes one trace row per evaluation (optimize_eval.h). */
+ * ensemble world in process, in forked workers for a batch when jobs > 1
+ * (or hands the batch to the context's spread, MPI ranks), and writes one
+ * trace row per evaluation (optimize_eval.h). */
 #include "cmd/optimize_eval.h"
 
 #include <errno.h>
@@ -135,6 +136,14 @@ static int score_forked(ss_opt_ctx *c, const uint32_t *as, size_t n, double *sco
     return rc;
 }
 
+int ss_opt_score(ss_opt_ctx *c, const uint32_t *as, size_t n, double *scores, ss_err *err)
+{
+    if (c->jobs > 1 && n > 1) return score_forked(c, as, n, scores, err);
+    size_t dm = (size_t)c->ndev * c->nmem;
+    for (size_t k = 0; k < n; k++) scores[k] = score_one(c, as + k * dm, err);
+    return 0;
+}
+
 long ss_opt_eval(ss_opt_ctx *c, const uint32_t *as, size_t n, long iter, double *scores, ss_err *err)
 {
     size_t left = ss_opt_left(c);
@@ -152,10 +161,7 @@ long ss_opt_eval(ss_opt_ctx *c, const uint32_t *as, size_t n, long iter, double 
         }
     }
     if (n == 0) return 0;
-    if (c->jobs > 1 && n > 1) {
-        if (score_forked(c, as, n, scores, err) < 0) return -1;
-    } else
-        for (size_t k = 0; k < n; k++) scores[k] = score_one(c, as + k * dm, err);
+    if ((c->spread && n > 1 ? c->spread(c, as, n, scores, err) : ss_opt_score(c, as, n, scores, err)) < 0) return -1;
     for (size_t k = 0; k < n; k++) {
         if (isnan(scores[k])) {
             if (!err->set) ss_err_at(err, c->sc->path, 1, 1, "optimize: a candidate's run failed");

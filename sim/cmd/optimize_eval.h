@@ -11,10 +11,12 @@
  * is a caller's error: the searches never propose one.
  *
  * A batch of candidates is scored in forked worker processes when jobs > 1
- * (each a contiguous share, scores sent back through a pipe); the world is
- * deterministic and shares nothing between runs, so the scores, and the
- * trace, are the same for every jobs.  Every evaluation counts against the
- * budget and writes one trace row. */
+ * (each a contiguous share, scores sent back through a pipe), and first
+ * spread over MPI ranks when the context has a `spread` (optimize_mpi.h:
+ * each rank a contiguous share, scored here with ss_opt_score); the world
+ * is deterministic and shares nothing between runs, so the scores, and the
+ * trace, are the same for every jobs and ranks.  Every evaluation counts
+ * against the budget and writes one trace row. */
 #ifndef SS_OPTIMIZE_EVAL_H
 #define SS_OPTIMIZE_EVAL_H
 
@@ -36,6 +38,10 @@ typedef struct ss_opt_ctx {
     size_t infeasible;      /* of which out of memory */
     FILE *trace;            /* CSV rows, or NULL */
     const char *algo;       /* the trace's algorithm column */
+    /* NULL: a batch is scored in this process (ss_opt_score); else a
+     * batch of more than one is handed to it (ss_opt_mpi_spread): scores
+     * in order, 0 or -1 with err set, as ss_opt_score. */
+    int (*spread)(struct ss_opt_ctx *c, const uint32_t *as, size_t n, double *scores, ss_err *err);
 } ss_opt_ctx;
 
 /* The CSV header of a trace. */
@@ -46,6 +52,11 @@ extern const char ss_opt_trace_header[];
  * memory).  Returns how many were scored, or -1 with err set (an invalid
  * candidate, a world that failed, a worker that died). */
 long ss_opt_eval(ss_opt_ctx *c, const uint32_t *as, size_t n, long iter, double *scores, ss_err *err);
+/* Score candidates as[0 .. n-1], all valid, on this machine: in `jobs`
+ * forked workers when jobs > 1 and n > 1, else in this process; no budget,
+ * no trace.  scores[k] NAN (err set where known) for a run that failed; 0,
+ * or -1 with err set when a worker process could not start or died. */
+int ss_opt_score(ss_opt_ctx *c, const uint32_t *as, size_t n, double *scores, ss_err *err);
 /* Budget left. */
 size_t ss_opt_left(const ss_opt_ctx *c);
 /* Matrix a as a compact string, rows joined by '/', entries by ':'

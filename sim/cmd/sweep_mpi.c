@@ -8,8 +8,8 @@
  * Every rank reads and validates the sweep itself, so bad input stops all
  * of them with the same message (printed by rank 0 only).
  *
- * Built only with `make MPI=1` (SS_MPI defined, mpicc); without it the
- * functions below report a single process. */
+ * Built only with `make MPI=1` (SS_MPI defined, mpicc; MPI is started in
+ * mpi_ranks.c); without it the master says so and the worker does nothing. */
 #include "cmd/sweep_run.h"
 
 #include <stdlib.h>
@@ -19,33 +19,6 @@
 #include <mpi.h>
 
 enum { TAG_READY = 1, TAG_RESULT, TAG_WORK, TAG_STOP };
-
-static int started;
-
-int ss_mpi_start(int *argc, char ***argv)
-{
-    /* Only under a launcher: a plain `servesim sweep` of an MPI build
-     * must not try to reach an MPI runtime. */
-    if (!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMI_SIZE") && !getenv("PMIX_RANK")) return 1;
-    MPI_Init(argc, argv);
-    started = 1;
-    int size;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    return size;
-}
-
-int ss_mpi_rank(void)
-{
-    int rank = 0;
-    if (started) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    return rank;
-}
-
-void ss_mpi_stop(void)
-{
-    if (started) MPI_Finalize();
-    started = 0;
-}
 
 int ss_sweep_run_mpi_master(const ss_sweep *sw, ss_sweep_sink *sink, ss_err *err)
 {
@@ -102,10 +75,6 @@ void ss_sweep_run_mpi_worker(const ss_sweep *sw)
 }
 
 #else /* !SS_MPI */
-
-int ss_mpi_start(int *argc, char ***argv) { return 1; }
-int ss_mpi_rank(void) { return 0; }
-void ss_mpi_stop(void) {}
 
 int ss_sweep_run_mpi_master(const ss_sweep *sw, ss_sweep_sink *sink, ss_err *err)
 {

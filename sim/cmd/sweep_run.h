@@ -6,6 +6,7 @@
 #ifndef SS_SWEEP_RUN_H
 #define SS_SWEEP_RUN_H
 
+#include "cmd/mpi_ranks.h"
 #include "cmd/sweep.h"
 #include "cmd/sweep_sink.h"
 
@@ -15,12 +16,7 @@
  * failed (no fork, no pipe, results file unwritable). */
 int ss_sweep_run_local(const ss_sweep *sw, ss_sweep_sink *sink, unsigned jobs, ss_err *err);
 
-/* MPI (built with `make MPI=1`; otherwise these say one process).
- * ss_mpi_start initialises MPI only when started by mpirun (it reads the
- * launcher's environment) and returns the number of ranks (1 otherwise). */
-int ss_mpi_start(int *argc, char ***argv);
-int ss_mpi_rank(void);
-void ss_mpi_stop(void);
+/* MPI (built with `make MPI=1`), started by ss_mpi_start (mpi_ranks.h). */
 /* Rank 0: hand units to ranks 1..K-1 and collect their rows into the sink.
  * With sink NULL (rank 0 could not open the results file) it only tells
  * every worker to stop.  Same return as ss_sweep_run_local. */
