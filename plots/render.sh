@@ -27,6 +27,8 @@
 #                        4 autoscalers + tuned baselines, 5 reps; tools/flashpoint_ablation.py: .md, -*.csv, -*.png)
 #   masa-*.compare.csv   servesim compare of each against bulk (masa for mem-estimate)
 #   masa-*.png           mean response time per layer scheduler vs memory, intensity, workers or estimate
+#   ensemble-scaling.csv, ensemble-bbs.csv, ensemble-summary.csv  tools/ensemble.py scaling, bbs, report (issue 17)
+#   ensemble-scaling.png throughput vs GPUs: IMN1 against E's Table I, and every ensemble's Algorithm 2
 set -euo pipefail
 bin=${1:-build/servesim}
 rerun=${2:-}
@@ -151,4 +153,7 @@ awk -F, 'FNR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
     "$tmp/bf-gv100.csv" "$tmp/bf-pdi.csv" > "$ref/blockflow-overhead.csv"
 gnuplot -e "in='$ref/blockflow-overhead.csv'; out='$ref/blockflow-overhead.png'; logy=1;
             title='BlockFlow per-block overhead o_b: GV100 (1 sync client) and L40S PDI 25/50/100 (300/s)'" plots/blockflow-overhead.gp
+# Ensembles (issue 17): E's scaling experiment, from the summary `tools/ensemble.py report` writes
+# (the runs themselves, `tools/ensemble.py scaling`, take about 30 minutes; not part of --rerun).
+gnuplot -e "in='$ref/ensemble-summary.csv'; out='$ref/ensemble-scaling.png'" plots/ensemble-scaling.gp
 echo "plots: rendered $(ls "$ref"/*.png | wc -l) PNG files in $ref"
