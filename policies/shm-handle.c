@@ -23,7 +23,7 @@
  * forwards the pickle.  [ASSUMPTION] The dispatcher's fixed cost is then
  * zmq-copy's block_fixed_s (its receive and its send's fixed parts), while
  * it sends by shm-handle: too much by the difference of the two senders'
- * fixed parts (0.17 ms per request in the 2026-11-26 fit), since the model
+ * fixed parts (0.15 ms per request in the 2026-11-26 pipeline-mode fit), since the model
  * file keeps the two sums, not the parts. */
 #include "transport_affine.h"
 
@@ -48,13 +48,13 @@ typedef struct sh_state {
 static int sh_init(void **state, const ss_policy_init *args, char *err, size_t errlen)
 {
     /* models/resnet50-cpu.json transports.shm-handle (servesim calibrate
-     * profiles/measured/probe-micro.json, 2026-11-26) */
+     * profiles/measured/probe-micro.json, 2026-11-26, pipeline mode) */
     sh_state *s = calloc(1, sizeof *s);
     if (!s) return snprintf(err, errlen, "out of memory"), -1;
-    s->t.a = (ta_affine){6.82216764e-05, 2.000345408e-12, 5.725510224e-11, 9.690491865e-05, 5.303020915e-12};
+    s->t.a = (ta_affine){0.000341355373, 0, 5.984909692e-11, 0.0004198443572, 0};
     s->t.extra = 63;
     /* the same file's transports.zmq-copy */
-    s->client = (ta_affine){0.0002711756796, 2.101453768e-10, 1.560996812e-10, 8.671074214e-05, 3.713239221e-10};
+    s->client = (ta_affine){0.0007410870999, 1.339109709e-10, 1.32427056e-10, 0.001078304894, 2.044231593e-10};
     const ss_params *p = args->params;
     if (ta_read(p, "", &s->t.a, err, errlen) < 0 || ta_param(p, "handle_bytes", &s->t.extra, err, errlen) < 0 ||
         ta_read(p, "client_hop.", &s->client, err, errlen) < 0) {

@@ -15,9 +15,8 @@
  * profile (a bad name: positioned, exit 2).  `servesim validate` on the committed measurements reads them
  * all and judges 52 errors; with one client (nothing shares the cores, so
  * the calibrated pieces must add up to the measured whole) both transports'
- * mean latencies are within the issue's 10%, shm-handle's throughput too and
- * zmq-copy's within 11% (docs/calibration.md gives the rest, which is not
- * yet). */
+ * throughput and mean latency are within the issue's 10%, and the whole table
+ * has no more than the 13 errors beyond tolerance docs/calibration.md lists. */
 #include "test.h"
 
 #include <math.h>
@@ -91,32 +90,32 @@ static void quiet_runs_validate(void)
     int rc = ss_test_sh(&out,
                         "cd '%s' && '%s/servesim' validate scenarios/probe/resnet50-cpu.yaml "
                         "profiles/measured/probe-e2e.json -o '%s/v.csv' --quiet >/dev/null; echo rc=$?; "
-                        "grep -cE ',(yes|no)$' '%s/v.csv'; python3 '%s/one.py' '%s/v.csv'",
-                        SS_SRC_DIR, SS_BUILD_DIR, dir, dir, dir, dir);
+                        "grep -cE ',(yes|no)$' '%s/v.csv'; python3 '%s/one.py' '%s/v.csv'; "
+                        "echo beyond=$(grep -cE ',no$' '%s/v.csv')",
+                        SS_SRC_DIR, SS_BUILD_DIR, dir, dir, dir, dir, dir);
     CU_ASSERT_EQUAL(rc, 0);
     CU_ASSERT_FATAL(out != NULL);
     CU_ASSERT(ss_test_has(out, "rc=0") || ss_test_has(out, "rc=1")); /* it ran: not bad input */
     const char *judged = strchr(out, '\n');
     CU_ASSERT(judged && atoi(judged + 1) == 52); /* 26 runs x throughput and mean latency */
-    /* With one client nothing shares the cores: both mean latencies within the issue's 10%, and
-     * so shm-handle's throughput.  zmq-copy's throughput (1 / its latency: -9.6% gives +10.1%)
-     * is just past 10% since the hop's sender and receiver shares are fitted
-     * (docs/calibration.md): the client has no modelled main thread, so the pickling the
-     * micro-benchmark's sender does, which the probe's client does not do per request, is no
-     * longer on its path; it is held to 11% here. */
+    /* With one client nothing shares the cores: throughput and mean latency of both transports
+     * within the issue's 10% (with the pipeline-mode micro-benchmarks: about 3%). */
     int rows = 0, ok = 0;
     for (const char *p = judged ? strchr(judged + 1, '\n') : NULL; p && p[1]; p = strchr(p + 1, '\n')) {
         char t[32], metric[32], pass[8];
         double e;
         if (sscanf(p + 1, "%31s %31s %lf %7s", t, metric, &e, pass) != 4) continue;
         rows++;
-        int thr = strcmp(metric, "throughput_per_s") == 0;
-        double tol = thr && strcmp(t, "zmq-copy") == 0 ? 0.11 : 0.10;
+        double tol = 0.10;
         if (fabs(e) <= tol) ok++;
         else fprintf(stderr, "\n  %s %s: %+.1f%% (held to %.0f%%)\n", t, metric, 100 * e, 100 * tol);
     }
     CU_ASSERT_EQUAL(rows, 4); /* two runs, two judged metrics each */
     CU_ASSERT_EQUAL(ok, 4);
+    /* The whole table as committed (docs/calibration.md): 13 of 52 beyond tolerance; more is a
+     * regression of the model or of the measurements' calibration. */
+    const char *beyond = strstr(out, "beyond=");
+    CU_ASSERT(beyond && atoi(beyond + 7) <= 13);
     free(out);
     ss_test_sh(NULL, "rm -rf '%s'", dir);
     free(dir);
@@ -176,9 +175,9 @@ static void shm_client_hop_is_a_copy(void)
      * shm-handle's per-byte receive */
     ss_hop_cost d, z;
     CU_ASSERT_EQUAL_FATAL(price("shm-handle", NULL, SS_HOP_CLIENT, SS_HOP_DISPATCHER, x, &d), 0);
-    static const char *const zmq[] = {"block_fixed_s", "0.0002711756796", "block_in_s_per_byte", "2.101453768e-10",
-                                      "block_out_s_per_byte", "1.560996812e-10", "delivery_fixed_s", "8.671074214e-05",
-                                      "delivery_s_per_byte", "3.713239221e-10", NULL};
+    static const char *const zmq[] = {"block_fixed_s", "0.0007410870999", "block_in_s_per_byte", "1.339109709e-10",
+                                      "block_out_s_per_byte", "1.32427056e-10", "delivery_fixed_s", "0.001078304894",
+                                      "delivery_s_per_byte", "2.044231593e-10", NULL};
     CU_ASSERT_EQUAL_FATAL(price("zmq-copy", zmq, SS_HOP_DISPATCHER, SS_HOP_BLOCK, x, &z), 0);
     CU_ASSERT(NEAR(d.receiver_s, z.receiver_s));
     CU_ASSERT(NEAR(d.delivery_s, z.delivery_s));
