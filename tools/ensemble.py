@@ -134,31 +134,36 @@ def _opt(args, name, default):
     return default
 
 
+def _common(args, default_out):
+    """The options scaling and bbs share: (binary, jobs, images, output CSV)."""
+    return (_opt(args, "--bin", "build/servesim"), int(_opt(args, "-j", "2")),
+            int(_opt(args, "--images", str(IMAGES))), _opt(args, "-o", os.path.join(REF, default_out)))
+
+
+def _run_and_report(what, binary, cases, jobs, out, images):
+    """Run the cases, print one line; exit status 1 if any run failed."""
+    t = time.time()
+    rows = run_cases(binary, cases, jobs, out, images)
+    bad = sum(r["matrix"] == "error" for r in rows)
+    print("ensemble %s: %d runs (%d failed), wall %.1f s, -> %s" % (what, len(cases), bad, time.time() - t, out))
+    return 1 if bad else 0
+
+
 def cmd_scaling(args):
-    binary = _opt(args, "--bin", "build/servesim")
-    jobs = int(_opt(args, "-j", "2"))
-    images = int(_opt(args, "--images", str(IMAGES)))
+    binary, jobs, images, out = _common(args, "ensemble-scaling.csv")
     ens = _opt(args, "--ensembles", ",".join(ENSEMBLES)).split(",")
     gpus = [int(g) for g in _opt(args, "--gpus", ",".join(map(str, GPUS))).split(",")]
     seeds = [int(s) for s in _opt(args, "--seeds", ",".join(map(str, SEEDS))).split(",")]
-    out = _opt(args, "-o", os.path.join(REF, "ensemble-scaling.csv"))
     cases = []
     for e in ens:
         for g in gpus:
             cases.append((e, g, "wfd", 1, (), "A1"))
             cases += [(e, g, "greedy", s, (), "A2") for s in seeds]
-    t = time.time()
-    rows = run_cases(binary, cases, jobs, out, images)
-    bad = sum(r["matrix"] == "error" for r in rows)
-    print("ensemble scaling: %d runs (%d failed), wall %.1f s, -> %s" % (len(cases), bad, time.time() - t, out))
-    return 1 if bad else 0
+    return _run_and_report("scaling", binary, cases, jobs, out, images)
 
 
 def cmd_bbs(args):
-    binary = _opt(args, "--bin", "build/servesim")
-    jobs = int(_opt(args, "-j", "2"))
-    images = int(_opt(args, "--images", str(IMAGES)))
-    out = _opt(args, "-o", os.path.join(REF, "ensemble-bbs.csv"))
+    binary, jobs, images, out = _common(args, "ensemble-bbs.csv")
     cases = []
     for e, g in BBS_CASES:
         cases.append((e, g, "bbs", 1, (), "BBS"))
@@ -166,11 +171,7 @@ def cmd_bbs(args):
         cases += [(e, g, "greedy", s, ("--max-iter", "20"), "A2 max_iter 20") for s in SEEDS]
         # annealing on the budget of E's greedy bound: 1 + max_iter x max_neighs
         cases += [(e, g, "anneal", s, (), "anneal") for s in SEEDS]
-    t = time.time()
-    rows = run_cases(binary, cases, jobs, out, images)
-    bad = sum(r["matrix"] == "error" for r in rows)
-    print("ensemble bbs: %d runs (%d failed), wall %.1f s, -> %s" % (len(cases), bad, time.time() - t, out))
-    return 1 if bad else 0
+    return _run_and_report("bbs", binary, cases, jobs, out, images)
 
 
 def imn1_table(rows):
