@@ -244,13 +244,14 @@ probe-check:
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PLUGIN_DIR) $(DESTDIR)$(PREFIX)/include/servesim \
-	  $(DESTDIR)$(MODEL_DIR) $(DESTDIR)$(MODEL_DIR)/masa $(DESTDIR)$(MODEL_DIR)/roma
+	  $(DESTDIR)$(MODEL_DIR) $(DESTDIR)$(MODEL_DIR)/masa $(DESTDIR)$(MODEL_DIR)/roma $(DESTDIR)$(MODEL_DIR)/ensemble
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/servesim
 	install -m 644 $(POL_SO) $(DESTDIR)$(PLUGIN_DIR)/
 	install -m 644 include/servesim/policy.h include/servesim/partition.h $(DESTDIR)$(PREFIX)/include/servesim/
 	install -m 644 models/*.json $(DESTDIR)$(MODEL_DIR)/
 	install -m 644 models/masa/*.json $(DESTDIR)$(MODEL_DIR)/masa/
 	install -m 644 models/roma/*.json $(DESTDIR)$(MODEL_DIR)/roma/
+	install -m 644 models/ensemble/*.json $(DESTDIR)$(MODEL_DIR)/ensemble/
 
 clean:
 	rm -rf $(BUILD)

@@ -1,6 +1,6 @@
 /* test_install.c: `make install PREFIX=DIR` after a build made for another
  * prefix installs a binary that finds its plugins and model profiles
- * there (issue 12 item 10): they are looked for beside the binary
+ * there (issue 12 item 10; the ensembles' member profiles too): they are looked for beside the binary
  * (<bin>/../lib/servesim/policies, <bin>/../share/servesim/models) before
  * the prefix compiled in.  It installs from a copy of the test build, so a
  * rebuild for the other prefix (sources changed while the tests ran) never
@@ -17,10 +17,13 @@ static void installed_binary_works(void)
                         "cp -a '%s' '%s/build' && make -s -C '%s' install PREFIX='%s/prefix' BUILD='%s/build' >/dev/null && "
                         "mkdir -p '%s/elsewhere' && cp '%s/scenarios/default.yaml' '%s/elsewhere/s.yaml' && "
                         "cd '%s/elsewhere' && env -u SERVESIM_PLUGIN_PATH -u SERVESIM_MODEL_PATH '%s/prefix/bin/servesim' run s.yaml "
-                        "-o r.csv --set replications=1 --set duration_s=3 --set warmup_s=1",
-                        SS_BUILD_DIR, dir, SS_SRC_DIR, dir, dir, dir, SS_SRC_DIR, dir, dir, dir);
+                        "-o r.csv --set replications=1 --set duration_s=3 --set warmup_s=1 && "
+                        "cp '%s/scenarios/ensemble/imn1-1gpu.yaml' e.yaml && "
+                        "env -u SERVESIM_PLUGIN_PATH -u SERVESIM_MODEL_PATH '%s/prefix/bin/servesim' run e.yaml -o e.csv",
+                        SS_BUILD_DIR, dir, SS_SRC_DIR, dir, dir, dir, SS_SRC_DIR, dir, dir, dir, SS_SRC_DIR, dir);
     CU_ASSERT_EQUAL(rc, 0);
     CU_ASSERT(ss_test_has(out, "least-loaded     resnet50"));
+    CU_ASSERT(ss_test_has(out, "imn1-1gpu, seed 1")); /* an ensemble's member profiles, installed */
     if (rc) fprintf(stderr, "\n%s\n", out ? out : "");
     free(out);
     ss_test_sh(NULL, "rm -rf '%s'", dir);
