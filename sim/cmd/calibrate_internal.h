@@ -1,0 +1,102 @@
+/* calibrate_internal.h: what calibrate.c (groups of samples, their fits, the
+ * model file), calibrate_base.c (--base: a shipped profile's own format) and
+ * calibrate_model.c (--model-profile: a model profile) share.  Not a public
+ * interface: the command and the tests use calibrate.h. */
+#ifndef SS_CMD_CALIBRATE_INTERNAL_H
+#define SS_CMD_CALIBRATE_INTERNAL_H
+
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "cmd/calibrate.h"
+#include "core/fit.h"
+
+#define TRY(x)                  \
+    do {                        \
+        if ((x) < 0) return -1; \
+    } while (0)
+
+/* One sample of one profile. */
+typedef struct ref {
+    const ss_hwprofile *prof;
+    size_t sample;  /* index in prof->samples */
+} ref;
+
+/* Samples pooled for one fit, keyed. */
+typedef struct group {
+    char *key;
+    ref *refs;      /* the samples pooled here, in input order */
+    size_t nrefs;
+    double *x, *y;  /* one point per observation: x the batch or bytes (laws), y the time in s */
+    size_t n;
+    int summary;    /* the group's samples are summaries of published tables (one point each) */
+} group;
+
+typedef struct groups {
+    group *g;
+    size_t n;
+} groups;
+
+/* The pooled moments of a group of published summaries (ss_cal_pooled). */
+typedef struct moments {
+    double n, mean, sd;
+    int decimals;
+    int dist; /* the family of the first summary (core/fit.h order) */
+} moments;
+
+/* The affine parameters of one transport (policies/transport_affine.h), as
+ * the laws that hold its samples give them; named by ss_cal_tfield. */
+typedef struct tparam tparam;
+struct tparam {
+    const char *name;   /* the transport (owned by a sample) */
+    double v[5];
+    const char *law[5]; /* the transport_fits key each value came from; NULL: none */
+    const char *how[5]; /* static words: which parameter of that law, and how */
+};
+extern const char *const ss_cal_tfield[5];
+
+/* One calibration: the groups, the model file being built, the summary. */
+typedef struct calib {
+    const ss_calib_opts *o;
+    groups dists;      /* compute samples by (piece, device, threads, batch) */
+    groups laws;       /* compute samples by (piece, device, threads) */
+    groups transports; /* transport samples by law (the transport's name unless `law` names one) and term */
+    groups memcpys;    /* one group */
+    groups colds;      /* coldstart samples by (model, stage) */
+    groups memory;     /* memory readings by (what, device) */
+    cJSON *root;
+    FILE *sum;         /* the summary */
+    tparam *tp;        /* per transport: its affine parameters from the laws */
+    size_t ntp;
+} calib;
+
+/* groups (calibrate.c) */
+const ss_hwp_sample *ss_cal_sample_of(const ref *r);
+group *ss_cal_add(groups *gs, const char *key, const ss_hwprofile *p, size_t i, double x);
+void ss_cal_groups_free(groups *gs);
+int ss_cal_group_err(const group *g, ss_err *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+moments ss_cal_pooled(const group *g);
+
+/* JSON and fits (calibrate.c) */
+double ss_cal_round10(double x);
+void ss_cal_put_num(cJSON *o, const char *key, double x);
+void ss_cal_put_interval(cJSON *o, const char *key, double mid, double half);
+cJSON *ss_cal_law_json(const char *law, const char *x, const char *p0, const char *p1, const ss_affine_fit *f,
+                       const group *g);
+cJSON *ss_cal_service_json(const ss_dist_fits *d, const group *g);
+cJSON *ss_cal_dist_json(const group *g, const ss_dist_fits *d);
+int ss_cal_fit_dist(const group *g, ss_dist_fits *d, ss_err *err);
+
+/* blocks (calibrate.c) */
+int ss_cal_wanted_block(const calib *c, const ss_hwp_sample *s, const char *model);
+int ss_cal_pick_model(const calib *c, const char **model, ss_err *err);
+long ss_cal_pick_config(const calib *c, const char *model, const char *blk);
+size_t ss_cal_smallest_batch(const calib *c, size_t law);
+void ss_cal_header(calib *c, ss_hwprofile *const *profs, size_t nprofs);
+
+/* --base (calibrate_base.c): the base file of c->o with the fitted numbers put in, as *json. */
+int ss_cal_fill_base(calib *c, const ss_dist_fits *dfits, ss_hwprofile *const *profs, size_t nprofs, char **json,
+                     ss_err *err);
+
+#endif
