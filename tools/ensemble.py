@@ -249,6 +249,20 @@ def cmd_report(args):
             a2 = [float(r["throughput_img_s"]) for r in sel if r["algorithm"] == "A2"]
             cells.append("%.0f / %.0f" % (a1[0] if a1 else 0, statistics.median(a2) if a2 else 0))
         print("| %s | %s |" % (e.upper(), " | ".join(cells)))
+    print("\nAlgorithm 2's spread over the seeds (E section 4 item 3): RSD of A2 in %, and the sampling "
+          "ratio max_neighs / neighbours (100 / (5 D M - M), at most 1)\n")
+    print("| ensemble | " + " | ".join("%d GPU" % g for g in gpus) + " |")
+    print("|---|" + "---|" * len(gpus))
+    for e in ENSEMBLES:
+        cells = []
+        for g in gpus:
+            a2 = [float(r["throughput_img_s"]) for r in rows
+                  if r["ensemble"] == e and int(r["gpus"]) == g and r["algorithm"] == "A2"]
+            m = len(ENSEMBLES[e])
+            ratio = min(1.0, 100.0 / (5 * (g + 1) * m - m))
+            rsd = 100 * statistics.stdev(a2) / statistics.mean(a2) if len(a2) > 1 and statistics.mean(a2) else 0
+            cells.append("%.1f (%.2f)" % (rsd, ratio) if a2 else "")
+        print("| %s | %s |" % (e.upper(), " | ".join(cells)))
     path = os.path.join(d, "ensemble-bbs.csv")
     if os.path.exists(path):
         rows = read(path)
