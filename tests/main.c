@@ -106,13 +106,20 @@ int ss_test_has(const char *hay, const char *needle)
     return ok;
 }
 
-void ss_test_refused(const char *yaml, const char *msg)
+void ss_test_refused(const char *yaml, const char *msg) { ss_test_refused_at(yaml, 0, msg); }
+
+void ss_test_refused_at(const char *yaml, int line, const char *msg)
 {
     char *dir = ss_test_tmpdir();
     free(ss_test_write(dir, "s.yaml", yaml));
     char *out = NULL;
     int rc = ss_test_sh(&out, "cd '%s' && '%s/servesim' run s.yaml -o r.csv", dir, SS_BUILD_DIR);
     CU_ASSERT_EQUAL(rc, 2);
+    if (line > 0) {
+        char at[32];
+        snprintf(at, sizeof at, "s.yaml:%d:", line);
+        CU_ASSERT(ss_test_has(out, at));
+    }
     CU_ASSERT(ss_test_has(out, msg));
     char r[1024];
     snprintf(r, sizeof r, "%s/r.csv", dir);

@@ -42,6 +42,8 @@ int ss_test_has(const char *hay, const char *needle);
 /* Bad input: `servesim run` on the scenario text `yaml` (written as s.yaml
  * in a fresh folder) exits 2, prints msg, and writes no output file. */
 void ss_test_refused(const char *yaml, const char *msg);
+/* The same, and the message is positioned on line `line` of s.yaml (s.yaml:line:). */
+void ss_test_refused_at(const char *yaml, int line, const char *msg);
 /* 1-based column of the first `needle` on 1-based line `line` of `text`
  * (0 if absent): expected positions are computed from the text a test
  * wrote, not typed in by hand. */

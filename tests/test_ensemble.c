@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "input/ensemble_cfg.h"
 #include "input/scenario.h"
@@ -370,31 +369,12 @@ static void test_deterministic(void)
 
 /* ---- memory and bad input -------------------------------------------------- */
 
-/* Loading fails with a message at s.yaml:line:col that contains msg. */
-static void refused(const char *yaml, int line, const char *msg)
-{
-    char *dir = ss_test_tmpdir();
-    free(ss_test_write(dir, "s.yaml", yaml));
-    char *out = NULL;
-    int rc = ss_test_sh(&out, "cd '%s' && '%s/servesim' run s.yaml -o r.csv", dir, SS_BUILD_DIR);
-    CU_ASSERT_EQUAL(rc, 2);
-    char at[32];
-    snprintf(at, sizeof at, "s.yaml:%d:", line);
-    CU_ASSERT(ss_test_has(out, at));
-    CU_ASSERT(ss_test_has(out, msg));
-    char r[1024];
-    snprintf(r, sizeof r, "%s/r.csv", dir);
-    CU_ASSERT_NOT_EQUAL(access(r, F_OK), 0);
-    free(out);
-    ss_test_rmtree(dir);
-}
-
 static void test_memory(void)
 {
     /* gpu0 holds tiny-a at 16 (0.1 + 0.4 GB) and tiny-b at 8 (0.5 + 0.3
      * GB): 1.3e9 bytes, over a 1 GiB card (1.07e9), under 2 GiB. */
     char *yaml = scenario(1, "  images: 300\n" WORKED);
-    refused(yaml, 12, "matrix row of device 'n0/gpu0': its workers need 1.21072 GiB");
+    ss_test_refused_at(yaml, 12, "matrix row of device 'n0/gpu0': its workers need 1.21072 GiB");
     free(yaml);
     yaml = scenario(2, "  images: 300\n" WORKED);
     ss_run_result r;
@@ -407,35 +387,35 @@ static void test_memory(void)
 static void test_bad_input(void)
 {
     char *y = scenario(16, "  images: 300\n  matrix: [[0, 0], [16, 0], [0, 0]]\n");
-    refused(y, 12, "s.yaml:12:16: matrix: the column of member 'tiny-b' (column 2) is all zero");
+    ss_test_refused_at(y, 12, "s.yaml:12:16: matrix: the column of member 'tiny-b' (column 2) is all zero");
     free(y);
     y = scenario(16, "  images: 300\n  matrix: [[0, 0], [16, 8], [0, 24]]\n");
-    refused(y, 12, "batch size 24 is not allowed (0 or one of 8, 16, 32, 64, 128)");
+    ss_test_refused_at(y, 12, "batch size 24 is not allowed (0 or one of 8, 16, 32, 64, 128)");
     free(y);
     y = scenario(16, "  images: 300\n  batch_sizes: [8, 16]\n  matrix: [[0, 0], [16, 8], [0, 32]]\n");
-    refused(y, 13, "batch size 32 is not allowed (0 or one of 8, 16)");
+    ss_test_refused_at(y, 13, "batch size 32 is not allowed (0 or one of 8, 16)");
     free(y);
     y = scenario(16, "  images: 300\n  matrix: [[16, 8], [0, 32]]\n");
-    refused(y, 12, "matrix: expected 3 rows (one per device, in hosts order), got 2");
+    ss_test_refused_at(y, 12, "matrix: expected 3 rows (one per device, in hosts order), got 2");
     free(y);
     y = scenario(16, "  images: 300\n  matrix: [[0, 0], [16, 8, 8], [0, 32]]\n");
-    refused(y, 12, "matrix row of device 'n0/gpu0': expected 2 entries (one per member), got 3");
+    ss_test_refused_at(y, 12, "matrix row of device 'n0/gpu0': expected 2 entries (one per member), got 3");
     free(y);
     /* tiny-a's profile has no device type 'T4'. */
     y = scenario(16, "  images: 300\n  matrix: [[0, 0], [16, 8], [0, 32]]\n");
     char *p = strstr(y, "type: V100");
     memcpy(p, "type: T4  ", 10);
-    refused(y, 12, "member 'tiny-a' is placed on device 'n0/gpu0' (type 'T4')");
+    ss_test_refused_at(y, 12, "member 'tiny-a' is placed on device 'n0/gpu0' (type 'T4')");
     free(y);
     y = scenario(16, "  images: 300\n  matrix: [[8, 0], [0, 8], [0, 32]]\n");
     memcpy(strstr(y, "type: host-cpu"), "type: arm-cpu ", 14);
-    refused(y, 12, "member 'tiny-a' is placed on device 'n0/cpu' (type 'arm-cpu')");
+    ss_test_refused_at(y, 12, "member 'tiny-a' is placed on device 'n0/cpu' (type 'arm-cpu')");
     free(y);
     y = scenario(16, "  matrix: [[0, 0], [16, 8], [0, 32]]\n");
-    refused(y, 10, "missing required key 'images'");
+    ss_test_refused_at(y, 10, "missing required key 'images'");
     free(y);
     y = scenario(16, "  images: 300\n  models: [x]\n  matrix: [[0, 0], [16, 8], [0, 32]]\n");
-    refused(y, 12, "unknown key 'models'");
+    ss_test_refused_at(y, 12, "unknown key 'models'");
     free(y);
 }
 
