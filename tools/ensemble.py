@@ -174,14 +174,24 @@ def cmd_bbs(args):
     return _run_and_report("bbs", binary, cases, jobs, out, images)
 
 
-def imn1_table(rows):
-    """{gpus: (a1, median a2)} from the rows of one ensemble."""
+def by_gpus(rows):
+    """{gpus: (A1 scores, A2 scores)} from the rows of one ensemble."""
     out = {}
-    for g in sorted({int(r["gpus"]) for r in rows}):
-        a1 = [float(r["throughput_img_s"]) for r in rows if int(r["gpus"]) == g and r["algorithm"] == "A1"]
-        a2 = [float(r["throughput_img_s"]) for r in rows if int(r["gpus"]) == g and r["algorithm"] == "A2"]
-        out[g] = (a1[0], statistics.median(a2))
-    return out
+    for r in rows:
+        a1, a2 = out.setdefault(int(r["gpus"]), ([], []))
+        (a1 if r["algorithm"] == "A1" else a2 if r["algorithm"] == "A2" else []).append(float(r["throughput_img_s"]))
+    return dict(sorted(out.items()))
+
+
+def a1_a2_cell(scores):
+    """(A1, median A2) of one GPU count's (A1 scores, A2 scores); 0 where a column has no run."""
+    a1, a2 = scores
+    return a1[0] if a1 else 0, statistics.median(a2) if a2 else 0
+
+
+def a1_a2(rows):
+    """{gpus: (A1, median A2)} from the rows of one ensemble."""
+    return {g: a1_a2_cell(v) for g, v in by_gpus(rows).items()}
 
 
 def cmd_imn1(args):
@@ -190,7 +200,7 @@ def cmd_imn1(args):
     cases = []
     for g in GPUS:  # IMN1's neighbourhood (5 D - 1 < max_neighs) is taken whole: one seed suffices
         cases += [("imn1", g, "wfd", 1, (), "A1"), ("imn1", g, "greedy", 1, (), "A2")]
-    table = imn1_table(run_cases(binary, cases, 2, None, images))
+    table = a1_a2(run_cases(binary, cases, 2, None, images))
     ok = True
     print("gpus a1_img_s e_a1 a1_err a2_img_s e_a2 a2_err")
     for g, (a1, a2) in table.items():
@@ -214,7 +224,7 @@ def write_summary(rows, path):
         w.writerow(["ensemble", "gpus", "a1_img_s", "a2_img_s", "e_a1_img_s", "e_a2_img_s"])
         for e in ENSEMBLES:
             sel = [r for r in rows if r["ensemble"] == e]
-            for g, (a1, a2) in imn1_table(sel).items():
+            for g, (a1, a2) in a1_a2(sel).items():
                 w.writerow([e, g, "%.3f" % a1, "%.3f" % a2, E_IMN1_A1[g] if e == "imn1" else "",
                             E_IMN1_A2[g] if e == "imn1" else ""])
     os.replace(tmp, path)
@@ -224,7 +234,7 @@ def cmd_report(args):
     d = args[0] if args else REF
     rows = read(os.path.join(d, "ensemble-scaling.csv"))
     write_summary(rows, os.path.join(d, "ensemble-summary.csv"))
-    imn1 = imn1_table([r for r in rows if r["ensemble"] == "imn1"])
+    imn1 = a1_a2([r for r in rows if r["ensemble"] == "imn1"])
     print("IMN1 (ResNet152) against E section 3.4, img/s (A2: median of %d seeds)\n" % len(SEEDS))
     print("| GPUs | " + " | ".join(str(g) for g in imn1) + " |")
     print("|---|" + "---|" * len(imn1))
@@ -236,29 +246,20 @@ def cmd_report(args):
                                       for g, v in imn1.items()) + " |")
     print("\nAll ensembles, img/s: A1 / A2 (median of seeds); 0 = Algorithm 1 fails (out of memory)\n")
     gpus = sorted({int(r["gpus"]) for r in rows})
-    print("| ensemble | " + " | ".join("%d GPU" % g for g in gpus) + " |")
-    print("|---|" + "---|" * len(gpus))
-    for e in ENSEMBLES:
-        cells = []
-        for g in gpus:
-            sel = [r for r in rows if r["ensemble"] == e and int(r["gpus"]) == g]
-            if not sel:
-                cells.append("")
-                continue
-            a1 = [float(r["throughput_img_s"]) for r in sel if r["algorithm"] == "A1"]
-            a2 = [float(r["throughput_img_s"]) for r in sel if r["algorithm"] == "A2"]
-            cells.append("%.0f / %.0f" % (a1[0] if a1 else 0, statistics.median(a2) if a2 else 0))
+    head = "| ensemble | " + " | ".join("%d GPU" % g for g in gpus) + " |\n|---|" + "---|" * len(gpus)
+    tables = {e: by_gpus([r for r in rows if r["ensemble"] == e]) for e in ENSEMBLES}
+    print(head)
+    for e, t in tables.items():
+        cells = [("%.0f / %.0f" % a1_a2_cell(t[g])) if g in t else "" for g in gpus]
         print("| %s | %s |" % (e.upper(), " | ".join(cells)))
     print("\nAlgorithm 2's spread over the seeds (E section 4 item 3): RSD of A2 in %, and the sampling "
           "ratio max_neighs / neighbours (100 / (5 D M - M), at most 1)\n")
-    print("| ensemble | " + " | ".join("%d GPU" % g for g in gpus) + " |")
-    print("|---|" + "---|" * len(gpus))
-    for e in ENSEMBLES:
+    print(head)
+    for e, t in tables.items():
+        m = len(ENSEMBLES[e])
         cells = []
         for g in gpus:
-            a2 = [float(r["throughput_img_s"]) for r in rows
-                  if r["ensemble"] == e and int(r["gpus"]) == g and r["algorithm"] == "A2"]
-            m = len(ENSEMBLES[e])
+            a2 = t[g][1] if g in t else []
             ratio = min(1.0, 100.0 / (5 * (g + 1) * m - m))
             rsd = 100 * statistics.stdev(a2) / statistics.mean(a2) if len(a2) > 1 and statistics.mean(a2) else 0
             cells.append("%.1f (%.2f)" % (rsd, ratio) if a2 else "")
