@@ -241,6 +241,7 @@ profiles: deps
 probe-check:
 	python3 tools/probe/check_profile.py --self-test
 	python3 tools/probe/check_profile.py $(wildcard profiles/measured/probe-*.json)
+	python3 tools/probe/arrivals.py --check profiles/measured/probe-e2e.json
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PLUGIN_DIR) $(DESTDIR)$(PREFIX)/include/servesim \

@@ -200,7 +200,39 @@ static void test_trace_in_scenario(void)
     ss_test_rmtree(dir);
 }
 
+/* Inline `times_s`: arrivals at start_s + each time as written (not from the
+ * first, as a file's), time_scale applied; the run replays exactly those. */
+static void test_trace_inline(void)
+{
+    static const char text[] = "duration_s: 10\n"
+                               "hosts: [{name: h, devices: [{name: d, kind: cpu}]}]\n"
+                               "models: [{name: m, service: 0.01}]\n"
+                               "deployment: [{model: m, device: d}]\n"
+                               "workloads: [{name: w, kind: trace, target: m, times_s: [0.5, 1, 1, 2.25], start_s: 1}]\n";
+    char *dir = xdir();
+    char *path = put(dir, "s.yaml", text);
+    ss_scenario sc;
+    CU_ASSERT_EQUAL_FATAL(load(&sc, path, NULL, NULL, 0), 0);
+    CU_ASSERT_EQUAL_FATAL(sc.workloads[0].ntimes, 4);
+    CU_ASSERT_EQUAL(sc.workloads[0].times_s[0], 0.5);
+    CU_ASSERT_EQUAL(sc.workloads[0].times_s[3], 2.25);
+    ss_scenario_free(&sc);
+    char *sets[] = {"workloads.w.time_scale=2"};
+    CU_ASSERT_EQUAL_FATAL(load(&sc, path, NULL, sets, 1), 0);
+    CU_ASSERT_EQUAL(sc.workloads[0].times_s[0], 1.0);
+    CU_ASSERT_EQUAL(sc.workloads[0].times_s[3], 4.5);
+    ss_scenario_free(&sc);
+    char *out = NULL;
+    CU_ASSERT_EQUAL(ss_test_sh(&out, "%s run '%s' -o '%s/o.csv' --requests-csv '%s/r.csv' --quiet && cut -d, -f6 '%s/r.csv'",
+                               SS_BIN, path, dir, dir, dir), 0);
+    CU_ASSERT(out && strcmp(out, "arrival_s\n1.500000000\n2.000000000\n2.000000000\n3.250000000\n") == 0);
+    free(out);
+    free(path);
+    ss_test_rmtree(dir);
+}
+
 SS_TEST_SUITE("trace",
+              {"trace_inline", test_trace_inline},
               {"trace_servesim", test_trace_servesim},
               {"trace_azure", test_trace_azure},
               {"trace_azure_real", test_trace_azure_real},

@@ -211,6 +211,21 @@ static void add_set(vjob *j, char *s)
     j->nown++;
 }
 
+/* A poisson run with its measured send instants: the workload replays them
+ * (a trace from time 0, the run's start), so the simulated run sees the
+ * arrivals the real one saw, not another draw at the same rate. */
+static char *replay(const char *workload, const char *wl, const char *task, const ss_hwp_run *r)
+{
+    char *buf = NULL;
+    size_t len;
+    FILE *f = ss_xmemstream(&buf, &len);
+    fprintf(f, "workloads.%s={name: %s, kind: trace, target: %s, times_s: [", workload, wl, task);
+    for (size_t i = 0; i < r->narrivals; i++) fprintf(f, "%s%.17g", i ? ", " : "", r->arrivals_s[i]);
+    fputs("]}", f);
+    fclose(f);
+    return buf;
+}
+
 /* The assignments that put scenario s under run r's conditions. */
 static void conditions(vjob *j, const vscen *s, const ss_hwp_run *r, char *const *sets, size_t nsets)
 {
@@ -224,6 +239,8 @@ static void conditions(vjob *j, const vscen *s, const ss_hwp_run *r, char *const
     if (r->clients)
         add_set(j, ss_xasprintf("workloads.%s={name: %s, kind: closed, target: %s, clients: %u}", s->workload, wl, task,
                                 r->clients));
+    else if (r->narrivals)
+        add_set(j, replay(s->workload, wl, task, r));
     else
         add_set(j, ss_xasprintf("workloads.%s={name: %s, kind: poisson, target: %s, rate_rps: %.17g}", s->workload, wl,
                                 task, r->rate_per_s));

@@ -47,7 +47,8 @@ static const char *const *const sample_keys[] = {compute_keys, transport_keys, m
 static const char *const run_keys[] = {"id", "conditions", "results", "notes", NULL};
 static const char *const cond_keys[] = {"model", "transport", "arrival", "rate_per_s", "clients", "batch",
                                         "placement", "duration_s", "duration_ms", "duration_us", "warmup_s",
-                                        "warmup_ms", "warmup_us", "background_cores", NULL};
+                                        "warmup_ms", "warmup_us", "background_cores", "arrivals_s", "arrivals_ms",
+                                        "arrivals_us", NULL};
 static const char *const result_keys[] = {"requests", "throughput_per_s", "latency_mean_s", "latency_mean_ms",
                                           "latency_mean_us", "latency_p50_s", "latency_p50_ms", "latency_p50_us",
                                           "latency_p99_s", "latency_p99_ms", "latency_p99_us", NULL};
@@ -335,6 +336,39 @@ static int read_sample(const ss_hwprofile *p, const ss_node *n, ss_hwp_sample *s
     return 0;
 }
 
+/* A poisson run's `arrivals_<unit>`, optional: the instants the load generator
+ * sent its requests at, from the run's start (warm-up included), non-decreasing,
+ * each inside the run (< warm-up + duration).  `servesim validate` replays them. */
+static int arrivals(const ss_node *c, const ss_hwprofile *p, ss_hwp_run *r, ss_err *err)
+{
+    char key[64];
+    snprintf(key, sizeof key, "arrivals_%s", p->time_unit);
+    if (!ss_map_find(c, key)) return 0;
+    if (r->clients)
+        return ss_node_err(ss_map_find(c, key), err, "%s: a closed run's clients send on completions; arrivals are "
+                                                     "a poisson run's", key);
+    ss_node *seq;
+    TRY(ss_cfg_seq(c, key, &seq, SS_REQ, err));
+    if (seq->n == 0) return ss_node_err(seq, err, "%s: expected at least one arrival (or leave the key out)", key);
+    double end_s = r->warmup_s + r->duration_s;
+    r->arrivals_s = ss_xcalloc(seq->n, sizeof *r->arrivals_s);
+    for (size_t i = 0; i < seq->n; i++) {
+        char what[96];
+        double t;
+        snprintf(what, sizeof what, "%s[%zu]", key, i);
+        TRY(ss_node_num(seq->items[i], what, &t, SS_NONNEG, err));
+        t *= unit_scale(p->time_unit);
+        if (i && t < r->arrivals_s[i - 1])
+            return ss_node_err(seq->items[i], err, "%s: expected arrivals in time order, got %s after %.17g", what,
+                               seq->items[i]->value, r->arrivals_s[i - 1] / unit_scale(p->time_unit));
+        if (t >= end_s)
+            return ss_node_err(seq->items[i], err, "%s: expected an instant inside the run (before warm-up + "
+                                                   "duration, %.17g s), got %s", what, end_s, seq->items[i]->value);
+        r->arrivals_s[r->narrivals++] = t;
+    }
+    return 0;
+}
+
 static int read_run(const ss_hwprofile *p, const ss_node *n, ss_hwp_run *r, ss_err *err)
 {
     TRY(ss_node_expect(n, SS_NODE_MAP, "run", err));
@@ -367,6 +401,7 @@ static int read_run(const ss_hwprofile *p, const ss_node *n, ss_hwp_run *r, ss_e
     TRY(ss_cfg_num(c, "background_cores", &r->background_cores, SS_NONNEG, err));
     TRY(time1(c, "duration", p, &r->duration_s, SS_REQ | SS_POS, err));
     TRY(time1(c, "warmup", p, &r->warmup_s, SS_NONNEG, err));
+    TRY(arrivals(c, p, r, err));
     TRY(ss_cfg_map(n, "results", &res, SS_REQ, err));
     TRY(ss_cfg_check_keys(res, result_keys, "results", err));
     TRY(ss_cfg_num(res, "requests", &r->requests, SS_REQ | SS_NONNEG | SS_INT, err));
@@ -446,6 +481,7 @@ static void free_run(ss_hwp_run *r)
     free(r->transport);
     free(r->arrival);
     free(r->placement);
+    free(r->arrivals_s);
 }
 
 void ss_hwprofile_free(ss_hwprofile *p)

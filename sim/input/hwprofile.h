@@ -83,6 +83,8 @@ typedef struct ss_hwp_run {
     unsigned batch;          /* >= 1 (1 if absent) */
     double duration_s, warmup_s;
     double background_cores; /* cores busy with other work during the run (>= 0); NAN if not given */
+    double *arrivals_s;      /* poisson, optional: the send instants from the run's start, in order; NULL if absent */
+    size_t narrivals;
     double requests, throughput_per_s;
     double latency_mean_s, latency_p50_s, latency_p99_s;
 } ss_hwp_run;

@@ -97,6 +97,47 @@ static int read_steps(ss_workload_cfg *w, const ss_node *it, ss_err *err)
     return 0;
 }
 
+/* `trace`: arrivals from a CSV `file` (times from its first arrival) or
+ * written inline as `times_s` (from start_s, as written: an end-to-end run's
+ * measured send instants, `servesim validate`); one of the two. */
+static int read_trace(ss_workload_cfg *w, const ss_node *it, ss_err *err)
+{
+    double scale = 1.0;
+    TRY(ss_cfg_num(it, "time_scale", &scale, SS_POS, err));
+    const ss_node *fn = ss_map_find(it, "file"), *tn = ss_map_find(it, "times_s");
+    if (fn && tn) return ss_node_err(tn, err, "times_s: a trace has a file or inline times_s, not both");
+    if (!fn && !tn) return ss_node_err(it, err, "trace workload: expected 'file' (a CSV trace) or 'times_s' (a list)");
+    if (tn) {
+        ss_node *seq;
+        TRY(ss_cfg_seq(it, "times_s", &seq, SS_REQ, err));
+        if (seq->n == 0) return ss_node_err(seq, err, "times_s: expected at least one arrival time");
+        w->times_s = ss_xcalloc(seq->n, sizeof *w->times_s);
+        for (size_t i = 0; i < seq->n; i++) {
+            char what[48];
+            double t;
+            snprintf(what, sizeof what, "times_s[%zu]", i);
+            TRY(ss_node_num(seq->items[i], what, &t, SS_NONNEG, err));
+            t *= scale;
+            if (i && t < w->times_s[i - 1])
+                return ss_node_err(seq->items[i], err, "%s: expected times in order, got %s after %s", what,
+                                   seq->items[i]->value, seq->items[i - 1]->value);
+            w->times_s[w->ntimes++] = t;
+        }
+        return 0;
+    }
+    const char *file;
+    TRY(ss_cfg_str(it, "file", &file, SS_REQ, err));
+    char *path = ss_node_path(fn, file);
+    if (access(path, R_OK) != 0) {
+        int r = ss_node_err(fn, err, "trace file '%s' not found or not readable", path);
+        free(path);
+        return r;
+    }
+    int rc = ss_trace_load(path, scale, &w->times_s, &w->ntimes, err);
+    free(path);
+    return rc;
+}
+
 static int read_workload(ss_scenario *sc, ss_workload_cfg *w, const ss_node *it, ss_err *err)
 {
     static const char *const common[] = {"name", "kind", "target", "priority", "start_s"};
@@ -108,7 +149,7 @@ static int read_workload(ss_scenario *sc, ss_workload_cfg *w, const ss_node *it,
         [SS_WL_INTERARRIVAL] = {"interarrival"},
         [SS_WL_STEPS] = {"steps", "scale"},
         [SS_WL_CLOSED] = {"clients", "think"},
-        [SS_WL_TRACE] = {"file", "time_scale"},
+        [SS_WL_TRACE] = {"file", "times_s", "time_scale"},
         [SS_WL_SYNTHETIC] = {"shape", "median_rps", "peak_to_median", "length_s", "step_s", "correlation_s", "scale"},
         [SS_WL_AZURE_FN] = {"file", "function", "from_minute", "minutes", "scale"},
     };
@@ -178,23 +219,7 @@ static int read_workload(ss_scenario *sc, ss_workload_cfg *w, const ss_node *it,
         else ss_dist_deterministic(&w->think, 0.0);
         break;
     }
-    case SS_WL_TRACE: {
-        const char *file;
-        double scale = 1.0;
-        TRY(ss_cfg_str(it, "file", &file, SS_REQ, err));
-        TRY(ss_cfg_num(it, "time_scale", &scale, SS_POS, err));
-        const ss_node *fn = ss_map_find(it, "file");
-        char *path = ss_node_path(fn, file);
-        if (access(path, R_OK) != 0) {
-            int r = ss_node_err(fn, err, "trace file '%s' not found or not readable", path);
-            free(path);
-            return r;
-        }
-        rc = ss_trace_load(path, scale, &w->times_s, &w->ntimes, err);
-        free(path);
-        TRY(rc);
-        break;
-    }
+    case SS_WL_TRACE: TRY(read_trace(w, it, err)); break;
     }
     return 0;
 }

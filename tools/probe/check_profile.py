@@ -131,6 +131,7 @@ def check(doc):
                           required=False)
             if c.get("arrival") == "poisson":
                 _check_fields(f"{p}.conditions", c, {"rate_per_s": "time"}, errs)
+                _check_arrivals(f"{p}.conditions", c, errs)
             elif c.get("arrival") == "closed":
                 _check_fields(f"{p}.conditions", c, {"clients": "count"}, errs)
         if isinstance(r.get("results"), dict):
@@ -144,6 +145,24 @@ def check(doc):
                 errs.append(f"{path}: mixed units: '_{unit}' after '_{first[0]}' at {first[1]}")
                 break
     return errs
+
+
+def _check_arrivals(p, c, errs):
+    """A poisson run's optional arrivals_s: offsets >= 0, in order, inside warm-up + duration."""
+    a = c.get("arrivals_s")
+    if a is None:
+        return
+    if not isinstance(a, list) or not a:
+        errs.append(f"{p}.arrivals_s: expected a non-empty list of offsets (s)")
+        return
+    end = c.get("warmup_s", 0) + c.get("duration_s", 0) if all(
+        isinstance(c.get(k, 0), (int, float)) for k in ("warmup_s", "duration_s")) else float("inf")
+    prev = 0.0
+    for i, t in enumerate(a):
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or t < prev or t >= end:
+            errs.append(f"{p}.arrivals_s[{i}]: expected an offset in order, from {prev:g} to below {end:g} s")
+            return
+        prev = t
 
 
 def check_file(path):
@@ -176,6 +195,9 @@ def self_test():
         "float bytes": lambda d: d["samples"][1].__setitem__("bytes", 4000.5),
         "no clients": lambda d: d["runs"][0]["conditions"].pop("clients"),
         "unknown micro_mode": lambda d: d["samples"][1].__setitem__("micro_mode", "cold"),
+        "arrivals out of order": lambda d: d["runs"].append(
+            {"id": "b", "conditions": dict(d["runs"][0]["conditions"], arrival="poisson", rate_per_s=2.0,
+                                           arrivals_s=[0.1, 0.5, 0.3]), "results": d["runs"][0]["results"]}),
     }
     failed = 0
     if check(good):

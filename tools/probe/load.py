@@ -4,7 +4,7 @@ Two load generators, both in the probe's own process (the client is on the same 
   closed   N synchronous clients, zero think time: N requests in flight, each completion sends
            that client's next request (BlockFlow's TaskGenerator, synchronous mode).
   poisson  open loop: exponential inter-arrival times at rate_per_s from a seeded
-           random.Random, sent by a thread at their scheduled instants.
+           random.Random (arrivals.py), sent by a thread at their scheduled instants.
 Latency is client send -> client has the output tensor (time.perf_counter_ns, CLOCK_MONOTONIC).
 A run has a warm-up, then a measured window of duration_s: the statistics cover the requests
 sent inside the window; throughput is the completions received inside the window over its
@@ -15,7 +15,6 @@ The machine may be shared: over the window, CpuMeter reads the machine's busy CP
 run says how many cores others took from it (background_cores) and how many it used.
 """
 import os
-import random
 import threading
 import time
 
@@ -168,22 +167,11 @@ def run_closed(pipe, payload, clients, warmup_s, duration_s, drain_s=60):
     return res, lost, stats, meter.cores()
 
 
-def poisson_times(rate_per_s, seed, horizon_s):
-    """Arrival offsets (s) of a Poisson process on [0, horizon_s), from random.Random(seed)."""
-    rng = random.Random(seed)
-    t, out = 0.0, []
-    while True:
-        t += rng.expovariate(rate_per_s)
-        if t >= horizon_s:
-            return out
-        out.append(t)
-
-
-def run_poisson(pipe, payload, rate_per_s, seed, warmup_s, duration_s, drain_s=60):
-    """Open-loop Poisson arrivals; returns (results, lost, per-process counters, CPU use)."""
+def run_poisson(pipe, payload, arrivals, warmup_s, duration_s, drain_s=60):
+    """Open loop: a request at each offset (s) of arrivals (arrivals.py's schedule), from the
+    run's start; returns (results, lost, per-process counters, CPU use)."""
     sent, done = {}, {}
     meter = _meter(pipe)
-    arrivals = poisson_times(rate_per_s, seed, warmup_s + duration_s)
     t0 = time.perf_counter_ns()
     w0 = t0 + int(warmup_s * NS)
     w1 = w0 + int(duration_s * NS)

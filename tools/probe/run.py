@@ -20,6 +20,8 @@ import sys
 import sysconfig
 import time
 
+import arrivals
+
 OPENBLAS_DIR = f"/usr/lib/{sysconfig.get_config_var('MULTIARCH') or 'x86_64-linux-gnu'}/openblas-openmp"
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -185,7 +187,7 @@ def _placement(threads):
             f"sharing {os.cpu_count()} cores; ipc:// sockets")
 
 
-def _run_entry(kind, arrival, value, res, cfg, threads, duration_s, cpu):
+def _run_entry(kind, arrival, value, res, cfg, threads, duration_s, cpu, sched=None):
     cond = {"model": "resnet50-split", "transport": kind, "arrival": arrival}
     if arrival == "poisson":
         cond["rate_per_s"] = value
@@ -197,6 +199,8 @@ def _run_entry(kind, arrival, value, res, cfg, threads, duration_s, cpu):
                  "warmup_s": cfg["warmup_s"]})
     if cpu["background_cores"] == cpu["background_cores"]:      # not NaN
         cond["background_cores"] = round(cpu["background_cores"], 3)
+    if sched is not None:
+        cond["arrivals_s"] = sched                      # replayed by servesim validate
     return {"id": rid, "conditions": cond, "results": res}
 
 
@@ -226,29 +230,30 @@ def run_e2e(cfg, split, seed, threads, log):
     import pipeline as pl
     runs, rss = [], {}
     payload = pl.pickled_input(split["blocks"][0]["in_shape"], seed)
-    for ti, kind in enumerate(("zmq-copy", "shm-handle")):
+    for ti, kind in enumerate(arrivals.TRANSPORTS):
         t0 = time.monotonic()
         pipe = pl.Pipeline(split, kind, threads=threads, seed=seed)
         log(f"e2e {kind}: pipeline up in {time.monotonic() - t0:.1f} s")
         try:
-            runs += _e2e_transport(pipe, kind, seed * 1000 + ti * 100, cfg, threads, payload, rss, log)
+            runs += _e2e_transport(pipe, kind, (seed, ti), cfg, threads, payload, rss, log)
         finally:
             pipe.close()
     mem = [{"kind": "memory", "what": role, "device": "cpu", "bytes": b} for role, b in sorted(rss.items())]
     return runs, mem
 
 
-def _e2e_transport(pipe, kind, seed0, cfg, threads, payload, rss, log):
+def _e2e_transport(pipe, kind, seeds, cfg, threads, payload, rss, log):
     """Closed loop for every client count, then Poisson at fractions of the capacity those
-    runs measured (_capacity), seeds seed0 + load index. Peak RSS per process goes into rss."""
+    runs measured (_capacity), each on the arrival schedule of (probe seed, transport index) = seeds
+    and its load index (arrivals.py), recorded in the run as arrivals_s. Peak RSS per process goes into rss."""
     import load
     runs, closed = [], {}
 
-    def record(arrival, value, res, lost, counters, cpu, window_s, text):
+    def record(arrival, value, res, lost, counters, cpu, window_s, text, sched=None):
         if not res["requests"]:
             log(f"  {text}: no request completed in the window; run left out")
             return
-        runs.append(_run_entry(kind, arrival, value, res, cfg, threads, window_s, cpu))
+        runs.append(_run_entry(kind, arrival, value, res, cfg, threads, window_s, cpu, sched))
         log(f"  {text}: {res['throughput_per_s']:6.2f} /s  mean {1e3 * res['latency_mean_s']:7.1f} ms"
             f"  p50 {1e3 * res['latency_p50_s']:7.1f} ms  p99 {1e3 * res['latency_p99_s']:7.1f} ms"
             f"  ({res['requests']} requests{', %d not back' % lost if lost else ''})  {_cpu_text(cpu)}")
@@ -268,10 +273,10 @@ def _e2e_transport(pipe, kind, seed0, cfg, threads, payload, rss, log):
     log(f"  capacity (median closed-loop throughput, clients >= {max(closed) / 2:g}): {capacity:.2f} /s")
     for li, frac in enumerate(cfg["loads"]):
         rate = round(frac * capacity, 2)
-        res, lost, counters, cpu = load.run_poisson(pipe, payload, rate, seed0 + li,
-                                                    cfg["warmup_s"], cfg["poisson_s"])
+        sched = arrivals.schedule(rate, arrivals.schedule_seed(*seeds, li), cfg["warmup_s"], cfg["poisson_s"])
+        res, lost, counters, cpu = load.run_poisson(pipe, payload, sched, cfg["warmup_s"], cfg["poisson_s"])
         record("poisson", rate, res, lost, counters, cpu, cfg["poisson_s"],
-               f"poisson {rate:6.2f} /s ({100 * frac:.0f}%)")
+               f"poisson {rate:6.2f} /s ({100 * frac:.0f}%)", sched)
     return runs
 
 
