@@ -447,7 +447,7 @@ static void test_bad_too_few(void)
 static void test_bad_unknown_kind(void)
 {
     refused(HEAD "{\"kind\": \"network\", \"bytes\": 10, \"latency_s\": [1, 2, 3]}\n]\n}\n", 6, "\"network\"",
-            "kind: unknown value 'network'; expected one of: compute, transport, memcpy, memory, coldstart", "");
+            "kind: unknown value 'network'; expected one of: compute, transport, memcpy, memory, coldstart, stacking", "");
 }
 
 static void test_bad_not_json(void)
@@ -767,7 +767,71 @@ static void test_bad_model_profile(void)
     ss_test_rmtree(dir);
 }
 
+/* Wake-up stacking (calibrate_stacking.c) drawn from its own model: a
+ * baseline ring whose stretches are timer noise e ~ N(20 us, 20 us) (some
+ * below 0, as two clocks give), and a ring with a thread per core whose
+ * burns each have two chances q = 0.4 to be stacked, each costing
+ * Exp(m / 2), m = 4 ms, plus the noise.  Over 20 seeds the 95% intervals of
+ * q and m miss at most 4 times each (Binomial(20, 0.05): more than 4 has
+ * probability 0.016), and the estimates are within 15% of the truth. */
+static char *stacking_profile(const char *dir, unsigned seed, double q, double m_s, size_t nbase, size_t nload)
+{
+    char *text = NULL;
+    size_t len;
+    FILE *f = open_memstream(&text, &len);
+    gsl_rng *r = ss_rng_stream(seed, 0, "test_calibrate/stacking");
+    fputs(HEAD, f);
+    for (int k = 0; k < 2; k++) {
+        size_t n = k ? nload : nbase;
+        fprintf(f, "{\"kind\": \"stacking\", \"runnable\": %d, \"cores\": 2, \"work_s\": 0.02, \"stretch_s\": [",
+                k ? 2 : 1);
+        for (size_t i = 0; i < n; i++) {
+            double v = 2e-5 + gsl_ran_gaussian(r, 2e-5);
+            for (int c = 0; k && c < 2; c++)
+                if (gsl_rng_uniform(r) < q) v += gsl_ran_exponential(r, m_s / 2);
+            fprintf(f, "%s%.9g", i ? ", " : "", v);
+        }
+        fputs(k ? "]}\n]\n}\n" : "]},\n", f);
+    }
+    gsl_rng_free(r);
+    fclose(f);
+    char *file = ss_test_write(dir, "stacking.json", text);
+    free(text);
+    return file;
+}
+
+static void test_stacking_inside_intervals(void)
+{
+    enum { SEEDS = 20 };
+    const double q = 0.4, m_s = 0.004;
+    int miss_q = 0, miss_m = 0, far = 0, ran = 0;
+    for (unsigned seed = 1; seed <= SEEDS; seed++) {
+        char *dir = ss_test_tmpdir();
+        free(stacking_profile(dir, seed, q, m_s, 1000, 2000));
+        cJSON *m = calibrate(dir, "stacking.json");
+        const cJSON *st = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(m, "scheduler"), "stacking");
+        CU_ASSERT_PTR_NOT_NULL(st);
+        if (st) {
+            ran++;
+            const cJSON *qi = cJSON_GetObjectItemCaseSensitive(st, "probability_ci95");
+            const cJSON *mi = cJSON_GetObjectItemCaseSensitive(st, "mean_s_ci95");
+            miss_q += !(cJSON_GetArrayItem(qi, 0)->valuedouble <= q && q <= cJSON_GetArrayItem(qi, 1)->valuedouble);
+            miss_m += !(cJSON_GetArrayItem(mi, 0)->valuedouble <= m_s && m_s <= cJSON_GetArrayItem(mi, 1)->valuedouble);
+            far += fabs(num(st, "probability") / q - 1) > 0.15 || fabs(num(st, "mean_s") / m_s - 1) > 0.15;
+            CU_ASSERT_EQUAL(num(st, "cores"), 2);
+        }
+        cJSON_Delete(m);
+        ss_test_rmtree(dir);
+    }
+    CU_ASSERT_EQUAL(ran, SEEDS);
+    if (miss_q > 4 || miss_m > 4 || far) fprintf(stderr, "\n  stacking: misses q %d, m %d; far %d\n", miss_q, miss_m, far);
+    CU_ASSERT_TRUE(miss_q <= 4);
+    CU_ASSERT_TRUE(miss_m <= 4);
+    CU_ASSERT_EQUAL(far, 0);
+}
+
 SS_TEST_SUITE("calibrate", {"known laws: 95% intervals cover over 20 seeds", test_laws_inside_intervals},
+              {"wake-up stacking: 95% intervals cover over 20 seeds", test_stacking_inside_intervals},
               {"a hop's sender, receiver and delivery laws: 95% intervals cover over 100 seeds, the parameters",
                test_split_inside_intervals},
               {"known families: the one drawn is chosen (2,000 draws, 5 seeds each)", test_picks_the_family},

@@ -21,6 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/engine.h"
+#include "core/rng.h"
+#include "serve/pipeline_compute.h"
 #include "test_blockflow.h"
 
 static const char *const split =
@@ -242,7 +245,114 @@ static void test_bad_input(void)
     ss_test_rmtree(dir);
 }
 
-SS_TEST_SUITE("pipeline-compute", {"two hops' CPU parts share a 1-core host", test_cpu_parts_share_a_core},
+/* Wake-up stacking (pipeline_compute.c) by hand on one host of 2 cores, 1 s
+ * of work each.  Probability 1, migration never (mean 1e9 s): B starts
+ * beside A, is stacked on A's core, both run at half a core and end at 2 s,
+ * while C, starting at 0.5 s, takes the free core and ends at 1.5 s.  A
+ * migration after about 1e-9 s: all end as if unstacked - A and B on a core
+ * each, C arriving to no free core (so not stacked) and the three sharing
+ * the two cores by max-min: A and B at 1.25 s, C at 1.75 s.  Probability
+ * 0: the same.  Alone, nothing is stacked (A at 1 s). */
+static double stack_done_s[3];
+
+static void stack_done(void *ctx, uint64_t arg)
+{
+    stack_done_s[arg] = ss_now(ctx);
+}
+
+static ss_pc_place stack_place[3];
+
+static void stack_start(ss_engine *eng, void *ctx, uint64_t arg)
+{
+    ss_pcomp_cpu_on(ctx, &stack_place[arg], 1, 0, 1.0, stack_done, eng, arg);
+}
+
+static void stack_case(double prob, double mean_s, int n, double *out)
+{
+    ss_engine *eng = ss_engine_new();
+    double cores = 2;
+    ss_pcomp *c = ss_pcomp_new(eng, 1, &cores, 0, NULL, NULL, 2);
+    ss_pcomp_set_stacking(c, prob, mean_s, ss_rng_stream(1, 0, "test/stacking"));
+    for (int i = 0; i < 3; i++) {
+        stack_done_s[i] = NAN;
+        ss_pc_place_init(&stack_place[i], c);
+    }
+    double at[3] = {0, 0, 0.5};
+    for (int i = 0; i < n; i++) ss_schedule(eng, at[i], stack_start, c, (uint64_t)i);
+    ss_engine_run(eng, 100);
+    for (int i = 0; i < 3; i++) out[i] = stack_done_s[i];
+    ss_pcomp_free(c);
+    ss_engine_free(eng);
+}
+
+/* A thread's stacking lasts across its consecutive pieces: X wakes beside A
+ * (10 s of work) and is stacked; its two pieces of 0.5 s run at half a core,
+ * back to back, ending at 1 and 2 s (not 1 and 1.5). */
+static ss_pcomp *chain_c;
+
+static void chain_second(void *ctx, uint64_t arg)
+{
+    (void)arg;
+    stack_done_s[2] = ss_now(ctx);
+}
+
+static void chain_first(void *ctx, uint64_t arg)
+{
+    (void)arg;
+    stack_done_s[1] = ss_now(ctx);
+    ss_pcomp_cpu_on(chain_c, &stack_place[1], 0, 0, 0.5, chain_second, ctx, 0);
+}
+
+static void chain_start(ss_engine *eng, void *ctx, uint64_t arg)
+{
+    if (arg == 0) ss_pcomp_cpu_on(ctx, &stack_place[0], 1, 0, 10.0, stack_done, eng, 0);
+    else ss_pcomp_cpu_on(ctx, &stack_place[1], 1, 0, 0.5, chain_first, eng, 0);
+}
+
+static void test_stacking_lasts_across_pieces(void)
+{
+    ss_engine *eng = ss_engine_new();
+    double cores = 2;
+    chain_c = ss_pcomp_new(eng, 1, &cores, 0, NULL, NULL, 2);
+    ss_pcomp_set_stacking(chain_c, 1, 1e9, ss_rng_stream(1, 0, "test/stacking"));
+    for (int i = 0; i < 3; i++) ss_pc_place_init(&stack_place[i], chain_c);
+    ss_schedule(eng, 0, chain_start, chain_c, 0);
+    ss_schedule(eng, 0, chain_start, chain_c, 1);
+    ss_engine_run(eng, 100);
+    CU_ASSERT_DOUBLE_EQUAL(stack_done_s[1], 1.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(stack_done_s[2], 2.0, 1e-9);
+    /* A: half a core for 2 s, then alone: 1 + 9 s more */
+    CU_ASSERT_DOUBLE_EQUAL(stack_done_s[0], 11.0, 1e-9);
+    ss_pcomp_free(chain_c);
+    ss_engine_free(eng);
+}
+
+static void test_wakeup_stacking(void)
+{
+    double t[3];
+    stack_case(1, 1e9, 3, t);
+    CU_ASSERT_DOUBLE_EQUAL(t[0], 2.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(t[1], 2.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(t[2], 1.5, 1e-9);
+    stack_case(1, 1e-9, 3, t);
+    CU_ASSERT_DOUBLE_EQUAL(t[0], 1.25, 1e-6);
+    CU_ASSERT_DOUBLE_EQUAL(t[1], 1.25, 1e-6);
+    CU_ASSERT_DOUBLE_EQUAL(t[2], 1.75, 1e-6);
+    stack_case(0, 1, 3, t);
+    CU_ASSERT_DOUBLE_EQUAL(t[0], 1.25, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(t[1], 1.25, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(t[2], 1.75, 1e-9);
+    stack_case(1, 1e9, 1, t);
+    CU_ASSERT_DOUBLE_EQUAL(t[0], 1.0, 1e-9);
+    /* a stacked pair ends when the first of them does: A's partner runs at a full core again */
+    stack_case(1, 1e9, 2, t);
+    CU_ASSERT_DOUBLE_EQUAL(t[0], 2.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(t[1], 2.0, 1e-9);
+}
+
+SS_TEST_SUITE("pipeline-compute",
+              {"wake-up stacking: a start shares a busy core until migrated", test_wakeup_stacking},
+              {"wake-up stacking lasts across a thread's consecutive pieces", test_stacking_lasts_across_pieces}, {"two hops' CPU parts share a 1-core host", test_cpu_parts_share_a_core},
               {"two blocks share a GPU; the contention knob", test_blocks_share_a_gpu},
               {"receiver and I/O threads overlap main-thread compute", test_threads_overlap_compute},
               {"single client: thesis figures as under fixed compute", test_single_client_unchanged},

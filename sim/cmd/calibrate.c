@@ -110,7 +110,7 @@ void ss_cal_put_interval(cJSON *o, const char *key, double mid, double half)
     cJSON_AddItemToArray(a, cJSON_CreateNumber(ss_cal_round10(mid + half)));
 }
 
-static cJSON *refs_json(const group *g)
+cJSON *ss_cal_refs_json(const group *g)
 {
     cJSON *a = cJSON_CreateArray();
     for (size_t i = 0; i < g->nrefs; i++) {
@@ -299,7 +299,7 @@ cJSON *ss_cal_law_json(const char *law, const char *x, const char *p0, const cha
     ss_cal_put_num(o, "r2", f->r2);
     cJSON_AddStringToObject(o, "method", g->summary ? POINTS_METHOD : LS_METHOD);
     put_mode(o, g);
-    cJSON_AddItemToObject(o, "from", refs_json(g));
+    cJSON_AddItemToObject(o, "from", ss_cal_refs_json(g));
     return o;
 }
 
@@ -387,7 +387,7 @@ cJSON *ss_cal_dist_json(const group *g, const ss_dist_fits *d)
     cJSON_AddItemToObject(o, "service", svc);
     if (g->summary) {
         cJSON_AddStringToObject(o, "method", MOMENTS_METHOD);
-        cJSON_AddItemToObject(o, "from", refs_json(g));
+        cJSON_AddItemToObject(o, "from", ss_cal_refs_json(g));
         return o;
     }
     cJSON_AddStringToObject(o, "method",
@@ -398,7 +398,7 @@ cJSON *ss_cal_dist_json(const group *g, const ss_dist_fits *d)
     cJSON *c = cJSON_AddObjectToObject(o, "candidates");
     for (int f = 0; f < SS_FIT_NFAMILIES; f++)
         cJSON_AddItemToObject(c, ss_fit_family_name((ss_fit_family)f), candidate_json((ss_fit_family)f, &d->fit[f]));
-    cJSON_AddItemToObject(o, "from", refs_json(g));
+    cJSON_AddItemToObject(o, "from", ss_cal_refs_json(g));
     return o;
 }
 
@@ -436,6 +436,10 @@ static void collect(calib *c, ss_hwprofile *const *profs, size_t nprofs)
             case SS_HWP_COLDSTART:
                 k = ss_xasprintf("%s\x1f%s\x1f%s", s->model, s->stage, s->piece ? s->piece : "");
                 ss_cal_add(&c->colds, k, profs[f], i, 0);
+                break;
+            case SS_HWP_STACKING:
+                k = ss_xasprintf("%u cores", s->batch);
+                ss_cal_add(&c->stacks, k, profs[f], i, s->threads);
                 break;
             }
             free(k);
@@ -856,7 +860,7 @@ static void summaries(calib *c)
         ss_cal_put_num(m, "bytes", s->bytes);
         ss_cal_put_num(m, "mib", s->bytes / 1048576.0);
         cJSON_AddStringToObject(m, "method", "the first reading (later ones listed in from)");
-        cJSON_AddItemToObject(m, "from", refs_json(g));
+        cJSON_AddItemToObject(m, "from", ss_cal_refs_json(g));
         cJSON_AddItemToArray(mem, m);
     }
     cJSON *cold = cJSON_AddArrayToObject(c->root, "coldstart");
@@ -883,7 +887,7 @@ static void summaries(calib *c)
         ss_cal_put_num(m, "sd_s", sd);
         cJSON_AddStringToObject(m, "method", g->summary ? "published summaries pooled by n"
                                                         : "sample mean and standard deviation (n - 1)");
-        cJSON_AddItemToObject(m, "from", refs_json(g));
+        cJSON_AddItemToObject(m, "from", ss_cal_refs_json(g));
         cJSON_AddItemToArray(cold, m);
     }
 }
@@ -946,7 +950,7 @@ int ss_calibrate(ss_hwprofile *const *profs, size_t nprofs, const ss_calib_opts 
     if (bad) {
         fclose(c.sum);
         cJSON_Delete(c.root);
-        groups *all[] = {&c.dists, &c.laws, &c.transports, &c.memcpys, &c.colds, &c.memory};
+        groups *all[] = {&c.dists, &c.laws, &c.transports, &c.memcpys, &c.colds, &c.memory, &c.stacks};
         for (size_t k = 0; k < sizeof all / sizeof *all; k++) ss_cal_groups_free(all[k]);
         return -1;
     }
@@ -959,6 +963,7 @@ int ss_calibrate(ss_hwprofile *const *profs, size_t nprofs, const ss_calib_opts 
     if (rc == 0) fprintf(c.sum, "transports and memcpy (time vs bytes):\n");
     if (rc == 0) rc = transport_laws(&c, err);
     if (rc == 0) rc = blocks(&c, dfits, lfits, err);
+    if (rc == 0) rc = ss_cal_stacking(&c, err);
     if (rc == 0) {
         size_t chosen[SS_FIT_NFAMILIES] = {0};
         cJSON *arr = cJSON_AddArrayToObject(c.root, "distributions");
@@ -972,7 +977,7 @@ int ss_calibrate(ss_hwprofile *const *profs, size_t nprofs, const ss_calib_opts 
         /* people read the file from the top: what a scenario uses first, then the fits */
         static const char *const order[] = {"name", "description", "source", "calibrated_from", "process", "blocks",
                                             "transports", "transport_fits", "memcpy", "memcpy_paths", "compute_laws",
-                                            "distributions", "memory", "coldstart"};
+                                            "distributions", "memory", "coldstart", "scheduler"};
         for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
             cJSON *it = cJSON_DetachItemFromObjectCaseSensitive(c.root, order[i]);
             if (it) cJSON_AddItemToObject(c.root, order[i], it);
@@ -989,7 +994,7 @@ int ss_calibrate(ss_hwprofile *const *profs, size_t nprofs, const ss_calib_opts 
     free(dfits);
     free(lfits);
     cJSON_Delete(c.root);
-    groups *all[] = {&c.dists, &c.laws, &c.transports, &c.memcpys, &c.colds, &c.memory};
+    groups *all[] = {&c.dists, &c.laws, &c.transports, &c.memcpys, &c.colds, &c.memory, &c.stacks};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) ss_cal_groups_free(all[i]);
     free(c.tp);
     return rc;

@@ -65,6 +65,7 @@ typedef struct calib {
     groups memcpys;    /* one group */
     groups colds;      /* coldstart samples by (model, stage) */
     groups memory;     /* memory readings by (what, device) */
+    groups stacks;     /* wake-up stacking samples by cores (x: runnable) */
     cJSON *root;
     FILE *sum;         /* the summary */
     tparam *tp;        /* per transport: its affine parameters from the laws */
@@ -86,6 +87,7 @@ cJSON *ss_cal_law_json(const char *law, const char *x, const char *p0, const cha
                        const group *g);
 cJSON *ss_cal_service_json(const ss_dist_fits *d, const group *g);
 cJSON *ss_cal_dist_json(const group *g, const ss_dist_fits *d);
+cJSON *ss_cal_refs_json(const group *g);
 int ss_cal_fit_dist(const group *g, ss_dist_fits *d, ss_err *err);
 
 /* blocks (calibrate.c) */
@@ -94,6 +96,9 @@ int ss_cal_pick_model(const calib *c, const char **model, ss_err *err);
 long ss_cal_pick_config(const calib *c, const char *model, const char *blk);
 size_t ss_cal_smallest_batch(const calib *c, size_t law);
 void ss_cal_header(calib *c, ss_hwprofile *const *profs, size_t nprofs);
+
+/* the scheduler's wake-up stacking (calibrate_stacking.c): scheduler.stacking in the model file */
+int ss_cal_stacking(calib *c, ss_err *err);
 
 /* --base (calibrate_base.c): the base file of c->o with the fitted numbers put in, as *json. */
 int ss_cal_fill_base(calib *c, const ss_dist_fits *dfits, ss_hwprofile *const *profs, size_t nprofs, char **json,

@@ -13,13 +13,13 @@
         if ((x) < 0) return -1; \
     } while (0)
 
-static const char *const kind_names[] = {"compute", "transport", "memcpy", "memory", "coldstart", NULL};
+static const char *const kind_names[] = {"compute", "transport", "memcpy", "memory", "coldstart", "stacking", NULL};
 static const char *const stage_names[] = {"load", "init", "transfer", NULL};
 static const char *const arrival_names[] = {"poisson", "closed", NULL};
 
 const char *ss_hwp_kind_name(ss_hwp_kind k)
 {
-    return k <= SS_HWP_COLDSTART ? kind_names[k] : "?";
+    return k <= SS_HWP_STACKING ? kind_names[k] : "?";
 }
 
 static const char *const top_keys[] = {"servesim_profile", "source", "environment", "samples", "runs", NULL};
@@ -42,8 +42,13 @@ static const char *const memcpy_keys[] = {"kind",       "bytes", "latency_s", "l
 static const char *const memory_keys[] = {"kind", "what", "device", "bytes", "notes", "source", NULL};
 static const char *const coldstart_keys[] = {"kind", "model", "layer", "stage", "duration_s", "duration_ms",
                                              "duration_us", "notes", "source", NULL};
+/* The scheduler's wake-up stacking (tools/probe/stacking.py): per burn of CPU
+ * work, wall minus CPU time (two clocks: a few microseconds below 0 happen),
+ * with `runnable` threads taking turns on `cores`. */
+static const char *const stacking_keys[] = {"kind",  "runnable",  "cores",  "work_s", "work_ms", "work_us",
+                                            "stretch_s", "stretch_ms", "stretch_us", "notes", "source", NULL};
 static const char *const *const sample_keys[] = {compute_keys, transport_keys, memcpy_keys, memory_keys,
-                                                 coldstart_keys};
+                                                 coldstart_keys, stacking_keys};
 static const char *const run_keys[] = {"id", "conditions", "results", "notes", NULL};
 static const char *const cond_keys[] = {"model", "transport", "arrival", "rate_per_s", "clients", "batch",
                                         "placement", "duration_s", "duration_ms", "duration_us", "warmup_s",
@@ -331,6 +336,30 @@ static int read_sample(const ss_hwprofile *p, const ss_node *n, ss_hwp_sample *s
         TRY(ss_cfg_enum(n, "stage", stage_names, &stage, SS_REQ, err));
         s->stage = ss_xstrdup(stage_names[stage]);
         return times(n, "duration", p, s, err);
+    }
+    case SS_HWP_STACKING: {
+        TRY(count(n, "runnable", &s->threads, SS_REQ, err));
+        TRY(count(n, "cores", &s->batch, SS_REQ, err));
+        if (s->threads > s->batch)
+            return ss_node_err(ss_map_find(n, "runnable"), err,
+                               "runnable: expected at most the cores (%u): stacking is measured with a core free "
+                               "for every thread", s->batch);
+        s->sd_s = NAN;
+        TRY(time1(n, "work", p, &s->sd_s, SS_POS, err)); /* optional: the CPU time per burn */
+        char key[32];
+        snprintf(key, sizeof key, "stretch_%s", p->time_unit);
+        ss_node *seq;
+        TRY(ss_cfg_seq(n, key, &seq, SS_REQ, err));
+        if (seq->n < 2) return ss_node_err(seq, err, "%s: expected at least two burns' stretches", key);
+        s->times_s = ss_xcalloc(seq->n, sizeof *s->times_s);
+        for (size_t i = 0; i < seq->n; i++) {
+            char what[96];
+            snprintf(what, sizeof what, "%s[%zu]", key, i);
+            TRY(ss_node_num(seq->items[i], what, &s->times_s[i], 0, err)); /* two clocks apart: may dip below 0 */
+            s->times_s[i] *= unit_scale(p->time_unit);
+            s->ntimes++;
+        }
+        return 0;
     }
     }
     return 0;

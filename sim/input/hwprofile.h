@@ -23,7 +23,9 @@ typedef enum ss_hwp_kind {
     SS_HWP_TRANSPORT,
     SS_HWP_MEMCPY,
     SS_HWP_MEMORY,
-    SS_HWP_COLDSTART
+    SS_HWP_COLDSTART,
+    SS_HWP_STACKING  /* the scheduler's wake-up stacking: threads = runnable, batch = cores, times_s = stretches
+                      * (wall - CPU: any finite number), sd_s = the CPU work per burn (NAN if not given) */
 } ss_hwp_kind;
 
 /* What a compute sample measured: a whole model, one block, one layer. */

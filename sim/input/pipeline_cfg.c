@@ -216,10 +216,52 @@ double ss_pipeline_host_cores(const ss_scenario *sc, const char *host)
     return cores;
 }
 
+/* `probability` (0 to 1) and `mean_s` (> 0) of map m into pl. */
+static int stacking_numbers(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
+{
+    TRY(ss_cfg_num(m, "probability", &pl->stack_prob, SS_REQ | SS_NONNEG, err));
+    if (pl->stack_prob > 1)
+        return ss_node_err(ss_map_find(m, "probability"), err, "probability: expected 0 to 1, got %s",
+                           ss_map_find(m, "probability")->value);
+    return ss_cfg_num(m, "mean_s", &pl->stack_mean_s, SS_REQ | SS_POS, err);
+}
+
+/* `stacking: {probability, mean_s}` or `{profile: FILE}`, FILE a model file
+ * `servesim calibrate` wrote from the probe's stacking samples (its
+ * scheduler.stacking) (serve/pipeline_compute.c, wake-up stacking): only
+ * under compute: shared, where cores are shared at all. */
+static int read_stacking(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
+{
+    static const char *const keys[] = {"probability", "mean_s", "profile", NULL};
+    TRY(ss_node_expect(m, SS_NODE_MAP, "stacking", err));
+    TRY(ss_cfg_check_keys(m, keys, "stacking", err));
+    if (!pl->compute_shared)
+        return ss_node_err(m, err, "stacking: only under compute: shared (a CPU's cores shared by its processes)");
+    const ss_node *prof = ss_map_find(m, "profile");
+    if (!prof) return stacking_numbers(pl, m, err);
+    if (ss_map_find(m, "probability") || ss_map_find(m, "mean_s"))
+        return ss_node_err(prof, err, "stacking: a profile or the numbers (probability, mean_s), not both");
+    TRY(ss_node_expect(prof, SS_NODE_SCALAR, "profile", err));
+    char *path = ss_node_readable(prof, "stacking profile", err);
+    if (!path) return -1;
+    ss_doc *doc = ss_doc_load(path, err);
+    free(path);
+    if (!doc) return -1;
+    ss_node *sch = NULL, *st = NULL;
+    int rc = ss_cfg_map(doc->root, "scheduler", &sch, 0, err);
+    if (rc >= 0 && sch) rc = ss_cfg_map(sch, "stacking", &st, 0, err);
+    if (rc >= 0 && !st)
+        rc = ss_node_err(prof, err, "stacking profile '%s' has no map scheduler.stacking (servesim calibrate writes "
+                                    "it from kind: stacking samples)", prof->value);
+    if (rc >= 0) rc = stacking_numbers(pl, st, err);
+    ss_doc_free(doc);
+    return rc;
+}
+
 static int read_section(ss_scenario *sc, ss_pipeline_cfg *pl, const ss_node *n, ss_err *err)
 {
     static const char *const keys[] = {"transport", "batch", "dispatcher", "client_device", "contention", "compute",
-                                       "host_cores", "batching", NULL};
+                                       "host_cores", "batching", "stacking", NULL};
     static const char *const computes[] = {"fixed", "shared", NULL};
     TRY(ss_node_expect(n, SS_NODE_MAP, "pipeline", err));
     TRY(ss_cfg_check_keys(n, keys, "pipeline", err));
@@ -238,6 +280,8 @@ static int read_section(ss_scenario *sc, ss_pipeline_cfg *pl, const ss_node *n, 
     if (!pl->has_contention && pl->compute_shared) pl->contention = 2;
     const ss_node *hc = ss_map_find(n, "host_cores");
     if (hc) TRY(read_host_cores(sc, pl, hc, err));
+    const ss_node *st = ss_map_find(n, "stacking");
+    if (st) TRY(read_stacking(pl, st, err));
     const ss_node *d = ss_map_find(n, "dispatcher");
     if (d) {
         static const char *const dkeys[] = {"device", NULL};

@@ -24,6 +24,8 @@ typedef struct ss_pipeline_cfg {
     char **host_core_names;    /* `host_cores: {host: cores}`, in the scenario's order */
     double *host_cores;
     size_t nhost_cores;
+    double stack_prob;         /* `stacking:` wake-up stacking (serve/pipeline_compute.c); 0 = off */
+    double stack_mean_s;
     uint32_t *max_batch;       /* per model (>= 1) */
     double *max_wait_s;        /* per model (>= 0) */
 } ss_pipeline_cfg;

@@ -323,9 +323,10 @@ static void stage_next(pproc *q)
         if (!(work > 0)) continue;
         q->stage_start_s = ss_now(q->w->eng);
         if (q->stage == STAGE_COMPUTE)
-            ss_pcomp_dev(p->comp, q->device, work, stage_done, q, 0);
+            ss_pcomp_dev_on(p->comp, &q->main, q->waking, q->device, work, stage_done, q, 0);
         else
-            ss_pcomp_cpu(p->comp, q->host, work, stage_done, q, 0);
+            ss_pcomp_cpu_on(p->comp, &q->main, q->waking, q->host, work, stage_done, q, 0);
+        q->waking = 0;
         return;
     }
     /* Each item's o_b is its own receive and send, stretched as the batch's were. */
@@ -360,6 +361,8 @@ void ss_pipe_threads_init(ss_pipe *p)
         pproc *q = &p->procs[i];
         ss_pc_thread_init(&q->io, p->comp, q->host, io_done, q);
         ss_pc_thread_init(&q->rx, p->comp, q->host, rx_done, q);
+        ss_pc_place_init(&q->main, p->comp);
+        q->free_since_s = -1;
     }
 }
 
@@ -422,6 +425,7 @@ static void start_batch(pproc *q)
         q->work_s[STAGE_COMPUTE] = m;
         q->work_s[STAGE_SEND] = send;
         q->stage = STAGE_RECV;
+        q->waking = q->free_since_s != now; /* asleep since its last batch, not straight on from it */
         if (recv > 0 || m > 0 || send > 0)
             stage_next(q);
         else /* nothing to do: done at once, from an event as under fixed compute */
@@ -444,6 +448,7 @@ static void batch_done(ss_engine *eng, void *ctx, uint64_t arg)
         q->in->busy = 0;
     }
     q->busy = 0;
+    q->free_since_s = now;
     for (uint32_t i = 0; i < q->nbatch; i++) {
         ss_request *r = q->batch[i];
         if (q->blk) { /* Eq. 4.1 sums over the blocks: the dispatcher is not one */

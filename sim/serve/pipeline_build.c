@@ -181,6 +181,9 @@ int ss_pipe_build(ss_world *w, ss_err *err)
         for (size_t h = 0; h < p->nhosts; h++) cores[h] = ss_pipeline_host_cores(sc, p->hosts[h]);
         for (size_t d = 0; d < nd; d++) gpu[d] = sc->devices[d].kind == SS_DEV_GPU;
         p->comp = ss_pcomp_new(w->eng, p->nhosts, cores, nd, p->dev_host, gpu, cfg->contention);
+        if (cfg->stack_prob > 0)
+            ss_pcomp_set_stacking(p->comp, cfg->stack_prob, cfg->stack_mean_s,
+                                  ss_rng_stream(sc->seed, w->rep, "pipeline/stacking"));
         free(cores);
         free(gpu);
         ss_pipe_threads_init(p);

@@ -9,6 +9,9 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+
 #include "core/flow.h"
 #include "core/util.h"
 
@@ -21,6 +24,9 @@ typedef struct pc_act {
     void *ctx;
     uint64_t arg;
     uint32_t gpu;            /* the GPU link it counts on, or NO_LINK */
+    uint32_t host;           /* the CPU link it counts on (work > 0), or NO_LINK */
+    ss_flow_id id;
+    ss_pc_place *place;      /* the thread it runs on, if the caller named one (stacking) */
     struct pc_act *next_free;
 } pc_act;
 
@@ -33,6 +39,14 @@ struct ss_pcomp {
     uint8_t *link_gpu;       /* per link: a GPU's */
     uint32_t *gpu_active;    /* per link: activities on it now (GPU links) */
     double contention;
+    /* Wake-up stacking (ss_pcomp_set_stacking): per CPU link, what runs there now */
+    double stack_prob, stack_mean_s;
+    gsl_rng *stack_rng;
+    ss_pc_place ***placed;   /* per link: the threads with work in progress there */
+    size_t *nplaced, *capplaced;
+    size_t *nact, *npairs, nlinks; /* per link: CPU activities in progress, stacked pairs */
+    double *link_cores;
+    uint64_t stack_gens;
     pc_act *free_act;        /* pooled records */
     pc_act **all;
     size_t nall;
@@ -76,6 +90,14 @@ ss_pcomp *ss_pcomp_new(ss_engine *eng, size_t nhosts, const double *host_cores, 
         }
     }
     c->net = ss_flownet_new(eng, n, cap);
+    c->link_cores = ss_xcalloc(n + 1, sizeof *c->link_cores);
+    for (size_t l = 0; l < n; l++) c->link_cores[l] = gpu[l] ? 0 : cap[l] / UNIT_BPS;
+    c->placed = ss_xcalloc(n + 1, sizeof *c->placed);
+    c->nplaced = ss_xcalloc(n + 1, sizeof *c->nplaced);
+    c->capplaced = ss_xcalloc(n + 1, sizeof *c->capplaced);
+    c->nact = ss_xcalloc(n + 1, sizeof *c->nact);
+    c->npairs = ss_xcalloc(n + 1, sizeof *c->npairs);
+    c->nlinks = n;
     c->link_gpu = gpu;
     c->gpu_active = ss_xcalloc(n + 1, sizeof *c->gpu_active);
     free(cap);
@@ -86,6 +108,14 @@ void ss_pcomp_free(ss_pcomp *c)
 {
     if (!c) return;
     ss_flownet_free(c->net);
+    for (size_t l = 0; l < c->nlinks; l++) free(c->placed[l]);
+    free(c->placed);
+    free(c->nplaced);
+    free(c->capplaced);
+    free(c->nact);
+    free(c->npairs);
+    free(c->link_cores);
+    if (c->stack_rng) gsl_rng_free(c->stack_rng);
     for (size_t i = 0; i < c->nall; i++) free(c->all[i]);
     free(c->all);
     free(c->host_link);
@@ -103,6 +133,110 @@ static void gpu_count(ss_pcomp *c, uint32_t l, int delta)
     ss_flownet_set_capacity(c->net, l, gpu_capacity_bps(c->contention, c->gpu_active[l]));
 }
 
+/* ---- wake-up stacking ----------------------------------------------------------
+ * A thread that wakes while a core of its host is free does not always get
+ * that core: with probability stack_prob the OS queues it on a core already
+ * running another thread (Linux wakes a thread on or near its waker's core
+ * and balances the load later), and the two share that core - half a core
+ * each, the free core idle - until the scheduler migrates one of them, after
+ * an exponential time of mean stack_mean_s, or one of them goes idle.  The
+ * stacking is the threads', not one piece of work's: it lasts across a
+ * thread's consecutive pieces (receive, compute, send).  Only a thread
+ * alone on its core is stacked on.  Measured by tools/probe/stacking.py
+ * (docs/calibration.md, "Wake-up stacking"). */
+
+static void place_add(ss_pcomp *c, ss_pc_place *pl, uint32_t l)
+{
+    if (c->nplaced[l] == c->capplaced[l]) {
+        c->capplaced[l] = c->capplaced[l] ? 2 * c->capplaced[l] : 8;
+        c->placed[l] = ss_xrealloc(c->placed[l], c->capplaced[l] * sizeof *c->placed[l]);
+    }
+    pl->link = l;
+    pl->slot = c->nplaced[l];
+    pl->listed = 1;
+    c->placed[l][c->nplaced[l]++] = pl;
+}
+
+static void place_del(ss_pcomp *c, ss_pc_place *pl)
+{
+    uint32_t l = pl->link;
+    ss_pc_place *last = c->placed[l][--c->nplaced[l]];
+    c->placed[l][pl->slot] = last;
+    last->slot = pl->slot;
+    pl->listed = 0;
+}
+
+static void set_cap(ss_pcomp *c, ss_pc_place *pl, double cap_bps)
+{
+    if (pl && pl->cur) ss_flow_set_cap(c->net, ((pc_act *)pl->cur)->id, cap_bps);
+}
+
+/* The caps of a thread and its partner: half a core each while both work. */
+static void pair_caps(ss_pcomp *c, ss_pc_place *pl)
+{
+    ss_pc_place *o = pl->partner;
+    double cap = o && pl->cur && o->cur ? UNIT_BPS / 2 : UNIT_BPS;
+    set_cap(c, pl, cap);
+    set_cap(c, o, cap);
+}
+
+static void unstack(ss_pcomp *c, ss_pc_place *pl)
+{
+    ss_pc_place *o = pl->partner;
+    pl->partner = o->partner = NULL;
+    c->npairs[pl->link]--;
+    set_cap(c, pl, UNIT_BPS);
+    set_cap(c, o, UNIT_BPS);
+}
+
+static void migrate(ss_engine *eng, void *ctx, uint64_t gen)
+{
+    (void)eng;
+    ss_pc_place *pl = ctx;
+    if (pl->partner && pl->gen == gen) unstack(pl->c, pl);
+}
+
+/* pl has just woken on link l with a piece of work: stacked on a busy core? */
+static void maybe_stack(ss_pcomp *c, ss_pc_place *pl)
+{
+    uint32_t l = pl->link;
+    size_t others = c->nact[l] - 1, busy_cores = others - c->npairs[l];
+    if (!(c->stack_prob > 0) || others == 0 || (double)busy_cores >= c->link_cores[l]) return;
+    if (!(gsl_rng_uniform(c->stack_rng) < c->stack_prob)) return;
+    size_t alone = 0;
+    for (size_t i = 0; i < c->nplaced[l]; i++) {
+        ss_pc_place *o = c->placed[l][i];
+        alone += o != pl && !o->partner && o->cur;
+    }
+    if (alone == 0) return; /* only threads of no one's (I/O work) are busy */
+    size_t k = (size_t)gsl_rng_uniform_int(c->stack_rng, (unsigned long)alone);
+    ss_pc_place *o = NULL;
+    for (size_t i = 0; i < c->nplaced[l] && !o; i++) {
+        ss_pc_place *x = c->placed[l][i];
+        if (x != pl && !x->partner && x->cur && k-- == 0) o = x;
+    }
+    pl->partner = o;
+    o->partner = pl;
+    pl->gen = o->gen = ++c->stack_gens;
+    c->npairs[l]++;
+    pair_caps(c, pl);
+    ss_schedule(c->eng, ss_now(c->eng) + gsl_ran_exponential(c->stack_rng, c->stack_mean_s), migrate, pl, pl->gen);
+}
+
+void ss_pc_place_init(ss_pc_place *pl, ss_pcomp *c)
+{
+    *pl = (ss_pc_place){.c = c};
+}
+
+void ss_pcomp_set_stacking(ss_pcomp *c, double prob, double mean_s, gsl_rng *rng)
+{
+    assert(prob >= 0 && prob <= 1 && mean_s > 0);
+    if (c->stack_rng) gsl_rng_free(c->stack_rng);
+    c->stack_prob = prob;
+    c->stack_mean_s = mean_s;
+    c->stack_rng = rng;
+}
+
 static void act_done(ss_engine *eng, void *ctx, ss_flow_id id, double now_s)
 {
     (void)eng;
@@ -111,15 +245,26 @@ static void act_done(ss_engine *eng, void *ctx, ss_flow_id id, double now_s)
     pc_act *a = ctx;
     ss_pcomp *c = a->c;
     if (a->gpu != NO_LINK) gpu_count(c, a->gpu, -1);
+    if (a->host != NO_LINK) c->nact[a->host]--;
+    ss_pc_place *pl = a->place;
+    if (pl) {
+        pl->cur = NULL;
+        if (pl->partner) set_cap(c, pl->partner, UNIT_BPS); /* alone while this one is between pieces */
+    }
     ss_pc_done done = a->done;
     void *dctx = a->ctx;
     uint64_t arg = a->arg;
     a->next_free = c->free_act;
     c->free_act = a;
     done(dctx, arg);
+    if (pl && !pl->cur && pl->listed) { /* no next piece at once: the thread sleeps, its core is free */
+        if (pl->partner) unstack(c, pl);
+        place_del(c, pl);
+    }
 }
 
-static void start(ss_pcomp *c, uint32_t link, double work_s, ss_pc_done done, void *ctx, uint64_t arg)
+static void start(ss_pcomp *c, uint32_t link, double work_s, ss_pc_done done, void *ctx, uint64_t arg,
+                  ss_pc_place *pl, int wake)
 {
     assert(work_s >= 0 && isfinite(work_s));
     pc_act *a = c->free_act;
@@ -135,20 +280,41 @@ static void start(ss_pcomp *c, uint32_t link, double work_s, ss_pc_done done, vo
     a->ctx = ctx;
     a->arg = arg;
     a->gpu = link != NO_LINK && c->link_gpu[link] ? link : NO_LINK;
+    a->host = link != NO_LINK && !c->link_gpu[link] && work_s > 0 ? link : NO_LINK;
+    a->place = a->host != NO_LINK ? pl : NULL;
     if (a->gpu != NO_LINK) gpu_count(c, link, +1);
     /* One core or one GPU at most; with no link (undeclared cores) exactly that. */
     ss_flow_opts o = {.cap_bps = UNIT_BPS};
-    ss_flow_start(c->net, &link, link == NO_LINK ? 0 : 1, work_s, &o, act_done, a);
+    a->id = ss_flow_start(c->net, &link, link == NO_LINK ? 0 : 1, work_s, &o, act_done, a);
+    if (a->host == NO_LINK) return; /* a GPU's, or zero work (it ends at once and takes no core) */
+    c->nact[link]++;
+    if (!a->place) return;
+    pl->cur = a;
+    if (!pl->listed) place_add(c, pl, link);
+    if (pl->partner) pair_caps(c, pl); /* still stacked from before its last piece */
+    else if (wake) maybe_stack(c, pl);
 }
 
 void ss_pcomp_cpu(ss_pcomp *c, uint32_t host, double work_s, ss_pc_done done, void *ctx, uint64_t arg)
 {
-    start(c, c->host_link[host], work_s, done, ctx, arg);
+    start(c, c->host_link[host], work_s, done, ctx, arg, NULL, 0);
 }
 
 void ss_pcomp_dev(ss_pcomp *c, uint32_t dev, double work_s, ss_pc_done done, void *ctx, uint64_t arg)
 {
-    start(c, c->dev_link[dev], work_s, done, ctx, arg);
+    start(c, c->dev_link[dev], work_s, done, ctx, arg, NULL, 0);
+}
+
+void ss_pcomp_cpu_on(ss_pcomp *c, ss_pc_place *pl, int wake, uint32_t host, double work_s, ss_pc_done done,
+                     void *ctx, uint64_t arg)
+{
+    start(c, c->host_link[host], work_s, done, ctx, arg, pl, wake);
+}
+
+void ss_pcomp_dev_on(ss_pcomp *c, ss_pc_place *pl, int wake, uint32_t dev, double work_s, ss_pc_done done,
+                     void *ctx, uint64_t arg)
+{
+    start(c, c->dev_link[dev], work_s, done, ctx, arg, pl, wake);
 }
 
 /* ---- threads ------------------------------------------------------------------ */

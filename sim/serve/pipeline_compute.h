@@ -30,6 +30,7 @@
 #define SS_PIPELINE_COMPUTE_H
 
 #include <stddef.h>
+#include <gsl/gsl_rng.h>
 #include <stdint.h>
 
 #include "core/engine.h"
@@ -45,11 +46,34 @@ typedef void (*ss_pc_done)(void *ctx, uint64_t arg);
 ss_pcomp *ss_pcomp_new(ss_engine *eng, size_t nhosts, const double *host_cores, size_t ndev,
                        const uint32_t *dev_host, const uint8_t *dev_gpu, double contention);
 void ss_pcomp_free(ss_pcomp *c);
+/* Wake-up stacking on the hosts' CPUs (pipeline_compute.c): prob in [0, 1],
+ * mean_s > 0; takes rng (freed with c).  Off (prob 0) by default. */
+void ss_pcomp_set_stacking(ss_pcomp *c, double prob, double mean_s, gsl_rng *rng);
 
 /* Start work_s (>= 0) seconds of single-threaded work on host's CPU, or on
  * device dev's compute (its GPU; a CPU device: its host's CPU). */
 void ss_pcomp_cpu(ss_pcomp *c, uint32_t host, double work_s, ss_pc_done done, void *ctx, uint64_t arg);
 void ss_pcomp_dev(ss_pcomp *c, uint32_t dev, double work_s, ss_pc_done done, void *ctx, uint64_t arg);
+
+/* A thread that wakes and sleeps (a block process's main thread), for
+ * wake-up stacking (pipeline_compute.c): its pieces of work started with
+ * ss_pcomp_*_on, `wake` nonzero when it starts after sleeping (not right
+ * after its previous piece).  Owned by the caller; init before use. */
+typedef struct ss_pc_place {
+    ss_pcomp *c;
+    struct ss_pc_place *partner; /* stacked with it on one core, or NULL */
+    void *cur;                   /* its piece in progress, or NULL */
+    uint64_t gen;                /* the stacking a migration is for */
+    size_t slot;
+    uint32_t link;
+    int listed;                  /* has work on link now (or between pieces) */
+} ss_pc_place;
+
+void ss_pc_place_init(ss_pc_place *pl, ss_pcomp *c);
+void ss_pcomp_cpu_on(ss_pcomp *c, ss_pc_place *pl, int wake, uint32_t host, double work_s, ss_pc_done done,
+                     void *ctx, uint64_t arg);
+void ss_pcomp_dev_on(ss_pcomp *c, ss_pc_place *pl, int wake, uint32_t dev, double work_s, ss_pc_done done,
+                     void *ctx, uint64_t arg);
 
 /* A thread of one process: a FIFO single server of CPU work on its host. */
 typedef struct ss_pc_item {

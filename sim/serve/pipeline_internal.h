@@ -38,6 +38,9 @@ typedef struct pproc {
     /* compute: shared (pipeline_compute.h): the process's other threads, and
      * its main thread's batch as three pieces of work in a row */
     ss_pc_thread io, rx;    /* ZeroMQ's I/O thread, the receiver thread */
+    ss_pc_place main;       /* the main thread, for wake-up stacking */
+    double free_since_s;    /* its last batch ended (-1: none yet) */
+    int waking;             /* the batch's first piece starts after a sleep */
     int stage;              /* the piece in progress: STAGE_* (pipeline.c) */
     double stage_start_s;
     double work_s[3];       /* per stage: receive (CPU), compute (GPU), send (CPU), alone */

@@ -1,7 +1,8 @@
 #!/bin/sh
 # tools/probe/calibrate.sh: the probe's regeneration chain, one command (make probe-calibrate):
-# the micro-benchmark profile -> servesim calibrate -> the model file the probe scenario
-# reads (models/resnet50-cpu.json: its blocks' service and both transports' laws) ->
+# the micro-benchmark profile (and the scheduler's, probe-stacking.json, when there) ->
+# servesim calibrate -> the model file the probe scenario reads (models/resnet50-cpu.json:
+# its blocks' service, both transports' laws, the wake-up stacking) ->
 # servesim validate of the scenario against the end-to-end runs (never fitted).
 #
 #   tools/probe/calibrate.sh SERVESIM PROBE_DIR [VALIDATE_CSV [E2E_PROFILE]]
@@ -30,8 +31,15 @@ else
     scenario=$dir/scenario/resnet50-cpu.yaml
     sed 's#\.\./\.\./models/resnet50-cpu\.json#models/resnet50-cpu.json#g' scenarios/probe/resnet50-cpu.yaml >"$scenario"
 fi
-"$bin" calibrate "$dir/probe-micro.json" -o "$model"
-echo "calibrate.sh: $model written from $dir/probe-micro.json"
+# the scheduler's wake-up stacking (tools/probe/stacking.py), measured beside the micro-benchmarks
+inputs="$dir/probe-micro.json"
+if [ -f "$dir/probe-stacking.json" ]; then
+    python3 tools/probe/check_profile.py "$dir/probe-stacking.json"
+    inputs="$inputs $dir/probe-stacking.json"
+fi
+# shellcheck disable=SC2086 # two file names, no spaces (probe output folders)
+"$bin" calibrate $inputs -o "$model"
+echo "calibrate.sh: $model written from $inputs"
 if [ ! -f "$e2e" ]; then
     echo "calibrate.sh: no $e2e: validation skipped"
     exit 0

@@ -19,11 +19,13 @@ KINDS = {
     "memcpy": {"bytes": "bytes", "latency_s": "times"},
     "memory": {"what": str, "device": str, "bytes": "bytes"},
     "coldstart": {"model": str, "stage": ("load", "init", "transfer"), "duration_s": "times"},
+    "stacking": {"runnable": "count", "cores": "count", "stretch_s": "diffs"},
 }
 MICRO_MODES = ("warm", "pipeline")
 OPTIONAL = {"compute": {"model": str, "block": str, "layer": str, "threads": "count", "in_bytes": "bytes",
                         "out_bytes": "bytes", "micro_mode": MICRO_MODES},
-            "transport": {"micro_mode": MICRO_MODES}}
+            "transport": {"micro_mode": MICRO_MODES},
+            "stacking": {"work_s": "time"}}
 ENV = {"machine": str, "cpu_model": str, "cores": "count", "memory_bytes": "bytes", "os": str,
        "libraries": dict, "date": "date"}
 RESULTS = {"requests": "bytes", "throughput_per_s": "rate", "latency_mean_s": "time",
@@ -64,6 +66,9 @@ def _check_value(path, v, want, errs):
     elif want == "times":
         ok = isinstance(v, list) and len(v) > 0 and all(_num(x) and x > 0 for x in v)
         what = "a non-empty array of positive finite numbers"
+    elif want == "diffs":                # wall minus CPU time: two clocks, may dip below 0
+        ok = isinstance(v, list) and len(v) >= 2 and all(_num(x) for x in v)
+        what = "an array of at least two finite numbers"
     elif want == "date":
         ok = isinstance(v, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", v) is not None
         what = "a date YYYY-MM-DD"

@@ -27,10 +27,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 FULL = {"few_sizes": False, "batches": [1, 2, 4, 8], "threads": [1, 2], "compute_reps": 8,
         "compute_budget_s": 1.0, "hop_reps": 40, "memcpy_reps": 30, "clients": [1, 2, 3, 4, 5, 6, 7, 8],
-        "loads": [0.2, 0.4, 0.6, 0.8, 0.95], "warmup_s": 1.5, "closed_s": 5.0, "poisson_s": 10.0}
+        "loads": [0.2, 0.4, 0.6, 0.8, 0.95], "warmup_s": 1.5, "closed_s": 5.0, "poisson_s": 10.0,
+        "stacking_s": 20.0}
 QUICK = {"few_sizes": True, "batches": [1, 2], "threads": [1], "compute_reps": 3,
          "compute_budget_s": 0.3, "hop_reps": 8, "memcpy_reps": 8, "clients": [1, 3],
-         "loads": [0.6], "warmup_s": 1.0, "closed_s": 3.0, "poisson_s": 4.0}
+         "loads": [0.6], "warmup_s": 1.0, "closed_s": 3.0, "poisson_s": 4.0,
+         "stacking_s": 4.0}
 
 
 MALLOC_ENV = {"MALLOC_MMAP_THRESHOLD_": str(128 << 20), "MALLOC_TRIM_THRESHOLD_": str(256 << 20)}
@@ -284,7 +286,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="short runs for development (1-2 min)")
     ap.add_argument("--out", help="output folder (default profiles/measured, quick: build/probe-quick)")
-    ap.add_argument("--only", choices=("micro", "e2e", "gpu"), help="one part of the probe (gpu: item 7 alone)")
+    ap.add_argument("--only", choices=("micro", "e2e", "gpu", "stacking"),
+                    help="one part of the probe (gpu: item 7 alone; stacking: the scheduler's wake-up stacking)")
     ap.add_argument("--seed", type=int, default=1, help="seed of weights, input and arrivals")
     ap.add_argument("--threads", type=int, default=1, help="torch threads per block process")
     ap.add_argument("--closed-s", type=float, help="measured window of each closed-loop run (full: 5)")
@@ -330,6 +333,10 @@ def main():
         samples, micro_cpu = run_micro(cfg, split, log, args.micro_mode)
     if args.only in (None, "e2e"):
         runs, mem = run_e2e(cfg, split, args.seed, args.threads, log)
+    stack = []
+    if args.only in (None, "stacking"):
+        import stacking
+        stack = stacking.stacking_samples(cfg["stacking_s"], log)
     gpu = []
     if args.only in (None, "gpu"):
         import gpu as gpumod
@@ -357,6 +364,10 @@ def main():
     if runs:
         write_profile(os.path.join(out, "probe-e2e.json"), env,
                       "tools/probe (measured): end-to-end runs of the block pipeline", samples=mem, runs=runs)
+    if stack:
+        write_profile(os.path.join(out, "probe-stacking.json"), env,
+                      "tools/probe (measured): the scheduler's wake-up stacking, a ring of burn loops over ZeroMQ",
+                      samples=stack)
     if gpu:
         write_profile(os.path.join(out, "probe-gpu.json"), env, "tools/probe (measured): GPU copies",
                       samples=gpu)

@@ -1,0 +1,182 @@
+/* calibrate_stacking.c: the scheduler's wake-up stacking from the probe's
+ * ring benchmark (tools/probe/stacking.py, kind "stacking" samples) - the
+ * probability that a waking thread is queued on a busy core though another
+ * is free, and the mean time until the scheduler migrates it, as
+ * serve/pipeline_compute.c models them (`pipeline.stacking`).
+ *
+ * The model of a burn's stretch (wall minus CPU time) in the ring with one
+ * token per core: a burn has two chances to be stacked - its own thread's
+ * wake-up, and the wake-up of the other token's next thread while it runs -
+ * each taken with probability q; a stacking lasts tau ~ Exp(mean m) and
+ * costs each of the two threads tau / 2 of wall time (half a core each).
+ * [ASSUMPTION: the burns (20 ms) outlast the stackings, so none is cut
+ * short.]  So the stretch is s = B1 X1 + B2 X2 + e, Bi ~ Bernoulli(q),
+ * Xi ~ Exp(theta = m / 2), e the baseline noise of the ring with one token
+ * (timer ticks, interrupts), independent.  With mu = E[s], E[s^2]:
+ *     mu = 2 q theta,   E[s^2] = 4 q theta^2 + 2 q^2 theta^2
+ * so theta = (E[s^2] - mu^2 / 2) / (2 mu), q = mu / (2 theta), m = 2 theta:
+ * the method of moments, with the baseline's mean and second moment taken
+ * off.  The 95% intervals are percentile bootstrap intervals (2,000
+ * resamples of both rings' burns, a fixed stream: the same file gives the
+ * same numbers). */
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/calibrate_internal.h"
+#include "core/rng.h"
+#include "core/util.h"
+
+#define BOOT 2000
+
+typedef struct est {
+    double q, m_s, mu_s;
+} est;
+
+/* The pooled stretches of a group's samples with `runnable` threads. */
+static double *pooled(const group *g, unsigned runnable, size_t *n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < g->nrefs; i++) {
+        const ss_hwp_sample *s = ss_cal_sample_of(&g->refs[i]);
+        if (s->threads == runnable) k += s->ntimes;
+    }
+    double *v = ss_xcalloc(k + 1, sizeof *v);
+    *n = 0;
+    for (size_t i = 0; i < g->nrefs; i++) {
+        const ss_hwp_sample *s = ss_cal_sample_of(&g->refs[i]);
+        if (s->threads == runnable)
+            for (size_t j = 0; j < s->ntimes; j++) v[(*n)++] = s->times_s[j];
+    }
+    return v;
+}
+
+/* The moments of v (or of a resample of it when rng is given). */
+static void moments2(const double *v, size_t n, gsl_rng *rng, double *m1, double *m2)
+{
+    double a = 0, b = 0;
+    for (size_t i = 0; i < n; i++) {
+        double x = v[rng ? gsl_rng_uniform_int(rng, (unsigned long)n) : i];
+        a += x;
+        b += x * x;
+    }
+    *m1 = a / (double)n;
+    *m2 = b / (double)n;
+}
+
+static int estimate(double b1, double b2, double x1, double x2, est *e)
+{
+    double mu = x1 - b1, es2 = x2 - b2 - 2 * b1 * mu;
+    double theta = (es2 - mu * mu / 2) / (2 * mu);
+    if (!(mu > 0) || !(theta > 0)) return -1;
+    *e = (est){.q = mu / (2 * theta), .m_s = 2 * theta, .mu_s = mu};
+    return e->q <= 1 ? 0 : -1;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void interval(double *v, size_t n, double *lo, double *hi)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    *lo = v[(size_t)(0.025 * (double)(n - 1) + 0.5)];
+    *hi = v[(size_t)(0.975 * (double)(n - 1) + 0.5)];
+}
+
+static void put_ci(cJSON *o, const char *key, double lo, double hi)
+{
+    cJSON *a = cJSON_AddArrayToObject(o, key);
+    cJSON_AddItemToArray(a, cJSON_CreateNumber(ss_cal_round10(lo)));
+    cJSON_AddItemToArray(a, cJSON_CreateNumber(ss_cal_round10(hi)));
+}
+
+static int one(calib *c, const group *g, cJSON *sched, ss_err *err)
+{
+    unsigned cores = ss_cal_sample_of(&g->refs[0])->batch;
+    if (cores < 2)
+        return ss_cal_group_err(g, err, "stacking on %u core: a thread can only be stacked where another core is "
+                                        "free; expected cores >= 2", cores);
+    size_t nb, nx;
+    double *base = pooled(g, 1, &nb), *load = pooled(g, cores, &nx);
+    int rc = 0;
+    if (nb < 2 || nx < 2) {
+        rc = ss_cal_group_err(g, err, "stacking on %u cores: expected the ring with runnable 1 (the baseline) and "
+                                      "with runnable %u (a thread per core), got %zu and %zu burns",
+                              cores, cores, nb, nx);
+        goto out;
+    }
+    double b1, b2, x1, x2;
+    moments2(base, nb, NULL, &b1, &b2);
+    moments2(load, nx, NULL, &x1, &x2);
+    est e;
+    if (estimate(b1, b2, x1, x2, &e) < 0) {
+        rc = ss_cal_group_err(g, err, "stacking on %u cores: the stretches with a thread per core (mean %g s) do "
+                                      "not fit stacking over the baseline (mean %g s): nothing to fit",
+                              cores, x1, b1);
+        goto out;
+    }
+    gsl_rng *rng = ss_rng_stream(0, 0, "calibrate/stacking");
+    double *qs = ss_xcalloc(BOOT, sizeof *qs), *ms = ss_xcalloc(BOOT, sizeof *ms);
+    size_t nb_ok = 0;
+    for (size_t k = 0; k < BOOT; k++) {
+        double rb1, rb2, rx1, rx2;
+        est r;
+        moments2(base, nb, rng, &rb1, &rb2);
+        moments2(load, nx, rng, &rx1, &rx2);
+        if (estimate(rb1, rb2, rx1, rx2, &r) == 0) {
+            qs[nb_ok] = r.q;
+            ms[nb_ok++] = r.m_s;
+        }
+    }
+    gsl_rng_free(rng);
+    double qlo = NAN, qhi = NAN, mlo = NAN, mhi = NAN;
+    if (nb_ok >= 2) {
+        interval(qs, nb_ok, &qlo, &qhi);
+        interval(ms, nb_ok, &mlo, &mhi);
+    }
+    free(qs);
+    free(ms);
+    cJSON *o = cJSON_CreateObject();
+    ss_cal_put_num(o, "probability", e.q);
+    if (nb_ok >= 2) put_ci(o, "probability_ci95", qlo, qhi);
+    ss_cal_put_num(o, "mean_s", e.m_s);
+    if (nb_ok >= 2) put_ci(o, "mean_s_ci95", mlo, mhi);
+    cJSON_AddNumberToObject(o, "cores", cores);
+    cJSON_AddStringToObject(o, "method",
+                            "method of moments on the ring's burn stretches (wall - CPU), the baseline's "
+                            "(runnable 1) moments taken off: two chances per burn, exponential stackings "
+                            "costing each thread half their length (calibrate_stacking.c); 95% intervals: "
+                            "percentile bootstrap, 2000 resamples");
+    cJSON *bj = cJSON_AddObjectToObject(o, "baseline");
+    cJSON_AddNumberToObject(bj, "burns", (double)nb);
+    ss_cal_put_num(bj, "mean_stretch_s", b1);
+    cJSON *lj = cJSON_AddObjectToObject(o, "loaded");
+    cJSON_AddNumberToObject(lj, "burns", (double)nx);
+    ss_cal_put_num(lj, "mean_stretch_s", x1);
+    if (nb_ok < BOOT) cJSON_AddNumberToObject(o, "bootstrap_resamples_unfit", (double)(BOOT - nb_ok));
+    cJSON_AddItemToObject(o, "from", ss_cal_refs_json(g));
+    char key[32];
+    snprintf(key, sizeof key, "stacking_%u_cores", cores);
+    cJSON_AddItemToObject(sched, c->stacks.n == 1 ? "stacking" : key, o);
+    fprintf(c->sum,
+            "  wake-up stacking on %u cores: probability %.3g [%.3g, %.3g], migration after %.3g ms [%.3g, %.3g] "
+            "(%zu burns, %zu alone)\n",
+            cores, e.q, qlo, qhi, 1e3 * e.m_s, 1e3 * mlo, 1e3 * mhi, nx, nb);
+out:
+    free(base);
+    free(load);
+    return rc;
+}
+
+int ss_cal_stacking(calib *c, ss_err *err)
+{
+    if (c->stacks.n == 0) return 0;
+    fprintf(c->sum, "scheduler:\n");
+    cJSON *sched = cJSON_AddObjectToObject(c->root, "scheduler");
+    for (size_t i = 0; i < c->stacks.n; i++) TRY(one(c, &c->stacks.g[i], sched, err));
+    return 0;
+}

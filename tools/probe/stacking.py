@@ -1,0 +1,106 @@
+"""tools/probe/stacking.py: the scheduler micro-benchmark - wake-up stacking, measured without torch.
+
+The running pipeline's processes take turns on the cores: a block computes, sends, and the next
+block wakes. When a thread wakes while one core is busy and another free, Linux does not always
+give it the free core: it may queue it on its waker's core (or the core of the ZeroMQ I/O thread
+that woke it), where another thread is computing, and the two share that core until the load
+balancer migrates one of them, the free core idle meanwhile. The simulator's processor sharing
+is work-conserving and does not do this (serve/pipeline_compute.c, "wake-up stacking").
+
+The benchmark: a ring of RING processes passing K tokens over ZeroMQ PUSH/PULL ipc sockets (as the
+probe's hops, I/O threads and all); each process, per token, burns WORK_S of its own CPU time in
+a Python loop (time.thread_time: the CPU work is fixed, whatever the scheduler does) and passes
+the token on. Per burn it records the stretch: wall time minus CPU time, the time the thread was
+runnable but not running. With K = 1 nothing else computes (the baseline: timer and interrupt
+noise); with K = the cores, every start finds the other cores busy but, in processor sharing, a
+core for itself, so any stretch beyond the baseline is stacking. Samples: kind "stacking",
+runnable K, cores, stretch_s per burn. `servesim calibrate` turns them into the stacking
+probability and mean migration time (docs/calibration.md, "Wake-up stacking").
+"""
+import multiprocessing as mp
+import os
+import tempfile
+import time
+
+RING = 6
+WORK_S = 0.020          # a block's batch-1 compute is 20-29 ms here
+
+
+def _burn(s):
+    t0 = time.thread_time()
+    x = 0
+    while time.thread_time() - t0 < s:
+        for i in range(500):
+            x += i
+
+
+def _stage(i, d, work_s, q):
+    import zmq
+    ctx = zmq.Context()
+    rx = ctx.socket(zmq.PULL)
+    rx.bind(f"ipc://{d}/s{i}")
+    tx = ctx.socket(zmq.PUSH)
+    tx.connect(f"ipc://{d}/s{(i + 1) % RING}")
+    out = []
+    while True:
+        m = rx.recv()
+        if m == b"q":
+            tx.send(b"q")
+            q.put(out)
+            rx.close(linger=0)            # tokens still in flight are dropped: no wait at exit
+            tx.close(linger=0)
+            ctx.term()
+            return
+        w0, c0 = time.perf_counter_ns(), time.thread_time_ns()
+        _burn(work_s)
+        w1, c1 = time.perf_counter_ns(), time.thread_time_ns()
+        out.append((w0, ((w1 - w0) - (c1 - c0)) * 1e-9))
+        tx.send(m)
+
+
+def _ring(tokens, window_s, warmup_s):
+    """Stretches (s) of the burns that started inside the window, every process pooled."""
+    import zmq
+    d = tempfile.mkdtemp(prefix="servesim-sched-")
+    q = mp.get_context("spawn").Queue()
+    ps = [mp.get_context("spawn").Process(target=_stage, args=(i, d, WORK_S, q), daemon=True) for i in range(RING)]
+    for p in ps:
+        p.start()
+    ctx = zmq.Context()
+    inj = ctx.socket(zmq.PUSH)
+    inj.connect(f"ipc://{d}/s0")
+    time.sleep(1.0)                       # every stage bound
+    for _ in range(tokens):
+        inj.send(b"t")
+    t0 = time.perf_counter_ns() + int(warmup_s * 1e9)
+    t1 = t0 + int(window_s * 1e9)
+    time.sleep(warmup_s + window_s)
+    inj.send(b"q")
+    got = [q.get(timeout=60) for _ in ps]
+    for p in ps:
+        p.join(10)
+        if p.is_alive():
+            p.terminate()
+            p.join()
+    inj.close(linger=0)
+    ctx.term()
+    for f in os.listdir(d):
+        os.unlink(os.path.join(d, f))
+    os.rmdir(d)
+    return [s for out in got for (w0, s) in out if t0 <= w0 < t1]
+
+
+def stacking_samples(window_s, log, warmup_s=1.0):
+    """kind "stacking" samples: the ring with 1 token (baseline), then with one per core."""
+    cores = os.cpu_count() or 1
+    samples = []
+    for tokens in sorted({1, cores}):
+        st = _ring(tokens, window_s, warmup_s)
+        st.sort()
+        n = len(st)
+        log(f"stacking: ring of {RING} processes, {tokens} token(s), {1e3 * WORK_S:.0f} ms of CPU per burn: "
+            f"{n} burns, stretch mean {1e3 * sum(st) / max(n, 1):.3f} ms, p90 {1e3 * st[int(0.9 * n)]:.3f} ms, "
+            f"p99 {1e3 * st[int(0.99 * n)]:.3f} ms")
+        samples.append({"kind": "stacking", "runnable": tokens, "cores": cores, "work_s": WORK_S,
+                        "stretch_s": [round(s, 7) for s in st]})
+    return samples
