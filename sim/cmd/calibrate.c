@@ -564,8 +564,8 @@ static int apply_law(calib *c, const group *g, const ss_affine_fit *f, ss_err *e
  * 0: split (t's parameters set); 1: not every observation has both parts
  * (the whole hop stays delivery). */
 static const char *const split_how[5] = {
-    "parts.receiver.fixed_s + parts.sender.fixed_s (one main thread receives a message and sends the next: the "
-    "sender's fixed cost is paid with the receive)",
+    ("parts.receiver.fixed_s + parts.sender.fixed_s (one main thread receives a message and sends the next: the "
+     "sender's fixed cost is paid with the receive)"),
     "parts.receiver.s_per_byte", "parts.sender.s_per_byte",
     "parts.delivery.fixed_s (the hop less the sender's and the receiver's time, observation by observation)",
     "parts.delivery.s_per_byte"};

@@ -200,7 +200,7 @@ static void migrate(ss_engine *eng, void *ctx, uint64_t gen)
 static void maybe_stack(ss_pcomp *c, ss_pc_place *pl)
 {
     uint32_t l = pl->link;
-    size_t others = c->nact[l] - 1, busy_cores = others - c->npairs[l];
+    size_t others = c->nact[l] - 1, busy_cores = others > c->npairs[l] ? others - c->npairs[l] : 0;
     if (!(c->stack_prob > 0) || others == 0 || (double)busy_cores >= c->link_cores[l]) return;
     if (!(gsl_rng_uniform(c->stack_rng) < c->stack_prob)) return;
     size_t alone = 0;
@@ -208,7 +208,7 @@ static void maybe_stack(ss_pcomp *c, ss_pc_place *pl)
         ss_pc_place *o = c->placed[l][i];
         alone += o != pl && !o->partner && o->cur;
     }
-    if (alone == 0) return; /* only threads of no one's (I/O work) are busy */
+    if (alone == 0) return; /* the busy ones are I/O and receiver threads' work: none to stack on */
     size_t k = (size_t)gsl_rng_uniform_int(c->stack_rng, (unsigned long)alone);
     ss_pc_place *o = NULL;
     for (size_t i = 0; i < c->nplaced[l] && !o; i++) {

@@ -46,19 +46,38 @@ class CpuMeter:
                 own += int(fields[11]) + int(fields[12])                # utime, stime
             except (OSError, IndexError, ValueError):
                 pass
-        return time.monotonic(), busy, own
+        return time.monotonic(), busy, own, self._waited_ns()
+
+    def _waited_ns(self):
+        """Time the probe's threads were runnable but not running (schedstat's run_delay), ns;
+        with a core idle meanwhile, the scheduler's wake-up stacking (stacking.py)."""
+        total = 0
+        for pid in self.pids:
+            try:
+                tids = os.listdir(f"/proc/{pid}/task")
+            except OSError:
+                continue
+            for tid in tids:
+                try:
+                    with open(f"/proc/{pid}/task/{tid}/schedstat", encoding="ascii") as f:
+                        total += int(f.read().split()[1])
+                except (OSError, IndexError, ValueError):
+                    pass
+        return total
 
     def mark(self):
         if len(self.marks) < 2:
             self.marks.append(self._read())
 
     def cores(self):
-        """{'background_cores', 'probe_cores'}: mean cores busy with others / with the probe."""
+        """{'background_cores', 'probe_cores', 'waiting_cores'}: mean cores busy with others /
+        with the probe, and the probe's threads waiting for a core (in cores' worth of time)."""
         if len(self.marks) < 2:
-            return {"background_cores": float("nan"), "probe_cores": float("nan")}
-        (t0, b0, o0), (t1, b1, o1) = self.marks
+            return {"background_cores": float("nan"), "probe_cores": float("nan"), "waiting_cores": float("nan")}
+        (t0, b0, o0, w0), (t1, b1, o1, w1) = self.marks
         span = max(t1 - t0, 1e-9) * CLK_TCK
-        return {"background_cores": max(0.0, (b1 - b0) - (o1 - o0)) / span, "probe_cores": (o1 - o0) / span}
+        return {"background_cores": max(0.0, (b1 - b0) - (o1 - o0)) / span, "probe_cores": (o1 - o0) / span,
+                "waiting_cores": (w1 - w0) / NS / max(t1 - t0, 1e-9)}
 
 
 def _meter(pipe):

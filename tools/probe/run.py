@@ -207,7 +207,8 @@ def _run_entry(kind, arrival, value, res, cfg, threads, duration_s, cpu, sched=N
 
 
 def _cpu_text(cpu):
-    return f"cores: probe {cpu['probe_cores']:.2f}, others {cpu['background_cores']:.2f}"
+    return (f"cores: probe {cpu['probe_cores']:.2f}, others {cpu['background_cores']:.2f}, "
+            f"probe threads waiting for a core {cpu['waiting_cores']:.2f}")
 
 
 def _log_counters(counters, log):
