@@ -29,7 +29,9 @@
 #include <cjson/cJSON.h>
 #include <gsl/gsl_randist.h>
 
+#include "core/engine.h"
 #include "core/rng.h"
+#include "serve/pipeline_compute.h"
 #include "input/blockmodel.h"
 
 #define HEAD                                                                                                   \
@@ -830,7 +832,101 @@ static void test_stacking_inside_intervals(void)
     CU_ASSERT_EQUAL(far, 0);
 }
 
+/* The benchmark and the estimator agree: tools/probe/stacking.py's ring (8
+ * threads, tokens 4 stages and half a burn apart, 20 ms of CPU per burn),
+ * simulated with the simulator's own stacking (q = 0.46, m = 3.5 ms) for
+ * 400 s, its burns' stretches written as kind "stacking" samples (with a
+ * one-token ring as the baseline) and fitted by calibrate: q and m come back
+ * within 10%.  Had the tokens started together they would wake together and
+ * each stacking be counted once, not twice: q came back near half. */
+enum { SR = 8 };
+static ss_engine *sr_eng;
+static ss_pcomp *sr_c;
+static ss_pc_place sr_place[SR];
+static int sr_queued[SR], sr_busy[SR];
+static double sr_start[SR];
+static FILE *sr_out;
+static size_t sr_n;
+
+static void sr_burn(int i);
+
+static void sr_arrive(ss_engine *eng, void *ctx, uint64_t i)
+{
+    (void)ctx;
+    if (ss_now(eng) > 400) return;
+    if (sr_busy[i]) sr_queued[i]++;
+    else sr_burn((int)i);
+}
+
+static void sr_done(void *ctx, uint64_t arg)
+{
+    (void)ctx;
+    int i = (int)arg;
+    double now = ss_now(sr_eng);
+    if (sr_start[i] > 5) fprintf(sr_out, "%s%.9g", sr_n++ ? ", " : "", now - sr_start[i] - 0.02);
+    sr_busy[i] = 0;
+    ss_schedule(sr_eng, now, sr_arrive, NULL, (uint64_t)((i + 1) % SR));
+    if (sr_queued[i]) {
+        sr_queued[i]--;
+        sr_burn(i);
+    }
+}
+
+static void sr_burn(int i)
+{
+    sr_busy[i] = 1;
+    sr_start[i] = ss_now(sr_eng);
+    ss_pcomp_cpu_on(sr_c, &sr_place[i], 1, 0, 0.02, sr_done, NULL, (uint64_t)i);
+}
+
+static void sim_ring(FILE *f, int tokens, double q, double m_s)
+{
+    sr_eng = ss_engine_new();
+    double cores = 2;
+    sr_c = ss_pcomp_new(sr_eng, 1, &cores, 0, NULL, NULL, 2);
+    ss_pcomp_set_stacking(sr_c, q, m_s, ss_rng_stream(7, 0, "test_calibrate/ring"));
+    for (int i = 0; i < SR; i++) {
+        ss_pc_place_init(&sr_place[i], sr_c);
+        sr_queued[i] = sr_busy[i] = 0;
+    }
+    sr_out = f;
+    sr_n = 0;
+    for (int k = 0; k < tokens; k++) ss_schedule(sr_eng, 0.02 * k / tokens, sr_arrive, NULL, (uint64_t)(k * SR / tokens));
+    ss_engine_run(sr_eng, 500);
+    ss_pcomp_free(sr_c);
+    ss_engine_free(sr_eng);
+}
+
+static void test_stacking_benchmark_refits(void)
+{
+    const double q = 0.46, m_s = 0.0035;
+    char *text = NULL;
+    size_t len;
+    FILE *f = open_memstream(&text, &len);
+    fputs(HEAD, f);
+    for (int k = 1; k <= 2; k++) {
+        fprintf(f, "{\"kind\": \"stacking\", \"runnable\": %d, \"cores\": 2, \"stretch_s\": [", k);
+        sim_ring(f, k, q, m_s);
+        fputs(k == 1 ? "]},\n" : "]}\n]\n}\n", f);
+    }
+    fclose(f);
+    char *dir = ss_test_tmpdir();
+    free(ss_test_write(dir, "ring.json", text));
+    free(text);
+    cJSON *m = calibrate(dir, "ring.json");
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(m, "scheduler"), "stacking");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(st);
+    double fq = num(st, "probability"), fm = num(st, "mean_s");
+    if (fabs(fq / q - 1) > 0.1 || fabs(fm / m_s - 1) > 0.1)
+        fprintf(stderr, "\n  ring refit: q %.3f (truth %.3f), m %.4f s (truth %.4f)\n", fq, q, fm, m_s);
+    CU_ASSERT_TRUE(fabs(fq / q - 1) <= 0.1);
+    CU_ASSERT_TRUE(fabs(fm / m_s - 1) <= 0.1);
+    cJSON_Delete(m);
+    ss_test_rmtree(dir);
+}
+
 SS_TEST_SUITE("calibrate", {"known laws: 95% intervals cover over 20 seeds", test_laws_inside_intervals},
+              {"wake-up stacking: the probe's ring, simulated, refits to its own q and m", test_stacking_benchmark_refits},
               {"wake-up stacking: 95% intervals cover over 20 seeds", test_stacking_inside_intervals},
               {"a hop's sender, receiver and delivery laws: 95% intervals cover over 100 seeds, the parameters",
                test_split_inside_intervals},

@@ -65,13 +65,14 @@ static void moments2(const double *v, size_t n, gsl_rng *rng, double *m1, double
     *m2 = b / (double)n;
 }
 
+/* 0 with the estimate; -1 no stacking above the baseline; -2 q above 1. */
 static int estimate(double b1, double b2, double x1, double x2, est *e)
 {
     double mu = x1 - b1, es2 = x2 - b2 - 2 * b1 * mu;
     double theta = (es2 - mu * mu / 2) / (2 * mu);
     if (!(mu > 0) || !(theta > 0)) return -1;
     *e = (est){.q = mu / (2 * theta), .m_s = 2 * theta, .mu_s = mu};
-    return e->q <= 1 ? 0 : -1;
+    return e->q <= 1 ? 0 : -2;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -113,10 +114,17 @@ static int one(calib *c, const group *g, cJSON *sched, ss_err *err)
     moments2(base, nb, NULL, &b1, &b2);
     moments2(load, nx, NULL, &x1, &x2);
     est e;
-    if (estimate(b1, b2, x1, x2, &e) < 0) {
+    int fit = estimate(b1, b2, x1, x2, &e);
+    if (fit == -1) {
         rc = ss_cal_group_err(g, err, "stacking on %u cores: the stretches with a thread per core (mean %g s) do "
                                       "not fit stacking over the baseline (mean %g s): nothing to fit",
                               cores, x1, b1);
+        goto out;
+    }
+    if (fit == -2) {
+        rc = ss_cal_group_err(g, err, "stacking on %u cores: the stretches imply a stacking probability of %.3g, "
+                                      "above 1: they are too uniform for stackings of exponential length",
+                              cores, e.q);
         goto out;
     }
     gsl_rng *rng = ss_rng_stream(0, 0, "calibrate/stacking");
@@ -159,13 +167,17 @@ static int one(calib *c, const group *g, cJSON *sched, ss_err *err)
     ss_cal_put_num(lj, "mean_stretch_s", x1);
     if (nb_ok < BOOT) cJSON_AddNumberToObject(o, "bootstrap_resamples_unfit", (double)(BOOT - nb_ok));
     cJSON_AddItemToObject(o, "from", ss_cal_refs_json(g));
-    char key[32];
-    snprintf(key, sizeof key, "stacking_%u_cores", cores);
-    cJSON_AddItemToObject(sched, c->stacks.n == 1 ? "stacking" : key, o);
-    fprintf(c->sum,
-            "  wake-up stacking on %u cores: probability %.3g [%.3g, %.3g], migration after %.3g ms [%.3g, %.3g] "
-            "(%zu burns, %zu alone)\n",
-            cores, e.q, qlo, qhi, 1e3 * e.m_s, 1e3 * mlo, 1e3 * mhi, nx, nb);
+    cJSON_AddItemToObject(sched, "stacking", o);
+    if (nb_ok >= 2)
+        fprintf(c->sum,
+                "  wake-up stacking on %u cores: probability %.3g [%.3g, %.3g], migration after %.3g ms [%.3g, %.3g] "
+                "(%zu burns, %zu alone)\n",
+                cores, e.q, qlo, qhi, 1e3 * e.m_s, 1e3 * mlo, 1e3 * mhi, nx, nb);
+    else
+        fprintf(c->sum,
+                "  wake-up stacking on %u cores: probability %.3g, migration after %.3g ms, no interval (%zu of %d "
+                "resamples fit) (%zu burns, %zu alone)\n",
+                cores, e.q, 1e3 * e.m_s, nb_ok, BOOT, nx, nb);
 out:
     free(base);
     free(load);
@@ -175,8 +187,23 @@ out:
 int ss_cal_stacking(calib *c, ss_err *err)
 {
     if (c->stacks.n == 0) return 0;
+    /* one machine's scheduler: a model file holds one stacking */
+    if (c->stacks.n > 1) {
+        const group *g = &c->stacks.g[1];
+        return ss_err_at(err, g->refs[0].prof->path, ss_cal_sample_of(&g->refs[0])->line,
+                         ss_cal_sample_of(&g->refs[0])->col,
+                         "stacking on %u cores after stacking on %u cores: one calibration fits one machine's "
+                         "scheduler (calibrate each machine's profiles apart)",
+                         ss_cal_sample_of(&g->refs[0])->batch, ss_cal_sample_of(&c->stacks.g[0].refs[0])->batch);
+    }
+    for (size_t i = 0; i < c->stacks.g[0].nrefs; i++) { /* each ring is the baseline or one thread per core */
+        const ss_hwp_sample *s = ss_cal_sample_of(&c->stacks.g[0].refs[i]);
+        if (s->threads != 1 && s->threads != s->batch)
+            return ss_err_at(err, c->stacks.g[0].refs[i].prof->path, s->line, s->col,
+                             "runnable: expected 1 (the baseline) or the cores (%u), got %u: the fit reads those "
+                             "two rings", s->batch, s->threads);
+    }
     fprintf(c->sum, "scheduler:\n");
     cJSON *sched = cJSON_AddObjectToObject(c->root, "scheduler");
-    for (size_t i = 0; i < c->stacks.n; i++) TRY(one(c, &c->stacks.g[i], sched, err));
-    return 0;
+    return one(c, &c->stacks.g[0], sched, err);
 }

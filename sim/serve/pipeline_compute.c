@@ -289,6 +289,7 @@ static void start(ss_pcomp *c, uint32_t link, double work_s, ss_pc_done done, vo
     if (a->host == NO_LINK) return; /* a GPU's, or zero work (it ends at once and takes no core) */
     c->nact[link]++;
     if (!a->place) return;
+    assert(!pl->cur && (!pl->listed || pl->link == link)); /* one piece at a time, on its own host */
     pl->cur = a;
     if (!pl->listed) place_add(c, pl, link);
     if (pl->partner) pair_caps(c, pl); /* still stacked from before its last piece */

@@ -41,25 +41,40 @@ def schedule_seed(seed, transport_index, load_index):
     return seed * 1000 + transport_index * 100 + load_index
 
 
+SEED_NOTE = re.compile(r"arrival schedule: random\.Random\((\d+)\)")
+
+
+def seed_note(seed):
+    """A run's `notes`: the seed its schedule was drawn from (what --check reads first)."""
+    return f"arrival schedule: random.Random({seed}), exponential gaps at rate_per_s (tools/probe/arrivals.py)"
+
+
 def schedule(rate_per_s, seed, warmup_s, duration_s):
     """The offsets as the profile records them: to the microsecond."""
     return [round(t, 6) for t in poisson_times(rate_per_s, seed, warmup_s + duration_s)]
 
 
 def _expected(doc):
-    """{run id: schedule} for every Poisson run, from the seed in environment.notes."""
+    """{run id: schedule} for every Poisson run: from the seed its notes name (the probe writes it),
+    else from the probe seed in environment.notes and the run's place among its transport's Poisson
+    runs (files written before runs named their seed; a run the probe left out would shift it)."""
     m = re.search(r"\bseed (\d+)\b", doc["environment"].get("notes", ""))
-    if not m:
-        raise SystemExit("arrivals: environment.notes names no 'seed N': the schedules cannot be drawn again")
-    seed, out, li = int(m.group(1)), {}, {}
+    out, li = {}, {}
     for r in doc.get("runs", []):
         c = r["conditions"]
         if c["arrival"] != "poisson":
             continue
+        own = SEED_NOTE.search(r.get("notes", ""))
         ti = TRANSPORTS.index(c["transport"])
         k = li.get(ti, 0)
         li[ti] = k + 1
-        out[r["id"]] = schedule(c["rate_per_s"], schedule_seed(seed, ti, k), c["warmup_s"], c["duration_s"])
+        if own:
+            s = int(own.group(1))
+        elif m:
+            s = schedule_seed(int(m.group(1)), ti, k)
+        else:
+            raise SystemExit(f"arrivals: run {r['id']} names no schedule seed, nor does environment.notes")
+        out[r["id"]] = schedule(c["rate_per_s"], s, c["warmup_s"], c["duration_s"])
     return out
 
 

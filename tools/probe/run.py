@@ -201,9 +201,11 @@ def _run_entry(kind, arrival, value, res, cfg, threads, duration_s, cpu, sched=N
                  "warmup_s": cfg["warmup_s"]})
     if cpu["background_cores"] == cpu["background_cores"]:      # not NaN
         cond["background_cores"] = round(cpu["background_cores"], 3)
+    entry = {"id": rid, "conditions": cond, "results": res}
     if sched is not None:
-        cond["arrivals_s"] = sched                      # replayed by servesim validate
-    return {"id": rid, "conditions": cond, "results": res}
+        cond["arrivals_s"] = sched[0]                   # replayed by servesim validate
+        entry["notes"] = arrivals.seed_note(sched[1])
+    return entry
 
 
 def _cpu_text(cpu):
@@ -276,10 +278,11 @@ def _e2e_transport(pipe, kind, seeds, cfg, threads, payload, rss, log):
     log(f"  capacity (median closed-loop throughput, clients >= {max(closed) / 2:g}): {capacity:.2f} /s")
     for li, frac in enumerate(cfg["loads"]):
         rate = round(frac * capacity, 2)
-        sched = arrivals.schedule(rate, arrivals.schedule_seed(*seeds, li), cfg["warmup_s"], cfg["poisson_s"])
+        sched_seed = arrivals.schedule_seed(*seeds, li)
+        sched = arrivals.schedule(rate, sched_seed, cfg["warmup_s"], cfg["poisson_s"])
         res, lost, counters, cpu = load.run_poisson(pipe, payload, sched, cfg["warmup_s"], cfg["poisson_s"])
         record("poisson", rate, res, lost, counters, cpu, cfg["poisson_s"],
-               f"poisson {rate:6.2f} /s ({100 * frac:.0f}%)", sched)
+               f"poisson {rate:6.2f} /s ({100 * frac:.0f}%)", (sched, sched_seed))
     return runs
 
 
@@ -327,8 +330,9 @@ def main():
     t_start = time.monotonic()
     load_before = _loadavg()
     mode = "quick" if args.quick else "full"
-    log(f"probe: {mode} run, seed {args.seed}, micro-benchmarks in {args.micro_mode} mode, "
-        f"load average before {load_before}")
+    parts = f"only {args.only}" if args.only else "every part"
+    micro = f", micro-benchmarks in {args.micro_mode} mode" if args.only in (None, "micro") else ""
+    log(f"probe: {mode} run ({parts}), seed {args.seed}{micro}, load average before {load_before}")
     samples, runs, mem, micro_cpu = [], [], [], None
     if args.only in (None, "micro"):
         samples, micro_cpu = run_micro(cfg, split, log, args.micro_mode)

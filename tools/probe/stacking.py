@@ -7,10 +7,14 @@ that woke it), where another thread is computing, and the two share that core un
 balancer migrates one of them, the free core idle meanwhile. The simulator's processor sharing
 is work-conserving and does not do this (serve/pipeline_compute.c, "wake-up stacking").
 
-The benchmark: a ring of RING processes passing K tokens over ZeroMQ PUSH/PULL ipc sockets (as the
+The benchmark: a ring of processes passing K tokens over ZeroMQ PUSH/PULL ipc sockets (as the
 probe's hops, I/O threads and all); each process, per token, burns WORK_S of its own CPU time in
 a Python loop (time.thread_time: the CPU work is fixed, whatever the scheduler does) and passes
-the token on. Per burn it records the stretch: wall time minus CPU time, the time the thread was
+the token on. The ring has max(RING, 4K) processes and the tokens start ring/K stages and WORK_S/K
+apart, so no token catches up with another (it would queue behind it and the two would wake
+together from then on) and each burn sees the other tokens' wake-ups in its middle, as
+calibrate's estimator assumes (sim/cmd/calibrate_stacking.c). A stacking slows both of its threads
+alike, so these offsets hold. Per burn it records the stretch: wall time minus CPU time, the time the thread was
 runnable but not running. With K = 1 nothing else computes (the baseline: timer and interrupt
 noise); with K = the cores, every start finds the other cores busy but, in processor sharing, a
 core for itself, so any stretch beyond the baseline is stacking. Samples: kind "stacking",
@@ -34,13 +38,13 @@ def _burn(s):
             x += i
 
 
-def _stage(i, d, work_s, q):
+def _stage(i, ring, d, work_s, q):
     import zmq
     ctx = zmq.Context()
     rx = ctx.socket(zmq.PULL)
     rx.bind(f"ipc://{d}/s{i}")
     tx = ctx.socket(zmq.PUSH)
-    tx.connect(f"ipc://{d}/s{(i + 1) % RING}")
+    tx.connect(f"ipc://{d}/s{(i + 1) % ring}")
     out = []
     while True:
         m = rx.recv()
@@ -63,26 +67,34 @@ def _ring(tokens, window_s, warmup_s):
     import zmq
     d = tempfile.mkdtemp(prefix="servesim-sched-")
     q = mp.get_context("spawn").Queue()
-    ps = [mp.get_context("spawn").Process(target=_stage, args=(i, d, WORK_S, q), daemon=True) for i in range(RING)]
+    ring = max(RING, 4 * tokens)
+    ps = [mp.get_context("spawn").Process(target=_stage, args=(i, ring, d, WORK_S, q), daemon=True)
+          for i in range(ring)]
     for p in ps:
         p.start()
     ctx = zmq.Context()
-    inj = ctx.socket(zmq.PUSH)
-    inj.connect(f"ipc://{d}/s0")
+    inj = []
+    for k in range(tokens):              # token k into stage k * ring / tokens, WORK_S / tokens later
+        s = ctx.socket(zmq.PUSH)
+        s.connect(f"ipc://{d}/s{k * ring // tokens}")
+        inj.append(s)
     time.sleep(1.0)                       # every stage bound
-    for _ in range(tokens):
-        inj.send(b"t")
+    for k, s in enumerate(inj):
+        if k:
+            time.sleep(WORK_S / tokens)
+        s.send(b"t")
     t0 = time.perf_counter_ns() + int(warmup_s * 1e9)
     t1 = t0 + int(window_s * 1e9)
     time.sleep(warmup_s + window_s)
-    inj.send(b"q")
+    inj[0].send(b"q")
     got = [q.get(timeout=60) for _ in ps]
     for p in ps:
         p.join(10)
         if p.is_alive():
             p.terminate()
             p.join()
-    inj.close(linger=0)
+    for s in inj:
+        s.close(linger=0)
     ctx.term()
     for f in os.listdir(d):
         os.unlink(os.path.join(d, f))
@@ -91,15 +103,22 @@ def _ring(tokens, window_s, warmup_s):
 
 
 def stacking_samples(window_s, log, warmup_s=1.0):
-    """kind "stacking" samples: the ring with 1 token (baseline), then with one per core."""
-    cores = os.cpu_count() or 1
+    """kind "stacking" samples: the ring with 1 token (baseline), then with one per core; none on
+    one core (no core is ever free to be stacked away from)."""
+    cores = len(os.sched_getaffinity(0))
+    if cores < 2:
+        log("stacking: skipped: one core, nothing to stack away from")
+        return []
     samples = []
-    for tokens in sorted({1, cores}):
+    for tokens in (1, cores):
         st = _ring(tokens, window_s, warmup_s)
         st.sort()
         n = len(st)
-        log(f"stacking: ring of {RING} processes, {tokens} token(s), {1e3 * WORK_S:.0f} ms of CPU per burn: "
-            f"{n} burns, stretch mean {1e3 * sum(st) / max(n, 1):.3f} ms, p90 {1e3 * st[int(0.9 * n)]:.3f} ms, "
+        if n < 2:
+            log(f"stacking: {tokens} token(s): {n} burns in the window; left out")
+            return []
+        log(f"stacking: ring of {max(RING, 4 * tokens)} processes, {tokens} token(s), {1e3 * WORK_S:.0f} ms of CPU "
+            f"per burn: {n} burns, stretch mean {1e3 * sum(st) / n:.3f} ms, p90 {1e3 * st[int(0.9 * n)]:.3f} ms, "
             f"p99 {1e3 * st[int(0.99 * n)]:.3f} ms")
         samples.append({"kind": "stacking", "runnable": tokens, "cores": cores, "work_s": WORK_S,
                         "stretch_s": [round(s, 7) for s in st]})
