@@ -41,8 +41,8 @@ static char *describe(const ss_val_result *r)
         s = ss_xasprintf("%s%sclosed %u client%s", c->transport ? c->transport : "", c->transport ? " " : "",
                          c->clients, c->clients == 1 ? "" : "s");
     else
-        s = ss_xasprintf("%s%spoisson %g/s%s", c->transport ? c->transport : "", c->transport ? " " : "",
-                         c->rate_per_s, r->saturated ? " (sat.)" : "");
+        s = ss_xasprintf("%s%spoisson %g/s%s%s", c->transport ? c->transport : "", c->transport ? " " : "",
+                         c->rate_per_s, c->narrivals ? " replayed" : "", r->saturated ? " (sat.)" : "");
     if (c->batch != 1) {
         char *t = ss_xasprintf("%s, batch %u", s, c->batch);
         free(s);
