@@ -438,8 +438,8 @@ static void collect(calib *c, ss_hwprofile *const *profs, size_t nprofs)
                 ss_cal_add(&c->colds, k, profs[f], i, 0);
                 break;
             case SS_HWP_STACKING:
-                k = ss_xasprintf("%u cores", s->batch);
-                ss_cal_add(&c->stacks, k, profs[f], i, s->threads);
+                k = ss_xasprintf("%u cores", s->cores);
+                ss_cal_add(&c->stacks, k, profs[f], i, s->runnable);
                 break;
             }
             free(k);

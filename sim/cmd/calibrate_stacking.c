@@ -40,13 +40,13 @@ static double *pooled(const group *g, unsigned runnable, size_t *n)
     size_t k = 0;
     for (size_t i = 0; i < g->nrefs; i++) {
         const ss_hwp_sample *s = ss_cal_sample_of(&g->refs[i]);
-        if (s->threads == runnable) k += s->ntimes;
+        if (s->runnable == runnable) k += s->ntimes;
     }
     double *v = ss_xcalloc(k + 1, sizeof *v);
     *n = 0;
     for (size_t i = 0; i < g->nrefs; i++) {
         const ss_hwp_sample *s = ss_cal_sample_of(&g->refs[i]);
-        if (s->threads == runnable)
+        if (s->runnable == runnable)
             for (size_t j = 0; j < s->ntimes; j++) v[(*n)++] = s->times_s[j];
     }
     return v;
@@ -97,7 +97,7 @@ static void put_ci(cJSON *o, const char *key, double lo, double hi)
 
 static int one(calib *c, const group *g, cJSON *sched, ss_err *err)
 {
-    unsigned cores = ss_cal_sample_of(&g->refs[0])->batch;
+    unsigned cores = ss_cal_sample_of(&g->refs[0])->cores;
     if (cores < 2)
         return ss_cal_group_err(g, err, "stacking on %u core: a thread can only be stacked where another core is "
                                         "free; expected cores >= 2", cores);
@@ -194,14 +194,14 @@ int ss_cal_stacking(calib *c, ss_err *err)
                          ss_cal_sample_of(&g->refs[0])->col,
                          "stacking on %u cores after stacking on %u cores: one calibration fits one machine's "
                          "scheduler (calibrate each machine's profiles apart)",
-                         ss_cal_sample_of(&g->refs[0])->batch, ss_cal_sample_of(&c->stacks.g[0].refs[0])->batch);
+                         ss_cal_sample_of(&g->refs[0])->cores, ss_cal_sample_of(&c->stacks.g[0].refs[0])->cores);
     }
     for (size_t i = 0; i < c->stacks.g[0].nrefs; i++) { /* each ring is the baseline or one thread per core */
         const ss_hwp_sample *s = ss_cal_sample_of(&c->stacks.g[0].refs[i]);
-        if (s->threads != 1 && s->threads != s->batch)
+        if (s->runnable != 1 && s->runnable != s->cores)
             return ss_err_at(err, c->stacks.g[0].refs[i].prof->path, s->line, s->col,
                              "runnable: expected 1 (the baseline) or the cores (%u), got %u: the fit reads those "
-                             "two rings", s->batch, s->threads);
+                             "two rings", s->cores, s->runnable);
     }
     fprintf(c->sum, "scheduler:\n");
     cJSON *sched = cJSON_AddObjectToObject(c->root, "scheduler");

@@ -198,6 +198,22 @@ static int summary(const ss_node *m, const ss_node *sum, const char *key, const 
     return 0;
 }
 
+/* The numbers of array `key` (in the file's time unit, checked with flags)
+ * into s->times_s in seconds. */
+static int time_seq(const ss_node *seq, const char *key, const ss_hwprofile *p, int flags, ss_hwp_sample *s,
+                    ss_err *err)
+{
+    s->times_s = ss_xcalloc(seq->n, sizeof *s->times_s);
+    for (size_t i = 0; i < seq->n; i++) {
+        char what[96];
+        snprintf(what, sizeof what, "%s[%zu]", key, i);
+        TRY(ss_node_num(seq->items[i], what, &s->times_s[i], flags, err));
+        s->times_s[i] *= unit_scale(p->time_unit);
+        s->ntimes++;
+    }
+    return 0;
+}
+
 /* The repeated observations `base_<unit>`: a non-empty array of times > 0,
  * or a summary (above). */
 static int times(const ss_node *m, const char *base, const ss_hwprofile *p, ss_hwp_sample *s, ss_err *err)
@@ -209,15 +225,7 @@ static int times(const ss_node *m, const char *base, const ss_hwprofile *p, ss_h
     ss_node *seq;
     TRY(ss_cfg_seq(m, key, &seq, SS_REQ, err));
     if (seq->n == 0) return ss_node_err(seq, err, "%s: expected at least one observation", key);
-    s->times_s = ss_xcalloc(seq->n, sizeof *s->times_s);
-    for (size_t i = 0; i < seq->n; i++) {
-        char what[96];
-        snprintf(what, sizeof what, "%s[%zu]", key, i);
-        TRY(ss_node_num(seq->items[i], what, &s->times_s[i], SS_POS, err));
-        s->times_s[i] *= unit_scale(p->time_unit);
-        s->ntimes++;
-    }
-    return 0;
+    return time_seq(seq, key, p, SS_POS, s, err);
 }
 
 static int read_env(ss_hwprofile *p, const ss_node *root, ss_err *err)
@@ -338,28 +346,20 @@ static int read_sample(const ss_hwprofile *p, const ss_node *n, ss_hwp_sample *s
         return times(n, "duration", p, s, err);
     }
     case SS_HWP_STACKING: {
-        TRY(count(n, "runnable", &s->threads, SS_REQ, err));
-        TRY(count(n, "cores", &s->batch, SS_REQ, err));
-        if (s->threads > s->batch)
+        TRY(count(n, "runnable", &s->runnable, SS_REQ, err));
+        TRY(count(n, "cores", &s->cores, SS_REQ, err));
+        if (s->runnable > s->cores)
             return ss_node_err(ss_map_find(n, "runnable"), err,
                                "runnable: expected at most the cores (%u): stacking is measured with a core free "
-                               "for every thread", s->batch);
-        s->sd_s = NAN;
-        TRY(time1(n, "work", p, &s->sd_s, SS_POS, err)); /* optional: the CPU time per burn */
+                               "for every thread", s->cores);
+        s->work_s = NAN;
+        TRY(time1(n, "work", p, &s->work_s, SS_POS, err)); /* optional: the CPU time per burn */
         char key[32];
         snprintf(key, sizeof key, "stretch_%s", p->time_unit);
         ss_node *seq;
         TRY(ss_cfg_seq(n, key, &seq, SS_REQ, err));
         if (seq->n < 2) return ss_node_err(seq, err, "%s: expected at least two burns' stretches", key);
-        s->times_s = ss_xcalloc(seq->n, sizeof *s->times_s);
-        for (size_t i = 0; i < seq->n; i++) {
-            char what[96];
-            snprintf(what, sizeof what, "%s[%zu]", key, i);
-            TRY(ss_node_num(seq->items[i], what, &s->times_s[i], 0, err)); /* two clocks apart: may dip below 0 */
-            s->times_s[i] *= unit_scale(p->time_unit);
-            s->ntimes++;
-        }
-        return 0;
+        return time_seq(seq, key, p, 0, s, err); /* two clocks apart: a stretch may dip below 0 */
     }
     }
     return 0;

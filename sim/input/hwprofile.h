@@ -24,8 +24,7 @@ typedef enum ss_hwp_kind {
     SS_HWP_MEMCPY,
     SS_HWP_MEMORY,
     SS_HWP_COLDSTART,
-    SS_HWP_STACKING  /* the scheduler's wake-up stacking: threads = runnable, batch = cores, times_s = stretches
-                      * (wall - CPU: any finite number), sd_s = the CPU work per burn (NAN if not given) */
+    SS_HWP_STACKING  /* the scheduler's wake-up stacking (runnable, cores, work_s; times_s the stretches) */
 } ss_hwp_kind;
 
 /* What a compute sample measured: a whole model, one block, one layer. */
@@ -44,9 +43,12 @@ typedef struct ss_hwp_sample {
                                * probe's GPU part, item 7); NULL for a host memcpy */
     char *stage;              /* coldstart: load, init or transfer */
     unsigned batch, threads;  /* compute (>= 1) */
+    unsigned runnable, cores; /* stacking: threads taking turns on the cores (1 <= runnable <= cores) */
+    double work_s;            /* stacking, optional: the CPU time of one burn; NAN if absent */
     double bytes;             /* transport, memcpy, memory (integer >= 0) */
     double in_bytes, out_bytes; /* compute, optional: tensor bytes in and out at this batch; -1 absent */
-    double *times_s;          /* latency (compute, transport, memcpy) or duration (coldstart), seconds, each > 0 */
+    double *times_s;          /* latency (compute, transport, memcpy) or duration (coldstart), seconds, each > 0;
+                               * stacking: the stretches, wall - CPU time per burn (any finite number) */
     size_t ntimes;
     /* A summary of a published table (docs/profiles.md, "Summaries"): the
      * time field is {mean, sd, n, dist} instead of observations; times_s then
