@@ -274,6 +274,21 @@ static int layer_mean(const based *b, const char *model, const char *layer, int 
     return -1;
 }
 
+/* Write a layer's mean x (of group g) as o[key] (exec_s: its compute, load_s:
+ * its load stage), with the note at `where` saying so ("<who> '<layer>' of
+ * <model>, the mean of its ...") and citing g's samples. */
+static void put_mean(based *b, cJSON *o, const char *key, double x, const group *g, const char *where, const char *who,
+                     const char *layer, const char *model)
+{
+    put_item(o, key, cJSON_CreateNumber(ss_cal_round10(x)));
+    char *c1 = cite(g);
+    char *text = ss_xasprintf("%s '%s' of %s, the mean of its %s: %s", who, layer, model,
+                              strcmp(key, "load_s") == 0 ? "load stage" : "compute", c1);
+    note(b, where, text);
+    free(text);
+    free(c1);
+}
+
 /* A layer-wise profile (models/masa/NAME.json): layers[].exec_s (the layer's
  * compute) and layers[].load_s (its load stage), init.exec_s/load_s from the
  * layer init.layer names, totals.exec_s, load_s, exec_conv_part_s and
@@ -300,19 +315,14 @@ static int fill_layers(based *b, cJSON *root, cJSON *layers, const char *model, 
                 if (layer_mean(b, model, nm->valuestring, k, &x, &g) < 0)
                     return base_err(b, err, "layers[%zu].%s: no %s sample of layer '%s' of %s in the profiles", i,
                                     key[k], k ? "coldstart (stage load)" : "compute", nm->valuestring, model);
-                put_item(l, key[k], cJSON_CreateNumber(ss_cal_round10(x)));
+                char *where = ss_xasprintf("layers[%zu].%s", i, key[k]);
+                put_mean(b, l, key[k], x, g, where, "layer", nm->valuestring, model);
+                free(where);
                 int dec = g->summary ? ss_cal_pooled(g).decimals : -1;
                 if (dec < 0 || decimals < 0) decimals = -1;
                 else if (dec > decimals) decimals = dec;
                 if (!unit) unit = g->refs[0].prof->time_unit;
                 else if (strcmp(unit, g->refs[0].prof->time_unit) != 0) decimals = -1;
-                char *where = ss_xasprintf("layers[%zu].%s", i, key[k]), *c1 = cite(g);
-                char *text = ss_xasprintf("layer '%s' of %s, the mean of its %s: %s", nm->valuestring, model,
-                                          k ? "load stage" : "compute", c1);
-                note(b, where, text);
-                free(text);
-                free(c1);
-                free(where);
             }
             sum[k] += x;
             const cJSON *pt = cJSON_GetObjectItemCaseSensitive(l, "part");
@@ -331,13 +341,8 @@ static int fill_layers(based *b, cJSON *root, cJSON *layers, const char *model, 
         if (layer_mean(b, model, il->valuestring, k, &x, &g) < 0)
             return base_err(b, err, "init.%s: no %s sample of layer '%s' of %s in the profiles", key[k],
                             k ? "coldstart (stage load)" : "compute", il->valuestring, model);
-        put_item(init, key[k], cJSON_CreateNumber(ss_cal_round10(x)));
-        char *where = ss_xasprintf("init.%s", key[k]), *c1 = cite(g);
-        char *text = ss_xasprintf("the input layer '%s' of %s, the mean of its %s: %s", il->valuestring, model,
-                                  k ? "load stage" : "compute", c1);
-        note(b, where, text);
-        free(text);
-        free(c1);
+        char *where = ss_xasprintf("init.%s", key[k]);
+        put_mean(b, init, key[k], x, g, where, "the input layer", il->valuestring, model);
         free(where);
     }
     cJSON *tot = cJSON_GetObjectItemCaseSensitive(root, "totals");
