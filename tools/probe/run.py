@@ -189,7 +189,7 @@ def _placement(threads):
             f"sharing {os.cpu_count()} cores; ipc:// sockets")
 
 
-def _run_entry(kind, arrival, value, res, cfg, threads, duration_s, cpu, sched=None):
+def _run_entry(kind, arrival, value, res, cfg, threads, duration_s, cpu, sched=None, sched_seed=None):
     cond = {"model": "resnet50-split", "transport": kind, "arrival": arrival}
     if arrival == "poisson":
         cond["rate_per_s"] = value
@@ -203,8 +203,8 @@ def _run_entry(kind, arrival, value, res, cfg, threads, duration_s, cpu, sched=N
         cond["background_cores"] = round(cpu["background_cores"], 3)
     entry = {"id": rid, "conditions": cond, "results": res}
     if sched is not None:
-        cond["arrivals_s"] = sched[0]                   # replayed by servesim validate
-        entry["notes"] = arrivals.seed_note(sched[1])
+        cond["arrivals_s"] = sched                      # replayed by servesim validate
+        entry["notes"] = arrivals.seed_note(sched_seed)
     return entry
 
 
@@ -254,11 +254,11 @@ def _e2e_transport(pipe, kind, seeds, cfg, threads, payload, rss, log):
     import load
     runs, closed = [], {}
 
-    def record(arrival, value, res, lost, counters, cpu, window_s, text, sched=None):
+    def record(arrival, value, res, lost, counters, cpu, window_s, text, sched=None, sched_seed=None):
         if not res["requests"]:
             log(f"  {text}: no request completed in the window; run left out")
             return
-        runs.append(_run_entry(kind, arrival, value, res, cfg, threads, window_s, cpu, sched))
+        runs.append(_run_entry(kind, arrival, value, res, cfg, threads, window_s, cpu, sched, sched_seed))
         log(f"  {text}: {res['throughput_per_s']:6.2f} /s  mean {1e3 * res['latency_mean_s']:7.1f} ms"
             f"  p50 {1e3 * res['latency_p50_s']:7.1f} ms  p99 {1e3 * res['latency_p99_s']:7.1f} ms"
             f"  ({res['requests']} requests{', %d not back' % lost if lost else ''})  {_cpu_text(cpu)}")
@@ -282,7 +282,7 @@ def _e2e_transport(pipe, kind, seeds, cfg, threads, payload, rss, log):
         sched = arrivals.schedule(rate, sched_seed, cfg["warmup_s"], cfg["poisson_s"])
         res, lost, counters, cpu = load.run_poisson(pipe, payload, sched, cfg["warmup_s"], cfg["poisson_s"])
         record("poisson", rate, res, lost, counters, cpu, cfg["poisson_s"],
-               f"poisson {rate:6.2f} /s ({100 * frac:.0f}%)", (sched, sched_seed))
+               f"poisson {rate:6.2f} /s ({100 * frac:.0f}%)", sched, sched_seed)
     return runs
 
 
