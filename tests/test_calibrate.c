@@ -449,7 +449,7 @@ static void test_bad_too_few(void)
 static void test_bad_unknown_kind(void)
 {
     refused(HEAD "{\"kind\": \"network\", \"bytes\": 10, \"latency_s\": [1, 2, 3]}\n]\n}\n", 6, "\"network\"",
-            "kind: unknown value 'network'; expected one of: compute, transport, memcpy, memory, coldstart, stacking", "");
+            "kind: unknown value 'network'; expected one of: compute, transport, memcpy, memory, coldstart, stacking, speed", "");
 }
 
 static void test_bad_not_json(void)
@@ -925,9 +925,119 @@ static void test_stacking_benchmark_refits(void)
     ss_test_rmtree(dir);
 }
 
+/* The host's speed (calibrate_speed.c): checks beside the micro-benchmarks
+ * drawn around mean_micro, beside the end-to-end runs around mean_e2e, both
+ * normal with a coefficient of variation of 0.1, as kind "speed" samples in
+ * speed.json. */
+static void speed_profile(const char *dir, unsigned seed, double mean_micro, size_t n_micro, double mean_e2e,
+                          size_t n_e2e)
+{
+    char *text = NULL;
+    size_t len;
+    FILE *f = ss_xmemstream(&text, &len);
+    gsl_rng *r = ss_rng_stream(seed, 0, "test_calibrate/speed");
+    fputs(HEAD, f);
+    for (int phase = 0; phase < 2; phase++) {
+        double mean = phase ? mean_e2e : mean_micro;
+        size_t n = phase ? n_e2e : n_micro;
+        fprintf(f, "{\"kind\": \"speed\", \"model\": \"chain\", \"device\": \"cpu\", \"threads\": 1, "
+                   "\"phase\": \"%s\", \"latency_s\": [", phase ? "e2e" : "micro");
+        for (size_t i = 0; i < n; i++) fprintf(f, "%s%.9g", i ? ", " : "", fabs(mean + gsl_ran_gaussian(r, 0.1 * mean)));
+        fprintf(f, "]}%s\n", phase ? "" : ",");
+    }
+    fputs("]\n}\n", f);
+    fclose(f);
+    gsl_rng_free(r);
+    free(ss_test_write(dir, "speed.json", text));
+    free(text);
+}
+
+/* The ratio's 95% interval holds the true ratio in at least 16 of 20 seeds
+ * (and a truth 10% off in at most 4: the interval is about 7% wide). */
+static void test_speed_inside_intervals(void)
+{
+    enum { SEEDS = 20 };
+    const double micro = 0.09, e2e = 0.1, truth = e2e / micro;
+    int miss = 0, miss_off = 0, ran = 0;
+    for (unsigned seed = 1; seed <= SEEDS; seed++) {
+        char *dir = ss_test_tmpdir();
+        speed_profile(dir, seed, micro, 40, e2e, 200);
+        cJSON *m = calibrate(dir, "speed.json");
+        const cJSON *h = cJSON_GetObjectItemCaseSensitive(m, "host_speed");
+        CU_ASSERT_PTR_NOT_NULL(h);
+        if (h) {
+            ran++;
+            const cJSON *ci = cJSON_GetObjectItemCaseSensitive(h, "ratio_ci95");
+            double lo = cJSON_GetArrayItem(ci, 0)->valuedouble, hi = cJSON_GetArrayItem(ci, 1)->valuedouble;
+            miss += !(lo <= truth && truth <= hi);
+            miss_off += !(lo <= 1.1 * truth && 1.1 * truth <= hi);
+            CU_ASSERT_EQUAL(num(h, "micro_requests"), 40);
+            CU_ASSERT_EQUAL(num(h, "e2e_requests"), 200);
+        }
+        cJSON_Delete(m);
+        ss_test_rmtree(dir);
+    }
+    CU_ASSERT_EQUAL(ran, SEEDS);
+    if (miss > 4) fprintf(stderr, "\n  host speed: %d misses of %d\n", miss, SEEDS);
+    CU_ASSERT_TRUE(miss <= 4);
+    CU_ASSERT_TRUE(miss_off >= SEEDS - 4);
+}
+
+/* Speed samples are reported, not applied: the fits are those without them,
+ * host_speed gives the ratio (1.2 here) and calibrate warns that the host
+ * moved. */
+static void test_speed_reported(void)
+{
+    char *dir = ss_test_tmpdir();
+    free(ss_test_write(dir, "p.json",
+                       HEAD CS "\"batch\": 1, \"latency_s\": [0.01, 0.011, 0.012]},\n" CS
+                               "\"batch\": 2, \"latency_s\": [0.02, 0.021, 0.023]}\n]\n}\n"));
+    free(ss_test_write(dir, "s.json",
+                       HEAD "{\"kind\": \"speed\", \"model\": \"chain\", \"device\": \"cpu\", \"threads\": 1, "
+                            "\"phase\": \"micro\", \"latency_s\": [0.099, 0.101, 0.1, 0.1]},\n"
+                            "{\"kind\": \"speed\", \"model\": \"chain\", \"device\": \"cpu\", \"threads\": 1, "
+                            "\"phase\": \"e2e\", \"latency_s\": [0.121, 0.119, 0.12, 0.12]}\n]\n}\n"));
+    cJSON *plain = calibrate(dir, "p.json"), *with = calibrate(dir, "p.json s.json");
+    CU_ASSERT_FATAL(plain && with);
+    CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(plain, "host_speed"));
+    const cJSON *h = cJSON_GetObjectItemCaseSensitive(with, "host_speed");
+    CU_ASSERT_DOUBLE_EQUAL(num(h, "ratio"), 1.2, 1e-9);
+    CU_ASSERT_TRUE(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(h, "moved")));
+    const char *same[] = {"blocks", "compute_laws", "distributions"};
+    for (int k = 0; k < 3; k++) {
+        char *a = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(plain, same[k])),
+             *b = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(with, same[k]));
+        CU_ASSERT_TRUE(a && b && strcmp(a, b) == 0);
+        free(a);
+        free(b);
+    }
+    char *out = NULL;
+    CU_ASSERT_EQUAL(ss_test_sh(&out, "cd '%s' && '%s/servesim' calibrate p.json s.json -o m.json", dir, SS_BUILD_DIR), 0);
+    CU_ASSERT_TRUE(out && ss_test_has(out, "ratio 1.2000"));
+    CU_ASSERT_TRUE(out && ss_test_has(out, "warning: synthetic's speed moved by +20.0%"));
+    free(out);
+    cJSON_Delete(plain);
+    cJSON_Delete(with);
+    /* checks of one phase only, or of two machines: refused, positioned */
+    free(ss_test_write(dir, "one.json",
+                       HEAD "{\"kind\": \"speed\", \"model\": \"chain\", \"device\": \"cpu\", \"threads\": 1, "
+                            "\"phase\": \"e2e\", \"latency_s\": [0.121, 0.119]}\n]\n}\n"));
+    CU_ASSERT_EQUAL(ss_test_sh(&out, "cd '%s' && '%s/servesim' calibrate p.json one.json -o m.json", dir, SS_BUILD_DIR), 2);
+    CU_ASSERT_TRUE(out && ss_test_has(out, "one.json:6:1: speed: expected checks of both phases to compare"));
+    CU_ASSERT_TRUE(out && ss_test_has(out, "got only e2e"));
+    free(out);
+    ss_test_sh(NULL, "cd '%s' && sed 's/\"synthetic\"/\"other\"/' one.json > two.json", dir);
+    CU_ASSERT_EQUAL(ss_test_sh(&out, "cd '%s' && '%s/servesim' calibrate s.json two.json -o m.json", dir, SS_BUILD_DIR), 2);
+    CU_ASSERT_TRUE(out && ss_test_has(out, "two.json:6:1: speed: checks of two machines ('synthetic' in s.json, 'other' here)"));
+    free(out);
+    ss_test_rmtree(dir);
+}
+
 SS_TEST_SUITE("calibrate", {"known laws: 95% intervals cover over 20 seeds", test_laws_inside_intervals},
               {"wake-up stacking: the probe's ring, simulated, refits to its own q and m", test_stacking_benchmark_refits},
               {"wake-up stacking: 95% intervals cover over 20 seeds", test_stacking_inside_intervals},
+              {"host speed: the ratio's 95% interval covers over 20 seeds", test_speed_inside_intervals},
+              {"host speed: reported, fits unchanged; one phase or two machines refused", test_speed_reported},
               {"a hop's sender, receiver and delivery laws: 95% intervals cover over 100 seeds, the parameters",
                test_split_inside_intervals},
               {"known families: the one drawn is chosen (2,000 draws, 5 seeds each)", test_picks_the_family},

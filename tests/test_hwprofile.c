@@ -118,9 +118,9 @@ static void test_sample_rules(void)
                "bytes: expected an integer >= 0, got '1.5'");
     bad_sample(dir, "{\"kind\": \"computer\", \"latency_s\": [1]}", "\"computer\"",
                "kind: unknown value 'computer' (did you mean 'compute'?); expected one of: compute, transport, "
-               "memcpy, memory, coldstart, stacking");
+               "memcpy, memory, coldstart, stacking, speed");
     bad_sample(dir, "{\"kind\": \"gpu\", \"latency_s\": [1]}", "\"gpu\"",
-               "kind: unknown value 'gpu'; expected one of: compute, transport, memcpy, memory, coldstart, stacking");
+               "kind: unknown value 'gpu'; expected one of: compute, transport, memcpy, memory, coldstart, stacking, speed");
     bad_sample(dir, "{\"kind\": \"memcpy\", \"bytes\": 1, \"latency_s\": [1], \"latency_ms\": [2]}", "\"latency_ms\"",
                "latency_ms: mixed units: this file writes times in s (first at line 6, 'latency_s'); a profile uses "
                "one time unit");

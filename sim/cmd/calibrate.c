@@ -441,6 +441,7 @@ static void collect(calib *c, ss_hwprofile *const *profs, size_t nprofs)
                 k = ss_xasprintf("%u cores", s->cores);
                 ss_cal_add(&c->stacks, k, profs[f], i, s->runnable);
                 break;
+            case SS_HWP_SPEED: break; /* ss_cal_speed's, before this */
             }
             free(k);
             free(k2);
@@ -940,8 +941,13 @@ int ss_calibrate(ss_hwprofile *const *profs, size_t nprofs, const ss_calib_opts 
     c.sum = ss_xmemstream(summary, &sumlen);
     c.root = cJSON_CreateObject();
     *json = NULL;
-    collect(&c, profs, nprofs);
     ss_cal_header(&c, profs, nprofs);
+    if (ss_cal_speed(&c, profs, nprofs, err) < 0) {
+        fclose(c.sum);
+        cJSON_Delete(c.root);
+        return -1;
+    }
+    collect(&c, profs, nprofs);
     groups *forms[] = {&c.dists, &c.transports, &c.memcpys, &c.colds};
     groups *modes[] = {&c.dists, &c.laws, &c.transports};
     int bad = 0;
@@ -975,7 +981,7 @@ int ss_calibrate(ss_hwprofile *const *profs, size_t nprofs, const ss_calib_opts 
                 chosen[SS_FIT_NORMAL], chosen[SS_FIT_LOGNORMAL], chosen[SS_FIT_GAMMA], chosen[SS_FIT_EMPIRICAL]);
         summaries(&c);
         /* people read the file from the top: what a scenario uses first, then the fits */
-        static const char *const order[] = {"name", "description", "source", "calibrated_from", "process", "blocks",
+        static const char *const order[] = {"name", "description", "source", "calibrated_from", "host_speed", "process", "blocks",
                                             "transports", "transport_fits", "memcpy", "memcpy_paths", "compute_laws",
                                             "distributions", "memory", "coldstart", "scheduler"};
         for (size_t i = 0; i < sizeof order / sizeof *order; i++) {

@@ -100,6 +100,10 @@ void ss_cal_header(calib *c, ss_hwprofile *const *profs, size_t nprofs);
 /* the scheduler's wake-up stacking (calibrate_stacking.c): scheduler.stacking in the model file */
 int ss_cal_stacking(calib *c, ss_err *err);
 
+/* the host's speed (calibrate_speed.c): with kind "speed" samples of both phases, the ratio of
+ * their means (e2e / micro) into host_speed and the summary, a warning when it moved.  0 also when
+ * there are none; -1 with err on bad input. */
+int ss_cal_speed(calib *c, ss_hwprofile *const *profs, size_t nprofs, ss_err *err);
 /* --base (calibrate_base.c): the base file of c->o with the fitted numbers put in, as *json. */
 int ss_cal_fill_base(calib *c, const ss_dist_fits *dfits, ss_hwprofile *const *profs, size_t nprofs, char **json,
                      ss_err *err);

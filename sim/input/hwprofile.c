@@ -13,13 +13,14 @@
         if ((x) < 0) return -1; \
     } while (0)
 
-static const char *const kind_names[] = {"compute", "transport", "memcpy", "memory", "coldstart", "stacking", NULL};
+static const char *const kind_names[] = {"compute",   "transport", "memcpy", "memory",
+                                         "coldstart", "stacking",  "speed",  NULL};
 static const char *const stage_names[] = {"load", "init", "transfer", NULL};
 static const char *const arrival_names[] = {"poisson", "closed", NULL};
 
 const char *ss_hwp_kind_name(ss_hwp_kind k)
 {
-    return k <= SS_HWP_STACKING ? kind_names[k] : "?";
+    return k <= SS_HWP_SPEED ? kind_names[k] : "?";
 }
 
 static const char *const top_keys[] = {"servesim_profile", "source", "environment", "samples", "runs", NULL};
@@ -47,8 +48,14 @@ static const char *const coldstart_keys[] = {"kind", "model", "layer", "stage", 
  * with `runnable` threads taking turns on `cores`. */
 static const char *const stacking_keys[] = {"kind",  "runnable",  "cores",  "work_s", "work_ms", "work_us",
                                             "stretch_s", "stretch_ms", "stretch_us", "notes", "source", NULL};
-static const char *const *const sample_keys[] = {compute_keys, transport_keys, memcpy_keys, memory_keys,
-                                                 coldstart_keys, stacking_keys};
+/* The host's speed (tools/probe/speed.py): one model's chain at batch 1, timed
+ * beside the micro-benchmarks (phase micro) and beside the end-to-end runs
+ * (phase e2e), every request's latency. */
+static const char *const speed_keys[] = {"kind",       "model",      "device", "threads", "phase", "latency_s",
+                                         "latency_ms", "latency_us", "notes",  "source",  NULL};
+static const char *const phase_names[] = {"micro", "e2e", NULL};
+static const char *const *const sample_keys[] = {compute_keys,   transport_keys, memcpy_keys, memory_keys,
+                                                 coldstart_keys, stacking_keys,  speed_keys};
 static const char *const run_keys[] = {"id", "conditions", "results", "notes", NULL};
 static const char *const cond_keys[] = {"model", "transport", "arrival", "rate_per_s", "clients", "batch",
                                         "placement", "duration_s", "duration_ms", "duration_us", "warmup_s",
@@ -360,6 +367,19 @@ static int read_sample(const ss_hwprofile *p, const ss_node *n, ss_hwp_sample *s
         TRY(ss_cfg_seq(n, key, &seq, SS_REQ, err));
         if (seq->n < 2) return ss_node_err(seq, err, "%s: expected at least two burns' stretches", key);
         return time_seq(seq, key, p, 0, s, err); /* two clocks apart: a stretch may dip below 0 */
+    }
+    case SS_HWP_SPEED: {
+        TRY(str_copy(n, "model", &s->model, SS_REQ, err));
+        TRY(str_copy(n, "device", &s->device, SS_REQ, err));
+        TRY(count(n, "threads", &s->threads, SS_REQ, err));
+        TRY(ss_cfg_enum(n, "phase", phase_names, &s->phase, SS_REQ, err));
+        TRY(times(n, "latency", p, s, err));
+        if (s->summary || s->ntimes < 2) {
+            char key[32];
+            snprintf(key, sizeof key, "latency_%s", p->time_unit);
+            return ss_node_err(ss_map_find(n, key), err, "%s: expected at least two requests' latencies", key);
+        }
+        return 0;
     }
     }
     return 0;

@@ -1,6 +1,7 @@
 #!/bin/sh
 # tools/probe/calibrate.sh: the probe's regeneration chain, one command (make probe-calibrate):
-# the micro-benchmark profile (and the scheduler's, probe-stacking.json, when there) ->
+# the micro-benchmark profile (and the scheduler's, probe-stacking.json, and the host's speed,
+# probe-speed.json, when there) ->
 # servesim calibrate -> the model file the probe scenario reads (models/resnet50-cpu.json:
 # its blocks' service, both transports' laws, the wake-up stacking) ->
 # servesim validate of the scenario against the end-to-end runs (never fitted).
@@ -37,7 +38,13 @@ if [ -f "$dir/probe-stacking.json" ]; then
     python3 tools/probe/check_profile.py "$dir/probe-stacking.json"
     inputs="$inputs $dir/probe-stacking.json"
 fi
-# shellcheck disable=SC2086 # two file names, no spaces (probe output folders)
+# the host's speed beside the micro-benchmarks and beside the end-to-end runs (tools/probe/speed.py):
+# calibrate scales the micro-benchmarks' times by their ratio
+if [ -f "$dir/probe-speed.json" ]; then
+    python3 tools/probe/check_profile.py "$dir/probe-speed.json"
+    inputs="$inputs $dir/probe-speed.json"
+fi
+# shellcheck disable=SC2086 # three file names, no spaces (probe output folders)
 "$bin" calibrate $inputs -o "$model"
 echo "calibrate.sh: $model written from $inputs"
 if [ ! -f "$e2e" ]; then

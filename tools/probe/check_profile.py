@@ -20,6 +20,7 @@ KINDS = {
     "memory": {"what": str, "device": str, "bytes": "bytes"},
     "coldstart": {"model": str, "stage": ("load", "init", "transfer"), "duration_s": "times"},
     "stacking": {"runnable": "count", "cores": "count", "stretch_s": "diffs"},
+    "speed": {"model": str, "device": str, "threads": "count", "phase": ("micro", "e2e"), "latency_s": "times"},
 }
 MICRO_MODES = ("warm", "pipeline")
 OPTIONAL = {"compute": {"model": str, "block": str, "layer": str, "threads": "count", "in_bytes": "bytes",

@@ -156,8 +156,9 @@ MICRO_MODE_NOTE = {
 }
 
 
-def run_micro(cfg, split, log, mode="pipeline"):
-    """The micro-benchmark samples, and the CPU use while the compute ones ran."""
+def run_micro(cfg, split, log, mode="pipeline", check=lambda: None):
+    """The micro-benchmark samples, and the CPU use while the compute ones ran; the host's speed
+    checked (check()) before, between and after the compute and transport parts."""
     import blocks
     import load
     import micro
@@ -167,6 +168,7 @@ def run_micro(cfg, split, log, mode="pipeline"):
     names = [b["name"] for b in split["blocks"]] + [
         p for p in blocks.process_names(split) if p not in {b["name"] for b in split["blocks"]}]
     fused = [n for n in names if n not in {b["name"] for b in split["blocks"]}]
+    check()
     meter = load.CpuMeter([os.getpid()])
     meter.mark()
     samples = micro.compute_samples(pieces, names, cfg["batches"], cfg["threads"], cfg["compute_reps"],
@@ -174,12 +176,15 @@ def run_micro(cfg, split, log, mode="pipeline"):
     meter.mark()
     cpu = meter.cores()
     log(f"compute micro-benchmarks: {_cpu_text(cpu)}")
+    check()
     sizes = hop_sizes(split)
     if cfg["few_sizes"]:
         sizes = [sizes[0], sizes[len(sizes) // 2], sizes[-1]]
     samples += micro.transport_samples(("zmq-copy", "shm-handle"), sizes, cfg["hop_reps"], 3, log,
                                        mode=mode, chain=hop_chain(split), piece_map=pieces)
+    check()
     samples += micro.memcpy_samples(sizes, cfg["memcpy_reps"], 2, log)
+    check()
     return samples, cpu
 
 
@@ -209,8 +214,12 @@ def _run_entry(kind, arrival, value, res, cfg, threads, duration_s, cpu, sched=N
 
 
 def _cpu_text(cpu):
+    import speed
+    checks = cpu.get("speed_s")
     return (f"cores: probe {cpu['probe_cores']:.2f}, others {cpu['background_cores']:.2f}, "
-            f"probe threads waiting for a core {cpu['waiting_cores']:.2f}")
+            f"probe threads waiting for a core {cpu['waiting_cores']:.2f}"
+            + (f", host speed check {speed.text(checks[0])} before, {speed.text(checks[1])} after"
+               if checks else ""))
 
 
 def _log_counters(counters, log):
@@ -230,8 +239,9 @@ def _capacity(closed):
     return top[mid] if len(top) % 2 else (top[mid - 1] + top[mid]) / 2
 
 
-def run_e2e(cfg, split, seed, threads, log):
-    """Both transports, each on a pipeline of its own. Returns (runs, memory samples)."""
+def run_e2e(cfg, split, seed, threads, log, check):
+    """Both transports, each on a pipeline of its own, the host's speed checked (check()) before
+    and after every run. Returns (runs, memory samples)."""
     import pipeline as pl
     runs, rss = [], {}
     payload = pl.pickled_input(split["blocks"][0]["in_shape"], seed)
@@ -240,14 +250,14 @@ def run_e2e(cfg, split, seed, threads, log):
         pipe = pl.Pipeline(split, kind, threads=threads, seed=seed)
         log(f"e2e {kind}: pipeline up in {time.monotonic() - t0:.1f} s")
         try:
-            runs += _e2e_transport(pipe, kind, (seed, ti), cfg, threads, payload, rss, log)
+            runs += _e2e_transport(pipe, kind, (seed, ti), cfg, threads, payload, rss, log, check)
         finally:
             pipe.close()
     mem = [{"kind": "memory", "what": role, "device": "cpu", "bytes": b} for role, b in sorted(rss.items())]
     return runs, mem
 
 
-def _e2e_transport(pipe, kind, seeds, cfg, threads, payload, rss, log):
+def _e2e_transport(pipe, kind, seeds, cfg, threads, payload, rss, log, check):
     """Closed loop for every client count, then Poisson at fractions of the capacity those
     runs measured (_capacity), each on the arrival schedule of (probe seed, transport index) = seeds
     and its load index (arrivals.py), recorded in the run as arrivals_s. Peak RSS per process goes into rss."""
@@ -267,7 +277,9 @@ def _e2e_transport(pipe, kind, seeds, cfg, threads, payload, rss, log):
             rss[role] = max(rss.get(role, 0), st["rss_bytes"])
 
     for n in cfg["clients"]:
+        before = check()
         res, lost, counters, cpu = load.run_closed(pipe, payload, n, cfg["warmup_s"], cfg["closed_s"])
+        cpu["speed_s"] = (before, check())
         record("closed", n, res, lost, counters, cpu, cfg["closed_s"], f"closed {n} clients")
         if res["requests"]:
             closed[n] = res["throughput_per_s"]
@@ -280,7 +292,9 @@ def _e2e_transport(pipe, kind, seeds, cfg, threads, payload, rss, log):
         rate = round(frac * capacity, 2)
         sched_seed = arrivals.schedule_seed(*seeds, li)
         sched = arrivals.schedule(rate, sched_seed, cfg["warmup_s"], cfg["poisson_s"])
+        before = check()
         res, lost, counters, cpu = load.run_poisson(pipe, payload, sched, cfg["warmup_s"], cfg["poisson_s"])
+        cpu["speed_s"] = (before, check())
         record("poisson", rate, res, lost, counters, cpu, cfg["poisson_s"],
                f"poisson {rate:6.2f} /s ({100 * frac:.0f}%)", sched, sched_seed)
     return runs
@@ -334,14 +348,25 @@ def main():
     micro = f", micro-benchmarks in {args.micro_mode} mode" if args.only in (None, "micro") else ""
     log(f"probe: {mode} run ({parts}), seed {args.seed}{micro}, load average before {load_before}")
     samples, runs, mem, micro_cpu = [], [], [], None
+    import speed
+    checker = speed.SpeedCheck(split) if args.only in (None, "micro", "e2e") else None
+    checks = {"micro": [], "e2e": []}
+
+    def check(phase):
+        times = checker()
+        checks[phase] += times
+        return times
     if args.only in (None, "micro"):
-        samples, micro_cpu = run_micro(cfg, split, log, args.micro_mode)
+        samples, micro_cpu = run_micro(cfg, split, log, args.micro_mode, lambda: check("micro"))
+        log(f"host speed checks beside the micro-benchmarks (the chain at batch 1, speed.py): median "
+            f"{speed.text(checks['micro'])} over {len(checks['micro'])} requests")
     if args.only in (None, "e2e"):
-        runs, mem = run_e2e(cfg, split, args.seed, args.threads, log)
+        runs, mem = run_e2e(cfg, split, args.seed, args.threads, log, lambda: check("e2e"))
     stack = []
     if args.only in (None, "stacking"):
         import stacking
         stack = stacking.stacking_samples(cfg["stacking_s"], log)
+    host = speed.samples(checks)
     gpu = []
     if args.only in (None, "gpu"):
         import gpu as gpumod
@@ -373,6 +398,10 @@ def main():
         write_profile(os.path.join(out, "probe-stacking.json"), env,
                       "tools/probe (measured): the scheduler's wake-up stacking, a ring of burn loops over ZeroMQ",
                       samples=stack)
+    if host:
+        write_profile(os.path.join(out, "probe-speed.json"), env,
+                      "tools/probe (measured): the host's speed, the block chain checked beside the "
+                      "micro-benchmarks and beside every end-to-end run (speed.py)", samples=host)
     if gpu:
         write_profile(os.path.join(out, "probe-gpu.json"), env, "tools/probe (measured): GPU copies",
                       samples=gpu)

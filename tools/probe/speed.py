@@ -1,0 +1,65 @@
+"""tools/probe/speed.py: the host's speed, checked beside the measurements.
+
+This VM shares its host with other machines, and the host's speed moves: on 2026-11-27 the
+same block1 call at batch 1 took 22.1 ms in the micro-benchmarks, 26.5 ms inside the
+end-to-end runs a minute later, and 21.8 ms in both twenty minutes after that, with this
+VM's own load average under 1 throughout (docs/calibration.md). The load average and the
+per-run CPU counters of load.py cannot see it: the cycles go elsewhere on the host.
+
+The check: the pipeline's whole chain (every process's compute in order: block1, block2,
+block3, block4_class) at batch 1 with one torch thread, in the probe's own process while the
+pipeline is idle, `rounds` requests after one to warm up; it returns each request's wall time
+in seconds. The probe takes it before and after the micro-benchmarks (phase "micro") and
+before and after every end-to-end run (phase "e2e"), logs each run's two checks, and writes
+every request's time as kind "speed" samples (probe-speed.json). `servesim calibrate` reports
+the ratio of the two phases' means and warns when the host moved (docs/calibration.md, "The
+host's speed"). The checks are not end-to-end results: nothing of a run's own requests goes
+into them."""
+import statistics
+import time
+
+import torch
+
+import blocks
+
+
+class SpeedCheck:
+    """A callable: one speed check, each request's chain time in seconds (a list)."""
+
+    def __init__(self, split, seed=0, rounds=5):
+        net = blocks.build_resnet(seed=seed)
+        piece_map = blocks.pieces(split, net)
+        names = blocks.process_names(split)
+        self.chain = [piece_map[n][0] for n in names]
+        self.x = torch.zeros((1,) + piece_map[names[0]][1])
+        self.rounds = rounds
+
+    def __call__(self):
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        times = []
+        try:
+            with torch.inference_mode():
+                for k in range(self.rounds + 1):
+                    t0 = time.perf_counter()
+                    y = self.x
+                    for mod in self.chain:
+                        y = mod(y)
+                    if k:  # the first one warms up
+                        times.append(time.perf_counter() - t0)
+        finally:
+            torch.set_num_threads(threads)
+        return times
+
+
+def samples(checks, model="resnet50-split"):
+    """kind "speed" samples, one per phase: {"micro": [times...], "e2e": [...]} -> list."""
+    return [{"kind": "speed", "model": model, "device": "cpu", "threads": 1, "phase": phase,
+             "latency_s": [round(t, 7) for t in times]}
+            for phase, times in checks.items() if len(times) >= 2]
+
+
+def text(times):
+    """A check's median for the log, ms."""
+    return f"{1e3 * statistics.median(times):.1f} ms"
+
