@@ -769,6 +769,31 @@ static void test_bad_model_profile(void)
     ss_test_rmtree(dir);
 }
 
+/* A drawn profile: its text as a memory stream with the header written, and
+ * the stream of draws; profile_done writes it as dir/name (returned). */
+typedef struct drawn {
+    char *text;
+    size_t len;
+    FILE *f;
+    gsl_rng *r;
+} drawn;
+
+static void profile_start(drawn *d, unsigned seed, const char *stream)
+{
+    d->f = ss_xmemstream(&d->text, &d->len);
+    d->r = ss_rng_stream(seed, 0, stream);
+    fputs(HEAD, d->f);
+}
+
+static char *profile_done(drawn *d, const char *dir, const char *name)
+{
+    gsl_rng_free(d->r);
+    fclose(d->f);
+    char *file = ss_test_write(dir, name, d->text);
+    free(d->text);
+    return file;
+}
+
 /* Wake-up stacking (calibrate_stacking.c) drawn from its own model: a
  * baseline ring whose stretches are timer noise e ~ N(20 us, 20 us) (some
  * below 0, as two clocks give), and a ring with a thread per core whose
@@ -778,11 +803,10 @@ static void test_bad_model_profile(void)
  * probability 0.016), and the estimates are within 15% of the truth. */
 static char *stacking_profile(const char *dir, unsigned seed, double q, double m_s, size_t nbase, size_t nload)
 {
-    char *text = NULL;
-    size_t len;
-    FILE *f = open_memstream(&text, &len);
-    gsl_rng *r = ss_rng_stream(seed, 0, "test_calibrate/stacking");
-    fputs(HEAD, f);
+    drawn d;
+    profile_start(&d, seed, "test_calibrate/stacking");
+    FILE *f = d.f;
+    gsl_rng *r = d.r;
     for (int k = 0; k < 2; k++) {
         size_t n = k ? nload : nbase;
         fprintf(f, "{\"kind\": \"stacking\", \"runnable\": %d, \"cores\": 2, \"work_s\": 0.02, \"stretch_s\": [",
@@ -795,11 +819,7 @@ static char *stacking_profile(const char *dir, unsigned seed, double q, double m
         }
         fputs(k ? "]}\n]\n}\n" : "]},\n", f);
     }
-    gsl_rng_free(r);
-    fclose(f);
-    char *file = ss_test_write(dir, "stacking.json", text);
-    free(text);
-    return file;
+    return profile_done(&d, dir, "stacking.json");
 }
 
 static void test_stacking_inside_intervals(void)
@@ -932,24 +952,19 @@ static void test_stacking_benchmark_refits(void)
 static void speed_profile(const char *dir, unsigned seed, double mean_micro, size_t n_micro, double mean_e2e,
                           size_t n_e2e)
 {
-    char *text = NULL;
-    size_t len;
-    FILE *f = ss_xmemstream(&text, &len);
-    gsl_rng *r = ss_rng_stream(seed, 0, "test_calibrate/speed");
-    fputs(HEAD, f);
+    drawn d;
+    profile_start(&d, seed, "test_calibrate/speed");
+    FILE *f = d.f;
     for (int phase = 0; phase < 2; phase++) {
         double mean = phase ? mean_e2e : mean_micro;
         size_t n = phase ? n_e2e : n_micro;
         fprintf(f, "{\"kind\": \"speed\", \"model\": \"chain\", \"device\": \"cpu\", \"threads\": 1, "
                    "\"phase\": \"%s\", \"latency_s\": [", phase ? "e2e" : "micro");
-        for (size_t i = 0; i < n; i++) fprintf(f, "%s%.9g", i ? ", " : "", fabs(mean + gsl_ran_gaussian(r, 0.1 * mean)));
+        for (size_t i = 0; i < n; i++) fprintf(f, "%s%.9g", i ? ", " : "", fabs(mean + gsl_ran_gaussian(d.r, 0.1 * mean)));
         fprintf(f, "]}%s\n", phase ? "" : ",");
     }
     fputs("]\n}\n", f);
-    fclose(f);
-    gsl_rng_free(r);
-    free(ss_test_write(dir, "speed.json", text));
-    free(text);
+    free(profile_done(&d, dir, "speed.json"));
 }
 
 /* The ratio's 95% interval holds the true ratio in at least 16 of 20 seeds
