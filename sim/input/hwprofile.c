@@ -374,11 +374,13 @@ static int read_sample(const ss_hwprofile *p, const ss_node *n, ss_hwp_sample *s
         TRY(count(n, "threads", &s->threads, SS_REQ, err));
         TRY(ss_cfg_enum(n, "phase", phase_names, &s->phase, SS_REQ, err));
         TRY(times(n, "latency", p, s, err));
-        if (s->summary || s->ntimes < 2) {
-            char key[32];
-            snprintf(key, sizeof key, "latency_%s", p->time_unit);
+        char key[32];
+        snprintf(key, sizeof key, "latency_%s", p->time_unit);
+        if (s->summary)
+            return ss_node_err(ss_map_find(n, key), err, "%s: a speed check is its requests' latencies, not a summary",
+                               key);
+        if (s->ntimes < 2)
             return ss_node_err(ss_map_find(n, key), err, "%s: expected at least two requests' latencies", key);
-        }
         return 0;
     }
     }

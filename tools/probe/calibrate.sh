@@ -39,7 +39,7 @@ if [ -f "$dir/probe-stacking.json" ]; then
     inputs="$inputs $dir/probe-stacking.json"
 fi
 # the host's speed beside the micro-benchmarks and beside the end-to-end runs (tools/probe/speed.py):
-# calibrate scales the micro-benchmarks' times by their ratio
+# calibrate reports their ratio (host_speed) and warns when the host moved; the fits do not use it
 if [ -f "$dir/probe-speed.json" ]; then
     python3 tools/probe/check_profile.py "$dir/probe-speed.json"
     inputs="$inputs $dir/probe-speed.json"

@@ -20,7 +20,7 @@ KINDS = {
     "memory": {"what": str, "device": str, "bytes": "bytes"},
     "coldstart": {"model": str, "stage": ("load", "init", "transfer"), "duration_s": "times"},
     "stacking": {"runnable": "count", "cores": "count", "stretch_s": "diffs"},
-    "speed": {"model": str, "device": str, "threads": "count", "phase": ("micro", "e2e"), "latency_s": "times"},
+    "speed": {"model": str, "device": str, "threads": "count", "phase": ("micro", "e2e"), "latency_s": "requests"},
 }
 MICRO_MODES = ("warm", "pipeline")
 OPTIONAL = {"compute": {"model": str, "block": str, "layer": str, "threads": "count", "in_bytes": "bytes",
@@ -64,9 +64,10 @@ def _check_value(path, v, want, errs):
     elif want == "rate":
         ok = _num(v) and v >= 0
         what = "a finite rate >= 0"
-    elif want == "times":
-        ok = isinstance(v, list) and len(v) > 0 and all(_num(x) and x > 0 for x in v)
-        what = "a non-empty array of positive finite numbers"
+    elif want in ("times", "requests"):  # requests: a speed check, at least two
+        ok = isinstance(v, list) and len(v) > (want == "requests") and all(_num(x) and x > 0 for x in v)
+        what = ("an array of at least two positive finite numbers" if want == "requests"
+                else "a non-empty array of positive finite numbers")
     elif want == "diffs":                # wall minus CPU time: two clocks, may dip below 0
         ok = isinstance(v, list) and len(v) >= 2 and all(_num(x) for x in v)
         what = "an array of at least two finite numbers"

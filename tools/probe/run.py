@@ -354,12 +354,12 @@ def main():
 
     def check(phase):
         times = checker()
-        checks[phase] += times
+        checks[phase].append(times)
         return times
     if args.only in (None, "micro"):
         samples, micro_cpu = run_micro(cfg, split, log, args.micro_mode, lambda: check("micro"))
         log(f"host speed checks beside the micro-benchmarks (the chain at batch 1, speed.py): median "
-            f"{speed.text(checks['micro'])} over {len(checks['micro'])} requests")
+            f"{speed.text(checks['micro'])} over {len(checks['micro'])} checks")
     if args.only in (None, "e2e"):
         runs, mem = run_e2e(cfg, split, args.seed, args.threads, log, lambda: check("e2e"))
     stack = []

@@ -1,17 +1,17 @@
 """tools/probe/speed.py: the host's speed, checked beside the measurements.
 
 This VM shares its host with other machines, and the host's speed moves: on 2026-11-27 the
-same block1 call at batch 1 took 22.1 ms in the micro-benchmarks, 26.5 ms inside the
-end-to-end runs a minute later, and 21.8 ms in both twenty minutes after that, with this
-VM's own load average under 1 throughout (docs/calibration.md). The load average and the
-per-run CPU counters of load.py cannot see it: the cycles go elsewhere on the host.
+same block1 call at batch 1 took 22.1 ms in the micro-benchmarks and 26.5 ms inside the
+end-to-end runs a minute later, and 21.8 ms in both twenty minutes after that
+(docs/calibration.md). The per-run CPU counters of load.py cannot see it: the cycles go
+elsewhere on the host.
 
 The check: the pipeline's whole chain (every process's compute in order: block1, block2,
 block3, block4_class) at batch 1 with one torch thread, in the probe's own process while the
 pipeline is idle, `rounds` requests after one to warm up; it returns each request's wall time
-in seconds. The probe takes it before and after the micro-benchmarks (phase "micro") and
+in seconds. The probe takes it four times beside the micro-benchmarks (phase "micro") and
 before and after every end-to-end run (phase "e2e"), logs each run's two checks, and writes
-every request's time as kind "speed" samples (probe-speed.json). `servesim calibrate` reports
+each check as a kind "speed" sample (probe-speed.json). `servesim calibrate` reports
 the ratio of the two phases' means and warns when the host moved (docs/calibration.md, "The
 host's speed"). The checks are not end-to-end results: nothing of a run's own requests goes
 into them."""
@@ -53,13 +53,14 @@ class SpeedCheck:
 
 
 def samples(checks, model="resnet50-split"):
-    """kind "speed" samples, one per phase: {"micro": [times...], "e2e": [...]} -> list."""
+    """kind "speed" samples, one per check: {"micro": [[times...], ...], "e2e": [...]} -> list."""
     return [{"kind": "speed", "model": model, "device": "cpu", "threads": 1, "phase": phase,
              "latency_s": [round(t, 7) for t in times]}
-            for phase, times in checks.items() if len(times) >= 2]
+            for phase, phase_checks in checks.items() for times in phase_checks if len(times) >= 2]
 
 
 def text(times):
-    """A check's median for the log, ms."""
-    return f"{1e3 * statistics.median(times):.1f} ms"
+    """The median of a check's (or several checks', flattened) requests for the log, ms."""
+    flat = [t for x in times for t in (x if isinstance(x, list) else [x])]
+    return f"{1e3 * statistics.median(flat):.1f} ms"
 
