@@ -194,14 +194,14 @@ def _placement(threads):
             f"sharing {os.cpu_count()} cores; ipc:// sockets")
 
 
-def _run_entry(kind, arrival, value, res, cfg, threads, duration_s, cpu, sched=None, sched_seed=None):
+def _run_entry(kind, arrival, value, res, cfg, threads, duration_s, cpu, sched=None, sched_seed=None, suffix=""):
     cond = {"model": "resnet50-split", "transport": kind, "arrival": arrival}
     if arrival == "poisson":
         cond["rate_per_s"] = value
-        rid = f"{kind}-poisson-{value:g}"
+        rid = f"{kind}-poisson-{value:g}{suffix}"
     else:
         cond["clients"] = value
-        rid = f"{kind}-closed-{value}"
+        rid = f"{kind}-closed-{value}{suffix}"
     cond.update({"batch": 1, "placement": _placement(threads), "duration_s": duration_s,
                  "warmup_s": cfg["warmup_s"]})
     if cpu["background_cores"] == cpu["background_cores"]:      # not NaN
@@ -239,9 +239,12 @@ def _capacity(closed):
     return top[mid] if len(top) % 2 else (top[mid - 1] + top[mid]) / 2
 
 
-def run_e2e(cfg, split, seed, threads, log, check):
+def run_e2e(cfg, split, seed, threads, log, check, capacities=None, suffix=""):
     """Both transports, each on a pipeline of its own, the host's speed checked (check()) before
-    and after every run. Returns (runs, memory samples)."""
+    and after every run. Returns (runs, memory samples). `capacities` ({transport: /s}): the
+    Poisson rates' base, filled in by the first pass and reused by later ones (so that every
+    pass repeats the same conditions); `suffix` goes on every run id (-pass2, ...)."""
+    capacities = {} if capacities is None else capacities
     import pipeline as pl
     runs, rss = [], {}
     payload = pl.pickled_input(split["blocks"][0]["in_shape"], seed)
@@ -250,14 +253,15 @@ def run_e2e(cfg, split, seed, threads, log, check):
         pipe = pl.Pipeline(split, kind, threads=threads, seed=seed)
         log(f"e2e {kind}: pipeline up in {time.monotonic() - t0:.1f} s")
         try:
-            runs += _e2e_transport(pipe, kind, (seed, ti), cfg, threads, payload, rss, log, check)
+            runs += _e2e_transport(pipe, kind, (seed, ti), cfg, threads, payload, rss, log, check, capacities,
+                                   suffix)
         finally:
             pipe.close()
     mem = [{"kind": "memory", "what": role, "device": "cpu", "bytes": b} for role, b in sorted(rss.items())]
     return runs, mem
 
 
-def _e2e_transport(pipe, kind, seeds, cfg, threads, payload, rss, log, check):
+def _e2e_transport(pipe, kind, seeds, cfg, threads, payload, rss, log, check, capacities, suffix):
     """Closed loop for every client count, then Poisson at fractions of the capacity those
     runs measured (_capacity), each on the arrival schedule of (probe seed, transport index) = seeds
     and its load index (arrivals.py), recorded in the run as arrivals_s. Peak RSS per process goes into rss."""
@@ -268,7 +272,7 @@ def _e2e_transport(pipe, kind, seeds, cfg, threads, payload, rss, log, check):
         if not res["requests"]:
             log(f"  {text}: no request completed in the window; run left out")
             return
-        runs.append(_run_entry(kind, arrival, value, res, cfg, threads, window_s, cpu, sched, sched_seed))
+        runs.append(_run_entry(kind, arrival, value, res, cfg, threads, window_s, cpu, sched, sched_seed, suffix))
         log(f"  {text}: {res['throughput_per_s']:6.2f} /s  mean {1e3 * res['latency_mean_s']:7.1f} ms"
             f"  p50 {1e3 * res['latency_p50_s']:7.1f} ms  p99 {1e3 * res['latency_p99_s']:7.1f} ms"
             f"  ({res['requests']} requests{', %d not back' % lost if lost else ''})  {_cpu_text(cpu)}")
@@ -286,8 +290,9 @@ def _e2e_transport(pipe, kind, seeds, cfg, threads, payload, rss, log, check):
     if not closed:
         log("  no closed-loop run completed: no capacity, Poisson runs left out")
         return runs
-    capacity = _capacity(closed)
-    log(f"  capacity (median closed-loop throughput, clients >= {max(closed) / 2:g}): {capacity:.2f} /s")
+    capacity = capacities.setdefault(kind, _capacity(closed))
+    log(f"  capacity (median closed-loop throughput, clients >= {max(closed) / 2:g}): {_capacity(closed):.2f} /s"
+        + (f"; the Poisson rates from the first pass's {capacity:.2f} /s" if capacity != _capacity(closed) else ""))
     for li, frac in enumerate(cfg["loads"]):
         rate = round(frac * capacity, 2)
         sched_seed = arrivals.schedule_seed(*seeds, li)
@@ -315,9 +320,15 @@ def main():
                     help="how compute and hops are timed: pipeline (default: each piece's calls interleaved "
                          "with the rest of the chain, as the running pipeline makes them) or warm (back to "
                          "back); tools/probe/micro.py")
+    ap.add_argument("--passes", type=int, default=1,
+                    help="repeat the micro-benchmarks and the end-to-end runs this many times, interleaved "
+                         "(micro, e2e, micro, e2e, ...): calibrate pools the micro-benchmarks, and the runs of "
+                         "pass k > 1 repeat pass 1's conditions under ids ending -passk (default 1)")
     ap.add_argument("--system-malloc", action="store_true",
                     help="leave glibc's malloc thresholds at their defaults (see _reexec_with_env)")
     args = ap.parse_args()
+    if args.passes < 1:
+        ap.error("--passes: expected a whole number >= 1")
     _reexec_with_env(args.system_malloc)
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     os.chdir(ROOT)
@@ -356,12 +367,24 @@ def main():
         times = checker()
         checks[phase].append(times)
         return times
-    if args.only in (None, "micro"):
-        samples, micro_cpu = run_micro(cfg, split, log, args.micro_mode, lambda: check("micro"))
-        log(f"host speed checks beside the micro-benchmarks (the chain at batch 1, speed.py): median "
-            f"{speed.text(checks['micro'])} over {len(checks['micro'])} checks")
-    if args.only in (None, "e2e"):
-        runs, mem = run_e2e(cfg, split, args.seed, args.threads, log, lambda: check("e2e"))
+    capacities = {}
+    for k in range(args.passes):
+        if args.passes > 1:
+            log(f"probe: pass {k + 1} of {args.passes}")
+        if args.only in (None, "micro"):
+            got, micro_cpu = run_micro(cfg, split, log, args.micro_mode, lambda: check("micro"))
+            samples += got
+            log(f"host speed checks beside the micro-benchmarks (the chain at batch 1, speed.py): median "
+                f"{speed.text(checks['micro'])} over {len(checks['micro'])} checks")
+        if args.only in (None, "e2e"):
+            got, got_mem = run_e2e(cfg, split, args.seed, args.threads, log, lambda: check("e2e"), capacities,
+                                   f"-pass{k + 1}" if k else "")
+            runs += got
+            peak = {m["what"]: m for m in mem}
+            for m in got_mem:  # each process's peak over the passes
+                if m["what"] not in peak or m["bytes"] > peak[m["what"]]["bytes"]:
+                    peak[m["what"]] = m
+            mem = [peak[w] for w in sorted(peak)]
     stack = []
     if args.only in (None, "stacking"):
         import stacking
@@ -377,7 +400,9 @@ def main():
             log(f"probe: GPU measurements skipped: {why}")
     wall = time.monotonic() - t_start
     notes = (f"{mode} probe run (tools/probe/run.py), seed {args.seed}, "
-             f"wall {wall:.0f} s; uptime load average (1, 5, 15 min) before {load_before}, "
+             + (f"{args.passes} passes (micro-benchmarks pooled; runs of pass k > 1 named -passk), "
+                if args.passes > 1 else "")
+             + f"wall {wall:.0f} s; uptime load average (1, 5, 15 min) before {load_before}, "
              f"after {_loadavg()}; machine shared with other jobs"
              + (f" (they kept {micro_cpu['background_cores']:.2f} of the {os.cpu_count()} cores busy "
                 f"while the compute micro-benchmarks ran; each run's conditions.background_cores says "
