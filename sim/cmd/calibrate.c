@@ -981,9 +981,10 @@ int ss_calibrate(ss_hwprofile *const *profs, size_t nprofs, const ss_calib_opts 
                 chosen[SS_FIT_NORMAL], chosen[SS_FIT_LOGNORMAL], chosen[SS_FIT_GAMMA], chosen[SS_FIT_EMPIRICAL]);
         summaries(&c);
         /* people read the file from the top: what a scenario uses first, then the fits */
-        static const char *const order[] = {"name", "description", "source", "calibrated_from", "host_speed", "process", "blocks",
-                                            "transports", "transport_fits", "memcpy", "memcpy_paths", "compute_laws",
-                                            "distributions", "memory", "coldstart", "scheduler"};
+        static const char *const order[] = {"name", "description", "source", "calibrated_from", "host_speed",
+                                            "process", "blocks", "transports", "transport_fits", "memcpy",
+                                            "memcpy_paths", "compute_laws", "distributions", "memory", "coldstart",
+                                            "scheduler"};
         for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
             cJSON *it = cJSON_DetachItemFromObjectCaseSensitive(c.root, order[i]);
             if (it) cJSON_AddItemToObject(c.root, order[i], it);

@@ -196,6 +196,12 @@ static void migrate(ss_engine *eng, void *ctx, uint64_t gen)
     if (pl->partner && pl->gen == gen) unstack(pl->c, pl);
 }
 
+/* Can pl be stacked on o's core: another thread, computing there alone? */
+static int stackable_on(const ss_pc_place *o, const ss_pc_place *pl)
+{
+    return o != pl && !o->partner && o->cur;
+}
+
 /* pl has just woken on link l with a piece of work: stacked on a busy core? */
 static void maybe_stack(ss_pcomp *c, ss_pc_place *pl)
 {
@@ -204,17 +210,12 @@ static void maybe_stack(ss_pcomp *c, ss_pc_place *pl)
     if (!(c->stack_prob > 0) || others == 0 || (double)busy_cores >= c->link_cores[l]) return;
     if (!(gsl_rng_uniform(c->stack_rng) < c->stack_prob)) return;
     size_t alone = 0;
-    for (size_t i = 0; i < c->nplaced[l]; i++) {
-        ss_pc_place *o = c->placed[l][i];
-        alone += o != pl && !o->partner && o->cur;
-    }
+    for (size_t i = 0; i < c->nplaced[l]; i++) alone += stackable_on(c->placed[l][i], pl);
     if (alone == 0) return; /* the busy ones are I/O and receiver threads' work: none to stack on */
     size_t k = (size_t)gsl_rng_uniform_int(c->stack_rng, (unsigned long)alone);
     ss_pc_place *o = NULL;
-    for (size_t i = 0; i < c->nplaced[l] && !o; i++) {
-        ss_pc_place *x = c->placed[l][i];
-        if (x != pl && !x->partner && x->cur && k-- == 0) o = x;
-    }
+    for (size_t i = 0; i < c->nplaced[l] && !o; i++)
+        if (stackable_on(c->placed[l][i], pl) && k-- == 0) o = c->placed[l][i];
     pl->partner = o;
     o->partner = pl;
     pl->gen = o->gen = ++c->stack_gens;
