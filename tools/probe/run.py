@@ -239,14 +239,14 @@ def _capacity(closed):
     return top[mid] if len(top) % 2 else (top[mid - 1] + top[mid]) / 2
 
 
-def run_e2e(cfg, split, seed, threads, log, check, capacities=None, suffix=""):
+def run_e2e(cfg, split, seed, threads, log, check, capacities, rss, suffix=""):
     """Both transports, each on a pipeline of its own, the host's speed checked (check()) before
-    and after every run. Returns (runs, memory samples). `capacities` ({transport: /s}): the
-    Poisson rates' base, filled in by the first pass and reused by later ones (so that every
-    pass repeats the same conditions); `suffix` goes on every run id (-pass2, ...)."""
-    capacities = {} if capacities is None else capacities
+    and after every run. Returns the runs. `capacities` ({transport: /s}): the Poisson rates'
+    base, filled in by the first pass and reused by later ones (so that every pass repeats the
+    same conditions); `rss` ({process: bytes}): each process's peak, over every pass; `suffix`
+    goes on every run id (-pass2, ...)."""
     import pipeline as pl
-    runs, rss = [], {}
+    runs = []
     payload = pl.pickled_input(split["blocks"][0]["in_shape"], seed)
     for ti, kind in enumerate(arrivals.TRANSPORTS):
         t0 = time.monotonic()
@@ -257,8 +257,7 @@ def run_e2e(cfg, split, seed, threads, log, check, capacities=None, suffix=""):
                                    suffix)
         finally:
             pipe.close()
-    mem = [{"kind": "memory", "what": role, "device": "cpu", "bytes": b} for role, b in sorted(rss.items())]
-    return runs, mem
+    return runs
 
 
 def _e2e_transport(pipe, kind, seeds, cfg, threads, payload, rss, log, check, capacities, suffix):
@@ -290,9 +289,10 @@ def _e2e_transport(pipe, kind, seeds, cfg, threads, payload, rss, log, check, ca
     if not closed:
         log("  no closed-loop run completed: no capacity, Poisson runs left out")
         return runs
-    capacity = capacities.setdefault(kind, _capacity(closed))
-    log(f"  capacity (median closed-loop throughput, clients >= {max(closed) / 2:g}): {_capacity(closed):.2f} /s"
-        + (f"; the Poisson rates from the first pass's {capacity:.2f} /s" if capacity != _capacity(closed) else ""))
+    measured = _capacity(closed)
+    capacity = capacities.setdefault(kind, measured)
+    log(f"  capacity (median closed-loop throughput, clients >= {max(closed) / 2:g}): {measured:.2f} /s"
+        + (f"; the Poisson rates from the first pass's {capacity:.2f} /s" if capacity != measured else ""))
     for li, frac in enumerate(cfg["loads"]):
         rate = round(frac * capacity, 2)
         sched_seed = arrivals.schedule_seed(*seeds, li)
@@ -358,7 +358,7 @@ def main():
     parts = f"only {args.only}" if args.only else "every part"
     micro = f", micro-benchmarks in {args.micro_mode} mode" if args.only in (None, "micro") else ""
     log(f"probe: {mode} run ({parts}), seed {args.seed}{micro}, load average before {load_before}")
-    samples, runs, mem, micro_cpu = [], [], [], None
+    samples, runs, micro_cpu = [], [], None
     import speed
     checker = speed.SpeedCheck(split) if args.only in (None, "micro", "e2e") else None
     checks = {"micro": [], "e2e": []}
@@ -367,7 +367,7 @@ def main():
         times = checker()
         checks[phase].append(times)
         return times
-    capacities = {}
+    capacities, rss = {}, {}
     for k in range(args.passes):
         if args.passes > 1:
             log(f"probe: pass {k + 1} of {args.passes}")
@@ -377,14 +377,9 @@ def main():
             log(f"host speed checks beside the micro-benchmarks (the chain at batch 1, speed.py): median "
                 f"{speed.text(checks['micro'])} over {len(checks['micro'])} checks")
         if args.only in (None, "e2e"):
-            got, got_mem = run_e2e(cfg, split, args.seed, args.threads, log, lambda: check("e2e"), capacities,
-                                   f"-pass{k + 1}" if k else "")
-            runs += got
-            peak = {m["what"]: m for m in mem}
-            for m in got_mem:  # each process's peak over the passes
-                if m["what"] not in peak or m["bytes"] > peak[m["what"]]["bytes"]:
-                    peak[m["what"]] = m
-            mem = [peak[w] for w in sorted(peak)]
+            runs += run_e2e(cfg, split, args.seed, args.threads, log, lambda: check("e2e"), capacities, rss,
+                            f"-pass{k + 1}" if k else "")
+    mem = [{"kind": "memory", "what": role, "device": "cpu", "bytes": b} for role, b in sorted(rss.items())]
     stack = []
     if args.only in (None, "stacking"):
         import stacking
@@ -412,24 +407,15 @@ def main():
              f"block process in the end-to-end runs; Debian python3-torch on {OPENBLAS_DIR}; "
              f"{_malloc_note()}")
     env = environment(notes)
-    if samples:
-        write_profile(os.path.join(out, "probe-micro.json"), env,
-                      "tools/probe (measured): micro-benchmarks, resnet50-split blocks alone",
-                      samples=samples)
-    if runs:
-        write_profile(os.path.join(out, "probe-e2e.json"), env,
-                      "tools/probe (measured): end-to-end runs of the block pipeline", samples=mem, runs=runs)
-    if stack:
-        write_profile(os.path.join(out, "probe-stacking.json"), env,
-                      "tools/probe (measured): the scheduler's wake-up stacking, a ring of burn loops over ZeroMQ",
-                      samples=stack)
-    if host:
-        write_profile(os.path.join(out, "probe-speed.json"), env,
-                      "tools/probe (measured): the host's speed, the block chain checked beside the "
-                      "micro-benchmarks and beside every end-to-end run (speed.py)", samples=host)
-    if gpu:
-        write_profile(os.path.join(out, "probe-gpu.json"), env, "tools/probe (measured): GPU copies",
-                      samples=gpu)
+    for name, source, smp, rns in (
+            ("probe-micro.json", "micro-benchmarks, resnet50-split blocks alone", samples, None),
+            ("probe-e2e.json", "end-to-end runs of the block pipeline", mem, runs),
+            ("probe-stacking.json", "the scheduler's wake-up stacking, a ring of burn loops over ZeroMQ", stack, None),
+            ("probe-speed.json", "the host's speed, the block chain checked beside the micro-benchmarks and "
+                                 "beside every end-to-end run (speed.py)", host, None),
+            ("probe-gpu.json", "GPU copies", gpu, None)):
+        if smp or rns:  # (memory readings come only with runs: record() takes both)
+            write_profile(os.path.join(out, name), env, "tools/probe (measured): " + source, samples=smp, runs=rns)
     log(f"probe: done in {wall:.0f} s, files in {os.path.relpath(out, ROOT)}")
 
 
