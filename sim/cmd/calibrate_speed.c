@@ -26,6 +26,7 @@
  * probe run of one part, --only micro); checks of two machines or of two
  * chains are refused. */
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,32 +34,24 @@
 #include "cmd/calibrate_internal.h"
 #include "core/util.h"
 
-static void mean_var(const double *v, size_t n, double *mean, double *var)
-{
-    double s = 0, q = 0;
-    for (size_t i = 0; i < n; i++) s += v[i];
-    *mean = s / (double)n;
-    for (size_t i = 0; i < n; i++) q += (v[i] - *mean) * (v[i] - *mean);
-    *var = n > 1 ? q / (double)(n - 1) : 0;
-}
-
 /* A phase's mean and the variance of that mean, over its checks' means
- * (units 1) or over its requests (units 0). */
+ * (by_check) or over its requests; every check has at least two requests and
+ * by_check needs two checks, so the sample variance is defined. */
 static void phase_stats(const group *g, int by_check, double *mean, double *var_of_mean, size_t *nobs)
 {
-    double *m = ss_xcalloc(g->nrefs + 1, sizeof *m), v;
+    double *m = ss_xcalloc(g->nrefs + 1, sizeof *m);
+    const double *v = g->y;
+    *nobs = g->n;
     if (by_check) {
         for (size_t r = 0; r < g->nrefs; r++) {
             const ss_hwp_sample *s = ss_cal_sample_of(&g->refs[r]);
-            mean_var(s->times_s, s->ntimes, &m[r], &v);
+            m[r] = gsl_stats_mean(s->times_s, 1, s->ntimes);
         }
-        mean_var(m, g->nrefs, mean, &v);
+        v = m;
         *nobs = g->nrefs;
-    } else {
-        mean_var(g->y, g->n, mean, &v);
-        *nobs = g->n;
     }
-    *var_of_mean = v / (double)*nobs;
+    *mean = gsl_stats_mean(v, 1, *nobs);
+    *var_of_mean = gsl_stats_variance_m(v, 1, *nobs, *mean) / (double)*nobs;
     free(m);
 }
 
