@@ -449,7 +449,7 @@ static void test_bad_too_few(void)
 static void test_bad_unknown_kind(void)
 {
     refused(HEAD "{\"kind\": \"network\", \"bytes\": 10, \"latency_s\": [1, 2, 3]}\n]\n}\n", 6, "\"network\"",
-            "kind: unknown value 'network'; expected one of: compute, transport, memcpy, memory, coldstart, stacking, speed", "");
+            "kind: unknown value 'network'; expected one of: compute, transport, memcpy, memory, coldstart, stacking, speed, wake", "");
 }
 
 static void test_bad_not_json(void)
@@ -1058,10 +1058,141 @@ static void test_speed_reported(void)
     ss_test_rmtree(dir);
 }
 
+/* Waking after idle (calibrate_wake.c): a transport's hops after gaps of 0,
+ * 0.3 and 1.2 s, 32 messages each, latency N(2 ms + extra, 1 ms) with extras
+ * 0, 2 and 5 ms, the receiver idle for the gap + 20 to 25 ms.  Over 20
+ * seeds each extra's 95% interval holds the truth in at least 16 (misses ~
+ * Binomial(20, 0.05)), a truth 2 ms off in at most 4; the idle times are
+ * the means drawn. */
+static void wake_profile(const char *dir, unsigned seed, const double *gaps, const double *extras, int ngaps, int n)
+{
+    drawn d;
+    profile_start(&d, seed, "test_calibrate/wake");
+    for (int g = 0; g < ngaps; g++) {
+        fprintf(d.f, "%s{\"kind\": \"wake\", \"transport\": \"zmq-copy\", \"gap_s\": %g, \"idle_s\": [", g ? ",\n" : "",
+                gaps[g]);
+        for (int k = 0; k < n; k++) fprintf(d.f, "%s%.9g", k ? ", " : "", gaps[g] + 0.02 + 0.005 * gsl_rng_uniform(d.r));
+        fputs("], \"latency_s\": ", d.f);
+        draws(d.f, d.r, (size_t)n, 0.002 + extras[g], 0.001);
+        fputs("}", d.f);
+    }
+    fputs("]\n}\n", d.f);
+    free(profile_done(&d, dir, "wake.json"));
+}
+
+static void test_wake_inside_intervals(void)
+{
+    enum { SEEDS = 20 };
+    const double gaps[] = {0, 0.3, 1.2}, extras[] = {0, 0.002, 0.005};
+    int miss[3] = {0}, miss_off[3] = {0}, ran = 0, idle_off = 0;
+    for (unsigned seed = 1; seed <= SEEDS; seed++) {
+        char *dir = ss_test_tmpdir();
+        wake_profile(dir, seed, gaps, extras, 3, 32);
+        cJSON *m = calibrate(dir, "wake.json");
+        const cJSON *w = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(m, "scheduler"), "wake"), "zmq-copy");
+        CU_ASSERT_PTR_NOT_NULL(w);
+        if (w) {
+            ran++;
+            const cJSON *x = cJSON_GetObjectItemCaseSensitive(w, "extra_measured_s"),
+                        *h = cJSON_GetObjectItemCaseSensitive(w, "extra_ci95_s"),
+                        *idle = cJSON_GetObjectItemCaseSensitive(w, "idle_s");
+            CU_ASSERT_EQUAL(cJSON_GetArraySize(x), 3);
+            CU_ASSERT_DOUBLE_EQUAL(cJSON_GetArrayItem(x, 0)->valuedouble, 0, 0);
+            for (int g = 0; g < 3; g++) {
+                double v = cJSON_GetArrayItem(x, g)->valuedouble, hw = cJSON_GetArrayItem(h, g)->valuedouble;
+                idle_off += fabs(cJSON_GetArrayItem(idle, g)->valuedouble - (gaps[g] + 0.0225)) > 0.002;
+                if (g == 0) continue;
+                miss[g] += fabs(v - extras[g]) > hw;
+                miss_off[g] += fabs(v - (extras[g] + 0.002)) > hw;
+            }
+        }
+        cJSON_Delete(m);
+        ss_test_rmtree(dir);
+    }
+    CU_ASSERT_EQUAL(ran, SEEDS);
+    if (miss[1] > 4 || miss[2] > 4) fprintf(stderr, "\n  wake: misses %d, %d of %d\n", miss[1], miss[2], SEEDS);
+    CU_ASSERT_TRUE(miss[1] <= 4 && miss[2] <= 4);
+    CU_ASSERT_TRUE(miss_off[1] >= SEEDS - 4 && miss_off[2] >= SEEDS - 4);
+    CU_ASSERT_EQUAL(idle_off, 0);
+}
+
+/* One gap of a transport, or an idle time short: refused, positioned. */
+static void test_wake_refusals(void)
+{
+    refused(HEAD "{\"kind\": \"wake\", \"transport\": \"zmq-copy\", \"gap_s\": 0, \"idle_s\": [0.02, 0.02], "
+                 "\"latency_s\": [0.003, 0.004]}\n]\n}\n",
+            6, "{", "wake: zmq-copy has samples of one gap (0 s) only", "");
+    refused(HEAD "{\"kind\": \"wake\", \"transport\": \"zmq-copy\", \"gap_s\": 0.3, \"idle_s\": [0.32],\n"
+                 "\"latency_s\": [0.003, 0.004]}\n]\n}\n",
+            6, "[", "idle_s: expected one idle time per message (2, as latency_s), got 1", "");
+    refused(HEAD "{\"kind\": \"wake\", \"transport\": \"zmq-copy\", \"gap_s\": -1, \"idle_s\": [0.32, 0.3],\n"
+                 "\"latency_s\": [0.003, 0.004]}\n]\n}\n",
+            6, "-1", "gap_s", "");
+}
+
+/* pipeline.wake in a scenario: one block (a calibrated split) behind a
+ * closed client that thinks 2 s, so the block's process has slept 2 s (past
+ * the table's last point) before each request: the mean latency rises by
+ * the last extra, 7 ms (to 0.1 ms: the window holds a request or so fewer),
+ * under both fixed and shared compute; with the think time under the first
+ * point nothing changes; a profile without the transport's table is refused
+ * with its position. */
+static void test_wake_in_a_scenario(void)
+{
+    const law compute = {0.004, 0.0025, 0.0004}, hop = {0.0003, 1.0 / 1.2e9, 0.00005};
+    char *dir = ss_test_tmpdir();
+    free(law_profile(dir, 7, &compute, &hop));
+    CU_ASSERT_EQUAL_FATAL(ss_test_sh(NULL, "cd '%s' && mkdir models && '%s/servesim' calibrate laws.json -o "
+                                           "models/cal.json --quiet", dir, SS_BUILD_DIR), 0);
+    const char *scen = "name: w\nseed: 1\nreplications: 1\nduration_s: 200\nwarmup_s: 10\n"
+                       "hosts:\n  - name: box\n    devices:\n      - {name: cpu, kind: cpu, cores: 2}\n"
+                       "models:\n  - {name: block1, split: cal, block: block1}\n"
+                       "tasks:\n  - {name: t, path: [block1]}\n"
+                       "deployment:\n  - {model: block1, device: cpu}\n"
+                       "workloads:\n  - {name: c, kind: closed, target: t, clients: 1, think: {dist: deterministic, "
+                       "mean_s: %s}}\n"
+                       "pipeline:\n  transport: {name: zmq-copy, profile: models/cal.json}\n%s%s";
+    const char *wake = "  wake: {idle_s: [0.05, 0.5, 1.5], extra_s: [0, 0.003, 0.007]}\n";
+    double lat[2][2][2]; /* [shared][wake][think long] */
+    for (int sh = 0; sh < 2; sh++)
+        for (int wk = 0; wk < 2; wk++)
+            for (int th = 0; th < 2; th++) {
+                char *text = ss_xasprintf(scen, th ? "2" : "0.02", sh ? "  compute: shared\n" : "", wk ? wake : "");
+                free(ss_test_write(dir, "s.yaml", text));
+                free(text);
+                char *out = NULL;
+                int rc = ss_test_sh(&out, "cd '%s' && '%s/servesim' run s.yaml -o r.csv --quiet && awk -F, "
+                                          "'NR==1{for(i=1;i<=NF;i++)if($i==\"latency_mean_ms\")c=i} NR==2{print $c}' r.csv",
+                                    dir, SS_BUILD_DIR);
+                CU_ASSERT_EQUAL(rc, 0);
+                lat[sh][wk][th] = out ? atof(out) : NAN;
+                free(out);
+            }
+    for (int sh = 0; sh < 2; sh++) {
+        CU_ASSERT_DOUBLE_EQUAL(lat[sh][1][1] - lat[sh][0][1], 7.0, 0.1);
+        CU_ASSERT_DOUBLE_EQUAL(lat[sh][1][0], lat[sh][0][0], 1e-9);
+    }
+    free(ss_test_write(dir, "models.json", "{\"scheduler\": {\"wake\": {\"shm-handle\": {\"idle_s\": [0, 1], "
+                                           "\"extra_s\": [0, 0.001]}}}}\n"));
+    char *text = ss_xasprintf(scen, "2", "", "  wake: {profile: models.json}\n");
+    free(ss_test_write(dir, "s.yaml", text));
+    free(text);
+    char *out = NULL;
+    CU_ASSERT_EQUAL(ss_test_sh(&out, "cd '%s' && '%s/servesim' run s.yaml -o r2.csv --quiet", dir, SS_BUILD_DIR), 2);
+    CU_ASSERT_TRUE(out && ss_test_has(out, "s.yaml:20:19: wake profile 'models.json' has no map scheduler.wake.zmq-copy"));
+    free(out);
+    ss_test_rmtree(dir);
+}
+
 SS_TEST_SUITE("calibrate", {"known laws: 95% intervals cover over 20 seeds", test_laws_inside_intervals},
               {"wake-up stacking: the probe's ring, simulated, refits to its own q and m", test_stacking_benchmark_refits},
               {"wake-up stacking: 95% intervals cover over 20 seeds", test_stacking_inside_intervals},
               {"host speed: the ratio's 95% interval covers over 20 seeds", test_speed_inside_intervals},
+              {"waking after idle: 95% intervals cover over 20 seeds", test_wake_inside_intervals},
+              {"waking after idle: one gap or a short idle list refused, positioned", test_wake_refusals},
+              {"waking after idle: pipeline.wake delays a message to an idle process by the table",
+               test_wake_in_a_scenario},
               {"host speed: reported, fits unchanged; one phase noted; two chains or machines refused", test_speed_reported},
               {"a hop's sender, receiver and delivery laws: 95% intervals cover over 100 seeds, the parameters",
                test_split_inside_intervals},

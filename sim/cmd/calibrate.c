@@ -442,6 +442,7 @@ static void collect(calib *c, ss_hwprofile *const *profs, size_t nprofs)
                 ss_cal_add(&c->stacks, k, profs[f], i, s->runnable);
                 break;
             case SS_HWP_SPEED: break; /* ss_cal_speed's, before this */
+            case SS_HWP_WAKE: break;  /* ss_cal_wake's, after the stacking */
             }
             free(k);
             free(k2);
@@ -970,6 +971,7 @@ int ss_calibrate(ss_hwprofile *const *profs, size_t nprofs, const ss_calib_opts 
     if (rc == 0) rc = transport_laws(&c, err);
     if (rc == 0) rc = blocks(&c, dfits, lfits, err);
     if (rc == 0) rc = ss_cal_stacking(&c, err);
+    if (rc == 0) rc = ss_cal_wake(&c, profs, nprofs, err);
     if (rc == 0) {
         size_t chosen[SS_FIT_NFAMILIES] = {0};
         cJSON *arr = cJSON_AddArrayToObject(c.root, "distributions");

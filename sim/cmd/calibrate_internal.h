@@ -100,6 +100,10 @@ void ss_cal_header(calib *c, ss_hwprofile *const *profs, size_t nprofs);
 /* the scheduler's wake-up stacking (calibrate_stacking.c): scheduler.stacking in the model file */
 int ss_cal_stacking(calib *c, ss_err *err);
 
+/* waking after idle (calibrate_wake.c): with kind "wake" samples, scheduler.wake.<transport> in the
+ * model file (the extra hop latency by the receiver's idle time).  0 also when there are none. */
+int ss_cal_wake(calib *c, ss_hwprofile *const *profs, size_t nprofs, ss_err *err);
+
 /* the host's speed (calibrate_speed.c): with kind "speed" samples of both phases, the ratio of
  * their means (e2e / micro) into host_speed and the summary, a warning when it moved.  0 also when
  * there are none; -1 with err on bad input. */

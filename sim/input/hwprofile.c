@@ -14,13 +14,13 @@
     } while (0)
 
 static const char *const kind_names[] = {"compute",   "transport", "memcpy", "memory",
-                                         "coldstart", "stacking",  "speed",  NULL};
+                                         "coldstart", "stacking",  "speed",  "wake", NULL};
 static const char *const stage_names[] = {"load", "init", "transfer", NULL};
 static const char *const arrival_names[] = {"poisson", "closed", NULL};
 
 const char *ss_hwp_kind_name(ss_hwp_kind k)
 {
-    return k <= SS_HWP_SPEED ? kind_names[k] : "?";
+    return k <= SS_HWP_WAKE ? kind_names[k] : "?";
 }
 
 static const char *const top_keys[] = {"servesim_profile", "source", "environment", "samples", "runs", NULL};
@@ -54,8 +54,14 @@ static const char *const stacking_keys[] = {"kind",  "runnable",  "cores",  "wor
 static const char *const speed_keys[] = {"kind",       "model",      "device", "threads", "phase", "latency_s",
                                          "latency_ms", "latency_us", "notes",  "source",  NULL};
 static const char *const phase_names[] = {"micro", "e2e", NULL};
+/* A hop after an idle gap (tools/probe/wake.py): the sender slept gap_<unit>, then
+ * computed the producing piece and sent; per message the receiving process's idle
+ * time when it was sent and the hop's latency (send until decoded). */
+static const char *const wake_keys[] = {"kind",    "transport", "gap_s",      "gap_ms",     "gap_us",     "idle_s",
+                                        "idle_ms", "idle_us",   "latency_s",  "latency_ms", "latency_us", "micro_mode",
+                                        "notes",   "source",    NULL};
 static const char *const *const sample_keys[] = {compute_keys,   transport_keys, memcpy_keys, memory_keys,
-                                                 coldstart_keys, stacking_keys,  speed_keys};
+                                                 coldstart_keys, stacking_keys,  speed_keys, wake_keys};
 static const char *const run_keys[] = {"id", "conditions", "results", "notes", NULL};
 static const char *const cond_keys[] = {"model", "transport", "arrival", "rate_per_s", "clients", "batch",
                                         "placement", "duration_s", "duration_ms", "duration_us", "warmup_s",
@@ -383,6 +389,30 @@ static int read_sample(const ss_hwprofile *p, const ss_node *n, ss_hwp_sample *s
             return ss_node_err(ss_map_find(n, key), err, "%s: expected at least two requests' latencies", key);
         return 0;
     }
+    case SS_HWP_WAKE: {
+        TRY(str_copy(n, "transport", &s->transport, SS_REQ, err));
+        TRY(time1(n, "gap", p, &s->gap_s, SS_REQ | SS_NONNEG, err));
+        TRY(micro_mode(n, s, err));
+        TRY(times(n, "latency", p, s, err));
+        char key[32], ikey[32];
+        snprintf(key, sizeof key, "latency_%s", p->time_unit);
+        snprintf(ikey, sizeof ikey, "idle_%s", p->time_unit);
+        if (s->summary)
+            return ss_node_err(ss_map_find(n, key), err, "%s: a wake sample is its messages' latencies, not a summary",
+                               key);
+        if (s->ntimes < 2)
+            return ss_node_err(ss_map_find(n, key), err, "%s: expected at least two messages' latencies", key);
+        ss_node *seq;
+        TRY(ss_cfg_seq(n, ikey, &seq, SS_REQ, err));
+        if (seq->n != s->ntimes)
+            return ss_node_err(seq, err, "%s: expected one idle time per message (%zu, as %s), got %zu", ikey, s->ntimes,
+                               key, seq->n);
+        ss_hwp_sample idle = {0};
+        int rc = time_seq(seq, ikey, p, SS_NONNEG, &idle, err);
+        s->idle_s = idle.times_s;
+        s->nidle = idle.ntimes;
+        return rc;
+    }
     }
     return 0;
 }
@@ -521,6 +551,7 @@ static void free_sample(ss_hwp_sample *s)
     free(s->times_s);
     free(s->sender_s);
     free(s->receiver_s);
+    free(s->idle_s);
     free(s->source);
     free(s->law);
 }

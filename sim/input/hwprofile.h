@@ -25,7 +25,8 @@ typedef enum ss_hwp_kind {
     SS_HWP_MEMORY,
     SS_HWP_COLDSTART,
     SS_HWP_STACKING, /* the scheduler's wake-up stacking (runnable, cores, work_s; times_s the stretches) */
-    SS_HWP_SPEED     /* the host's speed (model, device, threads, phase; times_s the chain's latencies) */
+    SS_HWP_SPEED,    /* the host's speed (model, device, threads, phase; times_s the chain's latencies) */
+    SS_HWP_WAKE      /* a hop after an idle gap (transport, gap_s, idle_s; times_s the hops' latencies) */
 } ss_hwp_kind;
 
 /* What a compute sample measured: a whole model, one block, one layer. */
@@ -47,6 +48,10 @@ typedef struct ss_hwp_sample {
     unsigned runnable, cores; /* stacking: threads taking turns on the cores (1 <= runnable <= cores) */
     double work_s;            /* stacking, optional: the CPU time of one burn; NAN if absent */
     int phase;                /* speed: 0 checked beside the micro-benchmarks, 1 beside the end-to-end runs */
+    double gap_s;             /* wake: the idle gap the sender slept before each message (>= 0) */
+    double *idle_s;           /* wake: per message (in the order of times_s), how long the receiving process had
+                               * been idle when the message was sent, s (>= 0) */
+    size_t nidle;
     double bytes;             /* transport, memcpy, memory (integer >= 0) */
     double in_bytes, out_bytes; /* compute, optional: tensor bytes in and out at this batch; -1 absent */
     double *times_s;          /* latency (compute, transport, memcpy) or duration (coldstart), seconds, each > 0;

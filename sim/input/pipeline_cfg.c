@@ -258,10 +258,69 @@ static int read_stacking(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
     return rc;
 }
 
+/* Array `key` of m: numbers >= 0 (idle_s increasing), into *out; its length. */
+static int wake_array(const ss_node *m, const char *key, int increasing, double **out, size_t *n, ss_err *err)
+{
+    ss_node *seq;
+    TRY(ss_cfg_seq(m, key, &seq, SS_REQ, err));
+    if (seq->n < 2) return ss_node_err(seq, err, "%s: expected at least two points (the reference and one idle time)", key);
+    if (*n && seq->n != *n) return ss_node_err(seq, err, "%s: expected %zu numbers, one per idle time, got %zu", key, *n, seq->n);
+    double *v = ss_xcalloc(seq->n, sizeof *v);
+    *out = v;
+    for (size_t i = 0; i < seq->n; i++) {
+        char what[64];
+        snprintf(what, sizeof what, "%s[%zu]", key, i);
+        TRY(ss_node_num(seq->items[i], what, &v[i], SS_NONNEG, err));
+        if (increasing && i && !(v[i] > v[i - 1]))
+            return ss_node_err(seq->items[i], err, "%s: expected increasing idle times, got %s after %.17g", what,
+                               seq->items[i]->value, v[i - 1]);
+    }
+    *n = seq->n;
+    return 0;
+}
+
+/* `idle_s` and `extra_s` of map m into pl. */
+static int wake_numbers(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
+{
+    size_t n = 0;
+    TRY(wake_array(m, "idle_s", 1, &pl->wake_idle_s, &n, err));
+    return wake_array(m, "extra_s", 0, &pl->wake_extra_s, &n, err) < 0 ? -1 : (pl->nwake = n, 0);
+}
+
+/* `wake: {idle_s: [...], extra_s: [...]}` or `{profile: FILE}`, FILE a model file
+ * `servesim calibrate` wrote from the probe's wake samples: its
+ * scheduler.wake.<the pipeline's transport> (serve/pipeline.c, waking after idle). */
+static int read_wake(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
+{
+    static const char *const keys[] = {"idle_s", "extra_s", "profile", NULL};
+    TRY(ss_node_expect(m, SS_NODE_MAP, "wake", err));
+    TRY(ss_cfg_check_keys(m, keys, "wake", err));
+    const ss_node *prof = ss_map_find(m, "profile");
+    if (!prof) return wake_numbers(pl, m, err);
+    if (ss_map_find(m, "idle_s") || ss_map_find(m, "extra_s"))
+        return ss_node_err(prof, err, "wake: a profile or the numbers (idle_s, extra_s), not both");
+    TRY(ss_node_expect(prof, SS_NODE_SCALAR, "profile", err));
+    char *path = ss_node_readable(prof, "wake profile", err);
+    if (!path) return -1;
+    ss_doc *doc = ss_doc_load(path, err);
+    free(path);
+    if (!doc) return -1;
+    ss_node *sch = NULL, *wk = NULL, *t = NULL;
+    int rc = ss_cfg_map(doc->root, "scheduler", &sch, 0, err);
+    if (rc >= 0 && sch) rc = ss_cfg_map(sch, "wake", &wk, 0, err);
+    if (rc >= 0 && wk) rc = ss_cfg_map(wk, pl->transport.name, &t, 0, err);
+    if (rc >= 0 && !t)
+        rc = ss_node_err(prof, err, "wake profile '%s' has no map scheduler.wake.%s (servesim calibrate writes it from "
+                                    "kind: wake samples of that transport)", prof->value, pl->transport.name);
+    if (rc >= 0) rc = wake_numbers(pl, t, err);
+    ss_doc_free(doc);
+    return rc;
+}
+
 static int read_section(ss_scenario *sc, ss_pipeline_cfg *pl, const ss_node *n, ss_err *err)
 {
     static const char *const keys[] = {"transport", "batch", "dispatcher", "client_device", "contention", "compute",
-                                       "host_cores", "batching", "stacking", NULL};
+                                       "host_cores", "batching", "stacking", "wake", NULL};
     static const char *const computes[] = {"fixed", "shared", NULL};
     TRY(ss_node_expect(n, SS_NODE_MAP, "pipeline", err));
     TRY(ss_cfg_check_keys(n, keys, "pipeline", err));
@@ -282,6 +341,8 @@ static int read_section(ss_scenario *sc, ss_pipeline_cfg *pl, const ss_node *n, 
     if (hc) TRY(read_host_cores(sc, pl, hc, err));
     const ss_node *st = ss_map_find(n, "stacking");
     if (st) TRY(read_stacking(pl, st, err));
+    const ss_node *wk = ss_map_find(n, "wake");
+    if (wk) TRY(read_wake(pl, wk, err));
     const ss_node *d = ss_map_find(n, "dispatcher");
     if (d) {
         static const char *const dkeys[] = {"device", NULL};
@@ -342,5 +403,7 @@ void ss_pipeline_free(ss_pipeline_cfg *p)
     for (size_t i = 0; i < p->nhost_cores; i++) free(p->host_core_names[i]);
     free(p->host_core_names);
     free(p->host_cores);
+    free(p->wake_idle_s);
+    free(p->wake_extra_s);
     free(p);
 }

@@ -26,6 +26,10 @@ typedef struct ss_pipeline_cfg {
     size_t nhost_cores;
     double stack_prob;         /* `stacking:` wake-up stacking (serve/pipeline_compute.c); 0 = off */
     double stack_mean_s;
+    double *wake_idle_s;       /* `wake:` the extra delay of a hop into a process idle for wake_idle_s[k] is
+                                * wake_extra_s[k] (linear between, 0 below the first, the last beyond); */
+    double *wake_extra_s;      /* serve/pipeline.c.  nwake 0 = off */
+    size_t nwake;
     uint32_t *max_batch;       /* per model (>= 1) */
     double *max_wait_s;        /* per model (>= 0) */
 } ss_pipeline_cfg;

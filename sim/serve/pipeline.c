@@ -150,12 +150,60 @@ static void to_receiver(pproc *q, ss_request *r)
         ss_schedule(q->w->eng, ss_now(q->w->eng), arrive, q, (uint64_t)(uintptr_t)r);
 }
 
+/* `pipeline.wake`: the extra delay of a message sent now to process q, by how
+ * long q has been idle (since its last batch ended or the last message was
+ * sent to it, whichever is later; since the start if neither): the table
+ * linear between its points, 0 below the first (the reference the hop laws
+ * were timed at), the last point's beyond it.  A process at work or with a
+ * queue is awake: 0.  [ASSUMPTION: the extra is a wait, not CPU work.] */
+static double wake_delay(const ss_pipeline_cfg *cfg, const pproc *q, double now)
+{
+    if (q->busy || q->len) return 0;
+    double since = q->free_since_s > q->last_in_s ? q->free_since_s : q->last_in_s;
+    double idle = now - (since > 0 ? since : 0);
+    const double *x = cfg->wake_idle_s, *y = cfg->wake_extra_s;
+    size_t n = cfg->nwake;
+    if (idle <= x[0]) return 0;
+    if (idle >= x[n - 1]) return y[n - 1];
+    size_t k = 1;
+    while (x[k] < idle) k++;
+    double f = (idle - x[k - 1]) / (x[k] - x[k - 1]);
+    return y[k - 1] + f * (y[k] - y[k - 1]);
+}
+
+/* The message r has reached its receiving process's threads (after any
+ * wake-up): under compute: shared, the bytes through the receiver's I/O
+ * thread (or the network), then its receiver thread. */
+static void hand_over(ss_world *w, ss_request *r)
+{
+    ss_pipe *p = w->pipe;
+    uint32_t to = r->pipe.at;
+    double io_s = r->pipe.delivery_wire_s < r->pipe.delivery_s ? r->pipe.delivery_wire_s : r->pipe.delivery_s;
+    r->pipe.rx_s = r->pipe.delivery_s - io_s;
+    if (r->pipe.net_bytes > 0)
+        ss_pipe_net_send(p->net, r, 0);
+    else if (io_s > 0)
+        ss_pc_thread_push(&p->procs[to].io, io_s, (uint64_t)(uintptr_t)r);
+    else
+        to_receiver(&p->procs[to], r);
+}
+
+static void woken(ss_engine *eng, void *ctx, uint64_t arg)
+{
+    (void)eng;
+    hand_over(ctx, (ss_request *)(uintptr_t)arg);
+}
+
 /* Send r from its current place to r->pipe.next, the hop priced (keep_hop). */
 static void depart(ss_world *w, ss_request *r)
 {
     ss_pipe *p = w->pipe;
     uint32_t to = r->pipe.next;
-    double now = ss_now(w->eng), delivery_s = r->pipe.delivery_s;
+    double now = ss_now(w->eng), delivery_s = r->pipe.delivery_s, wake_s = 0;
+    if (to != CLIENT && p->cfg->nwake) {
+        wake_s = wake_delay(p->cfg, &p->procs[to], now);
+        p->procs[to].last_in_s = now;
+    }
     if (to != CLIENT) occ_change(w, p->procs[to].device, +1);
     hold(w, to, r->pipe.next_held_bytes, r->pipe.next_held_in, +1);
     r->pipe.at = to;
@@ -163,30 +211,24 @@ static void depart(ss_world *w, ss_request *r)
     r->pipe.recv_s = r->pipe.next_recv_s;
     r->pipe.held_bytes = r->pipe.next_held_bytes;
     r->pipe.held_in = r->pipe.next_held_in;
+    r->pipe.hops++;
     if (p->comp && to != CLIENT) {
         /* Shared: the bytes through the socket on the receiver's I/O thread, the rest of
          * the hand-off on its receiver thread (docs/blockflow.md, "Shared compute"). */
-        double io_s = r->pipe.delivery_wire_s < delivery_s ? r->pipe.delivery_wire_s : delivery_s;
-        r->pipe.rx_s = delivery_s - io_s;
-        r->pipe.hops++;
-        if (r->pipe.net_bytes > 0)
-            ss_pipe_net_send(p->net, r, 0);
-        else if (io_s > 0)
-            ss_pc_thread_push(&p->procs[to].io, io_s, (uint64_t)(uintptr_t)r);
+        if (wake_s > 0)
+            ss_schedule(w->eng, now + wake_s, woken, w, (uint64_t)(uintptr_t)r);
         else
-            to_receiver(&p->procs[to], r);
+            hand_over(w, r);
         return;
     }
     if (r->pipe.net_bytes > 0) {
-        ss_pipe_net_send(p->net, r, delivery_s);
-        r->pipe.hops++;
+        ss_pipe_net_send(p->net, r, delivery_s + wake_s);
         return;
     }
-    r->pipe.hops++;
     if (to == CLIENT)
         ss_schedule(w->eng, now + delivery_s, at_client, w, (uint64_t)(uintptr_t)r);
     else
-        ss_schedule(w->eng, now + delivery_s, arrive, &p->procs[to], (uint64_t)(uintptr_t)r);
+        ss_schedule(w->eng, now + delivery_s + wake_s, arrive, &p->procs[to], (uint64_t)(uintptr_t)r);
 }
 
 /* A new request leaves its client (stage 0). */

@@ -40,6 +40,7 @@ typedef struct pproc {
     ss_pc_thread io, rx;    /* ZeroMQ's I/O thread, the receiver thread */
     ss_pc_place main;       /* the main thread, for wake-up stacking */
     double free_since_s;    /* its last batch ended (-1: none yet) */
+    double last_in_s;       /* a message was last sent to it (`wake`: idle since the later of the two) */
     int waking;             /* the batch's first piece starts after a sleep */
     int stage;              /* the piece in progress: STAGE_* (pipeline.c) */
     double stage_start_s;

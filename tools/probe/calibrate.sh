@@ -1,7 +1,7 @@
 #!/bin/sh
 # tools/probe/calibrate.sh: the probe's regeneration chain, one command (make probe-calibrate):
-# the micro-benchmark profile (and the scheduler's, probe-stacking.json, and the host's speed,
-# probe-speed.json, when there) ->
+# the micro-benchmark profile (and the scheduler's, probe-stacking.json, the hops after idle,
+# probe-wake.json, and the host's speed, probe-speed.json, when there) ->
 # servesim calibrate -> the model file the probe scenario reads (models/resnet50-cpu.json:
 # its blocks' service, both transports' laws, the wake-up stacking) ->
 # servesim validate of the scenario against the end-to-end runs (never fitted).
@@ -31,12 +31,21 @@ else
     model=$dir/scenario/models/resnet50-cpu.json
     scenario=$dir/scenario/resnet50-cpu.yaml
     sed 's#\.\./\.\./models/resnet50-cpu\.json#models/resnet50-cpu.json#g' scenarios/probe/resnet50-cpu.yaml >"$scenario"
+    # a measurement without the wake benchmark (before 2026-11-27) is validated without that mechanism
+    if [ ! -f "$dir/probe-wake.json" ]; then
+        sed -i '/^  wake: /d' "$scenario"
+    fi
 fi
 # the scheduler's wake-up stacking (tools/probe/stacking.py), measured beside the micro-benchmarks
 inputs="$dir/probe-micro.json"
 if [ -f "$dir/probe-stacking.json" ]; then
     python3 tools/probe/check_profile.py "$dir/probe-stacking.json"
     inputs="$inputs $dir/probe-stacking.json"
+fi
+# hops into a process that has been idle (tools/probe/wake.py): the scenario's pipeline.wake
+if [ -f "$dir/probe-wake.json" ]; then
+    python3 tools/probe/check_profile.py "$dir/probe-wake.json"
+    inputs="$inputs $dir/probe-wake.json"
 fi
 # the host's speed beside the micro-benchmarks and beside the end-to-end runs (tools/probe/speed.py):
 # calibrate reports their ratio (host_speed) and warns when the host moved; the fits do not use it

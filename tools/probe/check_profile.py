@@ -21,12 +21,14 @@ KINDS = {
     "coldstart": {"model": str, "stage": ("load", "init", "transfer"), "duration_s": "times"},
     "stacking": {"runnable": "count", "cores": "count", "stretch_s": "diffs"},
     "speed": {"model": str, "device": str, "threads": "count", "phase": ("micro", "e2e"), "latency_s": "requests"},
+    "wake": {"transport": str, "gap_s": "time0", "idle_s": "idles", "latency_s": "requests"},
 }
 MICRO_MODES = ("warm", "pipeline")
 OPTIONAL = {"compute": {"model": str, "block": str, "layer": str, "threads": "count", "in_bytes": "bytes",
                         "out_bytes": "bytes", "micro_mode": MICRO_MODES},
             "transport": {"micro_mode": MICRO_MODES},
-            "stacking": {"work_s": "time"}}
+            "stacking": {"work_s": "time"},
+            "wake": {"micro_mode": MICRO_MODES}}
 ENV = {"machine": str, "cpu_model": str, "cores": "count", "memory_bytes": "bytes", "os": str,
        "libraries": dict, "date": "date"}
 RESULTS = {"requests": "bytes", "throughput_per_s": "rate", "latency_mean_s": "time",
@@ -68,6 +70,9 @@ def _check_value(path, v, want, errs):
         ok = isinstance(v, list) and len(v) > (want == "requests") and all(_num(x) and x > 0 for x in v)
         what = ("an array of at least two positive finite numbers" if want == "requests"
                 else "a non-empty array of positive finite numbers")
+    elif want == "idles":                # wake: per message, the receiver's idle time
+        ok = isinstance(v, list) and len(v) >= 2 and all(_num(x) and x >= 0 for x in v)
+        what = "an array of at least two finite numbers >= 0"
     elif want == "diffs":                # wall minus CPU time: two clocks, may dip below 0
         ok = isinstance(v, list) and len(v) >= 2 and all(_num(x) for x in v)
         what = "an array of at least two finite numbers"
@@ -119,6 +124,9 @@ def check(doc):
             continue
         _check_fields(p, s, KINDS[s["kind"]], errs)
         _check_fields(p, s, OPTIONAL.get(s["kind"], {}), errs, required=False)
+        if s["kind"] == "wake" and isinstance(s.get("idle_s"), list) and isinstance(s.get("latency_s"), list) \
+                and len(s["idle_s"]) != len(s["latency_s"]):
+            errs.append(f"{p}.idle_s: expected one idle time per message ({len(s['latency_s'])}, as latency_s)")
     ids = set()
     for i, r in enumerate(doc.get("runs", []) if isinstance(doc.get("runs"), list) else []):
         p = f"$.runs[{i}]"
@@ -188,7 +196,9 @@ def self_test():
     good = {"servesim_profile": 1, "source": "s", "environment": env,
             "samples": [{"kind": "compute", "block": "block1", "device": "cpu", "batch": 1,
                          "threads": 1, "micro_mode": "pipeline", "latency_s": [0.01]},
-                        {"kind": "transport", "transport": "zmq-copy", "bytes": 4000, "latency_s": [1e-4]}],
+                        {"kind": "transport", "transport": "zmq-copy", "bytes": 4000, "latency_s": [1e-4]},
+                        {"kind": "wake", "transport": "zmq-copy", "gap_s": 0.3, "idle_s": [0.32, 0.33],
+                         "latency_s": [0.004, 0.005]}],
             "runs": [{"id": "a", "conditions": {"model": "m", "transport": "zmq-copy", "arrival": "closed",
                                                 "clients": 1, "batch": 1, "placement": "p",
                                                 "duration_s": 1.0, "warmup_s": 0},
@@ -202,6 +212,7 @@ def self_test():
         "float bytes": lambda d: d["samples"][1].__setitem__("bytes", 4000.5),
         "no clients": lambda d: d["runs"][0]["conditions"].pop("clients"),
         "unknown micro_mode": lambda d: d["samples"][1].__setitem__("micro_mode", "cold"),
+        "wake idle times not one per message": lambda d: d["samples"][2].__setitem__("idle_s", [0.32, 0.3, 0.3]),
         "arrivals out of order": lambda d: d["runs"].append(
             {"id": "b", "conditions": dict(d["runs"][0]["conditions"], arrival="poisson", rate_per_s=2.0,
                                            arrivals_s=[0.1, 0.5, 0.3]), "results": d["runs"][0]["results"]}),

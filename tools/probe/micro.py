@@ -49,7 +49,8 @@ import zmq
 
 import transports as tp
 
-ACK = struct.Struct("<qqq")     # hop latency ns, receiver decode ns, receiver compute ns (pipeline mode)
+ACK = struct.Struct("<qqqq")    # hop latency ns, receiver decode ns, receiver compute ns (pipeline mode),
+                                # the receiver's clock when it acknowledged (ns; wake.py: its idle time)
 MODES = ("pipeline", "warm")    # --micro-mode; the first is the default
 
 
@@ -147,7 +148,7 @@ def _hop_receiver(kinds, run_dir, slots, slot_bytes, consumers=()):
     with torch.inference_mode() if mods else contextlib.nullcontext():
         for kind in kinds:
             rx = tp.Receiver(ctx, kind, run_dir, "m1-" + kind, slots, slot_bytes)
-            ack.send(ACK.pack(0, 0, 0))       # ready
+            ack.send(ACK.pack(0, 0, 0, time.perf_counter_ns()))  # ready
             while True:
                 frames = rx.recv_frames()
                 t1 = time.perf_counter_ns()
@@ -161,7 +162,7 @@ def _hop_receiver(kinds, run_dir, slots, slot_bytes, consumers=()):
                     mods[hdr[1] - 1](x)
                     t3 = time.perf_counter_ns()
                 release()
-                ack.send(ACK.pack(t2 - hdr[3], t2 - t1, t3 - t2))
+                ack.send(ACK.pack(t2 - hdr[3], t2 - t1, t3 - t2, time.perf_counter_ns()))
     ctx.destroy(linger=0)
 
 
@@ -224,7 +225,7 @@ def _hop_sizes(tx, ack, kind, sizes_bytes, reps, warmup, log):
             t0 = time.perf_counter_ns()
             tx.send(i, 0, t0, x)
             t1 = time.perf_counter_ns()
-            hop_ns, rx_ns, _ = ACK.unpack(ack.recv())
+            hop_ns, rx_ns, _, _ = ACK.unpack(ack.recv())
             if i >= warmup:
                 lat.append(hop_ns * 1e-9)
                 snd.append((t1 - t0) * 1e-9)
@@ -267,7 +268,7 @@ def _hop_rounds(tx, ack, kind, sizes_bytes, reps, chain, consumers, piece_map, l
                 t0 = time.perf_counter_ns()
                 tx.send(i, cid, t0, y)
                 t1 = time.perf_counter_ns()
-                hop_ns, rx_ns, comp_ns = ACK.unpack(ack.recv())
+                hop_ns, rx_ns, comp_ns, _ = ACK.unpack(ack.recv())
                 i += 1
                 if nbytes not in extra:
                     x = y
