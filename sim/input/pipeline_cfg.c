@@ -216,6 +216,38 @@ double ss_pipeline_host_cores(const ss_scenario *sc, const char *host)
     return cores;
 }
 
+/* The map scheduler.<key> (or scheduler.<key>.<sub>) of the model file a
+ * `profile:` names (`servesim calibrate` writes them), as *out; the file is
+ * *doc, which the caller frees (also on error).  -1 with a positioned error. */
+static int scheduler_map(const ss_node *prof, const char *key, const char *sub, ss_doc **doc, ss_node **out,
+                         ss_err *err)
+{
+    *doc = NULL;
+    *out = NULL;
+    TRY(ss_node_expect(prof, SS_NODE_SCALAR, "profile", err));
+    char what[32];
+    snprintf(what, sizeof what, "%s profile", key);
+    char *path = ss_node_readable(prof, what, err);
+    if (!path) return -1;
+    *doc = ss_doc_load(path, err);
+    free(path);
+    if (!*doc) return -1;
+    ss_node *sch = NULL, *m = NULL;
+    int rc = ss_cfg_map((*doc)->root, "scheduler", &sch, 0, err);
+    if (rc >= 0 && sch) rc = ss_cfg_map(sch, key, &m, 0, err);
+    if (rc >= 0 && m && sub) {
+        ss_node *t = NULL;
+        rc = ss_cfg_map(m, sub, &t, 0, err);
+        m = t;
+    }
+    if (rc >= 0 && !m)
+        return ss_node_err(prof, err, "%s profile '%s' has no map scheduler.%s%s%s (servesim calibrate writes it from "
+                                      "kind: %s samples%s)",
+                           key, prof->value, key, sub ? "." : "", sub ? sub : "", key, sub ? " of that transport" : "");
+    *out = m;
+    return rc < 0 ? -1 : 0;
+}
+
 /* `probability` (0 to 1) and `mean_s` (> 0) of map m into pl. */
 static int stacking_numbers(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
 {
@@ -241,18 +273,9 @@ static int read_stacking(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
     if (!prof) return stacking_numbers(pl, m, err);
     if (ss_map_find(m, "probability") || ss_map_find(m, "mean_s"))
         return ss_node_err(prof, err, "stacking: a profile or the numbers (probability, mean_s), not both");
-    TRY(ss_node_expect(prof, SS_NODE_SCALAR, "profile", err));
-    char *path = ss_node_readable(prof, "stacking profile", err);
-    if (!path) return -1;
-    ss_doc *doc = ss_doc_load(path, err);
-    free(path);
-    if (!doc) return -1;
-    ss_node *sch = NULL, *st = NULL;
-    int rc = ss_cfg_map(doc->root, "scheduler", &sch, 0, err);
-    if (rc >= 0 && sch) rc = ss_cfg_map(sch, "stacking", &st, 0, err);
-    if (rc >= 0 && !st)
-        rc = ss_node_err(prof, err, "stacking profile '%s' has no map scheduler.stacking (servesim calibrate writes "
-                                    "it from kind: stacking samples)", prof->value);
+    ss_doc *doc;
+    ss_node *st;
+    int rc = scheduler_map(prof, "stacking", NULL, &doc, &st, err);
     if (rc >= 0) rc = stacking_numbers(pl, st, err);
     ss_doc_free(doc);
     return rc;
@@ -299,19 +322,9 @@ static int read_wake(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
     if (!prof) return wake_numbers(pl, m, err);
     if (ss_map_find(m, "idle_s") || ss_map_find(m, "extra_s"))
         return ss_node_err(prof, err, "wake: a profile or the numbers (idle_s, extra_s), not both");
-    TRY(ss_node_expect(prof, SS_NODE_SCALAR, "profile", err));
-    char *path = ss_node_readable(prof, "wake profile", err);
-    if (!path) return -1;
-    ss_doc *doc = ss_doc_load(path, err);
-    free(path);
-    if (!doc) return -1;
-    ss_node *sch = NULL, *wk = NULL, *t = NULL;
-    int rc = ss_cfg_map(doc->root, "scheduler", &sch, 0, err);
-    if (rc >= 0 && sch) rc = ss_cfg_map(sch, "wake", &wk, 0, err);
-    if (rc >= 0 && wk) rc = ss_cfg_map(wk, pl->transport.name, &t, 0, err);
-    if (rc >= 0 && !t)
-        rc = ss_node_err(prof, err, "wake profile '%s' has no map scheduler.wake.%s (servesim calibrate writes it from "
-                                    "kind: wake samples of that transport)", prof->value, pl->transport.name);
+    ss_doc *doc;
+    ss_node *t;
+    int rc = scheduler_map(prof, "wake", pl->transport.name, &doc, &t, err);
     if (rc >= 0) rc = wake_numbers(pl, t, err);
     ss_doc_free(doc);
     return rc;

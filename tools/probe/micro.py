@@ -173,21 +173,12 @@ def transport_samples(kinds, sizes_bytes, reps, warmup, log, mode="pipeline", ch
     the pipeline's hops [(bytes, producing piece or None, consuming piece or None)] in
     order, then the other sizes, with the compute around each hop (_hop_rounds; piece_map
     gives the sender's pieces)."""
-    run_dir = tempfile.mkdtemp(prefix="ssprobe-hop-")
     pipeline = mode == "pipeline"
     if pipeline:
         sizes_bytes = [b for b, _, _ in chain] + [n for n in sizes_bytes if n not in {b for b, _, _ in chain}]
-    slots, slot_bytes = 4, max(sizes_bytes)
-    rings = [tp.create_ring(run_dir, "m1-" + k, slots, slot_bytes) for k in kinds if k == "shm-handle"]
     consumers = [c for _, _, c in chain if c] if pipeline else []
-    ctx = tp.new_context()
-    ack = ctx.socket(zmq.PULL)
-    ack.bind(tp.endpoint(run_dir, "ack"))
-    proc = mp.get_context("spawn").Process(target=_hop_receiver, daemon=True,
-                                           args=(list(kinds), run_dir, slots, slot_bytes, consumers))
-    proc.start()
     samples = []
-    try:
+    with hop_receiver(kinds, max(sizes_bytes), consumers) as (ctx, ack, run_dir, slots, slot_bytes):
         for kind in kinds:
             tx = tp.Sender(ctx, kind, run_dir, "m1-" + kind, slots, slot_bytes)
             ack.recv()
@@ -196,6 +187,26 @@ def transport_samples(kinds, sizes_bytes, reps, warmup, log, mode="pipeline", ch
             else:
                 samples += _hop_sizes(tx, ack, kind, sizes_bytes, reps, warmup, log)
             tx.send_stop()
+    return samples
+
+
+@contextlib.contextmanager
+def hop_receiver(kinds, slot_bytes, consumers):
+    """The hop benchmarks' receiver process (_hop_receiver, serving the transports in turn: each
+    sender of one waits for its ready acknowledgement, and ends it with a stop message), its
+    shared-memory rings and sockets; yields (context, ack socket, run folder, slots, slot bytes)
+    and removes them all at the end."""
+    run_dir = tempfile.mkdtemp(prefix="ssprobe-hop-")
+    slots = 4
+    rings = [tp.create_ring(run_dir, "m1-" + k, slots, slot_bytes) for k in kinds if k == "shm-handle"]
+    ctx = tp.new_context()
+    ack = ctx.socket(zmq.PULL)
+    ack.bind(tp.endpoint(run_dir, "ack"))
+    proc = mp.get_context("spawn").Process(target=_hop_receiver, daemon=True,
+                                           args=(list(kinds), run_dir, slots, slot_bytes, list(consumers)))
+    proc.start()
+    try:
+        yield ctx, ack, run_dir, slots, slot_bytes
     finally:
         proc.join(timeout=20)
         if proc.is_alive():
@@ -204,7 +215,6 @@ def transport_samples(kinds, sizes_bytes, reps, warmup, log, mode="pipeline", ch
         for ring in rings:
             os.unlink(ring)
         shutil.rmtree(run_dir, ignore_errors=True)
-    return samples
 
 
 def _transport_sample(kind, nbytes, mode, lat, snd, rcv, log):

@@ -16,15 +16,10 @@ each message: CLOCK_MONOTONIC, one clock for both processes). Samples: kind "wak
 gap_s, idle_s and latency_s per message. `servesim calibrate` turns them into the extra latency
 by idle time (sim/cmd/calibrate_wake.c).
 """
-import multiprocessing as mp
-import os
 import random
-import shutil
-import tempfile
 import time
 
 import torch
-import zmq
 
 import micro
 import transports as tp
@@ -42,18 +37,10 @@ def wake_samples(kinds, chain, piece_map, gaps_s, reps, log, seed=5):
                 inputs[consumer] = x.clone()
             if consumer and consumer in piece_map:
                 x = piece_map[consumer][0](x)
-    run_dir = tempfile.mkdtemp(prefix="ssprobe-wake-")
-    slots, slot_bytes = 4, max(nbytes for nbytes, _, _ in chain)
-    rings = [tp.create_ring(run_dir, "m1-" + k, slots, slot_bytes) for k in kinds if k == "shm-handle"]
-    ctx = tp.new_context()
-    ack = ctx.socket(zmq.PULL)
-    ack.bind(tp.endpoint(run_dir, "ack"))
-    proc = mp.get_context("spawn").Process(target=micro._hop_receiver, daemon=True,
-                                           args=(list(kinds), run_dir, slots, slot_bytes, consumers))
-    proc.start()
     samples = []
     rng = random.Random(seed)
-    try:
+    with micro.hop_receiver(kinds, max(nbytes for nbytes, _, _ in chain), consumers) as (ctx, ack, run_dir, slots,
+                                                                                        slot_bytes):
         with torch.inference_mode():
             for kind in kinds:
                 tx = tp.Sender(ctx, kind, run_dir, "m1-" + kind, slots, slot_bytes)
@@ -80,12 +67,4 @@ def wake_samples(kinds, chain, piece_map, gaps_s, reps, log, seed=5):
                         f"hop mean {1e3 * sum(lat) / len(lat):6.3f} ms ({len(lat)} messages)")
                     samples.append({"kind": "wake", "transport": kind, "gap_s": gap, "micro_mode": "pipeline",
                                     "idle_s": [round(v, 7) for v in idle], "latency_s": [round(v, 7) for v in lat]})
-    finally:
-        proc.join(timeout=20)
-        if proc.is_alive():
-            proc.terminate()
-        ctx.destroy(linger=0)
-        for ring in rings:
-            os.unlink(ring)
-        shutil.rmtree(run_dir, ignore_errors=True)
     return samples
