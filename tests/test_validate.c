@@ -185,6 +185,72 @@ static void test_own_runs(void)
     ss_test_rmtree(dir);
 }
 
+/* --means: every condition measured three times (ids -pass1..3), mean
+ * latency 0.85, 1 and 1.15 times the simulator's (single errors +17.6%, 0,
+ * -13%: two of three beyond 10%, one beyond the 15% at saturation), one
+ * condition 1.2, 1.3, 1.4 times (all beyond, and its mean too): the means of
+ * 5 conditions, 1 of 10 judged errors beyond (10 single runs), exit 1; per
+ * condition the runs (3) and the measured spread; the other means' errors ~0. */
+static void test_means(void)
+{
+    double m[NCONDS][5];
+    char *dir = setup(m), *text = NULL;
+    size_t len;
+    FILE *f = open_memstream(&text, &len);
+    fputs(HEAD, f);
+    const double usual[3] = {0.85, 1, 1.15}, bumped[3] = {1.2, 1.3, 1.4};
+    for (int k = 0; k < 3; k++)
+        for (size_t i = 0; i < NCONDS; i++) {
+            const cond *c = &conds[i];
+            double x = (i == 1 ? bumped : usual)[k];
+            fprintf(f, "{\"id\": \"%s-pass%d\", \"conditions\": {\"model\": \"net\", \"transport\": \"%s\", ", c->id,
+                    k + 1, c->transport);
+            if (c->clients) fprintf(f, "\"arrival\": \"closed\", \"clients\": %u, ", c->clients);
+            else fprintf(f, "\"arrival\": \"poisson\", \"rate_per_s\": %g, ", c->rate);
+            fprintf(f,
+                    "\"batch\": 1, \"duration_s\": 9, \"warmup_s\": 1}, \"results\": {\"requests\": %.0f, "
+                    "\"throughput_per_s\": %.17g, \"latency_mean_s\": %.17g, \"latency_p50_s\": %.17g, "
+                    "\"latency_p99_s\": %.17g}}%s\n",
+                    m[i][4], m[i][0], m[i][1] * x, m[i][2], m[i][3], k == 2 && i + 1 == NCONDS ? "" : ",");
+        }
+    fputs("]\n}\n", f);
+    fclose(f);
+    free(ss_test_write(dir, "p.json", text));
+    ss_csv csv;
+    char *out = NULL;
+    int rc = validate(dir, "s.yaml p.json --means", &csv, &out);
+    CU_ASSERT_EQUAL(rc, 1);
+    CU_ASSERT(ss_test_has(out, "validate: means of 5 conditions from 15 runs: 1 of 10 judged errors beyond their "
+                               "tolerance (single runs: 10)"));
+    CU_ASSERT_EQUAL(csv.nrows, 1 + NCONDS * 5);
+    for (size_t r = 1; r < csv.nrows; r++) {
+        const char *metric = field(&csv, r, "metric"), *id = field(&csv, r, "run");
+        int bump = strncmp(id, conds[1].id, strlen(conds[1].id)) == 0, lat = strcmp(metric, "latency_mean_s") == 0;
+        CU_ASSERT_STRING_EQUAL(field(&csv, r, "runs"), "3");
+        CU_ASSERT(strstr(id, "-pass1") != NULL);
+        double spread = atof(field(&csv, r, "measured_spread")), e = atof(field(&csv, r, "rel_error"));
+        if (lat) {
+            CU_ASSERT_DOUBLE_EQUAL(spread, bump ? 0.2 / 1.3 : 0.3, 1e-9);
+            CU_ASSERT_DOUBLE_EQUAL(e, bump ? 1 / 1.3 - 1 : 0, 1e-4);
+            CU_ASSERT_STRING_EQUAL(field(&csv, r, "pass"), bump ? "no" : "yes");
+        } else if (strcmp(metric, "throughput_per_s") == 0) {
+            CU_ASSERT_DOUBLE_EQUAL(spread, 0, 0);
+            CU_ASSERT_STRING_EQUAL(field(&csv, r, "pass"), "yes");
+        }
+    }
+    ss_csv_free(&csv);
+    free(out);
+    /* without --means the same runs are judged one by one */
+    rc = validate(dir, "s.yaml p.json", &csv, &out);
+    CU_ASSERT_EQUAL(rc, 1);
+    CU_ASSERT(ss_test_has(out, "validate: 10 of 30 judged errors beyond their tolerance"));
+    CU_ASSERT_EQUAL(csv.nrows, 1 + 3 * NCONDS * 5);
+    ss_csv_free(&csv);
+    free(out);
+    free(text);
+    ss_test_rmtree(dir);
+}
+
 static void test_perturbed(void)
 {
     double m[NCONDS][5];
@@ -373,6 +439,7 @@ static void test_bad_input(void)
 }
 
 SS_TEST_SUITE("validate", {"the simulator's own runs: errors ~0, exit 0, saturation recognised", test_own_runs},
+              {"--means: repeated runs judged by their means, with runs and spread", test_means},
               {"one mean latency 30% off: exit 1, that row flagged; a wider tolerance passes", test_perturbed},
               {"conditions.background_cores taken off the host's cores", test_background_cores},
               {"a placement value's set: map is applied; a plain scenario", test_placement},

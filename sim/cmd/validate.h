@@ -51,6 +51,22 @@ size_t ss_val_counts(const ss_val_session *s, size_t *nprofiles, size_t *nscenar
 int ss_val_run(ss_val_session *s, const ss_val_result **out, size_t *nout, ss_err *err);
 void ss_val_close(ss_val_session *s);
 
+/* Runs that repeat one condition (validate_means.c, `--means`): the same
+ * scenario and conditions, whatever their background_cores.  r: the first
+ * run's result with the group's mean measured and simulated metrics and
+ * the error of the means (the first run's tolerances); spread: the measured
+ * (largest - smallest) / mean. */
+typedef struct ss_val_mean {
+    ss_val_result r;
+    const ss_val_result *first;
+    size_t nruns;
+    double spread[SS_VAL_NMETRICS];
+} ss_val_mean;
+
+/* The groups of res[0..n-1], in the order of their first run, into *out
+ * (the caller frees it); returns their number. */
+size_t ss_val_means(const ss_val_result *res, size_t n, ss_val_mean **out);
+
 /* 1 if metric m of r is judged and its error beyond the tolerance. */
 int ss_val_failed(const ss_val_result *r, ss_val_metric m);
 

@@ -19,6 +19,9 @@ static const char usage[] =
     "  -o, --output PATH     also write one CSV row per (run, metric)\n"
     "  --set KEY.PATH=VALUE  override a key of every scenario (e.g. replications=3); repeatable\n"
     "  --quiet               print only the runs with an error beyond its tolerance\n"
+    "  --means               judge the mean of the runs that repeat one condition (the same scenario\n"
+    "                        and conditions but background_cores: the probe's --passes) instead of\n"
+    "                        each run; the table and the CSV give each condition's runs and spread\n"
     "\n"
     "For every end-to-end run of the profiles (docs/profiles.md), runs the scenario that stands\n"
     "for it (its validation: section names the model and what each condition sets) under the\n"
@@ -51,8 +54,10 @@ static char *describe(const ss_val_result *r)
     return s;
 }
 
-/* The table; returns the number of judged errors beyond their tolerance. */
-static size_t table(const ss_val_result *res, size_t n, int quiet, size_t *judged)
+/* The table (with means: one row per condition, its runs and measured
+ * spread after each judged metric); returns the number of judged errors
+ * beyond their tolerance. */
+static size_t table(const ss_val_result *res, const ss_val_mean *means, size_t n, int quiet, size_t *judged)
 {
     int wid = 3, wc = 10;
     char **cond = ss_xcalloc(n + 1, sizeof *cond);
@@ -78,9 +83,13 @@ static size_t table(const ss_val_result *res, size_t n, int quiet, size_t *judge
             if (!isnan(r->tol[m])) snprintf(tol, sizeof tol, "%g%%", 100 * r->tol[m]);
             int fail = ss_val_failed(r, (ss_val_metric)m);
             bad += fail;
-            printf("%-*s  %-*s  %-16s %12.6g %12.6g %+8.2f%% %5s%s\n", wid, m ? "" : r->run->id, wc, m ? "" : cond[i],
+            printf("%-*s  %-*s  %-16s %12.6g %12.6g %+8.2f%% %5s%s", wid, m ? "" : r->run->id, wc, m ? "" : cond[i],
                    ss_val_metric_name((ss_val_metric)m), r->measured[m], r->simulated[m], 100 * r->rel_error[m], tol,
                    isnan(r->tol[m]) ? "" : fail ? "  FAIL" : "  ok");
+            if (means && !isnan(r->tol[m]))
+                printf("  (mean of %zu run%s, spread %.1f%%)", means[i].nruns, means[i].nruns == 1 ? "" : "s",
+                       100 * means[i].spread[m]);
+            putchar('\n');
         }
         free(cond[i]);
     }
@@ -88,11 +97,14 @@ static size_t table(const ss_val_result *res, size_t n, int quiet, size_t *judge
     return bad;
 }
 
-static void csv(FILE *f, const ss_val_result *res, size_t n)
+/* One row per (run, metric); with means, per (condition, metric), the run
+ * its first, with two more columns: runs, measured_spread. */
+static void csv(FILE *f, const ss_val_result *res, const ss_val_mean *means, size_t n)
 {
     fputs("profile,run,scenario,model,transport,arrival,rate_per_s,clients,batch,placement,duration_s,warmup_s,"
-          "regime,metric,measured,simulated,rel_error,tolerance,pass\n",
+          "regime,metric,measured,simulated,rel_error,tolerance,pass",
           f);
+    fputs(means ? ",runs,measured_spread\n" : "\n", f);
     for (size_t i = 0; i < n; i++) {
         const ss_val_result *r = &res[i];
         const ss_hwp_run *c = r->run;
@@ -109,8 +121,10 @@ static void csv(FILE *f, const ss_val_result *res, size_t n)
             ss_csv_field(f, c->placement ? c->placement : "");
             fprintf(f, ",%.9g,%.9g,%s,%s,%.9g,%.9g,%.9g,", c->duration_s, c->warmup_s, regime_names[r->regime],
                     ss_val_metric_name((ss_val_metric)m), r->measured[m], r->simulated[m], r->rel_error[m]);
-            if (isnan(r->tol[m])) fputs(",\n", f);
-            else fprintf(f, "%.9g,%s\n", r->tol[m], ss_val_failed(r, (ss_val_metric)m) ? "no" : "yes");
+            if (isnan(r->tol[m])) fputs(",", f);
+            else fprintf(f, "%.9g,%s", r->tol[m], ss_val_failed(r, (ss_val_metric)m) ? "no" : "yes");
+            if (means) fprintf(f, ",%zu,%.9g", means[i].nruns, means[i].spread[m]);
+            fputc('\n', f);
         }
     }
 }
@@ -121,7 +135,7 @@ int ss_cmd_validate(int argc, char **argv)
     const char **files = ss_xcalloc((size_t)argc + 1, sizeof *files);
     char **sets = ss_xcalloc((size_t)argc + 1, sizeof *sets);
     size_t nfiles = 0, nsets = 0;
-    int quiet = 0, rc = 0;
+    int quiet = 0, by_means = 0, rc = 0;
     for (int i = 0; i < argc && rc == 0; i++) {
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -138,6 +152,8 @@ int ss_cmd_validate(int argc, char **argv)
             sets[nsets++] = argv[i] + 6;
         } else if (strcmp(a, "--quiet") == 0) {
             quiet = 1;
+        } else if (strcmp(a, "--means") == 0) {
+            by_means = 1;
         } else if (a[0] == '-' && a[1]) {
             rc = ss_bad_usage("validate", "unknown option '%s'", a);
         } else {
@@ -172,15 +188,35 @@ int ss_cmd_validate(int argc, char **argv)
     if (!quiet)
         printf("validate: %zu run%s of %zu profile%s against %zu scenario%s\n", n, n == 1 ? "" : "s", np,
                np == 1 ? "" : "s", ns, ns == 1 ? "" : "s");
-    size_t bad = table(res, n, quiet, &judged);
-    if (open) {
-        csv(f.fp, res, n);
-        open = 0;
-        if (ss_afile_commit(&f, &err) < 0) goto out;
+    ss_val_mean *means = NULL;
+    size_t nrows = n, single_bad = 0;
+    ss_val_result *rows = NULL;
+    if (by_means) {
+        for (size_t i = 0; i < n; i++)
+            for (int m = 0; m < SS_VAL_NMETRICS; m++) single_bad += ss_val_failed(&res[i], (ss_val_metric)m);
+        nrows = ss_val_means(res, n, &means);
+        rows = ss_xcalloc(nrows + 1, sizeof *rows);
+        for (size_t k = 0; k < nrows; k++) rows[k] = means[k].r;
     }
-    if (!quiet || bad)
+    size_t bad = table(by_means ? rows : res, means, nrows, quiet, &judged);
+    if (open) {
+        csv(f.fp, by_means ? rows : res, means, nrows);
+        open = 0;
+        if (ss_afile_commit(&f, &err) < 0) {
+            free(rows);
+            free(means);
+            goto out;
+        }
+    }
+    if (by_means && (!quiet || bad))
+        printf("validate: means of %zu condition%s from %zu runs: %zu of %zu judged errors beyond their tolerance "
+               "(single runs: %zu)%s%s\n",
+               nrows, nrows == 1 ? "" : "s", n, bad, judged, single_bad, output ? " -> " : "", output ? output : "");
+    else if (!quiet || bad)
         printf("validate: %zu of %zu judged errors beyond their tolerance%s%s\n", bad, judged,
                output ? " -> " : "", output ? output : "");
+    free(rows);
+    free(means);
     rc = bad ? 1 : 0;
 out:
     if (err.set) fprintf(stderr, "%s\n", err.msg);
