@@ -295,8 +295,8 @@ static int wake_array(const ss_node *m, const char *key, int increasing, double 
         snprintf(what, sizeof what, "%s[%zu]", key, i);
         TRY(ss_node_num(seq->items[i], what, &v[i], SS_NONNEG, err));
         if (increasing && i && !(v[i] > v[i - 1]))
-            return ss_node_err(seq->items[i], err, "%s: expected increasing idle times, got %s after %.17g", what,
-                               seq->items[i]->value, v[i - 1]);
+            return ss_node_err(seq->items[i], err, "%s: expected increasing idle times, got %s after %s", what,
+                               seq->items[i]->value, seq->items[i - 1]->value);
     }
     *n = seq->n;
     return 0;
