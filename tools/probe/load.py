@@ -38,15 +38,16 @@ class CpuMeter:
         with open("/proc/stat", encoding="ascii") as f:
             v = [int(x) for x in f.readline().split()[1:]]
         busy = sum(v[i] for i in (0, 1, 2, 5, 6, 7) if i < len(v))   # user nice system irq softirq steal
-        own = 0
+        own, per = 0, {}
         for pid in self.pids:
             try:
                 with open(f"/proc/{pid}/stat", encoding="ascii") as f:
                     fields = f.read().rsplit(")", 1)[1].split()
-                own += int(fields[11]) + int(fields[12])                # utime, stime
+                per[pid] = int(fields[11]) + int(fields[12])            # utime, stime
+                own += per[pid]
             except (OSError, IndexError, ValueError):
                 pass
-        return time.monotonic(), busy, own, self._waited_ns()
+        return time.monotonic(), busy, own, self._waited_ns(), per
 
     def _waited_ns(self):
         """Time the probe's threads were runnable but not running (schedstat's run_delay), ns;
@@ -70,14 +71,17 @@ class CpuMeter:
             self.marks.append(self._read())
 
     def cores(self):
-        """{'background_cores', 'probe_cores', 'waiting_cores'}: mean cores busy with others /
-        with the probe, and the probe's threads waiting for a core (in cores' worth of time)."""
+        """{'background_cores', 'probe_cores', 'waiting_cores', 'cpu_s_by_pid'}: mean cores busy with
+        others / with the probe, the probe's threads waiting for a core (in cores' worth of time),
+        and each process's CPU time over the window (s; the clock tick's resolution, 10 ms)."""
         if len(self.marks) < 2:
-            return {"background_cores": float("nan"), "probe_cores": float("nan"), "waiting_cores": float("nan")}
-        (t0, b0, o0, w0), (t1, b1, o1, w1) = self.marks
+            return {"background_cores": float("nan"), "probe_cores": float("nan"), "waiting_cores": float("nan"),
+                    "cpu_s_by_pid": {}}
+        (t0, b0, o0, w0, p0), (t1, b1, o1, w1, p1) = self.marks
         span = max(t1 - t0, 1e-9) * CLK_TCK
         return {"background_cores": max(0.0, (b1 - b0) - (o1 - o0)) / span, "probe_cores": (o1 - o0) / span,
-                "waiting_cores": (w1 - w0) / NS / max(t1 - t0, 1e-9)}
+                "waiting_cores": (w1 - w0) / NS / max(t1 - t0, 1e-9),
+                "cpu_s_by_pid": {pid: (p1[pid] - p0[pid]) / CLK_TCK for pid in p1 if pid in p0}}
 
 
 def _meter(pipe):

@@ -222,12 +222,20 @@ def _cpu_text(cpu):
                if checks else ""))
 
 
-def _log_counters(counters, log):
+def _log_counters(counters, log, cpu=None, pids=None, requests=0):
+    """Each process's counters over the window; with cpu (CpuMeter.cores()) and pids (role -> pid),
+    its CPU time per message too (utime + stime over the window, all its threads), and the client's
+    (this process's) per request."""
+    by_pid = (cpu or {}).get("cpu_s_by_pid", {})
     for role, st in sorted(counters.items()):
         n = max(st["messages"], 1)
+        c = by_pid.get((pids or {}).get(role))
         log(f"    {role:13s} msgs {st['messages']:5d}  compute {1e3 * st['compute_s'] / n:7.2f} ms"
             f"  decode {1e3 * st['decode_s'] / n:6.2f} ms  send {1e3 * st['send_s'] / n:6.2f} ms"
-            f"  idle {st['idle_s']:6.2f} s  rss {st['rss_bytes'] / 2**20:6.1f} MiB")
+            f"  idle {st['idle_s']:6.2f} s  rss {st['rss_bytes'] / 2**20:6.1f} MiB"
+            + (f"  cpu {1e3 * c / n:7.2f} ms/msg" if c is not None else ""))
+    if os.getpid() in by_pid and requests:
+        log(f"    {'client':13s} cpu {1e3 * by_pid[os.getpid()] / requests:7.2f} ms/request")
 
 
 def _capacity(closed):
@@ -275,7 +283,7 @@ def _e2e_transport(pipe, kind, seeds, cfg, threads, payload, rss, log, check, ca
         log(f"  {text}: {res['throughput_per_s']:6.2f} /s  mean {1e3 * res['latency_mean_s']:7.1f} ms"
             f"  p50 {1e3 * res['latency_p50_s']:7.1f} ms  p99 {1e3 * res['latency_p99_s']:7.1f} ms"
             f"  ({res['requests']} requests{', %d not back' % lost if lost else ''})  {_cpu_text(cpu)}")
-        _log_counters(counters, log)
+        _log_counters(counters, log, cpu, pipe.pids, res["requests"])
         for role, st in counters.items():
             rss[role] = max(rss.get(role, 0), st["rss_bytes"])
 
