@@ -93,6 +93,22 @@ static int simulate(const char *dir, const cond *c, double m[5])
     return n == 2 ? 0 : -1;
 }
 
+/* One run of the profile: condition c under id c->id + suffix, the
+ * simulator's metrics m with the mean latency times lat_factor; a comma
+ * after it unless it is the last. */
+static void run_json(FILE *f, const cond *c, const char *suffix, const double m[5], double lat_factor, int comma)
+{
+    fprintf(f, "{\"id\": \"%s%s\", \"conditions\": {\"model\": \"net\", \"transport\": \"%s\", ", c->id, suffix,
+            c->transport);
+    if (c->clients) fprintf(f, "\"arrival\": \"closed\", \"clients\": %u, ", c->clients);
+    else fprintf(f, "\"arrival\": \"poisson\", \"rate_per_s\": %g, ", c->rate);
+    fprintf(f,
+            "\"batch\": 1, \"duration_s\": 9, \"warmup_s\": 1}, \"results\": {\"requests\": %.0f, "
+            "\"throughput_per_s\": %.17g, \"latency_mean_s\": %.17g, \"latency_p50_s\": %.17g, \"latency_p99_s\": "
+            "%.17g}}%s\n",
+            m[4], m[0], m[1] * lat_factor, m[2], m[3], comma ? "," : "");
+}
+
 /* The profile of the simulator's own runs, run `bump` (or none: -1) with
  * its mean latency times 1.3. */
 static char *profile_text(const double (*m)[5], int bump)
@@ -101,17 +117,8 @@ static char *profile_text(const double (*m)[5], int bump)
     size_t len;
     FILE *f = open_memstream(&text, &len);
     fputs(HEAD, f);
-    for (size_t i = 0; i < NCONDS; i++) {
-        const cond *c = &conds[i];
-        fprintf(f, "{\"id\": \"%s\", \"conditions\": {\"model\": \"net\", \"transport\": \"%s\", ", c->id, c->transport);
-        if (c->clients) fprintf(f, "\"arrival\": \"closed\", \"clients\": %u, ", c->clients);
-        else fprintf(f, "\"arrival\": \"poisson\", \"rate_per_s\": %g, ", c->rate);
-        fprintf(f,
-                "\"batch\": 1, \"duration_s\": 9, \"warmup_s\": 1}, \"results\": {\"requests\": %.0f, "
-                "\"throughput_per_s\": %.17g, \"latency_mean_s\": %.17g, \"latency_p50_s\": %.17g, \"latency_p99_s\": "
-                "%.17g}}%s\n",
-                m[i][4], m[i][0], m[i][1] * ((int)i == bump ? 1.3 : 1), m[i][2], m[i][3], i + 1 < NCONDS ? "," : "");
-    }
+    for (size_t i = 0; i < NCONDS; i++)
+        run_json(f, &conds[i], "", m[i], (int)i == bump ? 1.3 : 1, i + 1 < NCONDS);
     fputs("]\n}\n", f);
     fclose(f);
     return text;
@@ -201,17 +208,9 @@ static void test_means(void)
     const double usual[3] = {0.85, 1, 1.15}, bumped[3] = {1.2, 1.3, 1.4};
     for (int k = 0; k < 3; k++)
         for (size_t i = 0; i < NCONDS; i++) {
-            const cond *c = &conds[i];
-            double x = (i == 1 ? bumped : usual)[k];
-            fprintf(f, "{\"id\": \"%s-pass%d\", \"conditions\": {\"model\": \"net\", \"transport\": \"%s\", ", c->id,
-                    k + 1, c->transport);
-            if (c->clients) fprintf(f, "\"arrival\": \"closed\", \"clients\": %u, ", c->clients);
-            else fprintf(f, "\"arrival\": \"poisson\", \"rate_per_s\": %g, ", c->rate);
-            fprintf(f,
-                    "\"batch\": 1, \"duration_s\": 9, \"warmup_s\": 1}, \"results\": {\"requests\": %.0f, "
-                    "\"throughput_per_s\": %.17g, \"latency_mean_s\": %.17g, \"latency_p50_s\": %.17g, "
-                    "\"latency_p99_s\": %.17g}}%s\n",
-                    m[i][4], m[i][0], m[i][1] * x, m[i][2], m[i][3], k == 2 && i + 1 == NCONDS ? "" : ",");
+            char suffix[16];
+            snprintf(suffix, sizeof suffix, "-pass%d", k + 1);
+            run_json(f, &conds[i], suffix, m[i], (i == 1 ? bumped : usual)[k], !(k == 2 && i + 1 == NCONDS));
         }
     fputs("]\n}\n", f);
     fclose(f);
