@@ -173,6 +173,8 @@ int ss_cmd_validate(int argc, char **argv)
     const ss_val_result *res = NULL;
     size_t n = 0;
     ss_afile f = {0};
+    ss_val_mean *means = NULL; /* --means: the conditions, and their rows for the table and the CSV */
+    ss_val_result *rows = NULL;
     int open = 0;
     rc = 2;
     if (!s) goto out;
@@ -188,9 +190,7 @@ int ss_cmd_validate(int argc, char **argv)
     if (!quiet)
         printf("validate: %zu run%s of %zu profile%s against %zu scenario%s\n", n, n == 1 ? "" : "s", np,
                np == 1 ? "" : "s", ns, ns == 1 ? "" : "s");
-    ss_val_mean *means = NULL;
     size_t nrows = n, single_bad = 0;
-    ss_val_result *rows = NULL;
     if (by_means) {
         for (size_t i = 0; i < n; i++)
             for (int m = 0; m < SS_VAL_NMETRICS; m++) single_bad += ss_val_failed(&res[i], (ss_val_metric)m);
@@ -202,11 +202,7 @@ int ss_cmd_validate(int argc, char **argv)
     if (open) {
         csv(f.fp, by_means ? rows : res, means, nrows);
         open = 0;
-        if (ss_afile_commit(&f, &err) < 0) {
-            free(rows);
-            free(means);
-            goto out;
-        }
+        if (ss_afile_commit(&f, &err) < 0) goto out;
     }
     if (by_means && (!quiet || bad))
         printf("validate: means of %zu condition%s from %zu runs: %zu of %zu judged errors beyond their tolerance "
@@ -215,10 +211,10 @@ int ss_cmd_validate(int argc, char **argv)
     else if (!quiet || bad)
         printf("validate: %zu of %zu judged errors beyond their tolerance%s%s\n", bad, judged,
                output ? " -> " : "", output ? output : "");
-    free(rows);
-    free(means);
     rc = bad ? 1 : 0;
 out:
+    free(rows);
+    free(means);
     if (err.set) fprintf(stderr, "%s\n", err.msg);
     if (open) ss_afile_abort(&f);
     ss_val_close(s);

@@ -32,11 +32,9 @@ def wake_samples(kinds, chain, piece_map, gaps_s, reps, log, seed=5):
     with torch.inference_mode():  # each hop's input: the chain's tensor there, computed once
         x = torch.randn((1,) + piece_map[hops[0][2]][1])
         inputs = {}
-        for _, producer, consumer in chain:
-            if consumer:
-                inputs[consumer] = x.clone()
-            if consumer and consumer in piece_map:
-                x = piece_map[consumer][0](x)
+        for consumer in consumers:
+            inputs[consumer] = x.clone()
+            x = piece_map[consumer][0](x)
     samples = []
     rng = random.Random(seed)
     with micro.hop_receiver(kinds, max(nbytes for nbytes, _, _ in chain), consumers) as (ctx, ack, run_dir, slots,
