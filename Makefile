@@ -237,9 +237,11 @@ profiles: deps
 	@$(MAKE) --no-print-directory build
 	tools/published-profiles.sh $(BIN) models
 
-# Without torch: the committed probe profiles against the format (and the checker's own cases).
+# Without torch: the committed probe profiles against the format (and the checker's own cases,
+# and the scheduler-trace diagnostic's analysis on its hand-made trace).
 probe-check:
 	python3 tools/probe/check_profile.py --self-test
+	python3 tools/probe/schedtrace.py --self-test
 	python3 tools/probe/check_profile.py $(wildcard profiles/measured/probe-*.json)
 	python3 tools/probe/arrivals.py --check profiles/measured/probe-e2e.json
 

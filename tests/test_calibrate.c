@@ -449,7 +449,7 @@ static void test_bad_too_few(void)
 static void test_bad_unknown_kind(void)
 {
     refused(HEAD "{\"kind\": \"network\", \"bytes\": 10, \"latency_s\": [1, 2, 3]}\n]\n}\n", 6, "\"network\"",
-            "kind: unknown value 'network'; expected one of: compute, transport, memcpy, memory, coldstart, stacking, speed, wake", "");
+            "kind: unknown value 'network'; expected one of: compute, transport, memcpy, memory, coldstart, stacking, speed, wake, corun", "");
 }
 
 static void test_bad_not_json(void)
@@ -1131,6 +1131,88 @@ static void test_wake_refusals(void)
             6, "-1", "gap_s", "");
 }
 
+/* CPU interference (calibrate_interference.c): four blocks of 20, 19, 27 and
+ * 24 ms alone, their forwards N(mean, 5%) of it, 40 per block and state, the
+ * one-per-core state costing 1.03 times alone and the two-per-core 1.08 times
+ * that.  Over 20 seeds each factor's 95% interval holds the truth in at least
+ * 16 (misses ~ Binomial(20, 0.05)), a truth 3% off in at most 4. */
+static void corun_profile(const char *dir, unsigned seed, double g, double f, int n)
+{
+    static const char *const what[] = {"block1", "block2", "block3", "block4_class"};
+    static const double alone_s[] = {0.020, 0.019, 0.027, 0.024};
+    drawn d;
+    profile_start(&d, seed, "test_calibrate/corun");
+    for (int b = 0; b < 4; b++)
+        for (int k = 0; k < 3; k++) {
+            double m = alone_s[b] * (k ? g : 1) * (k == 2 ? f : 1);
+            fprintf(d.f, "%s{\"kind\": \"corun\", \"what\": \"%s\", \"device\": \"cpu\", \"cores\": 2, "
+                         "\"runnable\": %d, \"cpu_s\": ", b || k ? ",\n" : "", what[b], k == 0 ? 1 : 2 * k);
+            draws(d.f, d.r, (size_t)n, m, 0.05 * m);
+            fputs("}", d.f);
+        }
+    fputs("]\n}\n", d.f);
+    free(profile_done(&d, dir, "corun.json"));
+}
+
+static void test_interference_inside_intervals(void)
+{
+    enum { SEEDS = 20 };
+    const double truth[2] = {1.03, 1.08};
+    int miss[2] = {0}, miss_off[2] = {0}, ran = 0;
+    for (unsigned seed = 1; seed <= SEEDS; seed++) {
+        char *dir = ss_test_tmpdir();
+        corun_profile(dir, seed, truth[0], truth[1], 40);
+        cJSON *m = calibrate(dir, "corun.json");
+        const cJSON *o =
+            cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(m, "scheduler"), "interference");
+        CU_ASSERT_PTR_NOT_NULL(o);
+        if (o) {
+            ran++;
+            static const char *const key[2] = {"corun_factor", "slice_factor"};
+            for (int k = 0; k < 2; k++) {
+                char ck[32];
+                snprintf(ck, sizeof ck, "%s_ci95", key[k]);
+                const cJSON *ci = cJSON_GetObjectItemCaseSensitive(o, ck);
+                double lo = cJSON_GetArrayItem(ci, 0)->valuedouble, hi = cJSON_GetArrayItem(ci, 1)->valuedouble,
+                       v = cJSON_GetObjectItemCaseSensitive(o, key[k])->valuedouble;
+                CU_ASSERT_TRUE(lo <= v && v <= hi);
+                miss[k] += !(lo <= truth[k] && truth[k] <= hi);
+                miss_off[k] += !(lo <= truth[k] + 0.03 && truth[k] + 0.03 <= hi);
+            }
+            CU_ASSERT_EQUAL(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(o, "blocks")), 4);
+        }
+        cJSON_Delete(m);
+        ss_test_rmtree(dir);
+    }
+    CU_ASSERT_EQUAL(ran, SEEDS);
+    if (miss[0] > 4 || miss[1] > 4) fprintf(stderr, "\n  interference: misses %d, %d of %d\n", miss[0], miss[1], SEEDS);
+    CU_ASSERT_TRUE(miss[0] <= 4 && miss[1] <= 4);
+    CU_ASSERT_TRUE(miss_off[0] >= SEEDS - 4 && miss_off[1] >= SEEDS - 4);
+}
+
+/* A block without a state, a runnable that is none of the three, one core,
+ * two machines' cores, a CPU time below 0: refused, positioned. */
+#define CORUN(what, cores, runnable, times)                                                              \
+    "{\"kind\": \"corun\", \"what\": \"" what "\", \"device\": \"cpu\", \"cores\": " cores ", \"runnable\": " runnable \
+    ", \"cpu_s\": " times "}"
+static void test_interference_refusals(void)
+{
+    refused(HEAD CORUN("b", "2", "1", "[0.02, 0.021]") ",\n" CORUN("b", "2", "2", "[0.02, 0.021]") "\n]\n}\n", 6, "{",
+            "corun samples of b: none time-sliced two per core (runnable 4): the factors need every block alone, one "
+            "per core and two per core", "");
+    refused(HEAD CORUN("b", "2", "1", "[0.02, 0.021]") ",\n" CORUN("b", "2", "3", "[0.02, 0.021]") "\n]\n}\n", 7, "{",
+            "runnable: expected 1 (alone), the cores or twice the cores (2 cores), got 3", "");
+    refused(HEAD CORUN("b", "1", "1", "[0.02, 0.021]") "\n]\n}\n", 6, "{",
+            "corun samples on 1 core: interference is measured with work on another core; expected cores >= 2", "");
+    refused(HEAD CORUN("b", "2", "1", "[0.02, 0.021]") ",\n" CORUN("b", "4", "4", "[0.02, 0.021]") "\n]\n}\n", 7, "{",
+            "cores: expected 2, as the first corun sample: one calibration fits one machine (got 4)", "");
+    refused(HEAD CORUN("b", "2", "5", "[0.02, 0.021]") "\n]\n}\n", 6, "5",
+            "runnable: expected at most twice the cores (4): alone, one per core or two per core", "");
+    refused(HEAD CORUN("b", "2", "1", "[0.02, -0.021]") "\n]\n}\n", 6, "-0.021", "cpu_s[1]", "");
+    refused(HEAD CORUN("b", "2", "1", "[0.02]") "\n]\n}\n", 6, "[",
+            "cpu_s: expected at least two forwards' CPU times", "");
+}
+
 /* pipeline.wake in a scenario: one block (a calibrated split) behind a
  * closed client that thinks 2 s, so the block's process has slept 2 s (past
  * the table's last point) before each request: the mean latency rises by
@@ -1190,6 +1272,8 @@ SS_TEST_SUITE("calibrate", {"known laws: 95% intervals cover over 20 seeds", tes
               {"wake-up stacking: 95% intervals cover over 20 seeds", test_stacking_inside_intervals},
               {"host speed: the ratio's 95% interval covers over 20 seeds", test_speed_inside_intervals},
               {"waking after idle: 95% intervals cover over 20 seeds", test_wake_inside_intervals},
+              {"CPU interference: 95% intervals cover over 20 seeds", test_interference_inside_intervals},
+              {"CPU interference: a missing state, odd runnable or cores refused, positioned", test_interference_refusals},
               {"waking after idle: one gap or a short idle list refused, positioned", test_wake_refusals},
               {"waking after idle: pipeline.wake delays a message to an idle process by the table",
                test_wake_in_a_scenario},

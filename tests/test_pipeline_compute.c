@@ -350,7 +350,56 @@ static void test_wakeup_stacking(void)
     CU_ASSERT_DOUBLE_EQUAL(t[1], 2.0, 1e-9);
 }
 
+/* CPU interference (pipeline_compute.c) by hand on one host of 2 cores, n
+ * pieces of 1 s of work started together, corun_factor g = 1.25, slice_factor
+ * f = 1.6: one alone ends at 1 s; two co-run, each at 1 / g of a core, 1.25 s;
+ * four are two to a core, each at 1 / (2 g f), 4 s; three on (2 - 1 + 1 / f)
+ * / g = 1.3 cores of capacity, 1 / 2.3077 each, until all three end together
+ * at 3 / 1.3 = 2.3077 s.  Factors 1 and 1: max-min as before (three at 1.5 s).
+ * A stacked pair is time-sliced: two stacked pieces end at 2 f = 3.2 s. */
+static void interference_case(double g, double f, int n, double prob, double *out)
+{
+    ss_engine *eng = ss_engine_new();
+    double cores = 2;
+    ss_pcomp *c = ss_pcomp_new(eng, 1, &cores, 0, NULL, NULL, 2);
+    ss_pcomp_set_interference(c, g, f);
+    if (prob > 0) ss_pcomp_set_stacking(c, prob, 1e9, ss_rng_stream(1, 0, "test/interference"));
+    for (int i = 0; i < 3; i++) {
+        stack_done_s[i] = NAN;
+        ss_pc_place_init(&stack_place[i], c);
+    }
+    for (int i = 0; i < n; i++) {
+        if (i < 3) ss_schedule(eng, 0, stack_start, c, (uint64_t)i);
+        else ss_pcomp_cpu(c, 0, 1.0, stack_done, eng, 0); /* a fourth, unplaced: its end is not looked at */
+    }
+    ss_engine_run(eng, 100);
+    for (int i = 0; i < 3; i++) out[i] = stack_done_s[i];
+    ss_pcomp_free(c);
+    ss_engine_free(eng);
+}
+
+static void test_cpu_interference(void)
+{
+    double t[3];
+    interference_case(1.25, 1.6, 1, 0, t);
+    CU_ASSERT_DOUBLE_EQUAL(t[0], 1.0, 1e-9);
+    interference_case(1.25, 1.6, 2, 0, t);
+    CU_ASSERT_DOUBLE_EQUAL(t[0], 1.25, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(t[1], 1.25, 1e-9);
+    interference_case(1.25, 1.6, 3, 0, t);
+    for (int i = 0; i < 3; i++) CU_ASSERT_DOUBLE_EQUAL(t[i], 3 / 1.3, 1e-9);
+    interference_case(1.25, 1.6, 4, 0, t);
+    for (int i = 0; i < 3; i++) CU_ASSERT_DOUBLE_EQUAL(t[i], 4.0, 1e-9);
+    interference_case(1, 1, 3, 0, t);
+    for (int i = 0; i < 3; i++) CU_ASSERT_DOUBLE_EQUAL(t[i], 1.5, 1e-9);
+    /* stacked (probability 1, never migrated): the second start shares the first's core */
+    interference_case(1, 1.6, 2, 1, t);
+    CU_ASSERT_DOUBLE_EQUAL(t[0], 3.2, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(t[1], 3.2, 1e-9);
+}
+
 SS_TEST_SUITE("pipeline-compute",
+              {"CPU interference: co-running and time-sliced work costs more", test_cpu_interference},
               {"wake-up stacking: a start shares a busy core until migrated", test_wakeup_stacking},
               {"wake-up stacking lasts across a thread's consecutive pieces", test_stacking_lasts_across_pieces}, {"two hops' CPU parts share a 1-core host", test_cpu_parts_share_a_core},
               {"two blocks share a GPU; the contention knob", test_blocks_share_a_gpu},

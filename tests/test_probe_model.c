@@ -148,10 +148,12 @@ static void quiet_runs_validate(void)
     /* Two closed-loop clients: with wake-up stacking (pipeline.stacking, from the probe's ring
      * benchmark) both transports' throughput within 10%; without it +12% and +15%. */
     CU_ASSERT(ss_test_has(out, "closed2 zmq-copy ok") && ss_test_has(out, "closed2 shm-handle ok"));
-    /* The whole table as committed (docs/calibration.md): 7 of 52 beyond tolerance; more is a
-     * regression of the model or of the measurements' calibration. */
+    /* The whole table as committed (docs/calibration.md): 8 of 52 beyond tolerance (7 before CPU
+     * interference, which takes this measurement's zmq-copy misses from 6 to 1 but puts its
+     * shm-handle runs of 5 and 6 clients, measured at 20.3/s, above their own 8-client 19.1/s, at
+     * -10.4% and -10.6%); more is a regression of the model or of the measurements' calibration. */
     const char *beyond = strstr(out, "beyond=");
-    CU_ASSERT(beyond && atoi(beyond + 7) <= 7);
+    CU_ASSERT(beyond && atoi(beyond + 7) <= 8);
     free(out);
     ss_test_sh(NULL, "rm -rf '%s'", dir);
     free(dir);
@@ -253,12 +255,14 @@ static void client_hop_key(void)
 
 /* The committed measurements against the probe's own format check (tools/probe/check_profile.py,
  * its self-test first), and every Poisson run's arrivals_s the schedule its seed draws
- * (tools/probe/arrivals.py --check): what validate replays is what the probe sent. */
+ * (tools/probe/arrivals.py --check): what validate replays is what the probe sent.  The
+ * scheduler-trace diagnostic's analysis on its hand-made trace (tools/probe/schedtrace.py). */
 static void committed_files_check(void)
 {
     char *out = NULL;
     int rc = ss_test_sh(&out,
                         "cd '%s' && python3 tools/probe/check_profile.py --self-test >/dev/null && "
+                        "python3 tools/probe/schedtrace.py --self-test >/dev/null && "
                         "python3 tools/probe/check_profile.py profiles/measured/probe-*.json && "
                         "python3 tools/probe/arrivals.py --check profiles/measured/probe-e2e.json",
                         SS_SRC_DIR);
@@ -268,7 +272,42 @@ static void committed_files_check(void)
     free(out);
 }
 
+/* The three-pass measurement of 2026-11-27 (profiles/measured/passes3-2026-11-27: one `make probe`
+ * with --passes 3, every benchmark in it), calibrated from its own micro-benchmarks
+ * (tools/probe/calibrate.sh) and judged by its conditions' means over the passes (validate
+ * --means): 10 of 52 beyond tolerance, 21 without CPU interference (docs/calibration.md, "Three
+ * passes"); more is a regression. */
+static void three_passes_validate(void)
+{
+    char *dir = ss_test_tmpdir(), *out = NULL;
+    int rc = ss_test_sh(&out,
+                        "cd '%s' && cp -R profiles/measured/passes3-2026-11-27 '%s/p' && "
+                        "tools/probe/calibrate.sh '%s/servesim' '%s/p' '%s/p/v.csv' >/dev/null 2>&1; "
+                        "'%s/servesim' validate '%s/p/scenario/resnet50-cpu.yaml' '%s/p/probe-e2e.json' --means "
+                        "-o '%s/p/means.csv' --quiet >'%s/p/means.txt'; echo rc=$?; "
+                        "sed '/^  interference: /d' '%s/p/scenario/resnet50-cpu.yaml' > '%s/p/scenario/noint.yaml'; "
+                        "'%s/servesim' validate '%s/p/scenario/noint.yaml' '%s/p/probe-e2e.json' --means "
+                        "-o '%s/p/means0.csv' --quiet >/dev/null; "
+                        "echo runs=$(grep -c ',throughput_per_s,' '%s/p/means.csv') "
+                        "beyond=$(grep -cE ',no,[^,]*,[^,]*$' '%s/p/means.csv') "
+                        "without=$(grep -cE ',no,[^,]*,[^,]*$' '%s/p/means0.csv')",
+                        SS_SRC_DIR, dir, SS_BUILD_DIR, dir, dir, SS_BUILD_DIR, dir, dir, dir, dir, dir, dir,
+                        SS_BUILD_DIR, dir, dir, dir, dir, dir, dir);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_FATAL(out != NULL);
+    fprintf(stderr, "\n%s", out);
+    CU_ASSERT(ss_test_has(out, "rc=1")); /* it ran, and some means are beyond their tolerance */
+    CU_ASSERT(ss_test_has(out, "runs=26 "));
+    const char *b = strstr(out, "beyond="), *w = strstr(out, "without=");
+    CU_ASSERT(b && atoi(b + 7) <= 10);
+    CU_ASSERT(w && b && atoi(w + 8) > atoi(b + 7)); /* the mechanism, measured apart, makes the means nearer */
+    free(out);
+    ss_test_sh(NULL, "rm -rf '%s'", dir);
+    free(dir);
+}
+
 SS_TEST_SUITE("probe-model",
+              {"the three-pass measurement, judged by its means: within 10 of 52 misses", three_passes_validate},
               {"the committed measurements pass the probe's check; arrivals are their seeds' schedules",
                committed_files_check},
               {"one client: the blocks' compute plus the hops, per transport", one_client_is_the_sum},

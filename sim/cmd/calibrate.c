@@ -443,6 +443,7 @@ static void collect(calib *c, ss_hwprofile *const *profs, size_t nprofs)
                 break;
             case SS_HWP_SPEED: break; /* ss_cal_speed's, before this */
             case SS_HWP_WAKE: break;  /* ss_cal_wake's, after the stacking */
+            case SS_HWP_CORUN: break; /* ss_cal_interference's, after the wake */
             }
             free(k);
             free(k2);
@@ -972,6 +973,7 @@ int ss_calibrate(ss_hwprofile *const *profs, size_t nprofs, const ss_calib_opts 
     if (rc == 0) rc = blocks(&c, dfits, lfits, err);
     if (rc == 0) rc = ss_cal_stacking(&c, err);
     if (rc == 0) rc = ss_cal_wake(&c, profs, nprofs, err);
+    if (rc == 0) rc = ss_cal_interference(&c, profs, nprofs, err);
     if (rc == 0) {
         size_t chosen[SS_FIT_NFAMILIES] = {0};
         cJSON *arr = cJSON_AddArrayToObject(c.root, "distributions");

@@ -14,13 +14,13 @@
     } while (0)
 
 static const char *const kind_names[] = {"compute",   "transport", "memcpy", "memory",
-                                         "coldstart", "stacking",  "speed",  "wake", NULL};
+                                         "coldstart", "stacking",  "speed",  "wake",   "corun", NULL};
 static const char *const stage_names[] = {"load", "init", "transfer", NULL};
 static const char *const arrival_names[] = {"poisson", "closed", NULL};
 
 const char *ss_hwp_kind_name(ss_hwp_kind k)
 {
-    return k <= SS_HWP_WAKE ? kind_names[k] : "?";
+    return k <= SS_HWP_CORUN ? kind_names[k] : "?";
 }
 
 static const char *const top_keys[] = {"servesim_profile", "source", "environment", "samples", "runs", NULL};
@@ -60,8 +60,13 @@ static const char *const phase_names[] = {"micro", "e2e", NULL};
 static const char *const wake_keys[] = {"kind",    "transport", "gap_s",      "gap_ms",     "gap_us",     "idle_s",
                                         "idle_ms", "idle_us",   "latency_s",  "latency_ms", "latency_us", "micro_mode",
                                         "notes",   "source",    NULL};
+/* CPU interference (tools/probe/corun.py): one block's forward, the CPU time of
+ * each, with `runnable` block processes computing at once on `cores` (1: alone;
+ * cores: one per core; 2 x cores: two per core, time-sliced). */
+static const char *const corun_keys[] = {"kind",     "what",   "device",  "cores",  "runnable",
+                                         "cpu_s",    "cpu_ms", "cpu_us",  "notes",  "source", NULL};
 static const char *const *const sample_keys[] = {compute_keys,   transport_keys, memcpy_keys, memory_keys,
-                                                 coldstart_keys, stacking_keys,  speed_keys, wake_keys};
+                                                 coldstart_keys, stacking_keys,  speed_keys, wake_keys, corun_keys};
 static const char *const run_keys[] = {"id", "conditions", "results", "notes", NULL};
 static const char *const cond_keys[] = {"model", "transport", "arrival", "rate_per_s", "clients", "batch",
                                         "placement", "duration_s", "duration_ms", "duration_us", "warmup_s",
@@ -241,6 +246,20 @@ static int times(const ss_node *m, const char *base, const ss_hwprofile *p, ss_h
     return time_seq(seq, key, p, SS_POS, s, err);
 }
 
+/* Observations `base_<unit>` that must be raw (not a summary) and at least
+ * two: `what` names the sample in the message ("a speed check is its requests'
+ * latencies"), `each` the observations ("requests' latencies"). */
+static int raw_times(const ss_node *n, const char *base, const ss_hwprofile *p, ss_hwp_sample *s, const char *what,
+                     const char *each, ss_err *err)
+{
+    TRY(times(n, base, p, s, err));
+    char key[32];
+    snprintf(key, sizeof key, "%s_%s", base, p->time_unit);
+    if (s->summary) return ss_node_err(ss_map_find(n, key), err, "%s: %s, not a summary", key, what);
+    if (s->ntimes < 2) return ss_node_err(ss_map_find(n, key), err, "%s: expected at least two %s", key, each);
+    return 0;
+}
+
 static int read_env(ss_hwprofile *p, const ss_node *root, ss_err *err)
 {
     ss_node *env, *libs;
@@ -379,29 +398,16 @@ static int read_sample(const ss_hwprofile *p, const ss_node *n, ss_hwp_sample *s
         TRY(str_copy(n, "device", &s->device, SS_REQ, err));
         TRY(count(n, "threads", &s->threads, SS_REQ, err));
         TRY(ss_cfg_enum(n, "phase", phase_names, &s->phase, SS_REQ, err));
-        TRY(times(n, "latency", p, s, err));
-        char key[32];
-        snprintf(key, sizeof key, "latency_%s", p->time_unit);
-        if (s->summary)
-            return ss_node_err(ss_map_find(n, key), err, "%s: a speed check is its requests' latencies, not a summary",
-                               key);
-        if (s->ntimes < 2)
-            return ss_node_err(ss_map_find(n, key), err, "%s: expected at least two requests' latencies", key);
-        return 0;
+        return raw_times(n, "latency", p, s, "a speed check is its requests' latencies", "requests' latencies", err);
     }
     case SS_HWP_WAKE: {
         TRY(str_copy(n, "transport", &s->transport, SS_REQ, err));
         TRY(time1(n, "gap", p, &s->gap_s, SS_REQ | SS_NONNEG, err));
         TRY(micro_mode(n, s, err));
-        TRY(times(n, "latency", p, s, err));
+        TRY(raw_times(n, "latency", p, s, "a wake sample is its messages' latencies", "messages' latencies", err));
         char key[32], ikey[32];
         snprintf(key, sizeof key, "latency_%s", p->time_unit);
         snprintf(ikey, sizeof ikey, "idle_%s", p->time_unit);
-        if (s->summary)
-            return ss_node_err(ss_map_find(n, key), err, "%s: a wake sample is its messages' latencies, not a summary",
-                               key);
-        if (s->ntimes < 2)
-            return ss_node_err(ss_map_find(n, key), err, "%s: expected at least two messages' latencies", key);
         ss_node *seq;
         TRY(ss_cfg_seq(n, ikey, &seq, SS_REQ, err));
         if (seq->n != s->ntimes)
@@ -412,6 +418,17 @@ static int read_sample(const ss_hwprofile *p, const ss_node *n, ss_hwp_sample *s
         s->idle_s = idle.times_s;
         s->nidle = idle.ntimes;
         return rc;
+    }
+    case SS_HWP_CORUN: {
+        TRY(str_copy(n, "what", &s->what, SS_REQ, err));
+        TRY(str_copy(n, "device", &s->device, SS_REQ, err));
+        TRY(count(n, "cores", &s->cores, SS_REQ, err));
+        TRY(count(n, "runnable", &s->runnable, SS_REQ, err));
+        if (s->runnable > 2 * s->cores)
+            return ss_node_err(ss_map_find(n, "runnable"), err,
+                               "runnable: expected at most twice the cores (%u): alone, one per core or two per core",
+                               2 * s->cores);
+        return raw_times(n, "cpu", p, s, "a corun sample is its forwards' CPU times", "forwards' CPU times", err);
     }
     }
     return 0;

@@ -26,7 +26,8 @@ typedef enum ss_hwp_kind {
     SS_HWP_COLDSTART,
     SS_HWP_STACKING, /* the scheduler's wake-up stacking (runnable, cores, work_s; times_s the stretches) */
     SS_HWP_SPEED,    /* the host's speed (model, device, threads, phase; times_s the chain's latencies) */
-    SS_HWP_WAKE      /* a hop after an idle gap (transport, gap_s, idle_s; times_s the hops' latencies) */
+    SS_HWP_WAKE,     /* a hop after an idle gap (transport, gap_s, idle_s; times_s the hops' latencies) */
+    SS_HWP_CORUN     /* CPU interference (what, device, cores, runnable; times_s each forward's CPU time) */
 } ss_hwp_kind;
 
 /* What a compute sample measured: a whole model, one block, one layer. */
@@ -40,12 +41,13 @@ typedef struct ss_hwp_sample {
     char *piece;              /* compute: block or layer name; coldstart: the layer; NULL for the whole model */
     char *device;             /* compute, memory; memcpy: optional */
     char *transport;          /* transport */
-    char *what;               /* memory */
+    char *what;               /* memory; corun: the block */
     char *path;               /* memcpy: the copy's path (h2d-pinned, h2d-pageable, d2h-*, d2d, d2d-peer: the
                                * probe's GPU part, item 7); NULL for a host memcpy */
     char *stage;              /* coldstart: load, init or transfer */
     unsigned batch, threads;  /* compute (>= 1) */
-    unsigned runnable, cores; /* stacking: threads taking turns on the cores (1 <= runnable <= cores) */
+    unsigned runnable, cores; /* stacking: threads taking turns on the cores (1 <= runnable <= cores);
+                               * corun: block processes computing at once (1 <= runnable <= 2 cores) */
     double work_s;            /* stacking, optional: the CPU time of one burn; NAN if absent */
     int phase;                /* speed: 0 checked beside the micro-benchmarks, 1 beside the end-to-end runs */
     double gap_s;             /* wake: the idle gap the sender slept before each message (>= 0) */

@@ -258,27 +258,67 @@ static int stacking_numbers(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
     return ss_cfg_num(m, "mean_s", &pl->stack_mean_s, SS_REQ | SS_POS, err);
 }
 
-/* `stacking: {probability, mean_s}` or `{profile: FILE}`, FILE a model file
- * `servesim calibrate` wrote from the probe's stacking samples (its
- * scheduler.stacking) (serve/pipeline_compute.c, wake-up stacking): only
- * under compute: shared, where cores are shared at all. */
+typedef int (*numbers_fn)(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err);
+
+/* `NAME: {the numbers}` or `{profile: FILE}`, FILE a model file `servesim
+ * calibrate` wrote (its scheduler.NAME, or scheduler.NAME.SUB): the numbers
+ * of map m, or of that map, read by fn.  keys: the numbers' keys, then
+ * "profile"; words: how a message names the numbers. */
+static int profile_or_numbers(ss_pipeline_cfg *pl, const ss_node *m, const char *name, const char *sub,
+                              const char *const *keys, const char *words, numbers_fn fn, ss_err *err)
+{
+    TRY(ss_node_expect(m, SS_NODE_MAP, name, err));
+    TRY(ss_cfg_check_keys(m, keys, name, err));
+    const ss_node *prof = ss_map_find(m, "profile");
+    if (!prof) return fn(pl, m, err);
+    for (size_t i = 0; keys[i]; i++)
+        if (strcmp(keys[i], "profile") != 0 && ss_map_find(m, keys[i]))
+            return ss_node_err(prof, err, "%s: a profile or the numbers (%s), not both", name, words);
+    ss_doc *doc;
+    ss_node *t;
+    int rc = scheduler_map(prof, name, sub, &doc, &t, err);
+    if (rc >= 0) rc = fn(pl, t, err);
+    ss_doc_free(doc);
+    return rc;
+}
+
+/* `stacking: {probability, mean_s}` or `{profile: FILE}` (its scheduler.stacking,
+ * from the probe's stacking samples) (serve/pipeline_compute.c, wake-up
+ * stacking): only under compute: shared, where cores are shared at all. */
 static int read_stacking(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
 {
     static const char *const keys[] = {"probability", "mean_s", "profile", NULL};
-    TRY(ss_node_expect(m, SS_NODE_MAP, "stacking", err));
-    TRY(ss_cfg_check_keys(m, keys, "stacking", err));
     if (!pl->compute_shared)
         return ss_node_err(m, err, "stacking: only under compute: shared (a CPU's cores shared by its processes)");
-    const ss_node *prof = ss_map_find(m, "profile");
-    if (!prof) return stacking_numbers(pl, m, err);
-    if (ss_map_find(m, "probability") || ss_map_find(m, "mean_s"))
-        return ss_node_err(prof, err, "stacking: a profile or the numbers (probability, mean_s), not both");
-    ss_doc *doc;
-    ss_node *st;
-    int rc = scheduler_map(prof, "stacking", NULL, &doc, &st, err);
-    if (rc >= 0) rc = stacking_numbers(pl, st, err);
-    ss_doc_free(doc);
-    return rc;
+    return profile_or_numbers(pl, m, "stacking", NULL, keys, "probability, mean_s", stacking_numbers, err);
+}
+
+/* `corun_factor` and `slice_factor` (each >= 1) of map m into pl. */
+static int interference_numbers(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
+{
+    static const char *const names[] = {"corun_factor", "slice_factor"};
+    double *v[] = {&pl->corun_factor, &pl->slice_factor};
+    for (int k = 0; k < 2; k++) {
+        TRY(ss_cfg_num(m, names[k], v[k], SS_REQ | SS_POS, err));
+        if (*v[k] < 1)
+            return ss_node_err(ss_map_find(m, names[k]), err,
+                               "%s: expected a factor >= 1 (the CPU time a piece of work costs sharing the "
+                               "machine over alone), got %s", names[k], ss_map_find(m, names[k])->value);
+    }
+    return 0;
+}
+
+/* `interference: {corun_factor, slice_factor}` or `{profile: FILE}` (its
+ * scheduler.interference, from the probe's corun samples)
+ * (serve/pipeline_compute.c, CPU interference): only under compute: shared. */
+static int read_interference(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
+{
+    static const char *const keys[] = {"corun_factor", "slice_factor", "profile", NULL};
+    if (!pl->compute_shared)
+        return ss_node_err(m, err,
+                           "interference: only under compute: shared (a CPU's cores shared by its processes)");
+    return profile_or_numbers(pl, m, "interference", NULL, keys, "corun_factor, slice_factor", interference_numbers,
+                              err);
 }
 
 /* Array `key` of m: numbers >= 0 (idle_s increasing), into *out; its length. */
@@ -310,30 +350,19 @@ static int wake_numbers(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
     return wake_array(m, "extra_s", 0, &pl->wake_extra_s, &n, err) < 0 ? -1 : (pl->nwake = n, 0);
 }
 
-/* `wake: {idle_s: [...], extra_s: [...]}` or `{profile: FILE}`, FILE a model file
- * `servesim calibrate` wrote from the probe's wake samples: its
- * scheduler.wake.<the pipeline's transport> (serve/pipeline.c, waking after idle). */
+/* `wake: {idle_s: [...], extra_s: [...]}` or `{profile: FILE}` (its
+ * scheduler.wake.<the pipeline's transport>, from the probe's wake samples)
+ * (serve/pipeline.c, waking after idle). */
 static int read_wake(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
 {
     static const char *const keys[] = {"idle_s", "extra_s", "profile", NULL};
-    TRY(ss_node_expect(m, SS_NODE_MAP, "wake", err));
-    TRY(ss_cfg_check_keys(m, keys, "wake", err));
-    const ss_node *prof = ss_map_find(m, "profile");
-    if (!prof) return wake_numbers(pl, m, err);
-    if (ss_map_find(m, "idle_s") || ss_map_find(m, "extra_s"))
-        return ss_node_err(prof, err, "wake: a profile or the numbers (idle_s, extra_s), not both");
-    ss_doc *doc;
-    ss_node *t;
-    int rc = scheduler_map(prof, "wake", pl->transport.name, &doc, &t, err);
-    if (rc >= 0) rc = wake_numbers(pl, t, err);
-    ss_doc_free(doc);
-    return rc;
+    return profile_or_numbers(pl, m, "wake", pl->transport.name, keys, "idle_s, extra_s", wake_numbers, err);
 }
 
 static int read_section(ss_scenario *sc, ss_pipeline_cfg *pl, const ss_node *n, ss_err *err)
 {
     static const char *const keys[] = {"transport", "batch", "dispatcher", "client_device", "contention", "compute",
-                                       "host_cores", "batching", "stacking", "wake", NULL};
+                                       "host_cores", "batching", "stacking", "wake", "interference", NULL};
     static const char *const computes[] = {"fixed", "shared", NULL};
     TRY(ss_node_expect(n, SS_NODE_MAP, "pipeline", err));
     TRY(ss_cfg_check_keys(n, keys, "pipeline", err));
@@ -356,6 +385,9 @@ static int read_section(ss_scenario *sc, ss_pipeline_cfg *pl, const ss_node *n, 
     if (st) TRY(read_stacking(pl, st, err));
     const ss_node *wk = ss_map_find(n, "wake");
     if (wk) TRY(read_wake(pl, wk, err));
+    pl->corun_factor = pl->slice_factor = 1;
+    const ss_node *itf = ss_map_find(n, "interference");
+    if (itf) TRY(read_interference(pl, itf, err));
     const ss_node *d = ss_map_find(n, "dispatcher");
     if (d) {
         static const char *const dkeys[] = {"device", NULL};

@@ -30,6 +30,9 @@ typedef struct ss_pipeline_cfg {
                                 * wake_extra_s[k] (linear between, 0 below the first, the last beyond); */
     double *wake_extra_s;      /* serve/pipeline.c.  nwake 0 = off */
     size_t nwake;
+    double corun_factor;       /* `interference:` the CPU time a piece of work costs while other work runs on the
+                                * host's other cores, over alone (>= 1; 1 = off) (serve/pipeline_compute.c) */
+    double slice_factor;       /* ... and while it is time-sliced with other work on its core, over co-running */
     uint32_t *max_batch;       /* per model (>= 1) */
     double *max_wait_s;        /* per model (>= 0) */
 } ss_pipeline_cfg;

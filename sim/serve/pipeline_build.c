@@ -184,6 +184,7 @@ int ss_pipe_build(ss_world *w, ss_err *err)
         if (cfg->stack_prob > 0)
             ss_pcomp_set_stacking(p->comp, cfg->stack_prob, cfg->stack_mean_s,
                                   ss_rng_stream(sc->seed, w->rep, "pipeline/stacking"));
+        ss_pcomp_set_interference(p->comp, cfg->corun_factor, cfg->slice_factor);
         free(cores);
         free(gpu);
         ss_pipe_threads_init(p);

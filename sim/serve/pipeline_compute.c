@@ -2,7 +2,8 @@
  * `compute: shared` (pipeline_compute.h): host CPUs and GPUs as links of
  * the max-min solver, work as capped flows, the GPU's capacity following
  * the number of processes on it (the contention knob), and threads as FIFO
- * single servers of CPU work. */
+ * single servers of CPU work, a host's capacity following what runs on it
+ * (CPU interference). */
 #include "serve/pipeline_compute.h"
 
 #include <assert.h>
@@ -47,6 +48,7 @@ struct ss_pcomp {
     size_t *nact, *npairs, nlinks; /* per link: CPU activities in progress, stacked pairs */
     double *link_cores;
     uint64_t stack_gens;
+    double corun_factor, slice_factor; /* CPU interference (ss_pcomp_set_interference); 1, 1: none */
     pc_act *free_act;        /* pooled records */
     pc_act **all;
     size_t nall;
@@ -98,6 +100,7 @@ ss_pcomp *ss_pcomp_new(ss_engine *eng, size_t nhosts, const double *host_cores, 
     c->nact = ss_xcalloc(n + 1, sizeof *c->nact);
     c->npairs = ss_xcalloc(n + 1, sizeof *c->npairs);
     c->nlinks = n;
+    c->corun_factor = c->slice_factor = 1;
     c->link_gpu = gpu;
     c->gpu_active = ss_xcalloc(n + 1, sizeof *c->gpu_active);
     free(cap);
@@ -131,6 +134,40 @@ static void gpu_count(ss_pcomp *c, uint32_t l, int delta)
 {
     c->gpu_active[l] = (uint32_t)((int)c->gpu_active[l] + delta);
     ss_flownet_set_capacity(c->net, l, gpu_capacity_bps(c->contention, c->gpu_active[l]));
+}
+
+/* ---- CPU interference ------------------------------------------------------
+ * A piece of CPU work costs more CPU time when other work runs on the host at
+ * the same time: co-running on the other cores (shared caches and memory
+ * bandwidth), corun_factor; and more again time-sliced with other work on its
+ * own core (each slice refills the caches), slice_factor on top.  With n
+ * activities on c cores: n <= 1 runs alone; n <= c co-run, each at 1 /
+ * corun_factor of a core; n > c puts s = min(c, n - c) cores' worth of them
+ * two to a core, whose work runs at 1 / slice_factor more [ASSUMPTION: the
+ * scheduler spreads the work evenly, at most two to a core counted as
+ * time-sliced; every activity - block compute or a hop's CPU work - interferes
+ * alike].  The host's capacity is then (c - s + s / slice_factor) /
+ * corun_factor cores, shared max-min as before.  Measured by
+ * tools/probe/corun.py (docs/calibration.md, "CPU interference"). */
+
+static void cpu_capacity(ss_pcomp *c, uint32_t l)
+{
+    if (c->corun_factor == 1 && c->slice_factor == 1) return;
+    double n = (double)c->nact[l], cores = c->link_cores[l], cap = cores;
+    if (n > 1 && n <= cores) {
+        cap = n / c->corun_factor;
+    } else if (n > cores && n > 1) {
+        double sl = n - cores < cores ? n - cores : cores;
+        cap = (cores - sl + sl / c->slice_factor) / c->corun_factor;
+    }
+    ss_flownet_set_capacity(c->net, l, cap * UNIT_BPS);
+}
+
+void ss_pcomp_set_interference(ss_pcomp *c, double corun_factor, double slice_factor)
+{
+    assert(corun_factor >= 1 && slice_factor >= 1);
+    c->corun_factor = corun_factor;
+    c->slice_factor = slice_factor;
 }
 
 /* ---- wake-up stacking ----------------------------------------------------------
@@ -171,11 +208,12 @@ static void set_cap(ss_pcomp *c, ss_pc_place *pl, double cap_bps)
     if (pl && pl->cur) ss_flow_set_cap(c->net, ((pc_act *)pl->cur)->id, cap_bps);
 }
 
-/* The caps of a thread and its partner: half a core each while both work. */
+/* The caps of a thread and its partner: half a core each while both work,
+ * time-sliced (slice_factor). */
 static void pair_caps(ss_pcomp *c, ss_pc_place *pl)
 {
     ss_pc_place *o = pl->partner;
-    double cap = o && pl->cur && o->cur ? UNIT_BPS / 2 : UNIT_BPS;
+    double cap = o && pl->cur && o->cur ? UNIT_BPS / (2 * c->slice_factor) : UNIT_BPS;
     set_cap(c, pl, cap);
     set_cap(c, o, cap);
 }
@@ -246,7 +284,10 @@ static void act_done(ss_engine *eng, void *ctx, ss_flow_id id, double now_s)
     pc_act *a = ctx;
     ss_pcomp *c = a->c;
     if (a->gpu != NO_LINK) gpu_count(c, a->gpu, -1);
-    if (a->host != NO_LINK) c->nact[a->host]--;
+    if (a->host != NO_LINK) {
+        c->nact[a->host]--;
+        cpu_capacity(c, a->host);
+    }
     ss_pc_place *pl = a->place;
     if (pl) {
         pl->cur = NULL;
@@ -289,6 +330,7 @@ static void start(ss_pcomp *c, uint32_t link, double work_s, ss_pc_done done, vo
     a->id = ss_flow_start(c->net, &link, link == NO_LINK ? 0 : 1, work_s, &o, act_done, a);
     if (a->host == NO_LINK) return; /* a GPU's, or zero work (it ends at once and takes no core) */
     c->nact[link]++;
+    cpu_capacity(c, link);
     if (!a->place) return;
     assert(!pl->cur && (!pl->listed || pl->link == link)); /* one piece at a time, on its own host */
     pl->cur = a;

@@ -49,6 +49,11 @@ void ss_pcomp_free(ss_pcomp *c);
 /* Wake-up stacking on the hosts' CPUs (pipeline_compute.c): prob in [0, 1],
  * mean_s > 0; takes rng (freed with c).  Off (prob 0) by default. */
 void ss_pcomp_set_stacking(ss_pcomp *c, double prob, double mean_s, gsl_rng *rng);
+/* CPU interference on the hosts' CPUs (pipeline_compute.c): the CPU time a
+ * piece of work costs co-running with work on other cores (corun_factor) and
+ * time-sliced with work on its own core (slice_factor, on top), over alone;
+ * each >= 1, 1 and 1 (the default) for none. */
+void ss_pcomp_set_interference(ss_pcomp *c, double corun_factor, double slice_factor);
 
 /* Start work_s (>= 0) seconds of single-threaded work on host's CPU, or on
  * device dev's compute (its GPU; a CPU device: its host's CPU). */

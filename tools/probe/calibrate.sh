@@ -1,9 +1,11 @@
 #!/bin/sh
 # tools/probe/calibrate.sh: the probe's regeneration chain, one command (make probe-calibrate):
 # the micro-benchmark profile (and the scheduler's, probe-stacking.json, the hops after idle,
-# probe-wake.json, and the host's speed, probe-speed.json, when there) ->
+# probe-wake.json, CPU interference, probe-corun.json, and the host's speed, probe-speed.json, when
+# there) ->
 # servesim calibrate -> the model file the probe scenario reads (models/resnet50-cpu.json:
-# its blocks' service, both transports' laws, the wake-up stacking) ->
+# its blocks' service, both transports' laws, the wake-up stacking, waking after idle, CPU
+# interference) ->
 # servesim validate of the scenario against the end-to-end runs (never fitted).
 #
 #   tools/probe/calibrate.sh SERVESIM PROBE_DIR [VALIDATE_CSV [E2E_PROFILE]]
@@ -35,6 +37,10 @@ else
     if [ ! -f "$dir/probe-wake.json" ]; then
         sed -i '/^  wake: /d' "$scenario"
     fi
+    # ... and one without the co-run benchmark (before 2026-11-27 06:00) without CPU interference
+    if [ ! -f "$dir/probe-corun.json" ]; then
+        sed -i '/^  interference: /d' "$scenario"
+    fi
 fi
 # the scheduler's wake-up stacking (tools/probe/stacking.py), measured beside the micro-benchmarks
 inputs="$dir/probe-micro.json"
@@ -46,6 +52,11 @@ fi
 if [ -f "$dir/probe-wake.json" ]; then
     python3 tools/probe/check_profile.py "$dir/probe-wake.json"
     inputs="$inputs $dir/probe-wake.json"
+fi
+# CPU interference (tools/probe/corun.py): the scenario's pipeline.interference
+if [ -f "$dir/probe-corun.json" ]; then
+    python3 tools/probe/check_profile.py "$dir/probe-corun.json"
+    inputs="$inputs $dir/probe-corun.json"
 fi
 # the host's speed beside the micro-benchmarks and beside the end-to-end runs (tools/probe/speed.py):
 # calibrate reports their ratio (host_speed) and warns when the host moved; the fits do not use it

@@ -22,6 +22,7 @@ KINDS = {
     "stacking": {"runnable": "count", "cores": "count", "stretch_s": "diffs"},
     "speed": {"model": str, "device": str, "threads": "count", "phase": ("micro", "e2e"), "latency_s": "requests"},
     "wake": {"transport": str, "gap_s": "time0", "idle_s": "idles", "latency_s": "requests"},
+    "corun": {"what": str, "device": str, "cores": "count", "runnable": "count", "cpu_s": "requests"},
 }
 MICRO_MODES = ("warm", "pipeline")
 OPTIONAL = {"compute": {"model": str, "block": str, "layer": str, "threads": "count", "in_bytes": "bytes",
@@ -127,6 +128,10 @@ def check(doc):
         if s["kind"] == "wake" and isinstance(s.get("idle_s"), list) and isinstance(s.get("latency_s"), list) \
                 and len(s["idle_s"]) != len(s["latency_s"]):
             errs.append(f"{p}.idle_s: expected one idle time per message ({len(s['latency_s'])}, as latency_s)")
+        if s["kind"] == "corun" and all(isinstance(s.get(k), int) and not isinstance(s.get(k), bool)
+                                        for k in ("runnable", "cores")) and s["runnable"] > 2 * s["cores"]:
+            errs.append(f"{p}.runnable: expected at most 2 x cores ({2 * s['cores']}): alone, one per core or "
+                        f"two per core")
     ids = set()
     for i, r in enumerate(doc.get("runs", []) if isinstance(doc.get("runs"), list) else []):
         p = f"$.runs[{i}]"
@@ -198,7 +203,9 @@ def self_test():
                          "threads": 1, "micro_mode": "pipeline", "latency_s": [0.01]},
                         {"kind": "transport", "transport": "zmq-copy", "bytes": 4000, "latency_s": [1e-4]},
                         {"kind": "wake", "transport": "zmq-copy", "gap_s": 0.3, "idle_s": [0.32, 0.33],
-                         "latency_s": [0.004, 0.005]}],
+                         "latency_s": [0.004, 0.005]},
+                        {"kind": "corun", "what": "block1", "device": "cpu", "cores": 2, "runnable": 4,
+                         "cpu_s": [0.0214, 0.0217]}],
             "runs": [{"id": "a", "conditions": {"model": "m", "transport": "zmq-copy", "arrival": "closed",
                                                 "clients": 1, "batch": 1, "placement": "p",
                                                 "duration_s": 1.0, "warmup_s": 0},
@@ -213,6 +220,8 @@ def self_test():
         "no clients": lambda d: d["runs"][0]["conditions"].pop("clients"),
         "unknown micro_mode": lambda d: d["samples"][1].__setitem__("micro_mode", "cold"),
         "wake idle times not one per message": lambda d: d["samples"][2].__setitem__("idle_s", [0.32, 0.3, 0.3]),
+        "corun runnable above 2 x cores": lambda d: d["samples"][3].__setitem__("runnable", 5),
+        "corun negative CPU time": lambda d: d["samples"][3].__setitem__("cpu_s", [0.0214, -0.0217]),
         "arrivals out of order": lambda d: d["runs"].append(
             {"id": "b", "conditions": dict(d["runs"][0]["conditions"], arrival="poisson", rate_per_s=2.0,
                                            arrivals_s=[0.1, 0.5, 0.3]), "results": d["runs"][0]["results"]}),

@@ -28,11 +28,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 FULL = {"few_sizes": False, "batches": [1, 2, 4, 8], "threads": [1, 2], "compute_reps": 8,
         "compute_budget_s": 1.0, "hop_reps": 40, "memcpy_reps": 30, "clients": [1, 2, 3, 4, 5, 6, 7, 8],
         "loads": [0.2, 0.4, 0.6, 0.8, 0.95], "warmup_s": 1.5, "closed_s": 5.0, "poisson_s": 10.0,
-        "stacking_s": 20.0, "wake_gaps_s": [0.0, 0.3, 0.6, 1.2], "wake_reps": 6}
+        "stacking_s": 20.0, "corun_s": 1.5, "corun_rounds": 3, "wake_gaps_s": [0.0, 0.3, 0.6, 1.2],
+        "wake_reps": 6}
 QUICK = {"few_sizes": True, "batches": [1, 2], "threads": [1], "compute_reps": 3,
          "compute_budget_s": 0.3, "hop_reps": 8, "memcpy_reps": 8, "clients": [1, 3],
          "loads": [0.6], "warmup_s": 1.0, "closed_s": 3.0, "poisson_s": 4.0,
-         "stacking_s": 4.0, "wake_gaps_s": [0.0, 0.6], "wake_reps": 2}
+         "stacking_s": 4.0, "corun_s": 0.5, "corun_rounds": 1, "wake_gaps_s": [0.0, 0.6], "wake_reps": 2}
 
 
 MALLOC_ENV = {"MALLOC_MMAP_THRESHOLD_": str(128 << 20), "MALLOC_TRIM_THRESHOLD_": str(256 << 20)}
@@ -317,8 +318,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="short runs for development (1-2 min)")
     ap.add_argument("--out", help="output folder (default profiles/measured, quick: build/probe-quick)")
-    ap.add_argument("--only", choices=("micro", "e2e", "gpu", "stacking", "wake"),
+    ap.add_argument("--only", choices=("micro", "e2e", "gpu", "stacking", "corun", "wake"),
                     help="one part of the probe (gpu: item 7 alone; stacking: the scheduler's wake-up stacking; "
+                         "corun: a block's CPU time alone, co-running and time-sliced; "
                          "wake: hops into a process that has been idle)")
     ap.add_argument("--seed", type=int, default=1, help="seed of weights, input and arrivals")
     ap.add_argument("--threads", type=int, default=1, help="torch threads per block process")
@@ -393,6 +395,10 @@ def main():
     if args.only in (None, "stacking"):
         import stacking
         stack = stacking.stacking_samples(cfg["stacking_s"], log)
+    corun_smp = []
+    if args.only in (None, "corun"):
+        import corun
+        corun_smp = corun.corun_samples(split, cfg["corun_s"], cfg["corun_rounds"], log)
     wake_smp = []
     if args.only in (None, "wake"):
         import wake
@@ -426,6 +432,8 @@ def main():
             ("probe-micro.json", "micro-benchmarks, resnet50-split blocks alone", samples, None),
             ("probe-e2e.json", "end-to-end runs of the block pipeline", mem, runs),
             ("probe-stacking.json", "the scheduler's wake-up stacking, a ring of burn loops over ZeroMQ", stack, None),
+            ("probe-corun.json", "CPU interference: a block's forward alone, co-running one per core, and "
+                                 "time-sliced two per core (corun.py)", corun_smp, None),
             ("probe-wake.json", "hops into a block process after an idle gap (wake.py)", wake_smp, None),
             ("probe-speed.json", "the host's speed, the block chain checked beside the micro-benchmarks and "
                                  "beside every end-to-end run (speed.py)", host, None),
