@@ -28,7 +28,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 FULL = {"few_sizes": False, "batches": [1, 2, 4, 8], "threads": [1, 2], "compute_reps": 8,
         "compute_budget_s": 1.0, "hop_reps": 40, "memcpy_reps": 30, "clients": [1, 2, 3, 4, 5, 6, 7, 8],
         "loads": [0.2, 0.4, 0.6, 0.8, 0.95], "warmup_s": 1.5, "closed_s": 5.0, "poisson_s": 10.0,
-        "stacking_s": 20.0, "corun_s": 1.5, "corun_rounds": 3, "wake_gaps_s": [0.0, 0.3, 0.6, 1.2],
+        "stacking_s": 20.0, "corun_s": 1.0, "corun_rounds": 3, "wake_gaps_s": [0.0, 0.3, 0.6, 1.2],
         "wake_reps": 6}
 QUICK = {"few_sizes": True, "batches": [1, 2], "threads": [1], "compute_reps": 3,
          "compute_budget_s": 0.3, "hop_reps": 8, "memcpy_reps": 8, "clients": [1, 3],
