@@ -1035,6 +1035,23 @@ static void test_speed_reported(void)
     CU_ASSERT_TRUE(out && ss_test_has(out, "ratio 1.2000"));
     CU_ASSERT_TRUE(out && ss_test_has(out, "warning: synthetic's speed moved by +20.0%"));
     free(out);
+    /* --at-run-speed: the same fits on every observation x 1.2 (the law's both parameters x 1.2);
+     * host_speed says it was applied; without a ratio the summary says none was */
+    cJSON *at = calibrate(dir, "p.json s.json --at-run-speed");
+    CU_ASSERT_FATAL(at != NULL);
+    const cJSON *l0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(with, "compute_laws"), 0),
+                *l1 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(at, "compute_laws"), 0);
+    CU_ASSERT_DOUBLE_EQUAL(num(l1, "fixed_s"), 1.2 * num(l0, "fixed_s"), 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(num(l1, "per_sample_s"), 1.2 * num(l0, "per_sample_s"), 1e-9);
+    const cJSON *ha = cJSON_GetObjectItemCaseSensitive(at, "host_speed");
+    CU_ASSERT_TRUE(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ha, "applied")));
+    CU_ASSERT_FALSE(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(h, "applied")));
+    CU_ASSERT_DOUBLE_EQUAL(num(ha, "applied_to_samples"), 2, 0);
+    CU_ASSERT_EQUAL(ss_test_sh(&out, "cd '%s' && '%s/servesim' calibrate p.json --at-run-speed -o m.json", dir,
+                               SS_BUILD_DIR), 0);
+    CU_ASSERT_TRUE(out && ss_test_has(out, "--at-run-speed: no ratio (speed checks of both phases) to apply"));
+    free(out);
+    cJSON_Delete(at);
     cJSON_Delete(plain);
     cJSON_Delete(with);
     /* checks of one phase only (a probe run of one part): said, nothing reported */
@@ -1188,6 +1205,16 @@ static void test_interference_inside_intervals(void)
     if (miss[0] > 4 || miss[1] > 4) fprintf(stderr, "\n  interference: misses %d, %d of %d\n", miss[0], miss[1], SEEDS);
     CU_ASSERT_TRUE(miss[0] <= 4 && miss[1] <= 4);
     CU_ASSERT_TRUE(miss_off[0] >= SEEDS - 4 && miss_off[1] >= SEEDS - 4);
+    /* co-running cheaper than alone (noise about 1): written as 1, the measured value beside it */
+    char *dir = ss_test_tmpdir();
+    corun_profile(dir, 1, 0.97, 1.08, 40);
+    cJSON *m = calibrate(dir, "corun.json");
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(m, "scheduler"), "interference");
+    CU_ASSERT_DOUBLE_EQUAL(num(o, "corun_factor"), 1, 0);
+    CU_ASSERT_TRUE(num(o, "corun_factor_measured") < 0.99);
+    CU_ASSERT_DOUBLE_EQUAL(num(o, "slice_factor"), num(o, "slice_factor_measured"), 0);
+    cJSON_Delete(m);
+    ss_test_rmtree(dir);
 }
 
 /* A block without a state, a runnable that is none of the three, one core,

@@ -356,7 +356,7 @@ static void test_wakeup_stacking(void)
  * four are two to a core, each at 1 / (2 g f), 4 s; three on (2 - 1 + 1 / f)
  * / g = 1.3 cores of capacity, 1 / 2.3077 each, until all three end together
  * at 3 / 1.3 = 2.3077 s.  Factors 1 and 1: max-min as before (three at 1.5 s).
- * A stacked pair is time-sliced: two stacked pieces end at 2 f = 3.2 s. */
+ * A stacked pair is time-sliced: two stacked pieces end at 2 f = 3.2 s (2 f g = 4 s with g = 1.25). */
 static void interference_case(double g, double f, int n, double prob, double *out)
 {
     ss_engine *eng = ss_engine_new();
@@ -396,6 +396,10 @@ static void test_cpu_interference(void)
     interference_case(1, 1.6, 2, 1, t);
     CU_ASSERT_DOUBLE_EQUAL(t[0], 3.2, 1e-9);
     CU_ASSERT_DOUBLE_EQUAL(t[1], 3.2, 1e-9);
+    /* ... and beside the other core's work: 1 / (2 f g), 4 s, with g = 1.25 */
+    interference_case(1.25, 1.6, 2, 1, t);
+    CU_ASSERT_DOUBLE_EQUAL(t[0], 4.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(t[1], 4.0, 1e-9);
 }
 
 SS_TEST_SUITE("pipeline-compute",

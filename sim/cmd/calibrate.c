@@ -949,6 +949,7 @@ int ss_calibrate(ss_hwprofile *const *profs, size_t nprofs, const ss_calib_opts 
         cJSON_Delete(c.root);
         return -1;
     }
+    if (o->at_run_speed) ss_cal_at_run_speed(&c, profs, nprofs);
     collect(&c, profs, nprofs);
     groups *forms[] = {&c.dists, &c.transports, &c.memcpys, &c.colds};
     groups *modes[] = {&c.dists, &c.laws, &c.transports};

@@ -26,6 +26,9 @@ typedef struct ss_calib_opts {
     const char *device;   /* the device whose block timings feed "blocks" (NULL: see docs/profiles.md) */
     unsigned threads;     /* likewise the threads (0: the fewest measured) */
     int no_batch_law;     /* a compute piece measured at one batch size gets no law instead of an error */
+    /* --at-run-speed: with speed samples of both phases, the compute, transport and memcpy
+     * observations are scaled by host_speed's ratio before the fits (calibrate_speed.c) */
+    int at_run_speed;
     /* --base: a model file whose fixed parts are kept.  Without --model-profile:
      * a shipped profile's format (architecture, notes, citations) written with
      * the numbers calibrate fits put in it, instead of calibrate's own format

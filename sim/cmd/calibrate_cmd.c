@@ -20,6 +20,9 @@ static const char usage[] =
     "  --device D          the device whose block timings feed \"blocks\" (default: see below)\n"
     "  --threads N         likewise the threads (default: the fewest measured)\n"
     "  --no-batch-law      a piece measured at one batch size gets no batch law instead of an error\n"
+    "  --at-run-speed      with the host's speed checked in both phases (kind speed), fit the compute,\n"
+    "                      transport and memcpy times as the host ran during the end-to-end runs: each\n"
+    "                      observation times host_speed's ratio (docs/calibration.md, \"The host's speed\")\n"
     "  --base MODEL.json   without --model-profile: write this model file with the fitted numbers put in it\n"
     "                      (blocks[].service, fused processes, the offline floor, a whole model's service), not\n"
     "                      calibrate's own format: how the shipped profiles are rebuilt from published tables;\n"
@@ -107,6 +110,8 @@ int ss_cmd_calibrate(int argc, char **argv)
             i++;
         } else if (strcmp(a, "--no-batch-law") == 0) {
             o.no_batch_law = 1;
+        } else if (strcmp(a, "--at-run-speed") == 0) {
+            o.at_run_speed = 1;
         } else if (strcmp(a, "--model-profile") == 0) {
             o.model_profile = 1;
         } else if (strcmp(a, "--gpu") == 0) {

@@ -9,7 +9,7 @@
  *   slice_factor = the sum with two processes per core (runnable = 2 cores),
  *                  over the sum one per core.
  *
- * Ratios of sums: each block weighs by its CPU time, as in a pipeline where
+ * A factor below 1 is written as 1 (`_measured` keeps it).  Ratios of sums: each block weighs by its CPU time, as in a pipeline where
  * every block computes once per request [ASSUMPTION: one factor per machine,
  * not per block; the blocks measured are the work the model shares].  95%
  * intervals: percentile bootstrap (2,000 resamples of every block's forwards
@@ -118,9 +118,13 @@ static void put_model(calib *c, const groups *gs, const blk *b, unsigned cores, 
         sched = cJSON_AddObjectToObject(c->root, "scheduler");
     }
     cJSON *o = cJSON_AddObjectToObject(sched, "interference");
-    ss_cal_put_num(o, "corun_factor", cf);
+    /* a factor below 1 (noise about 1: work is not cheaper beside other work) is written as 1,
+     * as a scenario takes it; the measured value stays beside it */
+    ss_cal_put_num(o, "corun_factor", cf < 1 ? 1 : cf);
+    ss_cal_put_num(o, "corun_factor_measured", cf);
     put_ci(o, "corun_factor_ci95", ci[0], ci[1]);
-    ss_cal_put_num(o, "slice_factor", sf);
+    ss_cal_put_num(o, "slice_factor", sf < 1 ? 1 : sf);
+    ss_cal_put_num(o, "slice_factor_measured", sf);
     put_ci(o, "slice_factor_ci95", ci[2], ci[3]);
     cJSON_AddNumberToObject(o, "cores", cores);
     cJSON *arr = cJSON_AddArrayToObject(o, "blocks");

@@ -112,6 +112,10 @@ int ss_cal_interference(calib *c, ss_hwprofile *const *profs, size_t nprofs, ss_
  * their means (e2e / micro) into host_speed and the summary, a warning when it moved.  0 also when
  * there are none; -1 with err on bad input. */
 int ss_cal_speed(calib *c, ss_hwprofile *const *profs, size_t nprofs, ss_err *err);
+/* With --at-run-speed and a ratio from ss_cal_speed: every compute, transport and memcpy
+ * observation of profs (not the summaries of published tables) times the ratio, in place,
+ * before the fits; host_speed says so.  Without a ratio, the summary says it was not applied. */
+void ss_cal_at_run_speed(calib *c, ss_hwprofile *const *profs, size_t nprofs);
 /* --base (calibrate_base.c): the base file of c->o with the fitted numbers put in, as *json. */
 int ss_cal_fill_base(calib *c, const ss_dist_fits *dfits, ss_hwprofile *const *profs, size_t nprofs, char **json,
                      ss_err *err);

@@ -19,12 +19,18 @@
  * request is an observation instead (narrower than it should be; the method
  * says so).  It is written to the model file (host_speed) and said in the
  * summary, with a warning when the host moved by more than 5% beyond the
- * interval: the validation errors may then be the host's.  It is not applied
- * to the fits: scaling the micro-benchmarks by it was tried on two full
- * measurements of 2026-11-27 and helped one and hurt the other
- * (docs/calibration.md).  Checks of one phase only are noted and skipped (a
- * probe run of one part, --only micro); checks of two machines or of two
- * chains are refused. */
+ * interval: the validation errors may then be the host's.  With
+ * --at-run-speed (the probe's calibrate.sh uses it) it is applied: every
+ * compute, transport and memcpy observation is multiplied by the ratio before
+ * the fits, so the model is the micro-benchmarks at the speed the host had
+ * while the runs ran [ASSUMPTION: the host's speed scales every CPU time
+ * alike; the stacking, wake and co-run benchmarks, a probability, waits and
+ * ratios, are left as measured].  On the measurements of 2026-11-27 with
+ * waking after idle and CPU interference modelled it took the three-pass
+ * measurements' means from 10 and 3 to 2 and 4 of 52 and two full ones from
+ * 28 and 5 to 6 and 2 (docs/calibration.md).  Checks of one phase only are
+ * noted and skipped (a probe run of one part, --only micro); checks of two
+ * machines or of two chains are refused. */
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
@@ -119,11 +125,12 @@ int ss_cal_speed(calib *c, ss_hwprofile *const *profs, size_t nprofs, ss_err *er
     cJSON_AddBoolToObject(o, "moved", moved);
     cJSON_AddStringToObject(o, "method",
                             by_check ? "ratio = e2e_mean_s / micro_mean_s, each a mean of its checks' means; delta-method "
-                                       "interval, Student's t on the fewer checks; reported, not applied to the fits "
-                                       "(sim/cmd/calibrate_speed.c)"
+                                       "interval, Student's t on the fewer checks; applied to the fits only with "
+                                       "--at-run-speed (sim/cmd/calibrate_speed.c)"
                                      : "ratio = e2e_mean_s / micro_mean_s over requests (a phase has one check: the "
-                                       "interval treats its requests as independent and is too narrow); reported, not "
-                                       "applied to the fits (sim/cmd/calibrate_speed.c)");
+                                       "interval treats its requests as independent and is too narrow); applied to "
+                                       "the fits only with --at-run-speed (sim/cmd/calibrate_speed.c)");
+    cJSON_AddBoolToObject(o, "applied", c->o->at_run_speed);
     cJSON *from = cJSON_AddObjectToObject(o, "from");
     for (int e = 0; e < 2; e++) cJSON_AddItemToObject(from, e ? "e2e" : "micro", ss_cal_refs_json(g[e]));
     fprintf(c->sum,
@@ -138,4 +145,33 @@ int ss_cal_speed(calib *c, ss_hwprofile *const *profs, size_t nprofs, ss_err *er
                 first->machine, 100 * (ratio - 1));
     ss_cal_groups_free(&phase);
     return 0;
+}
+
+static void scale(double *v, size_t n, double r)
+{
+    for (size_t i = 0; i < n; i++) v[i] *= r;
+}
+
+void ss_cal_at_run_speed(calib *c, ss_hwprofile *const *profs, size_t nprofs)
+{
+    cJSON *o = cJSON_GetObjectItemCaseSensitive(c->root, "host_speed");
+    const cJSON *r = o ? cJSON_GetObjectItemCaseSensitive(o, "ratio") : NULL;
+    if (!cJSON_IsNumber(r)) {
+        fprintf(c->sum, "host speed: --at-run-speed: no ratio (speed checks of both phases) to apply\n");
+        return;
+    }
+    size_t n = 0;
+    for (size_t f = 0; f < nprofs; f++)
+        for (size_t i = 0; i < profs[f]->nsamples; i++) {
+            ss_hwp_sample *s = &profs[f]->samples[i];
+            if (s->summary || (s->kind != SS_HWP_COMPUTE && s->kind != SS_HWP_TRANSPORT && s->kind != SS_HWP_MEMCPY))
+                continue;
+            scale(s->times_s, s->ntimes, r->valuedouble);
+            scale(s->sender_s, s->nsender, r->valuedouble);
+            scale(s->receiver_s, s->nreceiver, r->valuedouble);
+            n++;
+        }
+    cJSON_AddNumberToObject(o, "applied_to_samples", (double)n);
+    fprintf(c->sum, "host speed: applied (--at-run-speed): %zu compute, transport and memcpy samples' times x %.4f\n", n,
+            r->valuedouble);
 }

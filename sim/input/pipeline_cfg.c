@@ -243,7 +243,8 @@ static int scheduler_map(const ss_node *prof, const char *key, const char *sub, 
     if (rc >= 0 && !m)
         return ss_node_err(prof, err, "%s profile '%s' has no map scheduler.%s%s%s (servesim calibrate writes it from "
                                       "kind: %s samples%s)",
-                           key, prof->value, key, sub ? "." : "", sub ? sub : "", key, sub ? " of that transport" : "");
+                           key, prof->value, key, sub ? "." : "", sub ? sub : "",
+                           strcmp(key, "interference") == 0 ? "corun" : key, sub ? " of that transport" : "");
     *out = m;
     return rc < 0 ? -1 : 0;
 }
@@ -263,12 +264,15 @@ typedef int (*numbers_fn)(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err);
 /* `NAME: {the numbers}` or `{profile: FILE}`, FILE a model file `servesim
  * calibrate` wrote (its scheduler.NAME, or scheduler.NAME.SUB): the numbers
  * of map m, or of that map, read by fn.  keys: the numbers' keys, then
- * "profile"; words: how a message names the numbers. */
+ * "profile"; words: how a message names the numbers; shared_only: refused
+ * but under compute: shared. */
 static int profile_or_numbers(ss_pipeline_cfg *pl, const ss_node *m, const char *name, const char *sub,
-                              const char *const *keys, const char *words, numbers_fn fn, ss_err *err)
+                              int shared_only, const char *const *keys, const char *words, numbers_fn fn, ss_err *err)
 {
     TRY(ss_node_expect(m, SS_NODE_MAP, name, err));
     TRY(ss_cfg_check_keys(m, keys, name, err));
+    if (shared_only && !pl->compute_shared)
+        return ss_node_err(m, err, "%s: only under compute: shared (a CPU's cores shared by its processes)", name);
     const ss_node *prof = ss_map_find(m, "profile");
     if (!prof) return fn(pl, m, err);
     for (size_t i = 0; keys[i]; i++)
@@ -288,9 +292,7 @@ static int profile_or_numbers(ss_pipeline_cfg *pl, const ss_node *m, const char 
 static int read_stacking(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
 {
     static const char *const keys[] = {"probability", "mean_s", "profile", NULL};
-    if (!pl->compute_shared)
-        return ss_node_err(m, err, "stacking: only under compute: shared (a CPU's cores shared by its processes)");
-    return profile_or_numbers(pl, m, "stacking", NULL, keys, "probability, mean_s", stacking_numbers, err);
+    return profile_or_numbers(pl, m, "stacking", NULL, 1, keys, "probability, mean_s", stacking_numbers, err);
 }
 
 /* `corun_factor` and `slice_factor` (each >= 1) of map m into pl. */
@@ -314,11 +316,8 @@ static int interference_numbers(ss_pipeline_cfg *pl, const ss_node *m, ss_err *e
 static int read_interference(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
 {
     static const char *const keys[] = {"corun_factor", "slice_factor", "profile", NULL};
-    if (!pl->compute_shared)
-        return ss_node_err(m, err,
-                           "interference: only under compute: shared (a CPU's cores shared by its processes)");
-    return profile_or_numbers(pl, m, "interference", NULL, keys, "corun_factor, slice_factor", interference_numbers,
-                              err);
+    return profile_or_numbers(pl, m, "interference", NULL, 1, keys, "corun_factor, slice_factor",
+                              interference_numbers, err);
 }
 
 /* Array `key` of m: numbers >= 0 (idle_s increasing), into *out; its length. */
@@ -356,7 +355,7 @@ static int wake_numbers(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
 static int read_wake(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
 {
     static const char *const keys[] = {"idle_s", "extra_s", "profile", NULL};
-    return profile_or_numbers(pl, m, "wake", pl->transport.name, keys, "idle_s, extra_s", wake_numbers, err);
+    return profile_or_numbers(pl, m, "wake", pl->transport.name, 0, keys, "idle_s, extra_s", wake_numbers, err);
 }
 
 static int read_section(ss_scenario *sc, ss_pipeline_cfg *pl, const ss_node *n, ss_err *err)

@@ -147,7 +147,8 @@ static void gpu_count(ss_pcomp *c, uint32_t l, int delta)
  * scheduler spreads the work evenly, at most two to a core counted as
  * time-sliced; every activity - block compute or a hop's CPU work - interferes
  * alike].  The host's capacity is then (c - s + s / slice_factor) /
- * corun_factor cores, shared max-min as before.  Measured by
+ * corun_factor cores, shared max-min as before; a stacked pair runs at
+ * 1 / (2 slice_factor corun_factor) each.  Measured by
  * tools/probe/corun.py (docs/calibration.md, "CPU interference"). */
 
 static void cpu_capacity(ss_pcomp *c, uint32_t l)
@@ -209,11 +210,11 @@ static void set_cap(ss_pcomp *c, ss_pc_place *pl, double cap_bps)
 }
 
 /* The caps of a thread and its partner: half a core each while both work,
- * time-sliced (slice_factor). */
+ * time-sliced (slice_factor) and beside the other cores' work (corun_factor). */
 static void pair_caps(ss_pcomp *c, ss_pc_place *pl)
 {
     ss_pc_place *o = pl->partner;
-    double cap = o && pl->cur && o->cur ? UNIT_BPS / (2 * c->slice_factor) : UNIT_BPS;
+    double cap = o && pl->cur && o->cur ? UNIT_BPS / (2 * c->slice_factor * c->corun_factor) : UNIT_BPS;
     set_cap(c, pl, cap);
     set_cap(c, o, cap);
 }

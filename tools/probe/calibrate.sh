@@ -59,13 +59,16 @@ if [ -f "$dir/probe-corun.json" ]; then
     inputs="$inputs $dir/probe-corun.json"
 fi
 # the host's speed beside the micro-benchmarks and beside the end-to-end runs (tools/probe/speed.py):
-# calibrate reports their ratio (host_speed) and warns when the host moved; the fits do not use it
+# calibrate reports their ratio (host_speed), warns when the host moved, and with --at-run-speed fits
+# the micro-benchmarks' times at the speed the host had while the runs ran (docs/calibration.md)
+speed_opt=""
 if [ -f "$dir/probe-speed.json" ]; then
     python3 tools/probe/check_profile.py "$dir/probe-speed.json"
     inputs="$inputs $dir/probe-speed.json"
+    speed_opt="--at-run-speed"
 fi
-# shellcheck disable=SC2086 # three file names, no spaces (probe output folders)
-"$bin" calibrate $inputs -o "$model"
+# shellcheck disable=SC2086 # file names without spaces (probe output folders), and an option or none
+"$bin" calibrate $inputs -o "$model" $speed_opt
 echo "calibrate.sh: $model written from $inputs"
 if [ ! -f "$e2e" ]; then
     echo "calibrate.sh: no $e2e: validation skipped"
