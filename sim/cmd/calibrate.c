@@ -103,11 +103,29 @@ void ss_cal_put_num(cJSON *o, const char *key, double x)
     else cJSON_AddNullToObject(o, key);
 }
 
-void ss_cal_put_interval(cJSON *o, const char *key, double mid, double half)
+void ss_cal_put_range(cJSON *o, const char *key, double lo, double hi)
 {
     cJSON *a = cJSON_AddArrayToObject(o, key);
-    cJSON_AddItemToArray(a, cJSON_CreateNumber(ss_cal_round10(mid - half)));
-    cJSON_AddItemToArray(a, cJSON_CreateNumber(ss_cal_round10(mid + half)));
+    cJSON_AddItemToArray(a, cJSON_CreateNumber(ss_cal_round10(lo)));
+    cJSON_AddItemToArray(a, cJSON_CreateNumber(ss_cal_round10(hi)));
+}
+
+void ss_cal_put_interval(cJSON *o, const char *key, double mid, double half)
+{
+    ss_cal_put_range(o, key, mid - half, mid + half);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void ss_cal_percentile95(double *v, size_t n, double *lo, double *hi)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    *lo = v[(size_t)(0.025 * (double)(n - 1) + 0.5)];
+    *hi = v[(size_t)(0.975 * (double)(n - 1) + 0.5)];
 }
 
 cJSON *ss_cal_refs_json(const group *g)

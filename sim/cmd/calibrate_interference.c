@@ -34,19 +34,6 @@ typedef struct blk {
     size_t n[NSTATES];
 } blk;
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static void interval(double *v, size_t n, double *lo, double *hi)
-{
-    qsort(v, n, sizeof *v, cmp_double);
-    *lo = v[(size_t)(0.025 * (double)(n - 1) + 0.5)];
-    *hi = v[(size_t)(0.975 * (double)(n - 1) + 0.5)];
-}
-
 /* The mean of v (of a resample of it when rng is given). */
 static double mean_of(const double *v, size_t n, gsl_rng *rng)
 {
@@ -63,13 +50,6 @@ static void factors(const blk *b, size_t nb, gsl_rng *rng, double *corun, double
         for (int k = 0; k < NSTATES; k++) sum[k] += mean_of(b[i].v[k], b[i].n[k], rng);
     *corun = sum[1] / sum[0];
     *slice = sum[2] / sum[1];
-}
-
-static void put_ci(cJSON *o, const char *key, double lo, double hi)
-{
-    cJSON *a = cJSON_AddArrayToObject(o, key);
-    cJSON_AddItemToArray(a, cJSON_CreateNumber(ss_cal_round10(lo)));
-    cJSON_AddItemToArray(a, cJSON_CreateNumber(ss_cal_round10(hi)));
 }
 
 static int sample_err(const ref *r, ss_err *err, const char *fmt, unsigned a, unsigned b)
@@ -122,10 +102,10 @@ static void put_model(calib *c, const groups *gs, const blk *b, unsigned cores, 
      * as a scenario takes it; the measured value stays beside it */
     ss_cal_put_num(o, "corun_factor", cf < 1 ? 1 : cf);
     ss_cal_put_num(o, "corun_factor_measured", cf);
-    put_ci(o, "corun_factor_ci95", ci[0], ci[1]);
+    ss_cal_put_range(o, "corun_factor_ci95", ci[0], ci[1]);
     ss_cal_put_num(o, "slice_factor", sf < 1 ? 1 : sf);
     ss_cal_put_num(o, "slice_factor_measured", sf);
-    put_ci(o, "slice_factor_ci95", ci[2], ci[3]);
+    ss_cal_put_range(o, "slice_factor_ci95", ci[2], ci[3]);
     cJSON_AddNumberToObject(o, "cores", cores);
     cJSON *arr = cJSON_AddArrayToObject(o, "blocks");
     for (size_t i = 0; i < gs->n; i++) {
@@ -178,8 +158,8 @@ int ss_cal_interference(calib *c, ss_hwprofile *const *profs, size_t nprofs, ss_
         double *cs = ss_xcalloc(BOOT, sizeof *cs), *ss = ss_xcalloc(BOOT, sizeof *ss);
         for (size_t k = 0; k < BOOT; k++) factors(b, gs.n, rng, &cs[k], &ss[k]);
         gsl_rng_free(rng);
-        interval(cs, BOOT, &ci[0], &ci[1]);
-        interval(ss, BOOT, &ci[2], &ci[3]);
+        ss_cal_percentile95(cs, BOOT, &ci[0], &ci[1]);
+        ss_cal_percentile95(ss, BOOT, &ci[2], &ci[3]);
         free(cs);
         free(ss);
         put_model(c, &gs, b, cores, cf, sf, ci);

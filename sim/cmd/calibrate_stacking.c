@@ -75,26 +75,6 @@ static int estimate(double b1, double b2, double x1, double x2, est *e)
     return e->q <= 1 ? 0 : -2;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static void interval(double *v, size_t n, double *lo, double *hi)
-{
-    qsort(v, n, sizeof *v, cmp_double);
-    *lo = v[(size_t)(0.025 * (double)(n - 1) + 0.5)];
-    *hi = v[(size_t)(0.975 * (double)(n - 1) + 0.5)];
-}
-
-static void put_ci(cJSON *o, const char *key, double lo, double hi)
-{
-    cJSON *a = cJSON_AddArrayToObject(o, key);
-    cJSON_AddItemToArray(a, cJSON_CreateNumber(ss_cal_round10(lo)));
-    cJSON_AddItemToArray(a, cJSON_CreateNumber(ss_cal_round10(hi)));
-}
-
 static int one(calib *c, const group *g, cJSON *sched, ss_err *err)
 {
     unsigned cores = ss_cal_sample_of(&g->refs[0])->cores;
@@ -143,16 +123,16 @@ static int one(calib *c, const group *g, cJSON *sched, ss_err *err)
     gsl_rng_free(rng);
     double qlo = NAN, qhi = NAN, mlo = NAN, mhi = NAN;
     if (nb_ok >= 2) {
-        interval(qs, nb_ok, &qlo, &qhi);
-        interval(ms, nb_ok, &mlo, &mhi);
+        ss_cal_percentile95(qs, nb_ok, &qlo, &qhi);
+        ss_cal_percentile95(ms, nb_ok, &mlo, &mhi);
     }
     free(qs);
     free(ms);
     cJSON *o = cJSON_CreateObject();
     ss_cal_put_num(o, "probability", e.q);
-    if (nb_ok >= 2) put_ci(o, "probability_ci95", qlo, qhi);
+    if (nb_ok >= 2) ss_cal_put_range(o, "probability_ci95", qlo, qhi);
     ss_cal_put_num(o, "mean_s", e.m_s);
-    if (nb_ok >= 2) put_ci(o, "mean_s_ci95", mlo, mhi);
+    if (nb_ok >= 2) ss_cal_put_range(o, "mean_s_ci95", mlo, mhi);
     cJSON_AddNumberToObject(o, "cores", cores);
     cJSON_AddStringToObject(o, "method",
                             "method of moments on the ring's burn stretches (wall - CPU), the baseline's "
