@@ -16,7 +16,7 @@
  * all and judges 52 errors; with one client (nothing shares the cores, so
  * the calibrated pieces must add up to the measured whole) both transports'
  * throughput and mean latency are within the issue's 10%, and the whole table
- * has no more than the 7 errors beyond tolerance docs/calibration.md lists. */
+ * has no more than the 6 errors beyond tolerance docs/calibration.md lists. */
 #include "test.h"
 
 #include <math.h>
@@ -148,12 +148,12 @@ static void quiet_runs_validate(void)
     /* Two closed-loop clients: with wake-up stacking (pipeline.stacking, from the probe's ring
      * benchmark) both transports' throughput within 10%; without it +12% and +15%. */
     CU_ASSERT(ss_test_has(out, "closed2 zmq-copy ok") && ss_test_has(out, "closed2 shm-handle ok"));
-    /* The whole table as committed (docs/calibration.md): 8 of 52 beyond tolerance (7 before CPU
-     * interference, which takes this measurement's zmq-copy misses from 6 to 1 but puts its
-     * shm-handle runs of 5 and 6 clients, measured at 20.3/s, above their own 8-client 19.1/s, at
-     * -10.4% and -10.6%); more is a regression of the model or of the measurements' calibration. */
+    /* The whole table as committed (docs/calibration.md): 6 of 52 beyond tolerance (7 before CPU
+     * interference, which takes this measurement's zmq-copy misses from 6 to 1; 8 with it while
+     * validate took the simulated throughput to the last completion, not over the window as the
+     * probe counts it); more is a regression of the model or of the measurements' calibration. */
     const char *beyond = strstr(out, "beyond=");
-    CU_ASSERT(beyond && atoi(beyond + 7) <= 8);
+    CU_ASSERT(beyond && atoi(beyond + 7) <= 6);
     free(out);
     ss_test_sh(NULL, "rm -rf '%s'", dir);
     free(dir);
@@ -275,8 +275,9 @@ static void committed_files_check(void)
 /* The three-pass measurement of 2026-11-27 (profiles/measured/passes3-2026-11-27: one `make probe`
  * with --passes 3, every benchmark in it), calibrated from its own micro-benchmarks at the host
  * speed of its runs (tools/probe/calibrate.sh: --at-run-speed) and judged by its conditions' means
- * over the passes (validate --means): 2 of 52 beyond tolerance, 8 without CPU interference
- * (docs/calibration.md, "Three passes"); more is a regression. */
+ * over the passes (validate --means): 3 of 52 beyond tolerance (2 while validate counted the
+ * simulated throughput to the last completion: shm-handle's two clients went from +9.9% to +11.6%),
+ * more without CPU interference (docs/calibration.md, "Three passes"); more is a regression. */
 static void three_passes_validate(void)
 {
     char *dir = ss_test_tmpdir(), *out = NULL;
@@ -303,7 +304,7 @@ static void three_passes_validate(void)
     CU_ASSERT(ss_test_has(out, "rc=1")); /* it ran, and some means are beyond their tolerance */
     CU_ASSERT(ss_test_has(out, "runs=26 "));
     const char *b = strstr(out, "beyond="), *w = strstr(out, "without=");
-    CU_ASSERT(b && atoi(b + 7) <= 2);
+    CU_ASSERT(b && atoi(b + 7) <= 3);
     CU_ASSERT(w && b && atoi(w + 8) > atoi(b + 7)); /* the mechanism, measured apart, makes the means nearer */
     free(out);
     ss_test_sh(NULL, "rm -rf '%s'", dir);
@@ -311,7 +312,7 @@ static void three_passes_validate(void)
 }
 
 SS_TEST_SUITE("probe-model",
-              {"the three-pass measurement, judged by its means: within 2 of 52 misses", three_passes_validate},
+              {"the three-pass measurement, judged by its means: within 3 of 52 misses", three_passes_validate},
               {"the committed measurements pass the probe's check; arrivals are their seeds' schedules",
                committed_files_check},
               {"one client: the blocks' compute plus the hops, per transport", one_client_is_the_sum},

@@ -29,8 +29,10 @@ static const char usage[] =
     "mean, p50 and p99 latency and requests with the relative error (simulated - measured) /\n"
     "measured.  Tolerances (validation.tolerance): throughput and mean latency 10% below\n"
     "saturation, 15% at saturation, 10% closed loop; the rest reported, not judged.  A poisson\n"
-    "run is at saturation when its throughput is more than 5% below its rate, or it is the\n"
-    "highest of two or more rates of its transport (validation.saturation).  See\n"
+    "run is at saturation when its throughput is more than 5% below its offered load (the\n"
+    "arrivals inside its window, when it records them), or it is the highest of two or more\n"
+    "rates of its transport (validation.saturation).  Throughput is counted as a load generator\n"
+    "counts it: the completions inside the window over its length.  See\n"
     "docs/validation.md.\n"
     "Exit 0 all within tolerance, 1 an error beyond its tolerance, 2 bad input.\n";
 

@@ -158,6 +158,7 @@ struct ss_world {
     int measuring;           /* warm-up over */
     double warmup_end_s, last_completion_s;
     double last_done_s;      /* the last request finished or dropped */
+    uint64_t done_in_window; /* completions in [warmup_end_s, duration_s), measured or not */
     ss_request *free_reqs;
     ss_request **chunks;
     size_t nchunks, in_flight, peak_in_flight;

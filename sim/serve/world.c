@@ -256,6 +256,7 @@ void ss_world_result(const ss_world *w, ss_run_result *r)
     r->events = ss_engine_fired(w->eng);
     r->wall_s = w->wall_s;
     r->peak_in_flight = w->peak_in_flight;
+    if (sc->duration_s > start) r->window_throughput_rps = (double)w->done_in_window / (sc->duration_s - start);
     if (w->edge) {
         ss_edge_world_result(w->edge, r);
         return;
