@@ -409,6 +409,7 @@ static void net_finish(ss_edge_world *e, enet *n)
         if (resp > e->cfg->wl.deadline_s) e->misses++;
         w->last_completion_s = now;
     }
+    ss_world_count_done(w, now);
     w->last_done_s = now;
     if (w->req_csv) {
         ss_csv_field(w->req_csv, w->sc->variant);

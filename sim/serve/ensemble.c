@@ -188,6 +188,7 @@ static void request_done(ss_ens_world *e, ens_req *r, double now)
         e->images_done += r->images;
         w->last_completion_s = now;
     }
+    ss_world_count_done(w, now);
     w->last_done_s = now;
     if (w->req_csv) {
         ss_csv_field(w->req_csv, w->sc->variant);

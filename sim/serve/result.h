@@ -42,8 +42,8 @@ typedef struct ss_run_result {
     double window_throughput_rps; /* completions of any request inside [end of warm-up, end of
                               * arrivals) over that span: a load generator's count (the probe's,
                               * tools/probe/load.py); the tasks' throughput_rps count the requests
-                              * made in the window, to their last completion.  0 where the world
-                              * does not count it (edge, ensemble) */
+                              * made in the window, to their last completion.  Edge jobs and
+                              * ensemble requests count as requests */
     uint64_t events;         /* events fired */
     double wall_s;           /* wall-clock time of the event loop */
     size_t peak_in_flight;   /* most requests alive at once */

@@ -106,9 +106,7 @@ static void finish(ss_world *w, ss_request *r)
         if (__builtin_expect(w->wstats != NULL, 0)) stats_add(&w->wstats[r->workload], r, lat);
         w->last_completion_s = now;
     }
-    /* Every completion inside [end of warm-up, end of arrivals), whenever its request was made:
-     * the count a load generator's window sees (ss_run_result.window_throughput_rps). */
-    if (now >= w->warmup_end_s && now < w->sc->duration_s) w->done_in_window++;
+    ss_world_count_done(w, now);
     w->last_done_s = now;
     w->ended[0]++;
     if (__builtin_expect(w->tl != NULL || w->req_csv != NULL, 0)) {

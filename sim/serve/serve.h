@@ -340,6 +340,14 @@ void ss_task_stats_init(ss_task_stats *t);
  * then, so that two of them never keep a finished run alive. */
 static inline int ss_world_active(const ss_world *w) { return ss_engine_pending(w->eng) > w->daemons; }
 
+/* A request (or an edge job, an ensemble request) completed now: counted for
+ * ss_run_result.window_throughput_rps if now is inside [end of warm-up, end
+ * of arrivals), whenever it was made - the count a load generator's window sees. */
+static inline void ss_world_count_done(ss_world *w, double now)
+{
+    if (now >= w->warmup_end_s && now < w->sc->duration_s) w->done_in_window++;
+}
+
 /* Busy time accrues only inside the measured window [warmup_end_s, end). */
 static inline void ss_inst_busy_add(ss_world *w, ss_instance *in, double from_s, double to_s)
 {
