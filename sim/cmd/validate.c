@@ -259,10 +259,12 @@ static void conditions(vjob *j, const vscen *s, const ss_hwp_run *r, char *const
  * With its send instants recorded, the load is the arrivals inside its window
  * [warm-up, warm-up + duration) (a 10 s window at 3.5/s holds 35 +- 6: a drawn
  * schedule can fall 15% below its rate_per_s with nothing queueing), and the
- * shortfall in requests must also exceed what a stable queue leaves in flight
- * at the window's end: L = offered x mean latency by Little's law, plus three
- * Poisson standard deviations, 3 sqrt(L) (at 20% load two requests sent in the
- * last 0.1 s are no backlog).  Without them, against rate_per_s. */
+ * shortfall in requests must also be more than a stable queue's edges make: the
+ * requests in flight at the window's end are not counted, those in flight at
+ * its start are, each about L = offered x mean latency (Little's law), so the
+ * shortfall is about 0 with a spread of about sqrt(2 L); three of those
+ * (at 20% load two requests sent in the last 0.1 s are no backlog).  Without
+ * the instants, against rate_per_s. */
 static int below_offered(const vscen *s, const ss_hwp_run *r)
 {
     double gap = s->v.saturation_gap;
@@ -272,7 +274,7 @@ static int below_offered(const vscen *s, const ss_hwp_run *r)
         n += r->arrivals_s[i] >= r->warmup_s && r->arrivals_s[i] < r->warmup_s + r->duration_s;
     double offered = (double)n / r->duration_s, short_by = (double)n - r->throughput_per_s * r->duration_s;
     double in_flight = offered * r->latency_mean_s;
-    return r->throughput_per_s < (1 - gap) * offered && short_by > in_flight + 3 * sqrt(in_flight);
+    return r->throughput_per_s < (1 - gap) * offered && short_by > 3 * sqrt(2 * in_flight);
 }
 
 /* Saturation of the poisson runs: the throughput gap below the offered load, or

@@ -43,7 +43,9 @@ typedef struct ss_run_result {
                               * arrivals) over that span: a load generator's count (the probe's,
                               * tools/probe/load.py); the tasks' throughput_rps count the requests
                               * made in the window, to their last completion.  Edge jobs and
-                              * ensemble requests count as requests */
+                              * ensemble requests count as requests.  The window ends at
+                              * duration_s: 0 when that is unbounded (a run ended by requests:
+                              * alone), and diluted when requests: stops arrivals earlier */
     uint64_t events;         /* events fired */
     double wall_s;           /* wall-clock time of the event loop */
     size_t peak_in_flight;   /* most requests alive at once */

@@ -555,7 +555,10 @@ void ss_world_declare_extra(ss_world *w, const char *col)
 void ss_world_warmup_over(ss_world *w)
 {
     double now = ss_now(w->eng);
-    if (now > w->warmup_end_s) w->warmup_end_s = now;
+    if (now > w->warmup_end_s) {
+        w->warmup_end_s = now;
+        w->done_in_window = 0; /* the window starts here: completions before it are warm-up's */
+    }
     for (size_t i = 0; i < w->ninst; i++) w->inst[i]->busy_s = 0;
     if (w->warmup_hook) w->warmup_hook(w);
 }
