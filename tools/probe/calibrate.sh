@@ -33,38 +33,30 @@ else
     model=$dir/scenario/models/resnet50-cpu.json
     scenario=$dir/scenario/resnet50-cpu.yaml
     sed 's#\.\./\.\./models/resnet50-cpu\.json#models/resnet50-cpu.json#g' scenarios/probe/resnet50-cpu.yaml >"$scenario"
-    # a measurement without the wake benchmark (before 2026-11-27) is validated without that mechanism
-    if [ ! -f "$dir/probe-wake.json" ]; then
-        sed -i '/^  wake: /d' "$scenario"
-    fi
-    # ... and one without the co-run benchmark (before 2026-11-27 06:00) without CPU interference
-    if [ ! -f "$dir/probe-corun.json" ]; then
-        sed -i '/^  interference: /d' "$scenario"
-    fi
+    # a measurement without a benchmark is validated without its mechanism: the wake benchmark
+    # (probe-wake.json, pipeline.wake) came on 2026-11-27, the co-run one (probe-corun.json,
+    # pipeline.interference) at 06:00 that day
+    for pair in wake:wake corun:interference; do
+        if [ ! -f "$dir/probe-${pair%%:*}.json" ]; then
+            sed -i "/^  ${pair#*:}: /d" "$scenario"
+        fi
+    done
 fi
-# the scheduler's wake-up stacking (tools/probe/stacking.py), measured beside the micro-benchmarks
+# The other benchmarks, each where the measurement has it: the scheduler's wake-up stacking
+# (stacking.py: pipeline.stacking), hops into a process that has been idle (wake.py:
+# pipeline.wake), CPU interference (corun.py: pipeline.interference), and the host's speed beside
+# the micro-benchmarks and beside the end-to-end runs (speed.py): calibrate reports their ratio
+# (host_speed), warns when the host moved, and with --at-run-speed fits the micro-benchmarks' times
+# at the speed the host had while the runs ran (docs/calibration.md)
 inputs="$dir/probe-micro.json"
-if [ -f "$dir/probe-stacking.json" ]; then
-    python3 tools/probe/check_profile.py "$dir/probe-stacking.json"
-    inputs="$inputs $dir/probe-stacking.json"
-fi
-# hops into a process that has been idle (tools/probe/wake.py): the scenario's pipeline.wake
-if [ -f "$dir/probe-wake.json" ]; then
-    python3 tools/probe/check_profile.py "$dir/probe-wake.json"
-    inputs="$inputs $dir/probe-wake.json"
-fi
-# CPU interference (tools/probe/corun.py): the scenario's pipeline.interference
-if [ -f "$dir/probe-corun.json" ]; then
-    python3 tools/probe/check_profile.py "$dir/probe-corun.json"
-    inputs="$inputs $dir/probe-corun.json"
-fi
-# the host's speed beside the micro-benchmarks and beside the end-to-end runs (tools/probe/speed.py):
-# calibrate reports their ratio (host_speed), warns when the host moved, and with --at-run-speed fits
-# the micro-benchmarks' times at the speed the host had while the runs ran (docs/calibration.md)
+for part in stacking wake corun speed; do
+    if [ -f "$dir/probe-$part.json" ]; then
+        python3 tools/probe/check_profile.py "$dir/probe-$part.json"
+        inputs="$inputs $dir/probe-$part.json"
+    fi
+done
 speed_opt=""
 if [ -f "$dir/probe-speed.json" ]; then
-    python3 tools/probe/check_profile.py "$dir/probe-speed.json"
-    inputs="$inputs $dir/probe-speed.json"
     speed_opt="--at-run-speed"
 fi
 # shellcheck disable=SC2086 # file names without spaces (probe output folders), and an option or none
