@@ -2,6 +2,8 @@
  * arguments, if any, name the suites to run.  Exit status 1 on any failure. */
 #include "test.h"
 
+#include "core/csvread.h"
+
 #include <CUnit/Basic.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -85,6 +87,17 @@ void ss_test_rmtree(char *dir)
 {
     if (dir) ss_test_sh(NULL, "rm -rf '%s'", dir);
     free(dir);
+}
+
+size_t ss_test_finished_in(const ss_csv *csv, double from_s, double to_s)
+{
+    long fin = ss_csv_col(&csv->rows[0], "finish_s"), drop = ss_csv_col(&csv->rows[0], "dropped");
+    size_t n = 0;
+    for (size_t r = 1; r < csv->nrows; r++) {
+        double t = atof(csv->rows[r].f[fin]);
+        n += strcmp(csv->rows[r].f[drop], "0") == 0 && t >= from_s && t < to_s;
+    }
+    return n;
 }
 
 int ss_test_sweep_reproduces(const char *sweep, const char *reference)

@@ -36,6 +36,10 @@ void ss_test_rmtree(char *dir);
  * the committed file REFERENCE (both relative to the source tree);
  * otherwise 0, with the difference printed. */
 int ss_test_sweep_reproduces(const char *sweep, const char *reference);
+/* Completions in a requests file (`--requests-csv`, read with ss_csv_read):
+ * the rows not dropped whose finish_s is inside [from_s, to_s). */
+struct ss_csv;
+size_t ss_test_finished_in(const struct ss_csv *csv, double from_s, double to_s);
 /* 1 if `needle` occurs in `hay`; otherwise 0, with both printed to stderr
  * so a failed assertion shows what was there instead. */
 int ss_test_has(const char *hay, const char *needle);

@@ -99,13 +99,7 @@ static int simulate(const char *dir, const cond *c, double m[5])
     rc = ss_csv_read(path, &csv, &err);
     free(path);
     if (rc < 0) return -1;
-    long fin = ss_csv_col(&csv.rows[0], "finish_s"), drop = ss_csv_col(&csv.rows[0], "dropped");
-    size_t in_window = 0;
-    for (size_t r = 1; r < csv.nrows; r++) {
-        double t = atof(csv.rows[r].f[fin]);
-        in_window += strcmp(csv.rows[r].f[drop], "0") == 0 && t >= 1 && t < 10;
-    }
-    m[0] = (double)in_window / 9 / n;
+    m[0] = (double)ss_test_finished_in(&csv, 1, 10) / 9 / n;
     ss_csv_free(&csv);
     return n == 2 ? 0 : -1;
 }

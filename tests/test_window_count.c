@@ -60,18 +60,6 @@ static void run_one(const char *yaml, ss_run_result *rr, ss_csv *csv, double *wa
     ss_test_rmtree(dir);
 }
 
-/* Completions in the requests file inside [from, to). */
-static size_t finished_in(const ss_csv *csv, double from, double to)
-{
-    long fin = ss_csv_col(&csv->rows[0], "finish_s"), drop = ss_csv_col(&csv->rows[0], "dropped");
-    size_t n = 0;
-    for (size_t r = 1; r < csv->nrows; r++) {
-        double t = atof(csv->rows[r].f[fin]);
-        n += strcmp(csv->rows[r].f[drop], "0") == 0 && t >= from && t < to;
-    }
-    return n;
-}
-
 static void by_time(void)
 {
     ss_run_result rr;
@@ -79,7 +67,7 @@ static void by_time(void)
     double start;
     run_one(SCEN_HEAD "warmup_s: 20\n", &rr, &csv, &start);
     CU_ASSERT_DOUBLE_EQUAL(start, 20, 1e-12);
-    size_t n = finished_in(&csv, 20, 200);
+    size_t n = ss_test_finished_in(&csv, 20, 200);
     CU_ASSERT(n > 1000); /* about 9/s over 180 s */
     CU_ASSERT_DOUBLE_EQUAL(rr.window_throughput_rps, (double)n / 180, 1e-9);
     /* the tasks' count runs to the last completion of a request made in the window: another number */
@@ -97,7 +85,7 @@ static void by_requests(void)
     double start;
     run_one(SCEN_HEAD "warmup_requests: 300\n", &rr, &csv, &start);
     CU_ASSERT(start > 20 && start < 50); /* the 300th request of 9/s */
-    size_t n = finished_in(&csv, start, 200), before = finished_in(&csv, 0, start);
+    size_t n = ss_test_finished_in(&csv, start, 200), before = ss_test_finished_in(&csv, 0, start);
     CU_ASSERT(before > 200); /* the warm-up's completions, which must not be counted */
     CU_ASSERT_DOUBLE_EQUAL(rr.window_throughput_rps, (double)n / (200 - start), 1e-9);
     ss_csv_free(&csv);

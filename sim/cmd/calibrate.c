@@ -128,6 +128,16 @@ void ss_cal_percentile95(double *v, size_t n, double *lo, double *hi)
     *hi = v[(size_t)(0.975 * (double)(n - 1) + 0.5)];
 }
 
+cJSON *ss_cal_scheduler(calib *c)
+{
+    cJSON *sched = cJSON_GetObjectItemCaseSensitive(c->root, "scheduler");
+    if (!sched) {
+        fprintf(c->sum, "scheduler:\n");
+        sched = cJSON_AddObjectToObject(c->root, "scheduler");
+    }
+    return sched;
+}
+
 cJSON *ss_cal_refs_json(const group *g)
 {
     cJSON *a = cJSON_CreateArray();

@@ -92,11 +92,7 @@ static int pool(const groups *gs, unsigned cores, blk *b, ss_err *err)
 
 static void put_model(calib *c, const groups *gs, const blk *b, unsigned cores, double cf, double sf, const double *ci)
 {
-    cJSON *sched = cJSON_GetObjectItemCaseSensitive(c->root, "scheduler");
-    if (!sched) {
-        fprintf(c->sum, "scheduler:\n");
-        sched = cJSON_AddObjectToObject(c->root, "scheduler");
-    }
+    cJSON *sched = ss_cal_scheduler(c);
     cJSON *o = cJSON_AddObjectToObject(sched, "interference");
     /* a factor below 1 (noise about 1: work is not cheaper beside other work) is written as 1,
      * as a scenario takes it; the measured value stays beside it */

@@ -84,6 +84,9 @@ double ss_cal_round10(double x);
 void ss_cal_put_num(cJSON *o, const char *key, double x);
 void ss_cal_put_interval(cJSON *o, const char *key, double mid, double half);
 void ss_cal_put_range(cJSON *o, const char *key, double lo, double hi);
+/* The model file's scheduler object (stacking, wake, interference), made with its summary
+ * heading by whichever of them comes first. */
+cJSON *ss_cal_scheduler(calib *c);
 /* The percentile bootstrap's 95% interval of the resampled estimates v (sorted in place). */
 void ss_cal_percentile95(double *v, size_t n, double *lo, double *hi);
 cJSON *ss_cal_law_json(const char *law, const char *x, const char *p0, const char *p1, const ss_affine_fit *f,

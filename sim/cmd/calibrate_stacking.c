@@ -183,7 +183,5 @@ int ss_cal_stacking(calib *c, ss_err *err)
                              "runnable: expected 1 (the baseline) or the cores (%u), got %u: the fit reads those "
                              "two rings", s->cores, s->runnable);
     }
-    fprintf(c->sum, "scheduler:\n");
-    cJSON *sched = cJSON_AddObjectToObject(c->root, "scheduler");
-    return one(c, &c->stacks.g[0], sched, err);
+    return one(c, &c->stacks.g[0], ss_cal_scheduler(c), err);
 }

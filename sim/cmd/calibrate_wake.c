@@ -112,11 +112,7 @@ int ss_cal_wake(calib *c, ss_hwprofile *const *profs, size_t nprofs, ss_err *err
             free(k);
         }
     if (gaps.n == 0) return 0;
-    cJSON *sched = cJSON_GetObjectItemCaseSensitive(c->root, "scheduler");
-    if (!sched) {
-        fprintf(c->sum, "scheduler:\n");
-        sched = cJSON_AddObjectToObject(c->root, "scheduler");
-    }
+    cJSON *sched = ss_cal_scheduler(c);
     cJSON *wake = cJSON_AddObjectToObject(sched, "wake");
     gap_stats *gs = ss_xcalloc(gaps.n, sizeof *gs);
     char *done = ss_xcalloc(gaps.n, 1);
