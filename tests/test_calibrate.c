@@ -1002,6 +1002,105 @@ static void test_speed_inside_intervals(void)
     CU_ASSERT_TRUE(miss_off >= SEEDS - 4);
 }
 
+/* Speed checks that name their runs (calibrate_speed.c, per_run): eight
+ * checks beside the micro-benchmarks around `micro`, then `nruns` runs with a
+ * check before and one after each, of five requests each, normal with a
+ * coefficient of variation of `cv` around the run's true speed mean_s[j]. */
+static void named_speed_profile(const char *dir, unsigned seed, double micro, const double *mean_s, size_t nruns,
+                                double cv)
+{
+    drawn d;
+    profile_start(&d, seed, "test_calibrate/speed-runs");
+    for (size_t c = 0; c < 8 + 2 * nruns; c++) {
+        int e2e = c >= 8;
+        size_t run = e2e ? (c - 8) / 2 : 0;
+        double mean = e2e ? mean_s[run] : micro;
+        fprintf(d.f, "%s{\"kind\": \"speed\", \"model\": \"chain\", \"device\": \"cpu\", \"threads\": 1, "
+                     "\"phase\": \"%s\", ", c ? ",\n" : "", e2e ? "e2e" : "micro");
+        if (e2e) fprintf(d.f, "\"run\": \"r%zu\", \"at\": \"%s\", ", run, (c - 8) % 2 ? "after" : "before");
+        fputs("\"latency_s\": [", d.f);
+        for (int i = 0; i < 5; i++) fprintf(d.f, "%s%.9g", i ? ", " : "", fabs(mean + gsl_ran_gaussian(d.r, cv * mean)));
+        fputs("]}", d.f);
+    }
+    fputs("]\n}\n", d.f);
+    free(profile_done(&d, dir, "speed.json"));
+}
+
+static const cJSON *run_speed(const cJSON *m, size_t j)
+{
+    const cJSON *h = cJSON_GetObjectItemCaseSensitive(m, "host_speed");
+    return cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(h, "runs"), (int)j);
+}
+
+/* Per-run host speed.  A host that steps from 90 to 110 ms halfway through
+ * 30 runs: the leave-one-run-out choice takes a narrow window (at most 6
+ * runs each side; 1 to 5 over 40 seeds) and the runs far from the step get their own speed
+ * (0.9 and 1.1 of the runs' mean, which --at-run-speed fits at, within
+ * 0.03).  A host that holds still at 100 ms (cv 0.1 per request): a wide
+ * window (5 runs or more; 29, every other run, in 39 of 40 seeds), every
+ * factor within 0.03 of 1, in at least 8 of 10 seeds.  Without
+ * --at-run-speed the factor is over the micro-benchmarks' speed (90 ms:
+ * 1.11).  Checks that name runs beside checks that do not: refused. */
+static void test_speed_per_run(void)
+{
+    enum { RUNS = 30, SEEDS = 10 };
+    double step[RUNS], still[RUNS];
+    for (size_t j = 0; j < RUNS; j++) step[j] = j < RUNS / 2 ? 0.09 : 0.11, still[j] = 0.1;
+    int narrow = 0, wide = 0, near1 = 0;
+    for (unsigned seed = 1; seed <= SEEDS; seed++) {
+        char *dir = ss_test_tmpdir();
+        named_speed_profile(dir, seed, 0.1, step, RUNS, 0.03);
+        cJSON *m = calibrate(dir, "speed.json --at-run-speed");
+        CU_ASSERT_FATAL(m != NULL);
+        const cJSON *pr = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(m, "host_speed"), "per_run");
+        narrow += num(pr, "window_runs") <= 6;
+        CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItemCaseSensitive(run_speed(m, 0), "run")->valuestring, "r0");
+        CU_ASSERT_DOUBLE_EQUAL(num(run_speed(m, 0), "time_factor"), 0.9, 0.03);
+        CU_ASSERT_DOUBLE_EQUAL(num(run_speed(m, RUNS - 1), "time_factor"), 1.1, 0.03);
+        CU_ASSERT_EQUAL(num(run_speed(m, 3), "checks"), 2);
+        cJSON_Delete(m);
+        named_speed_profile(dir, seed, 0.1, still, RUNS, 0.1);
+        m = calibrate(dir, "speed.json --at-run-speed");
+        CU_ASSERT_FATAL(m != NULL);
+        pr = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(m, "host_speed"), "per_run");
+        wide += num(pr, "window_runs") >= 5;
+        int all = 1;
+        for (size_t j = 0; j < RUNS; j++) all &= fabs(num(run_speed(m, j), "time_factor") - 1) <= 0.03;
+        near1 += all;
+        cJSON_Delete(m);
+        if (seed == 1) {
+            named_speed_profile(dir, seed, 0.09, still, RUNS, 0.03);
+            m = calibrate(dir, "speed.json");
+            CU_ASSERT_FATAL(m != NULL);
+            CU_ASSERT_DOUBLE_EQUAL(num(run_speed(m, RUNS / 2), "time_factor"), 0.1 / 0.09, 0.02);
+            cJSON_Delete(m);
+            /* one e2e check without its run, beside named ones: refused at that check */
+            char *out = NULL;
+            ss_test_sh(NULL, "cd '%s' && sed '16s/\"run\": \"r1\", \"at\": \"before\", //' speed.json > mixed.json", dir);
+            CU_ASSERT_EQUAL(ss_test_sh(&out, "cd '%s' && '%s/servesim' calibrate mixed.json -o m.json", dir, SS_BUILD_DIR), 2);
+            CU_ASSERT(out && ss_test_has(out, "mixed.json:16:1: speed: this check beside the end-to-end runs names no run, "
+                                              "while others do (`run` at line 14): name every one or none"));
+            free(out);
+            /* `run` on a micro-benchmarks' check, and `run` without `at`: refused by the reader */
+            ss_test_sh(NULL, "cd '%s' && sed '6s/\"phase\": \"micro\", /&\"run\": \"r0\", \"at\": \"after\", /' speed.json > micro.json "
+                             "&& sed '14s/, \"at\": \"before\"//' speed.json > noat.json", dir);
+            CU_ASSERT_EQUAL(ss_test_sh(&out, "cd '%s' && '%s/servesim' calibrate micro.json -o m.json", dir, SS_BUILD_DIR), 2);
+            CU_ASSERT(out && ss_test_has(out, "micro.json:6:") &&
+                      ss_test_has(out, "run: only a check beside the end-to-end runs (phase e2e) stands beside a run"));
+            free(out);
+            CU_ASSERT_EQUAL(ss_test_sh(&out, "cd '%s' && '%s/servesim' calibrate noat.json -o m.json", dir, SS_BUILD_DIR), 2);
+            CU_ASSERT(out && ss_test_has(out, "noat.json:14:1: speed: expected both `run` and `at`"));
+            free(out);
+        }
+        ss_test_rmtree(dir);
+    }
+    if (narrow < SEEDS || wide < SEEDS - 2 || near1 < SEEDS - 2)
+        fprintf(stderr, "\n  per-run speed: narrow %d, wide %d, near 1 %d of %d\n", narrow, wide, near1, SEEDS);
+    CU_ASSERT_EQUAL(narrow, SEEDS);
+    CU_ASSERT_TRUE(wide >= SEEDS - 2);
+    CU_ASSERT_TRUE(near1 >= SEEDS - 2);
+}
+
 /* Speed samples are reported, not applied: the fits are those without them,
  * host_speed gives the ratio (1.2 here) and calibrate warns that the host
  * moved. */
@@ -1305,6 +1404,7 @@ SS_TEST_SUITE("calibrate", {"known laws: 95% intervals cover over 20 seeds", tes
               {"waking after idle: pipeline.wake delays a message to an idle process by the table",
                test_wake_in_a_scenario},
               {"host speed: reported, fits unchanged; one phase noted; two chains or machines refused", test_speed_reported},
+              {"host speed per run: follows a step, holds still when the host does; mixed naming refused", test_speed_per_run},
               {"a hop's sender, receiver and delivery laws: 95% intervals cover over 100 seeds, the parameters",
                test_split_inside_intervals},
               {"known families: the one drawn is chosen (2,000 draws, 5 seeds each)", test_picks_the_family},

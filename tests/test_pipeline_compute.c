@@ -99,6 +99,38 @@ static void test_cpu_parts_share_a_core(void)
     ss_test_rmtree(dir);
 }
 
+/* pipeline.host_time_factor (a host slower than profiled, validate's per-run
+ * host speed): every CPU part on h takes twice as long, the GPU's compute and
+ * the client's delivery (a pure delay) do not.  Alone on 2 cores:
+ *     io 0-6, rx 6-8, receive 8-16, compute 16-26, send 26-30, client 34 ms;
+ * wait_ms 8, overhead_ms 12, compute_ms 10.  A factor of 1 is as without. */
+static void test_host_time_factor(void)
+{
+    char *dir = ss_test_tmpdir();
+    char *path = scenario(dir, 2, "");
+    char *twice[] = {"pipeline.host_time_factor={h: 2}"}, *same[] = {"pipeline.host_time_factor={h: 1}"};
+    CU_ASSERT_DOUBLE_EQUAL(col(path, twice, 1, "latency_mean_ms"), 34.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(col(path, twice, 1, "wait_ms_b"), 8.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(col(path, twice, 1, "overhead_ms_bb"), 12.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(col(path, twice, 1, "compute_ms_b"), 10.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(col(path, same, 1, "latency_mean_ms"), 24.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(col(path, NULL, 0, "latency_mean_ms"), 24.0, 1e-9);
+    /* bad input: a host no device is on, a factor not > 0, and under fixed compute (nothing to scale) */
+    char *out = NULL;
+    CU_ASSERT_EQUAL(ss_test_sh(&out, "'%s' check '%s' --set 'pipeline.host_time_factor={hh: 2}'", SS_BIN, path), 2);
+    CU_ASSERT_TRUE(ss_test_has(out, "unknown host 'hh' (did you mean 'h'?)"));
+    free(out);
+    CU_ASSERT_EQUAL(ss_test_sh(&out, "'%s' check '%s' --set 'pipeline.host_time_factor={h: 0}'", SS_BIN, path), 2);
+    CU_ASSERT_TRUE(ss_test_has(out, "host_time_factor: expected a number > 0"));
+    free(out);
+    CU_ASSERT_EQUAL(ss_test_sh(&out, "'%s' check '%s' --set pipeline.compute=fixed --set 'pipeline.host_time_factor={h: 2}'",
+                               SS_BIN, path), 2);
+    CU_ASSERT_TRUE(ss_test_has(out, "host_time_factor: only under compute: shared"));
+    free(out);
+    free(path);
+    ss_test_rmtree(dir);
+}
+
 /* Two block processes on one GPU compute at the same time (8 cores: no CPU
  * contention).  Equal work: each at half the GPU, 8-28, so compute_ms 20
  * (twice alone) and latency 34.  Unequal (b 10 ms, c 20 ms): both at half
@@ -407,6 +439,7 @@ SS_TEST_SUITE("pipeline-compute",
               {"wake-up stacking: a start shares a busy core until migrated", test_wakeup_stacking},
               {"wake-up stacking lasts across a thread's consecutive pieces", test_stacking_lasts_across_pieces}, {"two hops' CPU parts share a 1-core host", test_cpu_parts_share_a_core},
               {"two blocks share a GPU; the contention knob", test_blocks_share_a_gpu},
+              {"host_time_factor: a host's CPU parts slower, its GPUs not", test_host_time_factor},
               {"receiver and I/O threads overlap main-thread compute", test_threads_overlap_compute},
               {"single client: thesis figures as under fixed compute", test_single_client_unchanged},
               {"host cores bound throughput under load (1, 8, 32 cores)", test_cores_bound_throughput},

@@ -11,6 +11,8 @@
  *     arrivals inside its window, not its nominal rate;
  *   - conditions.background_cores: the host's cores less them, as `run`
  *     with pipeline.host_cores gives; a placement value's set: map applied;
+ *   - validation.host_speed: each run's time factor from a model file, as
+ *     `run` with pipeline.host_time_factor gives;
  *   - bad input: a run no scenario stands for, a profile without runs, a
  *     scenario without validation:, a transport the scenario cannot set,
  *     two scenarios for one run, -o over an input: each a positioned
@@ -299,6 +301,91 @@ static void test_perturbed(void)
     ss_test_rmtree(dir);
 }
 
+/* validation.host_speed: {host: h, model: m.json}: each run simulated with h's
+ * CPU work scaled by the run's time factor from the model file's
+ * host_speed.runs, exactly as `servesim run --set pipeline.host_time_factor.h=f`
+ * gives (and slower than without it); a run the file does not list, a file
+ * without host_speed.runs, a factor not > 0 and a missing file are bad input. */
+static void test_host_speed(void)
+{
+    char *dir = ss_test_tmpdir(), *out = NULL;
+    const char *scen = "name: vh\nseed: 5\nduration_s: 10\n"
+                       "hosts: [{name: h, devices: [{name: cpu, kind: cpu, cores: 2}]}]\n"
+                       "models:\n  - {name: block1, split: resnet50-split, block: block1}\n"
+                       "  - {name: block2, split: resnet50-split, block: block2}\n"
+                       "tasks: [{name: classify, path: [block1, block2]}]\n"
+                       "deployment: [{model: block1, device: cpu}, {model: block2, device: cpu}]\n"
+                       "workloads: [{name: client, kind: closed, target: classify, clients: 1}]\n"
+                       "pipeline: {transport: zmq-copy, compute: shared}\n"
+                       "validation: {model: net, host_speed: {host: h, model: %s}}\n";
+    char *c1 = ss_xasprintf(scen, "m.json"), *c2 = ss_xasprintf(scen, "none.json"), *c3 = ss_xasprintf(scen, "m0.json");
+    free(ss_test_write(dir, "c.yaml", c1));
+    free(ss_test_write(dir, "gone.yaml", c2));
+    free(ss_test_write(dir, "c0.yaml", c3));
+    free(ss_test_write(dir, "m.json", "{\"host_speed\": {\"runs\": [{\"run\": \"hs\", \"time_factor\": 1.5}]}}\n"));
+    free(ss_test_write(dir, "m0.json", "{\"host_speed\": {\"ratio\": 1.1}}\n"));
+    const char *run = "{\"id\": \"%s\", \"conditions\": {\"model\": \"net\", \"transport\": \"zmq-copy\", "
+                      "\"arrival\": \"closed\", \"clients\": 1, \"duration_s\": 9, \"warmup_s\": 1}, "
+                      "\"results\": {\"requests\": 100, \"throughput_per_s\": 10, \"latency_mean_s\": 0.1, "
+                      "\"latency_p50_s\": 0.1, \"latency_p99_s\": 0.2}}\n";
+    char *fmt = ss_xasprintf("%s%s]\n}\n", HEAD, run), *p1 = ss_xasprintf(fmt, "hs"), *p2 = ss_xasprintf(fmt, "other");
+    free(ss_test_write(dir, "p.json", p1));
+    free(ss_test_write(dir, "other.json", p2));
+    int rc = ss_test_sh(&out,
+                        "cd '%s' && mkdir -p models && cp '%s/models/resnet50-split.json' '%s/models/transports.json' "
+                        "models/ && '%s/servesim' run c.yaml -o r.csv --quiet --set pipeline.host_time_factor.h=1.5 "
+                        "--set duration_s=10 --set warmup_s=1 && '%s/servesim' run c.yaml -o r1.csv --quiet "
+                        "--set duration_s=10 --set warmup_s=1 && '%s/servesim' validate c.yaml p.json -o v.csv",
+                        dir, SS_SRC_DIR, SS_SRC_DIR, SS_BUILD_DIR, SS_BUILD_DIR, SS_BUILD_DIR);
+    CU_ASSERT(rc == 0 || rc == 1); /* the made-up measurements may be far off */
+    free(out);
+    ss_csv r, r1, v;
+    ss_err err = {0};
+    char *rp = ss_xasprintf("%s/r.csv", dir), *r1p = ss_xasprintf("%s/r1.csv", dir), *vp = ss_xasprintf("%s/v.csv", dir);
+    if (ss_csv_read(rp, &r, &err) == 0 && ss_csv_read(r1p, &r1, &err) == 0 && ss_csv_read(vp, &v, &err) == 0) {
+        size_t all = r.nrows - 1;
+        CU_ASSERT_STRING_EQUAL(field(&v, 2, "metric"), "latency_mean_s");
+        double want = atof(field(&r, all, "latency_mean_ms")) / 1e3, got = atof(field(&v, 2, "simulated")),
+               as_profiled = atof(field(&r1, all, "latency_mean_ms")) / 1e3;
+        CU_ASSERT(fabs(got - want) < 1e-8);
+        /* one client on 2 cores: its CPU work 1.5 times as long, its wake-ups and waits not */
+        CU_ASSERT(got > 1.3 * as_profiled && got < 1.5 * as_profiled);
+        ss_csv_free(&v);
+        ss_csv_free(&r1);
+        ss_csv_free(&r);
+    } else CU_FAIL("no r.csv, r1.csv or v.csv");
+    free(rp);
+    free(r1p);
+    free(vp);
+    rc = ss_test_sh(&out, "cd '%s' && '%s/servesim' validate c.yaml other.json -o out/v.csv", dir, SS_BUILD_DIR);
+    CU_ASSERT_EQUAL(rc, 2);
+    CU_ASSERT(ss_test_has(out, "other.json:6:1: run 'other': no scenario can set its conditions (c.yaml: "
+                               "validation.host_speed: "));
+    CU_ASSERT(ss_test_has(out, "m.json has no host speed for run 'other' (host_speed.runs)"));
+    free(out);
+    rc = ss_test_sh(&out, "cd '%s' && '%s/servesim' validate c0.yaml p.json -o out/v.csv", dir, SS_BUILD_DIR);
+    CU_ASSERT_EQUAL(rc, 2);
+    CU_ASSERT(ss_test_has(out, "m0.json:1:16: host_speed: no per-run host speed (host_speed.runs)"));
+    free(out);
+    rc = ss_test_sh(&out, "cd '%s' && '%s/servesim' validate gone.yaml p.json -o out/v.csv", dir, SS_BUILD_DIR);
+    CU_ASSERT_EQUAL(rc, 2);
+    CU_ASSERT(ss_test_has(out, "gone.yaml:12:55: host_speed.model 'none.json' not found or not readable"));
+    free(out);
+    free(ss_test_write(dir, "m0.json", "{\"host_speed\": {\"runs\": [{\"run\": \"hs\", \"time_factor\": 0}]}}\n"));
+    rc = ss_test_sh(&out, "cd '%s' && '%s/servesim' validate c0.yaml p.json -o out/v.csv", dir, SS_BUILD_DIR);
+    CU_ASSERT_EQUAL(rc, 2);
+    CU_ASSERT(ss_test_has(out, "m0.json:1:") && ss_test_has(out, "time_factor: expected a number > 0"));
+    CU_ASSERT_EQUAL(ss_test_sh(NULL, "test -e '%s/out'", dir), 1); /* nothing written */
+    free(out);
+    free(fmt);
+    free(p1);
+    free(p2);
+    free(c1);
+    free(c2);
+    free(c3);
+    ss_test_rmtree(dir);
+}
+
 /* conditions.background_cores b with validation.background_cores: {host: h}:
  * the run is simulated with h's 2 cores less b, exactly as `servesim run
  * --set pipeline.host_cores.h=2-b` gives; b >= 2 cores is bad input. */
@@ -505,6 +592,7 @@ SS_TEST_SUITE("validate", {"the simulator's own runs: errors ~0, exit 0, saturat
               {"--means: repeated runs judged by their means, with runs and spread", test_means},
               {"one mean latency 30% off: exit 1, that row flagged; a wider tolerance passes", test_perturbed},
               {"conditions.background_cores taken off the host's cores", test_background_cores},
+              {"validation.host_speed: each run at its host's speed, from the model file", test_host_speed},
               {"saturation by the gap: a replayed run against the arrivals in its window", test_saturation_offered},
               {"a placement value's set: map is applied; a plain scenario", test_placement},
               {"bad input: positioned, exit 2, nothing written", test_bad_input})

@@ -61,6 +61,120 @@ static void phase_stats(const group *g, int by_check, double *mean, double *var_
     free(m);
 }
 
+/* The host's speed per end-to-end run, where the checks name their runs.
+ * A run's own two checks (0.4 s beside a run of 6-20 s) say little about it
+ * (docs/calibration.md: used alone they took five measurements from 28 to
+ * 44 misses), but the host drifts over minutes (the 09:21 measurement: 87 ms
+ * over one transport's runs, 98 ms over the other's).  So each run gets the
+ * mean of the run means within w runs of it in run order (its own
+ * included), w chosen from the checks alone: the w whose leave-one-run-out
+ * prediction (the neighbours within w, not the run itself) of each run's
+ * mean has the least squared error, from 1 to every other run (the phase's
+ * mean, as when the host did not drift), or the widest within one standard
+ * error of it (the one-standard-error rule).  The run's time factor is that
+ * local mean over ref_s, the speed the model's fits stand for (the e2e
+ * phase's mean with --at-run-speed, else the micro-benchmarks'); validate
+ * scales the run's CPU work by it (validation.host_speed). */
+static int per_run(calib *c, cJSON *o, const group *e2e, double ref_s, ss_err *err)
+{
+    const char **id = ss_xcalloc(e2e->nrefs + 1, sizeof *id);
+    double *sum = ss_xcalloc(e2e->nrefs + 1, sizeof *sum);
+    size_t *cnt = ss_xcalloc(e2e->nrefs + 1, sizeof *cnt), nr = 0, named = 0;
+    const ss_hwp_sample *unnamed = NULL, *one = NULL;
+    const ss_hwprofile *unnamed_p = NULL;
+    for (size_t i = 0; i < e2e->nrefs; i++) {
+        const ss_hwp_sample *s = ss_cal_sample_of(&e2e->refs[i]);
+        if (!s->run) {
+            if (!unnamed) unnamed = s, unnamed_p = e2e->refs[i].prof;
+            continue;
+        }
+        if (!one) one = s;
+        named++;
+        size_t k = 0;
+        while (k < nr && strcmp(id[k], s->run) != 0) k++;
+        if (k == nr) id[nr++] = s->run;
+        sum[k] += gsl_stats_mean(s->times_s, 1, s->ntimes);
+        cnt[k]++;
+    }
+    int rc = 0;
+    if (named && unnamed)
+        rc = ss_err_at(err, unnamed_p->path, unnamed->line, unnamed->col,
+                       "speed: this check beside the end-to-end runs names no run, while others do (`run` at line "
+                       "%d): name every one or none",
+                       one->line);
+    if (rc < 0 || !named) {
+        if (rc == 0)
+            fprintf(c->sum, "host speed per run: the checks name no runs (an older probe's): not estimated\n");
+        free(id), free(sum), free(cnt);
+        return rc;
+    }
+    /* sse[w]: the leave-one-run-out squared error with window w; se[w]: the
+     * standard error of its mean over the runs */
+    double *x = ss_xcalloc(nr, sizeof *x), *sse = ss_xcalloc(nr + 1, sizeof *sse),
+           *se = ss_xcalloc(nr + 1, sizeof *se), *e = ss_xcalloc(nr, sizeof *e);
+    for (size_t k = 0; k < nr; k++) x[k] = sum[k] / (double)cnt[k];
+    size_t best_w = nr > 1 ? nr - 1 : 0, min_w = best_w;
+    for (size_t w = 1; w < nr; w++) {
+        for (size_t j = 0; j < nr; j++) {
+            double t = 0;
+            size_t m = 0;
+            for (size_t k = j > w ? j - w : 0; k <= j + w && k < nr; k++)
+                if (k != j) t += x[k], m++;
+            e[j] = (x[j] - t / (double)m) * (x[j] - t / (double)m);
+        }
+        sse[w] = gsl_stats_mean(e, 1, nr) * (double)nr;
+        se[w] = nr > 1 ? sqrt(gsl_stats_variance(e, 1, nr) / (double)nr) : 0;
+        if (sse[w] < sse[min_w] || w == 1) min_w = w;
+    }
+    /* the one-standard-error rule (Hastie, Tibshirani & Friedman, ESL §7.10): the
+     * widest window whose error is within a standard error of the least, so a
+     * host that holds still keeps the phase's mean and noise does not pick a
+     * narrow window */
+    for (size_t w = nr - 1; w >= 1 && nr >= 2; w--)
+        if (sse[w] / (double)nr <= sse[min_w] / (double)nr + se[min_w]) {
+            best_w = w;
+            break;
+        }
+    double best_sse = nr >= 2 ? sse[best_w] : 0, global_sse = nr >= 2 ? sse[nr - 1] : 0;
+    cJSON *runs = cJSON_AddArrayToObject(o, "runs");
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t j = 0; j < nr; j++) {
+        double t = 0;
+        size_t m = 0;
+        for (size_t k = j > best_w ? j - best_w : 0; k <= j + best_w && k < nr; k++) t += x[k], m++;
+        double f = t / (double)m / ref_s;
+        lo = f < lo ? f : lo, hi = f > hi ? f : hi;
+        cJSON *r = cJSON_CreateObject();
+        cJSON_AddStringToObject(r, "run", id[j]);
+        cJSON_AddNumberToObject(r, "checks", (double)cnt[j]);
+        ss_cal_put_num(r, "mean_s", x[j]);
+        ss_cal_put_num(r, "local_mean_s", t / (double)m);
+        ss_cal_put_num(r, "time_factor", f);
+        cJSON_AddItemToArray(runs, r);
+    }
+    cJSON *w = cJSON_AddObjectToObject(o, "per_run");
+    cJSON_AddNumberToObject(w, "window_runs", (double)best_w);
+    ss_cal_put_num(w, "reference_s", ref_s);
+    if (nr >= 2) {
+        ss_cal_put_num(w, "loo_rms_s", sqrt(best_sse / (double)nr));
+        ss_cal_put_num(w, "loo_rms_phase_mean_s", sqrt(global_sse / (double)nr));
+    }
+    cJSON_AddStringToObject(
+        w, "method",
+        "runs[].local_mean_s = the mean of the run means (mean_s, each the mean of its checks' means) within "
+        "window_runs runs of it in run order, its own included; window_runs is the widest whose leave-one-run-out "
+        "squared error of predicting each run's mean from its neighbours (loo_rms_s; loo_rms_phase_mean_s with "
+        "every other run) is within one standard error of the least (the one-standard-error rule); time_factor = local_mean_s / reference_s, the speed the fits stand for; servesim "
+        "validate applies it with validation.host_speed (sim/cmd/calibrate_speed.c)");
+    fprintf(c->sum,
+            "host speed per run: %zu runs, each the mean of the runs within %zu of it (leave-one-run-out rms %.2f "
+            "ms, %.2f ms over every other run): time factors %.4f to %.4f\n",
+            nr, best_w, nr >= 2 ? 1e3 * sqrt(best_sse / (double)nr) : 0.0,
+            nr >= 2 ? 1e3 * sqrt(global_sse / (double)nr) : 0.0, lo, hi);
+    free(x), free(sse), free(se), free(e), free(id), free(sum), free(cnt);
+    return 0;
+}
+
 int ss_cal_speed(calib *c, ss_hwprofile *const *profs, size_t nprofs, ss_err *err)
 {
     groups phase = {0}; /* g[k]: the checks of one phase, in input order */
@@ -143,8 +257,9 @@ int ss_cal_speed(calib *c, ss_hwprofile *const *profs, size_t nprofs, ss_err *er
                 "end-to-end runs (host_speed): errors of that size in validating against those runs may be the "
                 "host's\n",
                 first->machine, 100 * (ratio - 1));
+    rc = per_run(c, o, g[1], c->o->at_run_speed ? m[1] : m[0], err);
     ss_cal_groups_free(&phase);
-    return 0;
+    return rc;
 }
 
 static void scale(double *v, size_t n, double r)

@@ -5,6 +5,7 @@
  * chosen values' `set:` maps and the run's arrival, duration, warm-up and
  * batch as assignments, and simulated over every replication. */
 #include "cmd/validate.h"
+#include "cmd/validate_speed.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@ typedef struct vscen {
     char *workload, *task;     /* the workload a run's arrival replaces, and its target */
     char *transport;           /* the pipeline's transport plugin, or NULL without a pipeline */
     double host_cores;         /* validation.background_cores.host's cores, else 0 */
+    ss_val_speed speed;        /* validation.host_speed's per-run factors (empty without it) */
 } vscen;
 
 /* A run matched to its scenario, loaded under its conditions. */
@@ -93,6 +95,15 @@ static int read_scenario(vscen *s, const char *path, char *const *sets, size_t n
                              "or its kind: cpu devices' cores)",
                              s->v.background_host);
     }
+    if (rc == 0 && s->v.speed_host) {
+        if (!sc.pipeline || !sc.pipeline->compute_shared || !(ss_pipeline_host_cores(&sc, s->v.speed_host) > 0))
+            rc = ss_node_err(ss_map_find(s->v.speed_node, "host"), err,
+                             "host_speed: host '%s' has no shared CPU to scale (a pipeline under compute: shared "
+                             "with cores on that host)",
+                             s->v.speed_host);
+        else
+            rc = ss_val_speed_read(s->v.speed_model, &s->speed, err);
+    }
     ss_scenario_free(&sc);
     return rc;
 }
@@ -132,6 +143,9 @@ static char *cannot(const vscen *s, const ss_hwp_run *r)
     if (s->v.background_host && !isnan(r->background_cores) && !(r->background_cores < s->host_cores))
         return ss_xasprintf("background_cores %g leaves none of host '%s''s %g cores", r->background_cores,
                             s->v.background_host, s->host_cores);
+    if (s->v.speed_host && isnan(ss_val_speed_of(&s->speed, r->id)))
+        return ss_xasprintf("validation.host_speed: %s has no host speed for run '%s' (host_speed.runs)", s->speed.path,
+                            r->id);
     if (r->batch != 1 && !s->transport)
         return ss_xasprintf("batch %u: the scenario has no pipeline: whose batch to set", r->batch);
     return NULL;
@@ -253,6 +267,9 @@ static void conditions(vjob *j, const vscen *s, const ss_hwp_run *r, char *const
     if (s->transport) add_set(j, ss_xasprintf("pipeline.batch=%u", r->batch));
     if (s->v.background_host && !isnan(r->background_cores))
         add_set(j, ss_xasprintf("pipeline.host_cores.%s=%.17g", s->v.background_host, s->host_cores - r->background_cores));
+    if (s->v.speed_host)
+        add_set(j, ss_xasprintf("pipeline.host_time_factor.%s=%.17g", s->v.speed_host,
+                                ss_val_speed_of(&s->speed, r->id)));
 }
 
 /* Is a poisson run's throughput more than the gap below the load it offered?
@@ -444,6 +461,7 @@ void ss_val_close(ss_val_session *S)
     for (size_t i = 0; i < S->nprofs; i++) ss_hwprofile_free(&S->profs[i]);
     for (size_t i = 0; i < S->nscens; i++) {
         ss_validation_free(&S->scens[i].v);
+        ss_val_speed_free(&S->scens[i].speed);
         ss_doc_free(S->scens[i].doc);
         free(S->scens[i].workload);
         free(S->scens[i].task);

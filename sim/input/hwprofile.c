@@ -50,10 +50,12 @@ static const char *const stacking_keys[] = {"kind",  "runnable",  "cores",  "wor
                                             "stretch_s", "stretch_ms", "stretch_us", "notes", "source", NULL};
 /* The host's speed (tools/probe/speed.py): one model's chain at batch 1, timed
  * beside the micro-benchmarks (phase micro) and beside the end-to-end runs
- * (phase e2e), every request's latency. */
+ * (phase e2e), every request's latency; an e2e check may name the run it was
+ * beside (`run`, the run's id) and when (`at`: before or after it). */
 static const char *const speed_keys[] = {"kind",       "model",      "device", "threads", "phase", "latency_s",
-                                         "latency_ms", "latency_us", "notes",  "source",  NULL};
+                                         "latency_ms", "latency_us", "run",    "at",      "notes", "source", NULL};
 static const char *const phase_names[] = {"micro", "e2e", NULL};
+static const char *const at_names[] = {"before", "after", NULL};
 /* A hop after an idle gap (tools/probe/wake.py): the sender slept gap_<unit>, then
  * computed the producing piece and sent; per message the receiving process's idle
  * time when it was sent and the hop's latency (send until decoded). */
@@ -398,6 +400,17 @@ static int read_sample(const ss_hwprofile *p, const ss_node *n, ss_hwp_sample *s
         TRY(str_copy(n, "device", &s->device, SS_REQ, err));
         TRY(count(n, "threads", &s->threads, SS_REQ, err));
         TRY(ss_cfg_enum(n, "phase", phase_names, &s->phase, SS_REQ, err));
+        int has_run = 0, has_at = 0;
+        TRY(has_run = str_copy(n, "run", &s->run, 0, err));
+        s->at = -1;
+        TRY(has_at = ss_cfg_enum(n, "at", at_names, &s->at, 0, err));
+        if ((has_run || has_at) && s->phase != 1)
+            return ss_node_err(ss_map_find(n, has_run ? "run" : "at"), err,
+                               "%s: only a check beside the end-to-end runs (phase e2e) stands beside a run",
+                               has_run ? "run" : "at");
+        if (has_run != has_at)
+            return ss_node_err(n, err, "speed: expected both `run` and `at` (the run a check stood beside, and "
+                                       "before or after it), or neither");
         return raw_times(n, "latency", p, s, "a speed check is its requests' latencies", "requests' latencies", err);
     }
     case SS_HWP_WAKE: {
@@ -559,6 +572,7 @@ int ss_hwprofile_load(const char *path, ss_hwprofile *p, ss_err *err)
 static void free_sample(ss_hwp_sample *s)
 {
     free(s->model);
+    free(s->run);
     free(s->piece);
     free(s->device);
     free(s->transport);

@@ -50,6 +50,8 @@ typedef struct ss_hwp_sample {
                                * corun: block processes computing at once (1 <= runnable <= 2 cores) */
     double work_s;            /* stacking, optional: the CPU time of one burn; NAN if absent */
     int phase;                /* speed: 0 checked beside the micro-benchmarks, 1 beside the end-to-end runs */
+    char *run;                /* speed, phase e2e, optional: the id of the run the check stood beside; NULL if absent */
+    int at;                   /* speed with run: 0 before the run, 1 after it; -1 absent */
     double gap_s;             /* wake: the idle gap the sender slept before each message (>= 0) */
     double *idle_s;           /* wake: per message (in the order of times_s), how long the receiving process had
                                * been idle when the message was sent, s (>= 0) */

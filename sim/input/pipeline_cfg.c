@@ -168,12 +168,14 @@ static size_t host_len(const char *device)
     return slash ? (size_t)(slash - device) : strlen(device);
 }
 
-/* `host_cores: {host: cores}`: every key a host of some device, every value > 0. */
-static int read_host_cores(ss_scenario *sc, ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
+/* `KEY: {host: value}` (host_cores, host_time_factor): every key a host of
+ * some device, every value > 0; into names[], vals[], *n. */
+static int read_host_map(ss_scenario *sc, const ss_node *m, const char *key, char ***names_out, double **vals,
+                         size_t *n, ss_err *err)
 {
-    TRY(ss_node_expect(m, SS_NODE_MAP, "host_cores", err));
-    pl->host_core_names = ss_xcalloc(m->n ? m->n : 1, sizeof *pl->host_core_names);
-    pl->host_cores = ss_xcalloc(m->n ? m->n : 1, sizeof *pl->host_cores);
+    TRY(ss_node_expect(m, SS_NODE_MAP, key, err));
+    *names_out = ss_xcalloc(m->n ? m->n : 1, sizeof **names_out);
+    *vals = ss_xcalloc(m->n ? m->n : 1, sizeof **vals);
     for (size_t i = 0; i < m->n; i++) {
         const ss_node *c = m->items[i];
         int known = 0;
@@ -186,21 +188,29 @@ static int read_host_cores(ss_scenario *sc, ss_pipeline_cfg *pl, const ss_node *
                 names[d] = ss_xstrdup(sc->devices[d].name);
                 names[d][host_len(names[d])] = '\0';
             }
-            ss_node key = *c;
-            key.value = c->key;
-            key.line = c->key_line;
-            key.col = c->key_col;
-            int rc = ss_node_unknown(&key, "host", (const char *const *)names, err);
+            ss_node k = *c;
+            k.value = c->key;
+            k.line = c->key_line;
+            k.col = c->key_col;
+            int rc = ss_node_unknown(&k, "host", (const char *const *)names, err);
             for (size_t d = 0; d < sc->ndevices; d++) free(names[d]);
             free(names);
             return rc;
         }
-        double cores = 0;
-        TRY(ss_node_num(c, "host_cores", &cores, SS_POS, err));
-        pl->host_core_names[pl->nhost_cores] = ss_xstrdup(c->key);
-        pl->host_cores[pl->nhost_cores++] = cores;
+        double v = 0;
+        TRY(ss_node_num(c, key, &v, SS_POS, err));
+        (*names_out)[*n] = ss_xstrdup(c->key);
+        (*vals)[(*n)++] = v;
     }
     return 0;
+}
+
+double ss_pipeline_host_time_factor(const ss_scenario *sc, const char *host)
+{
+    const ss_pipeline_cfg *pl = sc->pipeline;
+    for (size_t i = 0; pl && i < pl->nhost_time_factor; i++)
+        if (strcmp(pl->host_time_names[i], host) == 0) return pl->host_time_factor[i];
+    return 1;
 }
 
 double ss_pipeline_host_cores(const ss_scenario *sc, const char *host)
@@ -361,7 +371,8 @@ static int read_wake(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
 static int read_section(ss_scenario *sc, ss_pipeline_cfg *pl, const ss_node *n, ss_err *err)
 {
     static const char *const keys[] = {"transport", "batch", "dispatcher", "client_device", "contention", "compute",
-                                       "host_cores", "batching", "stacking", "wake", "interference", NULL};
+                                       "host_cores", "host_time_factor", "batching", "stacking", "wake",
+                                       "interference", NULL};
     static const char *const computes[] = {"fixed", "shared", NULL};
     TRY(ss_node_expect(n, SS_NODE_MAP, "pipeline", err));
     TRY(ss_cfg_check_keys(n, keys, "pipeline", err));
@@ -379,7 +390,15 @@ static int read_section(ss_scenario *sc, ss_pipeline_cfg *pl, const ss_node *n, 
     /* Shared: a GPU of capacity 1 time-sliced max-min (pipeline_compute.h) unless told otherwise. */
     if (!pl->has_contention && pl->compute_shared) pl->contention = 2;
     const ss_node *hc = ss_map_find(n, "host_cores");
-    if (hc) TRY(read_host_cores(sc, pl, hc, err));
+    if (hc) TRY(read_host_map(sc, hc, "host_cores", &pl->host_core_names, &pl->host_cores, &pl->nhost_cores, err));
+    const ss_node *tf = ss_map_find(n, "host_time_factor");
+    if (tf) {
+        if (!pl->compute_shared)
+            return ss_node_err(tf, err, "host_time_factor: only under compute: shared (the hosts' CPUs shared on "
+                                        "the solver), which this pipeline does not set");
+        TRY(read_host_map(sc, tf, "host_time_factor", &pl->host_time_names, &pl->host_time_factor,
+                          &pl->nhost_time_factor, err));
+    }
     const ss_node *st = ss_map_find(n, "stacking");
     if (st) TRY(read_stacking(pl, st, err));
     const ss_node *wk = ss_map_find(n, "wake");
@@ -445,6 +464,9 @@ void ss_pipeline_free(ss_pipeline_cfg *p)
     free(p->max_batch);
     free(p->max_wait_s);
     for (size_t i = 0; i < p->nhost_cores; i++) free(p->host_core_names[i]);
+    for (size_t i = 0; i < p->nhost_time_factor; i++) free(p->host_time_names[i]);
+    free(p->host_time_names);
+    free(p->host_time_factor);
     free(p->host_core_names);
     free(p->host_cores);
     free(p->wake_idle_s);

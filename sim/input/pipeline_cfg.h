@@ -24,6 +24,9 @@ typedef struct ss_pipeline_cfg {
     char **host_core_names;    /* `host_cores: {host: cores}`, in the scenario's order */
     double *host_cores;
     size_t nhost_cores;
+    char **host_time_names;    /* `host_time_factor: {host: f}` (compute: shared): every CPU second of work on */
+    double *host_time_factor;  /* that host takes f seconds (the host slower, f > 1, or faster than the */
+    size_t nhost_time_factor;  /* profiles were measured at; servesim validate's per-run host speed) */
     double stack_prob;         /* `stacking:` wake-up stacking (serve/pipeline_compute.c); 0 = off */
     double stack_mean_s;
     double *wake_idle_s;       /* `wake:` the extra delay of a hop into a process idle for wake_idle_s[k] is
@@ -46,6 +49,9 @@ void ss_pipeline_free(ss_pipeline_cfg *p);
  * under `compute: shared`: pipeline.host_cores[host] if given, else the
  * summed `cores` of the host's `kind: cpu` devices, else 0 (not declared). */
 double ss_pipeline_host_cores(const ss_scenario *sc, const char *host);
+/* The host's time factor under `compute: shared`: pipeline.host_time_factor[host]
+ * if given, else 1 (its CPU as profiled). */
+double ss_pipeline_host_time_factor(const ss_scenario *sc, const char *host);
 
 /* Per-request pipeline state, kept in ss_request (serve.h). */
 

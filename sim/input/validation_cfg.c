@@ -65,8 +65,9 @@ static int read_tolerance(const ss_node *sec, ss_validation_cfg *v, ss_err *err)
 int ss_validation_read(const ss_node *root, ss_validation_cfg *v, ss_err *err)
 {
     static const char *const keys[] = {"model",      "workload",   "transport", "placement", "background_cores",
-                                       "saturation", "tolerance", NULL};
+                                       "host_speed", "saturation", "tolerance", NULL};
     static const char *const bg_keys[] = {"host", NULL};
+    static const char *const speed_keys[] = {"host", "model", NULL};
     static const char *const sat_keys[] = {"throughput_gap", "highest_load", NULL};
     memset(v, 0, sizeof *v);
     for (int r = 0; r < SS_VAL_NREGIMES; r++)
@@ -92,6 +93,16 @@ int ss_validation_read(const ss_node *root, ss_validation_cfg *v, ss_err *err)
         v->background_node = bg;
         TRY(ss_cfg_check_keys(bg, bg_keys, "validation.background_cores", err));
         TRY(ss_cfg_str(bg, "host", &v->background_host, SS_REQ, err));
+    }
+    ss_node *hs = NULL;
+    TRY(ss_cfg_map(sec, "host_speed", &hs, 0, err));
+    if (hs) {
+        v->speed_node = hs;
+        TRY(ss_cfg_check_keys(hs, speed_keys, "validation.host_speed", err));
+        TRY(ss_cfg_str(hs, "host", &v->speed_host, SS_REQ, err));
+        const char *model = NULL;
+        TRY(ss_cfg_str(hs, "model", &model, SS_REQ, err));
+        v->speed_model = ss_map_find(hs, "model");
     }
     ss_node *sat = NULL;
     TRY(ss_cfg_map(sec, "saturation", &sat, 0, err));

@@ -54,6 +54,11 @@ typedef struct ss_validation_cfg {
      * background_cores not used */
     const char *background_host;
     const ss_node *background_node;
+    /* `host_speed: {host: H, model: PATH}`: each run's host speed, from the
+     * model file's host_speed.runs (servesim calibrate, from speed checks that
+     * name their runs), sets pipeline.host_time_factor.H; NULL: not used */
+    const char *speed_host;
+    const ss_node *speed_node, *speed_model;
     /* relative tolerance per regime and metric; NAN: reported, not judged.
      * Defaults (issue 15): throughput and mean latency 0.10 below
      * saturation, 0.15 at saturation, 0.10 closed loop; the rest NAN. */

@@ -47,6 +47,7 @@ struct ss_pcomp {
     size_t *nplaced, *capplaced;
     size_t *nact, *npairs, nlinks; /* per link: CPU activities in progress, stacked pairs */
     double *link_cores;
+    double *link_time;       /* per link: a CPU link's time factor (ss_pcomp_set_time_factor); 1 = as profiled */
     uint64_t stack_gens;
     double corun_factor, slice_factor; /* CPU interference (ss_pcomp_set_interference); 1, 1: none */
     pc_act *free_act;        /* pooled records */
@@ -94,6 +95,8 @@ ss_pcomp *ss_pcomp_new(ss_engine *eng, size_t nhosts, const double *host_cores, 
     c->net = ss_flownet_new(eng, n, cap);
     c->link_cores = ss_xcalloc(n + 1, sizeof *c->link_cores);
     for (size_t l = 0; l < n; l++) c->link_cores[l] = gpu[l] ? 0 : cap[l] / UNIT_BPS;
+    c->link_time = ss_xcalloc(n + 1, sizeof *c->link_time);
+    for (size_t l = 0; l < n; l++) c->link_time[l] = 1;
     c->placed = ss_xcalloc(n + 1, sizeof *c->placed);
     c->nplaced = ss_xcalloc(n + 1, sizeof *c->nplaced);
     c->capplaced = ss_xcalloc(n + 1, sizeof *c->capplaced);
@@ -115,6 +118,7 @@ void ss_pcomp_free(ss_pcomp *c)
     free(c->placed);
     free(c->nplaced);
     free(c->capplaced);
+    free(c->link_time);
     free(c->nact);
     free(c->npairs);
     free(c->link_cores);
@@ -325,6 +329,7 @@ static void start(ss_pcomp *c, uint32_t link, double work_s, ss_pc_done done, vo
     a->gpu = link != NO_LINK && c->link_gpu[link] ? link : NO_LINK;
     a->host = link != NO_LINK && !c->link_gpu[link] && work_s > 0 ? link : NO_LINK;
     a->place = a->host != NO_LINK ? pl : NULL;
+    if (a->host != NO_LINK) work_s *= c->link_time[link];
     if (a->gpu != NO_LINK) gpu_count(c, link, +1);
     /* One core or one GPU at most; with no link (undeclared cores) exactly that. */
     ss_flow_opts o = {.cap_bps = UNIT_BPS};
@@ -338,6 +343,12 @@ static void start(ss_pcomp *c, uint32_t link, double work_s, ss_pc_done done, vo
     if (!pl->listed) place_add(c, pl, link);
     if (pl->partner) pair_caps(c, pl); /* still stacked from before its last piece */
     else if (wake) maybe_stack(c, pl);
+}
+
+void ss_pcomp_set_time_factor(ss_pcomp *c, uint32_t host, double factor)
+{
+    assert(factor > 0 && isfinite(factor));
+    if (c->host_link[host] != NO_LINK) c->link_time[c->host_link[host]] = factor;
 }
 
 void ss_pcomp_cpu(ss_pcomp *c, uint32_t host, double work_s, ss_pc_done done, void *ctx, uint64_t arg)

@@ -55,6 +55,12 @@ void ss_pcomp_set_stacking(ss_pcomp *c, double prob, double mean_s, gsl_rng *rng
  * each >= 1, 1 and 1 (the default) for none. */
 void ss_pcomp_set_interference(ss_pcomp *c, double corun_factor, double slice_factor);
 
+/* Every CPU second of work on host takes `factor` seconds from now on (> 0;
+ * 1 as created): the host slower or faster than its profiles were measured
+ * at (pipeline.host_time_factor; servesim validate's per-run host speed,
+ * docs/calibration.md).  A GPU's work and a host with no CPU link are not
+ * scaled. */
+void ss_pcomp_set_time_factor(ss_pcomp *c, uint32_t host, double factor);
 /* Start work_s (>= 0) seconds of single-threaded work on host's CPU, or on
  * device dev's compute (its GPU; a CPU device: its host's CPU). */
 void ss_pcomp_cpu(ss_pcomp *c, uint32_t host, double work_s, ss_pc_done done, void *ctx, uint64_t arg);

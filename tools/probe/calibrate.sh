@@ -62,6 +62,13 @@ fi
 # shellcheck disable=SC2086 # file names without spaces (probe output folders), and an option or none
 "$bin" calibrate $inputs -o "$model" $speed_opt
 echo "calibrate.sh: $model written from $inputs"
+# each run at its host's speed: where the speed checks name their runs, calibrate writes each run's
+# time factor (host_speed.runs, the checks around it) and the trial's scenario applies it
+# (validation.host_speed; docs/calibration.md, "The host drifts within a measurement")
+if [ "$dir" != profiles/measured ] &&
+    python3 -c 'import json,sys; sys.exit(0 if "runs" in json.load(open(sys.argv[1])).get("host_speed", {}) else 1)' "$model"; then
+    sed -i '/^  background_cores: /a\  host_speed: {host: vm, model: models/resnet50-cpu.json}' "$scenario"
+fi
 if [ ! -f "$e2e" ]; then
     echo "calibrate.sh: no $e2e: validation skipped"
     exit 0

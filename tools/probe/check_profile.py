@@ -29,6 +29,7 @@ OPTIONAL = {"compute": {"model": str, "block": str, "layer": str, "threads": "co
                         "out_bytes": "bytes", "micro_mode": MICRO_MODES},
             "transport": {"micro_mode": MICRO_MODES},
             "stacking": {"work_s": "time"},
+            "speed": {"run": str, "at": ("before", "after")},
             "wake": {"micro_mode": MICRO_MODES}}
 ENV = {"machine": str, "cpu_model": str, "cores": "count", "memory_bytes": "bytes", "os": str,
        "libraries": dict, "date": "date"}
@@ -125,6 +126,11 @@ def check(doc):
             continue
         _check_fields(p, s, KINDS[s["kind"]], errs)
         _check_fields(p, s, OPTIONAL.get(s["kind"], {}), errs, required=False)
+        if s["kind"] == "speed" and ("run" in s) != ("at" in s):
+            errs.append(f"{p}: expected both 'run' and 'at' (the run a check stood beside, and before or after "
+                        f"it), or neither")
+        if s["kind"] == "speed" and "run" in s and s.get("phase") != "e2e":
+            errs.append(f"{p}.run: only a check beside the end-to-end runs (phase e2e) stands beside a run")
         if s["kind"] == "wake" and isinstance(s.get("idle_s"), list) and isinstance(s.get("latency_s"), list) \
                 and len(s["idle_s"]) != len(s["latency_s"]):
             errs.append(f"{p}.idle_s: expected one idle time per message ({len(s['latency_s'])}, as latency_s)")
@@ -205,7 +211,9 @@ def self_test():
                         {"kind": "wake", "transport": "zmq-copy", "gap_s": 0.3, "idle_s": [0.32, 0.33],
                          "latency_s": [0.004, 0.005]},
                         {"kind": "corun", "what": "block1", "device": "cpu", "cores": 2, "runnable": 4,
-                         "cpu_s": [0.0214, 0.0217]}],
+                         "cpu_s": [0.0214, 0.0217]},
+                        {"kind": "speed", "model": "m", "device": "cpu", "threads": 1, "phase": "e2e",
+                         "run": "a", "at": "before", "latency_s": [0.09, 0.091]}],
             "runs": [{"id": "a", "conditions": {"model": "m", "transport": "zmq-copy", "arrival": "closed",
                                                 "clients": 1, "batch": 1, "placement": "p",
                                                 "duration_s": 1.0, "warmup_s": 0},
@@ -222,6 +230,8 @@ def self_test():
         "wake idle times not one per message": lambda d: d["samples"][2].__setitem__("idle_s", [0.32, 0.3, 0.3]),
         "corun runnable above 2 x cores": lambda d: d["samples"][3].__setitem__("runnable", 5),
         "corun negative CPU time": lambda d: d["samples"][3].__setitem__("cpu_s", [0.0214, -0.0217]),
+        "speed check with run but no at": lambda d: d["samples"][4].pop("at"),
+        "speed check beside the micro-benchmarks naming a run": lambda d: d["samples"][4].__setitem__("phase", "micro"),
         "arrivals out of order": lambda d: d["runs"].append(
             {"id": "b", "conditions": dict(d["runs"][0]["conditions"], arrival="poisson", rate_per_s=2.0,
                                            arrivals_s=[0.1, 0.5, 0.3]), "results": d["runs"][0]["results"]}),

@@ -195,14 +195,21 @@ def _placement(threads):
             f"sharing {os.cpu_count()} cores; ipc:// sockets")
 
 
+def run_id(kind, arrival, value, suffix=""):
+    """A run's id in probe-e2e.json (and in its speed checks' `run`): transport, arrival, the clients
+    or the rate, and the pass suffix (-pass2, ...); name_speed_checks.py builds the same ids."""
+    if arrival == "poisson":
+        return f"{kind}-poisson-{value:g}{suffix}"
+    return f"{kind}-closed-{value}{suffix}"
+
+
 def _run_entry(kind, arrival, value, res, cfg, threads, duration_s, cpu, sched=None, sched_seed=None, suffix=""):
     cond = {"model": "resnet50-split", "transport": kind, "arrival": arrival}
     if arrival == "poisson":
         cond["rate_per_s"] = value
-        rid = f"{kind}-poisson-{value:g}{suffix}"
     else:
         cond["clients"] = value
-        rid = f"{kind}-closed-{value}{suffix}"
+    rid = run_id(kind, arrival, value, suffix)
     cond.update({"batch": 1, "placement": _placement(threads), "duration_s": duration_s,
                  "warmup_s": cfg["warmup_s"]})
     if cpu["background_cores"] == cpu["background_cores"]:      # not NaN
@@ -249,11 +256,11 @@ def _capacity(closed):
 
 
 def run_e2e(cfg, split, seed, threads, log, check, capacities, rss, suffix=""):
-    """Both transports, each on a pipeline of its own, the host's speed checked (check()) before
-    and after every run. Returns the runs. `capacities` ({transport: /s}): the Poisson rates'
-    base, filled in by the first pass and reused by later ones (so that every pass repeats the
-    same conditions); `rss` ({process: bytes}): each process's peak, over every pass; `suffix`
-    goes on every run id (-pass2, ...)."""
+    """Both transports, each on a pipeline of its own, the host's speed checked before and after
+    every run (check(run id, "before" or "after") returns the check's times). Returns the runs.
+    `capacities` ({transport: /s}): the Poisson rates' base, filled in by the first pass and reused
+    by later ones (so that every pass repeats the same conditions); `rss` ({process: bytes}): each
+    process's peak, over every pass; `suffix` goes on every run id (-pass2, ...)."""
     import pipeline as pl
     runs = []
     payload = pl.pickled_input(split["blocks"][0]["in_shape"], seed)
@@ -289,9 +296,10 @@ def _e2e_transport(pipe, kind, seeds, cfg, threads, payload, rss, log, check, ca
             rss[role] = max(rss.get(role, 0), st["rss_bytes"])
 
     for n in cfg["clients"]:
-        before = check()
+        rid = run_id(kind, "closed", n, suffix)
+        before = check(rid, "before")
         res, lost, counters, cpu = load.run_closed(pipe, payload, n, cfg["warmup_s"], cfg["closed_s"])
-        cpu["speed_s"] = (before, check())
+        cpu["speed_s"] = (before, check(rid, "after"))
         record("closed", n, res, lost, counters, cpu, cfg["closed_s"], f"closed {n} clients")
         if res["requests"]:
             closed[n] = res["throughput_per_s"]
@@ -306,9 +314,10 @@ def _e2e_transport(pipe, kind, seeds, cfg, threads, payload, rss, log, check, ca
         rate = round(frac * capacity, 2)
         sched_seed = arrivals.schedule_seed(*seeds, li)
         sched = arrivals.schedule(rate, sched_seed, cfg["warmup_s"], cfg["poisson_s"])
-        before = check()
+        rid = run_id(kind, "poisson", rate, suffix)
+        before = check(rid, "before")
         res, lost, counters, cpu = load.run_poisson(pipe, payload, sched, cfg["warmup_s"], cfg["poisson_s"])
-        cpu["speed_s"] = (before, check())
+        cpu["speed_s"] = (before, check(rid, "after"))
         record("poisson", rate, res, lost, counters, cpu, cfg["poisson_s"],
                f"poisson {rate:6.2f} /s ({100 * frac:.0f}%)", sched, sched_seed)
     return runs
@@ -374,9 +383,12 @@ def main():
     checker = speed.SpeedCheck(split) if args.only in (None, "micro", "e2e") else None
     checks = {"micro": [], "e2e": []}
 
-    def check(phase):
+    def check(phase, run=None, at=None):
+        """One speed check; beside an end-to-end run it carries the run's id and "before" or "after"
+        (speed.samples writes them as `run` and `at`; a run left out for want of a completed request
+        keeps its checks, under the id it would have had)."""
         times = checker()
-        checks[phase].append(times)
+        checks[phase].append(times if run is None else (times, run, at))
         return times
     capacities, rss = {}, {}
     for k in range(args.passes):
@@ -388,8 +400,8 @@ def main():
             log(f"host speed checks beside the micro-benchmarks (the chain at batch 1, speed.py): median "
                 f"{speed.text(checks['micro'])} over {len(checks['micro'])} checks")
         if args.only in (None, "e2e"):
-            runs += run_e2e(cfg, split, args.seed, args.threads, log, lambda: check("e2e"), capacities, rss,
-                            f"-pass{k + 1}" if k else "")
+            runs += run_e2e(cfg, split, args.seed, args.threads, log, lambda rid, at: check("e2e", rid, at),
+                            capacities, rss, f"-pass{k + 1}" if k else "")
     mem = [{"kind": "memory", "what": role, "device": "cpu", "bytes": b} for role, b in sorted(rss.items())]
     stack = []
     if args.only in (None, "stacking"):

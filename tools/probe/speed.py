@@ -11,22 +11,22 @@ block3, block4_class) at batch 1 with one torch thread, in the probe's own proce
 pipeline is idle, `rounds` requests after one to warm up; it returns each request's wall time
 in seconds. The probe takes it four times beside the micro-benchmarks (phase "micro") and
 before and after every end-to-end run (phase "e2e"), logs each run's two checks, and writes
-each check as a kind "speed" sample (probe-speed.json). `servesim calibrate` reports
-the ratio of the two phases' means and warns when the host moved (docs/calibration.md, "The
-host's speed"). The checks are not end-to-end results: nothing of a run's own requests goes
-into them."""
+each check as a kind "speed" sample (probe-speed.json); an e2e check names the run it stood
+beside (`run`, the run's id in probe-e2e.json) and whether before or after it (`at`).
+`servesim calibrate` reports the ratio of the two phases' means and warns when the host moved
+(docs/calibration.md, "The host's speed"). The checks are not end-to-end results: nothing of a
+run's own requests goes into them. samples() and text() need only the standard library
+(name_speed_checks.py uses text() without torch)."""
 import statistics
 import time
-
-import torch
-
-import blocks
 
 
 class SpeedCheck:
     """A callable: one speed check, each request's chain time in seconds (a list)."""
 
     def __init__(self, split, seed=0, rounds=5):
+        import torch
+        import blocks
         net = blocks.build_resnet(seed=seed)
         piece_map = blocks.pieces(split, net)
         names = blocks.process_names(split)
@@ -35,6 +35,7 @@ class SpeedCheck:
         self.rounds = rounds
 
     def __call__(self):
+        import torch
         threads = torch.get_num_threads()
         torch.set_num_threads(1)
         times = []
@@ -53,10 +54,22 @@ class SpeedCheck:
 
 
 def samples(checks, model="resnet50-split"):
-    """kind "speed" samples, one per check: {"micro": [[times...], ...], "e2e": [...]} -> list."""
-    return [{"kind": "speed", "model": model, "device": "cpu", "threads": 1, "phase": phase,
-             "latency_s": [round(t, 7) for t in times]}
-            for phase, phase_checks in checks.items() for times in phase_checks if len(times) >= 2]
+    """kind "speed" samples, one per check, in order: {"micro": [check, ...], "e2e": [...]} -> list.
+    A check is its requests' times (a list), or, beside an end-to-end run, (times, run, at): the
+    run's id and "before" or "after", written as the sample's `run` and `at` (between `phase` and
+    `latency_s`, where name_speed_checks.py puts them too)."""
+    out = []
+    for phase, phase_checks in checks.items():
+        for check in phase_checks:
+            times, run, at = (check, None, None) if isinstance(check, list) else check
+            if len(times) < 2:
+                continue
+            sample = {"kind": "speed", "model": model, "device": "cpu", "threads": 1, "phase": phase}
+            if run is not None:
+                sample["run"], sample["at"] = run, at
+            sample["latency_s"] = [round(t, 7) for t in times]
+            out.append(sample)
+    return out
 
 
 def text(times):
