@@ -127,6 +127,12 @@ static void test_host_time_factor(void)
                                SS_BIN, path), 2);
     CU_ASSERT_TRUE(ss_test_has(out, "host_time_factor: only under compute: shared"));
     free(out);
+    /* a host with no cores declared has no CPU link: nothing the factor could scale */
+    CU_ASSERT_EQUAL(ss_test_sh(&out, "'%s' check '%s' --set 'hosts.0.devices=[{name: gpu0, kind: gpu}, {name: gpu1, "
+                                     "kind: gpu}]' --set 'pipeline.host_time_factor={h: 2}'",
+                               SS_BIN, path), 2);
+    CU_ASSERT_TRUE(ss_test_has(out, "host_time_factor: host 'h' has no cores declared"));
+    free(out);
     free(path);
     ss_test_rmtree(dir);
 }

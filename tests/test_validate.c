@@ -371,6 +371,11 @@ static void test_host_speed(void)
     CU_ASSERT_EQUAL(rc, 2);
     CU_ASSERT(ss_test_has(out, "gone.yaml:12:55: host_speed.model 'none.json' not found or not readable"));
     free(out);
+    free(ss_test_write(dir, "m0.json", "{\"host_speed\": {\"runs\": [{\"run\": \"\", \"time_factor\": 1}]}}\n"));
+    rc = ss_test_sh(&out, "cd '%s' && '%s/servesim' validate c0.yaml p.json -o out/v.csv", dir, SS_BUILD_DIR);
+    CU_ASSERT_EQUAL(rc, 2);
+    CU_ASSERT(ss_test_has(out, "m0.json:1:34: run: expected a run's id, got an empty string"));
+    free(out);
     free(ss_test_write(dir, "m0.json", "{\"host_speed\": {\"runs\": [{\"run\": \"hs\", \"time_factor\": 0}]}}\n"));
     rc = ss_test_sh(&out, "cd '%s' && '%s/servesim' validate c0.yaml p.json -o out/v.csv", dir, SS_BUILD_DIR);
     CU_ASSERT_EQUAL(rc, 2);

@@ -81,14 +81,14 @@ static int per_run(calib *c, cJSON *o, const group *e2e, double ref_s, ss_err *e
     double *sum = ss_xcalloc(e2e->nrefs + 1, sizeof *sum);
     size_t *cnt = ss_xcalloc(e2e->nrefs + 1, sizeof *cnt), nr = 0, named = 0;
     const ss_hwp_sample *unnamed = NULL, *one = NULL;
-    const ss_hwprofile *unnamed_p = NULL;
+    const ss_hwprofile *unnamed_p = NULL, *one_p = NULL;
     for (size_t i = 0; i < e2e->nrefs; i++) {
         const ss_hwp_sample *s = ss_cal_sample_of(&e2e->refs[i]);
         if (!s->run) {
             if (!unnamed) unnamed = s, unnamed_p = e2e->refs[i].prof;
             continue;
         }
-        if (!one) one = s;
+        if (!one) one = s, one_p = e2e->refs[i].prof;
         named++;
         size_t k = 0;
         while (k < nr && strcmp(id[k], s->run) != 0) k++;
@@ -99,9 +99,9 @@ static int per_run(calib *c, cJSON *o, const group *e2e, double ref_s, ss_err *e
     int rc = 0;
     if (named && unnamed)
         rc = ss_err_at(err, unnamed_p->path, unnamed->line, unnamed->col,
-                       "speed: this check beside the end-to-end runs names no run, while others do (`run` at line "
-                       "%d): name every one or none",
-                       one->line);
+                       "speed: this check beside the end-to-end runs names no run, while others do (`run` at %s:%d): "
+                       "name every one or none",
+                       one_p->path, one->line);
     if (rc < 0 || !named) {
         if (rc == 0)
             fprintf(c->sum, "host speed per run: the checks name no runs (an older probe's): not estimated\n");
@@ -164,13 +164,16 @@ static int per_run(calib *c, cJSON *o, const group *e2e, double ref_s, ss_err *e
         "runs[].local_mean_s = the mean of the run means (mean_s, each the mean of its checks' means) within "
         "window_runs runs of it in run order, its own included; window_runs is the widest whose leave-one-run-out "
         "squared error of predicting each run's mean from its neighbours (loo_rms_s; loo_rms_phase_mean_s with "
-        "every other run) is within one standard error of the least (the one-standard-error rule); time_factor = local_mean_s / reference_s, the speed the fits stand for; servesim "
-        "validate applies it with validation.host_speed (sim/cmd/calibrate_speed.c)");
-    fprintf(c->sum,
-            "host speed per run: %zu runs, each the mean of the runs within %zu of it (leave-one-run-out rms %.2f "
-            "ms, %.2f ms over every other run): time factors %.4f to %.4f\n",
-            nr, best_w, nr >= 2 ? 1e3 * sqrt(best_sse / (double)nr) : 0.0,
-            nr >= 2 ? 1e3 * sqrt(global_sse / (double)nr) : 0.0, lo, hi);
+        "every other run) is within one standard error of the least (the one-standard-error rule); with one run, "
+        "its own mean (no cross-validation); time_factor = local_mean_s / reference_s, the speed the fits stand "
+        "for; servesim validate applies it with validation.host_speed (sim/cmd/calibrate_speed.c)");
+    if (nr >= 2)
+        fprintf(c->sum,
+                "host speed per run: %zu runs, each the mean of the runs within %zu of it (leave-one-run-out rms "
+                "%.2f ms, %.2f ms over every other run): time factors %.4f to %.4f\n",
+                nr, best_w, 1e3 * sqrt(best_sse / (double)nr), 1e3 * sqrt(global_sse / (double)nr), lo, hi);
+    else
+        fprintf(c->sum, "host speed per run: one run, at its own checks' mean: time factor %.4f\n", lo);
     free(x), free(sse), free(se), free(e), free(id), free(sum), free(cnt);
     return 0;
 }

@@ -51,6 +51,10 @@ int ss_val_speed_read(const ss_node *model, ss_val_speed *out, ss_err *err)
         double f = 0;
         TRY(ss_node_expect(e, SS_NODE_MAP, "host_speed.runs entry", err));
         TRY(ss_cfg_str(e, "run", &id, SS_REQ, err));
+        if (!id[0]) {
+            ss_node_err(ss_map_find(e, "run"), err, "run: expected a run's id, got an empty string");
+            goto fail;
+        }
         TRY(ss_cfg_num(e, "time_factor", &f, SS_REQ | SS_POS, err));
         if (!isnan(ss_val_speed_of(out, id))) {
             ss_node_err(ss_map_find(e, "run"), err, "run '%s': listed twice", id);

@@ -213,9 +213,8 @@ double ss_pipeline_host_time_factor(const ss_scenario *sc, const char *host)
     return 1;
 }
 
-double ss_pipeline_host_cores(const ss_scenario *sc, const char *host)
+static double host_cores_of(const ss_scenario *sc, const ss_pipeline_cfg *pl, const char *host)
 {
-    const ss_pipeline_cfg *pl = sc->pipeline;
     for (size_t i = 0; pl && i < pl->nhost_cores; i++)
         if (strcmp(pl->host_core_names[i], host) == 0) return pl->host_cores[i];
     double cores = 0;
@@ -224,6 +223,11 @@ double ss_pipeline_host_cores(const ss_scenario *sc, const char *host)
             strncmp(sc->devices[d].name, host, strlen(host)) == 0)
             cores += sc->devices[d].cores;
     return cores;
+}
+
+double ss_pipeline_host_cores(const ss_scenario *sc, const char *host)
+{
+    return host_cores_of(sc, sc->pipeline, host);
 }
 
 /* The map scheduler.<key> (or scheduler.<key>.<sub>) of the model file a
@@ -398,6 +402,12 @@ static int read_section(ss_scenario *sc, ss_pipeline_cfg *pl, const ss_node *n, 
                                         "the solver), which this pipeline does not set");
         TRY(read_host_map(sc, tf, "host_time_factor", &pl->host_time_names, &pl->host_time_factor,
                           &pl->nhost_time_factor, err));
+        for (size_t i = 0; i < pl->nhost_time_factor; i++)
+            if (!(host_cores_of(sc, pl, pl->host_time_names[i]) > 0))
+                return ss_node_err(tf->items[i], err,
+                                   "host_time_factor: host '%s' has no cores declared (pipeline.host_cores, or its "
+                                   "kind: cpu devices' cores): no CPU to scale",
+                                   pl->host_time_names[i]);
     }
     const ss_node *st = ss_map_find(n, "stacking");
     if (st) TRY(read_stacking(pl, st, err));

@@ -68,6 +68,10 @@ echo "calibrate.sh: $model written from $inputs"
 if [ "$dir" != profiles/measured ] &&
     python3 -c 'import json,sys; sys.exit(0 if "runs" in json.load(open(sys.argv[1])).get("host_speed", {}) else 1)' "$model"; then
     sed -i '/^  background_cores: /a\  host_speed: {host: vm, model: models/resnet50-cpu.json}' "$scenario"
+    if ! grep -q '^  host_speed: {host: vm' "$scenario"; then
+        echo "calibrate.sh: $scenario has no validation.background_cores line to put host_speed after" >&2
+        exit 2
+    fi
 fi
 if [ ! -f "$e2e" ]; then
     echo "calibrate.sh: no $e2e: validation skipped"
