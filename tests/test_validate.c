@@ -371,6 +371,12 @@ static void test_host_speed(void)
     CU_ASSERT_EQUAL(rc, 2);
     CU_ASSERT(ss_test_has(out, "gone.yaml:12:55: host_speed.model 'none.json' not found or not readable"));
     free(out);
+    /* a directory where the model file should be: refused at the key, not when it is read */
+    rc = ss_test_sh(&out, "cd '%s' && sed 's/model: none.json/model: models/' gone.yaml > dir.yaml && "
+                          "'%s/servesim' validate dir.yaml p.json -o out/v.csv", dir, SS_BUILD_DIR);
+    CU_ASSERT_EQUAL(rc, 2);
+    CU_ASSERT(ss_test_has(out, "dir.yaml:12:55: host_speed.model 'models' is a directory: expected a file"));
+    free(out);
     free(ss_test_write(dir, "m0.json", "{\"host_speed\": {\"runs\": [{\"run\": \"\", \"time_factor\": 1}]}}\n"));
     rc = ss_test_sh(&out, "cd '%s' && '%s/servesim' validate c0.yaml p.json -o out/v.csv", dir, SS_BUILD_DIR);
     CU_ASSERT_EQUAL(rc, 2);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <yaml.h>
 
@@ -726,9 +727,12 @@ char *ss_node_path(const ss_node *n, const char *rel)
 char *ss_node_readable(const ss_node *n, const char *what, ss_err *err)
 {
     char *p = ss_node_path(n, n->value);
-    if (access(p, R_OK) == 0) return p;
+    struct stat st;
+    int dir = stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+    if (!dir && access(p, R_OK) == 0) return p;
     free(p);
-    ss_node_err(n, err, "%s '%s' not found or not readable", what, n->value);
+    if (dir) ss_node_err(n, err, "%s '%s' is a directory: expected a file", what, n->value);
+    else ss_node_err(n, err, "%s '%s' not found or not readable", what, n->value);
     return NULL;
 }
 
