@@ -8,7 +8,9 @@ records sched_switch, sched_wakeup and sched_migrate_task on every CPU, then say
     what kind of thread;
   - "stacked" episodes: a CPU idle while a probe thread waits to run on the other one (the
     scheduler not using a free core; docs/calibration.md, "Wake-up stacking"), how many, how long,
-    and what began them (a thread going to sleep, or a wake-up).
+    what began them (a thread going to sleep, or a wake-up), their waiter (its kind, how it came
+    to wait: preempted, or woken onto a busy CPU, and whether it had run within 0.5 ms, the
+    kernel's default migration cost below which a task counts as cache-hot), and how they ended.
 Nothing here feeds calibrate or validate: it is the evidence behind docs/calibration.md's
 "CPU interference" and "Wake-up stacking" notes. It needs root and tracefs (it mounts
 /sys/kernel/tracing when absent) and says so otherwise (exit 1).
@@ -72,8 +74,10 @@ def analyse(events, threads, requests, ncpu=2, skip_s=0.0):
     waiting = {}                       # tid -> CPU it is queued on
     oncpu = collections.Counter()      # role:class -> s
     preempt = collections.Counter()    # (role, by kind) -> count
-    episodes = []                      # (start_s, length_s, what began it)
+    episodes = []                      # (start_s, length_s, what began it, waiter, how it ended)
     ep = None
+    how = {}                           # tid -> how it came to wait: "preempted" or "woken onto a busy CPU"
+    off = {}                           # tid -> when it last left a CPU
     t_lo = events[0][0] + skip_s if events else 0.0
     last = None
     ours = ("main", "io", "client", "dispatcher")
@@ -93,8 +97,11 @@ def analyse(events, threads, requests, ncpu=2, skip_s=0.0):
         began = ev
         if ev == "sched_switch":
             prev, nxt = int(f["prev_pid"]), int(f["next_pid"])
+            if prev:
+                off[prev] = t
             if prev and f["prev_state"].startswith("R"):
                 waiting[prev] = cpu
+                how[prev] = "preempted"
                 if t >= t_lo and kind(threads, prev) == "main":
                     preempt[(threads[prev][0], kind(threads, nxt))] += 1
             began = f"sleep of {kind(threads, prev)}" if nxt == 0 else "switch"
@@ -108,21 +115,37 @@ def analyse(events, threads, requests, ncpu=2, skip_s=0.0):
                 waiting.pop(tid, None)
             elif running.get(tc) != tid:
                 waiting[tid] = tc
+                how[tid] = "woken onto a busy CPU"
         elif ev == "sched_migrate_task":
             tid = int(f["pid"])
             if tid in waiting:
                 waiting[tid] = int(f["dest_cpu"])
-        stacked = any(kind(threads, tid) in ours and any(running[c] == 0 for c in running if c != qc)
-                      for tid, qc in waiting.items())
-        if stacked and ep is None:
-            ep = (t, began)
-        elif not stacked and ep is not None:
+        waiters = [tid for tid, qc in waiting.items()
+                   if kind(threads, tid) in ours and any(running[c] == 0 for c in running if c != qc)]
+        if waiters and ep is None:
+            w = waiters[0]             # the waiter: how it came to wait, and how long since it last ran
+            since = t - off[w] if w in off else float("inf")
+            ep = (t, began, f"{kind(threads, w)} {how.get(w, 'waiting')}, "
+                            f"{'ran < 0.5 ms before' if since < 5e-4 else 'ran >= 0.5 ms before'}", w, waiting[w])
+        elif not waiters and ep is not None:
+            w, qc = ep[3], ep[4]       # how it ended
+            on = [c for c in running if running[c] == w]
+            if ev == "sched_migrate_task" and int(f["pid"]) == w:
+                end = "the waiter migrated to the idle CPU"
+            elif on:
+                end = "the waiter ran where it waited" if on[0] == qc else "the waiter ran on the other CPU"
+            elif all(running[c] != 0 for c in running):
+                end = "the idle CPU took other work"
+            else:
+                end = "other"
             if ep[0] >= t_lo:
-                episodes.append((ep[0], t - ep[0], ep[1]))
+                episodes.append((ep[0], t - ep[0], ep[1], ep[2], end))
             ep = None
     long_ = [e for e in episodes if e[1] > 2e-4]
     per = 1.0 / requests if requests else float("nan")
     starts = collections.Counter(e[2] for e in long_)
+    waiters_ = collections.Counter(e[3] for e in long_)
+    ends = collections.Counter(e[4] for e in long_)
     return {
         "requests": requests,
         "cpu_ms_per_request": {k: round(1e3 * v * per, 3) for k, v in sorted(oncpu.items())},
@@ -131,6 +154,8 @@ def analyse(events, threads, requests, ncpu=2, skip_s=0.0):
         "stacked_ms_per_request": round(1e3 * sum(e[1] for e in long_) * per, 3),
         "stacked_mean_ms": round(1e3 * sum(e[1] for e in long_) / len(long_), 3) if long_ else 0.0,
         "stacked_began_by": {k: round(v * per, 3) for k, v in starts.most_common()},
+        "stacked_waiter": {k: round(v * per, 3) for k, v in waiters_.most_common()},
+        "stacked_ended_by": {k: round(v * per, 3) for k, v in ends.most_common()},
     }
 
 
@@ -179,8 +204,8 @@ def trace_pipeline(transport, clients, seconds):
 def self_test():
     """The analysis on a hand-made trace of two CPUs: block a's main thread (10) computes on CPU 0;
     block b's main thread (20) is woken onto CPU 0 and preempts it; CPU 1's thread (30, block c)
-    goes to sleep at 1.000 s while 10 waits: a stacked episode of 4 ms, begun by a sleep, until 10
-    migrates and runs on CPU 1 at 1.004 s."""
+    goes to sleep at 1.000 s while 10 waits: a stacked episode of 4 ms, begun by a sleep, its waiter
+    10 preempted 4.9 ms before, until 10 migrates and runs on CPU 1 at 1.004 s."""
     lines = [
         " python3-30 [001] d..2. 0.990000: sched_wakeup: comm=python3 pid=30 prio=120 target_cpu=001",
         " python3-10 [000] d..2. 0.995000: sched_wakeup: comm=python3 pid=20 prio=120 target_cpu=000",
@@ -197,7 +222,9 @@ def self_test():
     threads = {10: ("block1", "python3"), 20: ("block2", "python3"), 30: ("block3", "python3")}
     got = analyse(parse(lines), threads, requests=1)
     want = {"stacked_per_request": 1.0, "stacked_ms_per_request": 4.0,
-            "stacked_began_by": {"sleep of main": 1.0}, "preemptions_per_request": {"block1 by main": 1.0}}
+            "stacked_began_by": {"sleep of main": 1.0}, "preemptions_per_request": {"block1 by main": 1.0},
+            "stacked_waiter": {"main preempted, ran >= 0.5 ms before": 1.0},
+            "stacked_ended_by": {"the waiter migrated to the idle CPU": 1.0}}
     bad = {k: (got[k], v) for k, v in want.items() if got[k] != v}
     # block1 is seen on CPU 0 from its first event (0.995 s) until preempted (0.9951 s), then on CPU 1
     # from 1.004 to 1.010 s: 6.1 ms
