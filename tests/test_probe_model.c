@@ -253,6 +253,26 @@ static void client_hop_key(void)
     free(out);
 }
 
+/* profiles/measured/<measurement> copied to dir/p and calibrated by tools/probe/calibrate.sh (its
+ * validate table in dir/p/v.csv), then `then` (a shell command; %1$s stands for dir/p, %2$s for the
+ * build directory) run there; the command exits 0.  Returns "cal=<calibrate.sh's exit>", the
+ * summary's lines that match `grep_re` and `then`'s output (shown on stderr too), or NULL. */
+static char *calibrated_copy(const char *dir, const char *measurement, const char *grep_re, const char *then)
+{
+    char *out = NULL;
+    char *p = ss_xasprintf("%s/p", dir), *cmd = ss_xasprintf(then, p, SS_BUILD_DIR);
+    int rc = ss_test_sh(&out,
+                        "cd '%s' && cp -R 'profiles/measured/%s' '%s' && "
+                        "tools/probe/calibrate.sh '%s/servesim' '%s' '%s/v.csv' >'%s/cal.txt' 2>&1; "
+                        "echo cal=$?; grep -E '%s' '%s/cal.txt'; %s",
+                        SS_SRC_DIR, measurement, p, SS_BUILD_DIR, p, p, p, grep_re, p, cmd);
+    free(cmd);
+    free(p);
+    CU_ASSERT_EQUAL(rc, 0);
+    if (out) fprintf(stderr, "\n%s", out);
+    return out;
+}
+
 /* The measurement whose host drifted (profiles/measured/full3-2026-11-27: `make probe` from a fresh
  * clone; its speed checks 87 ms over the zmq-copy runs, 98 ms over the shm-handle ones), calibrated
  * by tools/probe/calibrate.sh, which applies each run's host speed from the checks around it
@@ -260,21 +280,14 @@ static void client_hop_key(void)
  * with one speed for every run, 16 (docs/calibration.md, "The host drifts within a measurement"). */
 static void drift_followed_validate(void)
 {
-    char *dir = ss_test_tmpdir(), *out = NULL;
-    int rc = ss_test_sh(&out,
-                        "cd '%s' && cp -R profiles/measured/full3-2026-11-27 '%s/p' && "
-                        "tools/probe/calibrate.sh '%s/servesim' '%s/p' '%s/p/v.csv' >'%s/p/cal.txt' 2>&1; "
-                        "echo cal=$?; grep -E 'host speed per run|validate: [0-9]' '%s/p/cal.txt'; "
-                        "grep -c 'host_speed: {host: vm' '%s/p/scenario/resnet50-cpu.yaml'; "
-                        "sed '/host_speed: {host/d' '%s/p/scenario/resnet50-cpu.yaml' > '%s/p/scenario/one.yaml'; "
-                        "'%s/servesim' validate '%s/p/scenario/one.yaml' '%s/p/probe-e2e.json' -o '%s/p/v1.csv' "
-                        "--quiet >/dev/null; "
-                        "echo beyond=$(grep -cE ',no$' '%s/p/v.csv') one=$(grep -cE ',no$' '%s/p/v1.csv')",
-                        SS_SRC_DIR, dir, SS_BUILD_DIR, dir, dir, dir, dir, dir, dir, dir, SS_BUILD_DIR, dir, dir, dir,
-                        dir, dir);
-    CU_ASSERT_EQUAL(rc, 0);
+    char *dir = ss_test_tmpdir();
+    char *out = calibrated_copy(dir, "full3-2026-11-27", "host speed per run|validate: [0-9]",
+                             "grep -c 'host_speed: {host: vm' '%1$s/scenario/resnet50-cpu.yaml'; "
+                             "sed '/host_speed: {host/d' '%1$s/scenario/resnet50-cpu.yaml' > '%1$s/scenario/one.yaml'; "
+                             "'%2$s/servesim' validate '%1$s/scenario/one.yaml' '%1$s/probe-e2e.json' -o '%1$s/v1.csv' "
+                             "--quiet >/dev/null; "
+                             "echo beyond=$(grep -cE ',no$' '%1$s/v.csv') one=$(grep -cE ',no$' '%1$s/v1.csv')");
     CU_ASSERT_FATAL(out != NULL);
-    fprintf(stderr, "\n%s", out);
     CU_ASSERT(ss_test_has(out, "cal=1") && ss_test_has(out, "host speed per run: 26 runs"));
     const char *b = strstr(out, "beyond="), *o = strstr(out, "one=");
     CU_ASSERT(b && atoi(b + 7) <= 4);
@@ -315,24 +328,17 @@ static void committed_files_check(void)
  * more without CPU interference (docs/calibration.md, "Three passes"); more is a regression. */
 static void three_passes_validate(void)
 {
-    char *dir = ss_test_tmpdir(), *out = NULL;
-    int rc = ss_test_sh(&out,
-                        "cd '%s' && cp -R profiles/measured/passes3-2026-11-27 '%s/p' && "
-                        "tools/probe/calibrate.sh '%s/servesim' '%s/p' '%s/p/v.csv' >'%s/p/cal.txt' 2>&1; "
-                        "echo cal=$?; grep -E 'host speed: applied|validate: [0-9]' '%s/p/cal.txt'; "
-                        "'%s/servesim' validate '%s/p/scenario/resnet50-cpu.yaml' '%s/p/probe-e2e.json' --means "
-                        "-o '%s/p/means.csv' --quiet >'%s/p/means.txt'; echo rc=$?; "
-                        "sed '/^  interference: /d' '%s/p/scenario/resnet50-cpu.yaml' > '%s/p/scenario/noint.yaml'; "
-                        "'%s/servesim' validate '%s/p/scenario/noint.yaml' '%s/p/probe-e2e.json' --means "
-                        "-o '%s/p/means0.csv' --quiet >/dev/null; "
-                        "echo runs=$(grep -c ',throughput_per_s,' '%s/p/means.csv') "
-                        "beyond=$(grep -cE ',no,[^,]*,[^,]*$' '%s/p/means.csv') "
-                        "without=$(grep -cE ',no,[^,]*,[^,]*$' '%s/p/means0.csv')",
-                        SS_SRC_DIR, dir, SS_BUILD_DIR, dir, dir, dir, dir, SS_BUILD_DIR, dir, dir, dir, dir, dir,
-                        dir, SS_BUILD_DIR, dir, dir, dir, dir, dir, dir);
-    CU_ASSERT_EQUAL(rc, 0);
+    char *dir = ss_test_tmpdir();
+    char *out = calibrated_copy(dir, "passes3-2026-11-27", "host speed: applied|validate: [0-9]",
+                             "'%2$s/servesim' validate '%1$s/scenario/resnet50-cpu.yaml' '%1$s/probe-e2e.json' --means "
+                             "-o '%1$s/means.csv' --quiet >'%1$s/means.txt'; echo rc=$?; "
+                             "sed '/^  interference: /d' '%1$s/scenario/resnet50-cpu.yaml' > '%1$s/scenario/noint.yaml'; "
+                             "'%2$s/servesim' validate '%1$s/scenario/noint.yaml' '%1$s/probe-e2e.json' --means "
+                             "-o '%1$s/means0.csv' --quiet >/dev/null; "
+                             "echo runs=$(grep -c ',throughput_per_s,' '%1$s/means.csv') "
+                             "beyond=$(grep -cE ',no,[^,]*,[^,]*$' '%1$s/means.csv') "
+                             "without=$(grep -cE ',no,[^,]*,[^,]*$' '%1$s/means0.csv')");
     CU_ASSERT_FATAL(out != NULL);
-    fprintf(stderr, "\n%s", out);
     /* calibrate.sh ran (its validate of the single runs exits 1: some beyond tolerance), at the runs'
      * host speed; validate --means ran */
     CU_ASSERT(ss_test_has(out, "cal=1") && ss_test_has(out, "host speed: applied (--at-run-speed)"));

@@ -301,6 +301,40 @@ static void test_perturbed(void)
     ss_test_rmtree(dir);
 }
 
+/* Host h's 2-core CPU under compute: shared running two blocks of the shipped
+ * ResNet50 split (its split and transports copied into dir/models), with
+ * `clients` closed-loop clients and `validation` (a flow map) as its
+ * validation: section, written to dir/file. */
+static void write_cpu_scenario(const char *dir, const char *file, unsigned clients, const char *validation)
+{
+    char *text = ss_xasprintf("name: vc\nseed: 5\nduration_s: 10\n"
+                              "hosts: [{name: h, devices: [{name: cpu, kind: cpu, cores: 2}]}]\n"
+                              "models:\n  - {name: block1, split: resnet50-split, block: block1}\n"
+                              "  - {name: block2, split: resnet50-split, block: block2}\n"
+                              "tasks: [{name: classify, path: [block1, block2]}]\n"
+                              "deployment: [{model: block1, device: cpu}, {model: block2, device: cpu}]\n"
+                              "workloads: [{name: client, kind: closed, target: classify, clients: %u}]\n"
+                              "pipeline: {transport: zmq-copy, compute: shared}\n"
+                              "validation: %s\n",
+                              clients, validation);
+    free(ss_test_write(dir, file, text));
+    free(text);
+    ss_test_sh(NULL, "cd '%s' && mkdir -p models && cp '%s/models/resnet50-split.json' '%s/models/transports.json' models/",
+               dir, SS_SRC_DIR, SS_SRC_DIR);
+}
+
+/* A profile of one closed-loop run `id` of model net over zmq-copy with
+ * `clients` clients, 9 s after a 1 s warm-up, made-up results; `extra` more
+ * conditions (", \"background_cores\": 1.5", or ""). */
+static char *closed_run_profile(const char *id, unsigned clients, const char *extra)
+{
+    return ss_xasprintf("%s{\"id\": \"%s\", \"conditions\": {\"model\": \"net\", \"transport\": \"zmq-copy\", "
+                        "\"arrival\": \"closed\", \"clients\": %u, \"duration_s\": 9, \"warmup_s\": 1%s}, "
+                        "\"results\": {\"requests\": 100, \"throughput_per_s\": 10, \"latency_mean_s\": 0.1, "
+                        "\"latency_p50_s\": 0.1, \"latency_p99_s\": 0.2}}\n]\n}\n",
+                        HEAD, id, clients, extra);
+}
+
 /* validation.host_speed: {host: h, model: m.json}: each run simulated with h's
  * CPU work scaled by the run's time factor from the model file's
  * host_speed.runs, exactly as `servesim run --set pipeline.host_time_factor.h=f`
@@ -309,34 +343,19 @@ static void test_perturbed(void)
 static void test_host_speed(void)
 {
     char *dir = ss_test_tmpdir(), *out = NULL;
-    const char *scen = "name: vh\nseed: 5\nduration_s: 10\n"
-                       "hosts: [{name: h, devices: [{name: cpu, kind: cpu, cores: 2}]}]\n"
-                       "models:\n  - {name: block1, split: resnet50-split, block: block1}\n"
-                       "  - {name: block2, split: resnet50-split, block: block2}\n"
-                       "tasks: [{name: classify, path: [block1, block2]}]\n"
-                       "deployment: [{model: block1, device: cpu}, {model: block2, device: cpu}]\n"
-                       "workloads: [{name: client, kind: closed, target: classify, clients: 1}]\n"
-                       "pipeline: {transport: zmq-copy, compute: shared}\n"
-                       "validation: {model: net, host_speed: {host: h, model: %s}}\n";
-    char *c1 = ss_xasprintf(scen, "m.json"), *c2 = ss_xasprintf(scen, "none.json"), *c3 = ss_xasprintf(scen, "m0.json");
-    free(ss_test_write(dir, "c.yaml", c1));
-    free(ss_test_write(dir, "gone.yaml", c2));
-    free(ss_test_write(dir, "c0.yaml", c3));
+    write_cpu_scenario(dir, "c.yaml", 1, "{model: net, host_speed: {host: h, model: m.json}}");
+    write_cpu_scenario(dir, "gone.yaml", 1, "{model: net, host_speed: {host: h, model: none.json}}");
+    write_cpu_scenario(dir, "c0.yaml", 1, "{model: net, host_speed: {host: h, model: m0.json}}");
     free(ss_test_write(dir, "m.json", "{\"host_speed\": {\"runs\": [{\"run\": \"hs\", \"time_factor\": 1.5}]}}\n"));
     free(ss_test_write(dir, "m0.json", "{\"host_speed\": {\"ratio\": 1.1}}\n"));
-    const char *run = "{\"id\": \"%s\", \"conditions\": {\"model\": \"net\", \"transport\": \"zmq-copy\", "
-                      "\"arrival\": \"closed\", \"clients\": 1, \"duration_s\": 9, \"warmup_s\": 1}, "
-                      "\"results\": {\"requests\": 100, \"throughput_per_s\": 10, \"latency_mean_s\": 0.1, "
-                      "\"latency_p50_s\": 0.1, \"latency_p99_s\": 0.2}}\n";
-    char *fmt = ss_xasprintf("%s%s]\n}\n", HEAD, run), *p1 = ss_xasprintf(fmt, "hs"), *p2 = ss_xasprintf(fmt, "other");
+    char *p1 = closed_run_profile("hs", 1, ""), *p2 = closed_run_profile("other", 1, "");
     free(ss_test_write(dir, "p.json", p1));
     free(ss_test_write(dir, "other.json", p2));
     int rc = ss_test_sh(&out,
-                        "cd '%s' && mkdir -p models && cp '%s/models/resnet50-split.json' '%s/models/transports.json' "
-                        "models/ && '%s/servesim' run c.yaml -o r.csv --quiet --set pipeline.host_time_factor.h=1.5 "
+                        "cd '%s' && '%s/servesim' run c.yaml -o r.csv --quiet --set pipeline.host_time_factor.h=1.5 "
                         "--set duration_s=10 --set warmup_s=1 && '%s/servesim' run c.yaml -o r1.csv --quiet "
                         "--set duration_s=10 --set warmup_s=1 && '%s/servesim' validate c.yaml p.json -o v.csv",
-                        dir, SS_SRC_DIR, SS_SRC_DIR, SS_BUILD_DIR, SS_BUILD_DIR, SS_BUILD_DIR);
+                        dir, SS_BUILD_DIR, SS_BUILD_DIR, SS_BUILD_DIR);
     CU_ASSERT(rc == 0 || rc == 1); /* the made-up measurements may be far off */
     free(out);
     ss_csv r, r1, v;
@@ -388,12 +407,8 @@ static void test_host_speed(void)
     CU_ASSERT(ss_test_has(out, "m0.json:1:") && ss_test_has(out, "time_factor: expected a number > 0"));
     CU_ASSERT_EQUAL(ss_test_sh(NULL, "test -e '%s/out'", dir), 1); /* nothing written */
     free(out);
-    free(fmt);
     free(p1);
     free(p2);
-    free(c1);
-    free(c2);
-    free(c3);
     ss_test_rmtree(dir);
 }
 
@@ -403,28 +418,15 @@ static void test_host_speed(void)
 static void test_background_cores(void)
 {
     char *dir = ss_test_tmpdir(), *out = NULL;
-    free(ss_test_write(dir, "c.yaml",
-                       "name: vc\nseed: 5\nduration_s: 10\n"
-                       "hosts: [{name: h, devices: [{name: cpu, kind: cpu, cores: 2}]}]\n"
-                       "models:\n  - {name: block1, split: resnet50-split, block: block1}\n"
-                       "  - {name: block2, split: resnet50-split, block: block2}\n"
-                       "tasks: [{name: classify, path: [block1, block2]}]\n"
-                       "deployment: [{model: block1, device: cpu}, {model: block2, device: cpu}]\n"
-                       "workloads: [{name: client, kind: closed, target: classify, clients: 4}]\n"
-                       "pipeline: {transport: zmq-copy, compute: shared}\n"
-                       "validation: {model: net, background_cores: {host: h}}\n"));
-    const char *run = "{\"id\": \"bg\", \"conditions\": {\"model\": \"net\", \"transport\": \"zmq-copy\", "
-                      "\"arrival\": \"closed\", \"clients\": 4, \"duration_s\": 9, \"warmup_s\": 1, "
-                      "\"background_cores\": %s}, \"results\": {\"requests\": 100, \"throughput_per_s\": 10, "
-                      "\"latency_mean_s\": 0.1, \"latency_p50_s\": 0.1, \"latency_p99_s\": 0.2}}\n";
-    char *fmt = ss_xasprintf("%s%s]\n}\n", HEAD, run), *p1 = ss_xasprintf(fmt, "1.5"), *p2 = ss_xasprintf(fmt, "2");
+    write_cpu_scenario(dir, "c.yaml", 4, "{model: net, background_cores: {host: h}}");
+    char *p1 = closed_run_profile("bg", 4, ", \"background_cores\": 1.5"),
+         *p2 = closed_run_profile("bg", 4, ", \"background_cores\": 2");
     free(ss_test_write(dir, "p.json", p1));
     free(ss_test_write(dir, "bad.json", p2));
     int rc = ss_test_sh(&out,
-                        "cd '%s' && mkdir -p models && cp '%s/models/resnet50-split.json' '%s/models/transports.json' "
-                        "models/ && '%s/servesim' run c.yaml -o r.csv --quiet --set pipeline.host_cores.h=0.5 "
+                        "cd '%s' && '%s/servesim' run c.yaml -o r.csv --quiet --set pipeline.host_cores.h=0.5 "
                         "--set duration_s=10 --set warmup_s=1 && '%s/servesim' validate c.yaml p.json -o v.csv",
-                        dir, SS_SRC_DIR, SS_SRC_DIR, SS_BUILD_DIR, SS_BUILD_DIR);
+                        dir, SS_BUILD_DIR, SS_BUILD_DIR);
     CU_ASSERT(rc == 0 || rc == 1); /* the made-up measurements may be far off */
     free(out);
     ss_csv r, v;
@@ -451,7 +453,6 @@ static void test_background_cores(void)
     CU_ASSERT(ss_test_has(out, "bad.json:6:1: run 'bg': no scenario can set its conditions (c.yaml: "
                                "background_cores 2 leaves none of host 'h''s 2 cores)"));
     free(out);
-    free(fmt);
     free(p1);
     free(p2);
     ss_test_rmtree(dir);
