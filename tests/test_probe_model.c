@@ -320,6 +320,26 @@ static void committed_files_check(void)
     free(out);
 }
 
+/* A measurement without its stacking benchmark (a probe run of one part): calibrate.sh validates
+ * it without the mechanism (the scenario copy drops pipeline.stacking, as it drops wake and
+ * interference without theirs), instead of validate refusing a model with no scheduler.stacking. */
+static void without_stacking_benchmark(void)
+{
+    char *dir = ss_test_tmpdir(), *out = NULL;
+    int rc = ss_test_sh(&out,
+                        "cd '%s' && cp -R profiles/measured/full3-2026-11-27 '%s/p' && rm '%s/p/probe-stacking.json' && "
+                        "tools/probe/calibrate.sh '%s/servesim' '%s/p' '%s/p/v.csv' >'%s/p/cal.txt' 2>&1; "
+                        "echo again=$? stacking=$(grep -c '^  stacking: ' '%s/p/scenario/resnet50-cpu.yaml')",
+                        SS_SRC_DIR, dir, dir, SS_BUILD_DIR, dir, dir, dir, dir);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_FATAL(out != NULL);
+    CU_ASSERT(ss_test_has(out, "again=1 stacking=0")); /* validate ran (some beyond tolerance), no stacking */
+    if (!ss_test_has(out, "again=1 stacking=0")) fprintf(stderr, "\n%s", out);
+    free(out);
+    ss_test_sh(NULL, "rm -rf '%s'", dir);
+    free(dir);
+}
+
 /* The three-pass measurement of 2026-11-27 (profiles/measured/passes3-2026-11-27: one `make probe`
  * with --passes 3, every benchmark in it), calibrated from its own micro-benchmarks at the host
  * speed of its runs (tools/probe/calibrate.sh: --at-run-speed) and judged by its conditions' means
@@ -355,6 +375,7 @@ static void three_passes_validate(void)
 SS_TEST_SUITE("probe-model",
               {"the three-pass measurement, judged by its means: within 3 of 52 misses", three_passes_validate},
               {"the drifted measurement, each run at its host's speed: within 4 of 52 misses", drift_followed_validate},
+              {"a measurement without its stacking benchmark is validated without the mechanism", without_stacking_benchmark},
               {"the committed measurements pass the probe's check; arrivals are their seeds' schedules",
                committed_files_check},
               {"one client: the blocks' compute plus the hops, per transport", one_client_is_the_sum},

@@ -35,8 +35,9 @@ else
     sed 's#\.\./\.\./models/resnet50-cpu\.json#models/resnet50-cpu.json#g' scenarios/probe/resnet50-cpu.yaml >"$scenario"
     # a measurement without a benchmark is validated without its mechanism: the wake benchmark
     # (probe-wake.json, pipeline.wake) came on 2026-11-27, the co-run one (probe-corun.json,
-    # pipeline.interference) at 06:00 that day
-    for pair in wake:wake corun:interference; do
+    # pipeline.interference) at 06:00 that day; the stacking one (probe-stacking.json,
+    # pipeline.stacking) is absent from a probe run of one part (--only micro)
+    for pair in stacking:stacking wake:wake corun:interference; do
         if [ ! -f "$dir/probe-${pair%%:*}.json" ]; then
             sed -i "/^  ${pair#*:}: /d" "$scenario"
         fi
