@@ -61,6 +61,17 @@ static void phase_stats(const group *g, int by_check, double *mean, double *var_
     free(m);
 }
 
+/* The mean of x[k] over the runs k within w of j (0 <= k < n), j itself with
+ * with_self, else left out (then w >= 1 and n >= 2: one neighbour at least). */
+static double window_mean(const double *x, size_t n, size_t j, size_t w, int with_self)
+{
+    double t = 0;
+    size_t m = 0;
+    for (size_t k = j > w ? j - w : 0; k <= j + w && k < n; k++)
+        if (with_self || k != j) t += x[k], m++;
+    return t / (double)m;
+}
+
 /* The host's speed per end-to-end run, where the checks name their runs.
  * A run's own two checks (0.4 s beside a run of 6-20 s) say little about it
  * (docs/calibration.md: used alone they took five measurements from 28 to
@@ -108,47 +119,40 @@ static int per_run(calib *c, cJSON *o, const group *e2e, double ref_s, ss_err *e
         free(id), free(sum), free(cnt);
         return rc;
     }
-    /* sse[w]: the leave-one-run-out squared error with window w; se[w]: the
-     * standard error of its mean over the runs */
-    double *x = ss_xcalloc(nr, sizeof *x), *sse = ss_xcalloc(nr + 1, sizeof *sse),
+    /* mse[w]: the mean leave-one-run-out squared error with window w; se[w]: its
+     * standard error over the runs */
+    double *x = ss_xcalloc(nr, sizeof *x), *mse = ss_xcalloc(nr + 1, sizeof *mse),
            *se = ss_xcalloc(nr + 1, sizeof *se), *e = ss_xcalloc(nr, sizeof *e);
     for (size_t k = 0; k < nr; k++) x[k] = sum[k] / (double)cnt[k];
-    size_t best_w = nr > 1 ? nr - 1 : 0, min_w = best_w;
+    size_t best_w = nr > 1 ? nr - 1 : 0, min_w = 1;
     for (size_t w = 1; w < nr; w++) {
         for (size_t j = 0; j < nr; j++) {
-            double t = 0;
-            size_t m = 0;
-            for (size_t k = j > w ? j - w : 0; k <= j + w && k < nr; k++)
-                if (k != j) t += x[k], m++;
-            e[j] = (x[j] - t / (double)m) * (x[j] - t / (double)m);
+            double d = x[j] - window_mean(x, nr, j, w, 0);
+            e[j] = d * d;
         }
-        sse[w] = gsl_stats_mean(e, 1, nr) * (double)nr;
-        se[w] = nr > 1 ? sqrt(gsl_stats_variance(e, 1, nr) / (double)nr) : 0;
-        if (sse[w] < sse[min_w] || w == 1) min_w = w;
+        mse[w] = gsl_stats_mean(e, 1, nr);
+        se[w] = sqrt(gsl_stats_variance_m(e, 1, nr, mse[w]) / (double)nr);
+        if (mse[w] < mse[min_w]) min_w = w;
     }
     /* the one-standard-error rule (Hastie, Tibshirani & Friedman, ESL §7.10): the
      * widest window whose error is within a standard error of the least, so a
      * host that holds still keeps the phase's mean and noise does not pick a
      * narrow window */
     for (size_t w = nr - 1; w >= 1 && nr >= 2; w--)
-        if (sse[w] / (double)nr <= sse[min_w] / (double)nr + se[min_w]) {
+        if (mse[w] <= mse[min_w] + se[min_w]) {
             best_w = w;
             break;
         }
-    double best_sse = nr >= 2 ? sse[best_w] : 0, global_sse = nr >= 2 ? sse[nr - 1] : 0;
     cJSON *runs = cJSON_AddArrayToObject(o, "runs");
     double lo = INFINITY, hi = -INFINITY;
     for (size_t j = 0; j < nr; j++) {
-        double t = 0;
-        size_t m = 0;
-        for (size_t k = j > best_w ? j - best_w : 0; k <= j + best_w && k < nr; k++) t += x[k], m++;
-        double f = t / (double)m / ref_s;
+        double local = window_mean(x, nr, j, best_w, 1), f = local / ref_s;
         lo = f < lo ? f : lo, hi = f > hi ? f : hi;
         cJSON *r = cJSON_CreateObject();
         cJSON_AddStringToObject(r, "run", id[j]);
         cJSON_AddNumberToObject(r, "checks", (double)cnt[j]);
         ss_cal_put_num(r, "mean_s", x[j]);
-        ss_cal_put_num(r, "local_mean_s", t / (double)m);
+        ss_cal_put_num(r, "local_mean_s", local);
         ss_cal_put_num(r, "time_factor", f);
         cJSON_AddItemToArray(runs, r);
     }
@@ -156,8 +160,8 @@ static int per_run(calib *c, cJSON *o, const group *e2e, double ref_s, ss_err *e
     cJSON_AddNumberToObject(w, "window_runs", (double)best_w);
     ss_cal_put_num(w, "reference_s", ref_s);
     if (nr >= 2) {
-        ss_cal_put_num(w, "loo_rms_s", sqrt(best_sse / (double)nr));
-        ss_cal_put_num(w, "loo_rms_phase_mean_s", sqrt(global_sse / (double)nr));
+        ss_cal_put_num(w, "loo_rms_s", sqrt(mse[best_w]));
+        ss_cal_put_num(w, "loo_rms_phase_mean_s", sqrt(mse[nr - 1]));
     }
     cJSON_AddStringToObject(
         w, "method",
@@ -171,10 +175,10 @@ static int per_run(calib *c, cJSON *o, const group *e2e, double ref_s, ss_err *e
         fprintf(c->sum,
                 "host speed per run: %zu runs, each the mean of the runs within %zu of it (leave-one-run-out rms "
                 "%.2f ms, %.2f ms over every other run): time factors %.4f to %.4f\n",
-                nr, best_w, 1e3 * sqrt(best_sse / (double)nr), 1e3 * sqrt(global_sse / (double)nr), lo, hi);
+                nr, best_w, 1e3 * sqrt(mse[best_w]), 1e3 * sqrt(mse[nr - 1]), lo, hi);
     else
         fprintf(c->sum, "host speed per run: one run, at its own checks' mean: time factor %.4f\n", lo);
-    free(x), free(sse), free(se), free(e), free(id), free(sum), free(cnt);
+    free(x), free(mse), free(se), free(e), free(id), free(sum), free(cnt);
     return 0;
 }
 
