@@ -30,7 +30,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import run as probe_run  # noqa: E402  (run_id; run.py imports torch only inside main)
+import run as probe_run  # noqa: E402  (run_id, write_json; run.py imports torch only inside main)
 import speed  # noqa: E402  (text; speed.py imports torch only inside SpeedCheck)
 
 PASS_RE = re.compile(r"^\[\s*\d+ s\] probe: pass (\d+) of (\d+)$")
@@ -158,14 +158,6 @@ def name_checks(d, within_rounding=False):
     return doc, named != len(checks), summary
 
 
-def write(path, doc):
-    """As run.write_profile writes it: indent 1, no NaN, a final newline; through a temporary file."""
-    with open(path + ".tmp", "w", encoding="utf-8") as f:
-        json.dump(doc, f, indent=1, allow_nan=False)
-        f.write("\n")
-    os.replace(path + ".tmp", path)
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dirs", nargs="+", metavar="DIR", help="a measurement: probe-speed.json, probe-e2e.json, "
@@ -189,7 +181,7 @@ def main():
             print(summary + ("; NOT named" if changed else "; named"))
             failed |= changed
         elif changed:
-            write(os.path.join(d, "probe-speed.json"), doc)
+            probe_run.write_json(os.path.join(d, "probe-speed.json"), doc)
             print(summary + "; named (run, at) and written")
         else:
             print(summary + "; already named, unchanged")

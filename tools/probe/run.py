@@ -120,7 +120,13 @@ def write_profile(path, env, source, samples=None, runs=None):
         doc["samples"] = samples
     if runs:
         doc["runs"] = runs
-    os.makedirs(os.path.dirname(path), exist_ok=True)
+    write_json(path, doc)
+
+
+def write_json(path, doc):
+    """A profile document as the probe writes it: indent 1, no NaN, a final newline, through a
+    temporary file (name_speed_checks.py rewrites committed ones the same way)."""
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     with open(path + ".tmp", "w", encoding="utf-8") as f:
         json.dump(doc, f, indent=1, allow_nan=False)
         f.write("\n")
