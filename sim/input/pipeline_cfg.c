@@ -372,11 +372,45 @@ static int read_wake(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
     return profile_or_numbers(pl, m, "wake", pl->transport.name, 0, keys, "idle_s, extra_s", wake_numbers, err);
 }
 
+/* `run_queues: {slice_s, tick_s, migration_cost_s, balance_ticks}`
+ * (serve/pipeline_runq.h): the scheduler's base slice, its tick (1 / HZ), the
+ * migration cost under which a thread is cache hot, and how many ticks apart
+ * an idle core pulls; only under compute: shared. */
+static int read_run_queues(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
+{
+    static const char *const keys[] = {"slice_s", "tick_s", "migration_cost_s", "balance_ticks", NULL};
+    TRY(ss_node_expect(m, SS_NODE_MAP, "run_queues", err));
+    TRY(ss_cfg_check_keys(m, keys, "run_queues", err));
+    if (!pl->compute_shared)
+        return ss_node_err(m, err, "run_queues: only under compute: shared (the hosts' cores shared at all), which "
+                                   "this pipeline does not set");
+    TRY(ss_cfg_num(m, "slice_s", &pl->rq_slice_s, SS_REQ | SS_POS, err));
+    TRY(ss_cfg_num(m, "tick_s", &pl->rq_tick_s, SS_REQ | SS_POS, err));
+    TRY(ss_cfg_num(m, "migration_cost_s", &pl->rq_migration_cost_s, SS_REQ | SS_NONNEG, err));
+    unsigned long long every = 0;
+    TRY(ss_cfg_u64(m, "balance_ticks", &every, SS_REQ, err));
+    if (every < 1 || every > 1000)
+        return ss_node_err(ss_map_find(m, "balance_ticks"), err,
+                           "balance_ticks: expected a whole number of ticks from 1 to 1000, got %llu", every);
+    pl->rq_balance_ticks = (unsigned)every;
+    pl->run_queues = 1;
+    return 0;
+}
+
+/* A scheduler mechanism's key of `pipeline` (stacking, wake, interference,
+ * run_queues), or NULL when absent or null (`stacking: ~`, `--set
+ * pipeline.stacking=`: off, as absent). */
+static const ss_node *mechanism(const ss_node *pipeline, const char *key)
+{
+    const ss_node *m = ss_map_find(pipeline, key);
+    return m && m->kind == SS_NODE_SCALAR && m->is_null ? NULL : m;
+}
+
 static int read_section(ss_scenario *sc, ss_pipeline_cfg *pl, const ss_node *n, ss_err *err)
 {
     static const char *const keys[] = {"transport", "batch", "dispatcher", "client_device", "contention", "compute",
                                        "host_cores", "host_time_factor", "batching", "stacking", "wake",
-                                       "interference", NULL};
+                                       "interference", "run_queues", NULL};
     static const char *const computes[] = {"fixed", "shared", NULL};
     TRY(ss_node_expect(n, SS_NODE_MAP, "pipeline", err));
     TRY(ss_cfg_check_keys(n, keys, "pipeline", err));
@@ -409,13 +443,19 @@ static int read_section(ss_scenario *sc, ss_pipeline_cfg *pl, const ss_node *n, 
                                    "kind: cpu devices' cores): no CPU to scale",
                                    pl->host_time_names[i]);
     }
-    const ss_node *st = ss_map_find(n, "stacking");
+    const ss_node *st = mechanism(n, "stacking");
     if (st) TRY(read_stacking(pl, st, err));
-    const ss_node *wk = ss_map_find(n, "wake");
+    const ss_node *wk = mechanism(n, "wake");
     if (wk) TRY(read_wake(pl, wk, err));
     pl->corun_factor = pl->slice_factor = 1;
-    const ss_node *itf = ss_map_find(n, "interference");
+    const ss_node *itf = mechanism(n, "interference");
     if (itf) TRY(read_interference(pl, itf, err));
+    const ss_node *rqn = mechanism(n, "run_queues");
+    if (rqn) TRY(read_run_queues(pl, rqn, err));
+    if (rqn && st)
+        return ss_node_err(st, err, "stacking: not with run_queues, which place the threads on the cores themselves "
+                                    "and are calibrated from the same ring benchmark (docs/calibration.md, \"Run "
+                                    "queues\"): drop one of them");
     const ss_node *d = ss_map_find(n, "dispatcher");
     if (d) {
         static const char *const dkeys[] = {"device", NULL};

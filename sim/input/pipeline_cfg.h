@@ -36,6 +36,11 @@ typedef struct ss_pipeline_cfg {
     double corun_factor;       /* `interference:` the CPU time a piece of work costs while other work runs on the
                                 * host's other cores, over alone (>= 1; 1 = off) (serve/pipeline_compute.c) */
     double slice_factor;       /* ... and while it is time-sliced with other work on its core, over co-running */
+    int run_queues;            /* `run_queues: {slice_s, tick_s, migration_cost_s}` (compute: shared): the */
+    double rq_slice_s;         /* hosts' cores as per-core run queues with the kernel's constants instead of */
+    double rq_tick_s;          /* max-min sharing (serve/pipeline_runq.h) */
+    double rq_migration_cost_s;
+    unsigned rq_balance_ticks;
     uint32_t *max_batch;       /* per model (>= 1) */
     double *max_wait_s;        /* per model (>= 0) */
 } ss_pipeline_cfg;

@@ -28,6 +28,7 @@ typedef struct pc_act {
     uint32_t host;           /* the CPU link it counts on (work > 0), or NO_LINK */
     ss_flow_id id;
     ss_pc_place *place;      /* the thread it runs on, if the caller named one (stacking) */
+    ss_rq_thread anon;       /* run queues: the thread of work no caller named */
     struct pc_act *next_free;
 } pc_act;
 
@@ -50,6 +51,8 @@ struct ss_pcomp {
     double *link_time;       /* per link: a CPU link's time factor (ss_pcomp_set_time_factor); 1 = as profiled */
     uint64_t stack_gens;
     double corun_factor, slice_factor; /* CPU interference (ss_pcomp_set_interference); 1, 1: none */
+    ss_runq **runq;          /* per link: its run queues (pipeline_runq.h), or NULL: max-min */
+    gsl_rng *runq_rng;
     pc_act *free_act;        /* pooled records */
     pc_act **all;
     size_t nall;
@@ -123,6 +126,9 @@ void ss_pcomp_free(ss_pcomp *c)
     free(c->npairs);
     free(c->link_cores);
     if (c->stack_rng) gsl_rng_free(c->stack_rng);
+    for (size_t l = 0; c->runq && l < c->nlinks; l++) ss_runq_free(c->runq[l]);
+    free(c->runq);
+    if (c->runq_rng) gsl_rng_free(c->runq_rng);
     for (size_t i = 0; i < c->nall; i++) free(c->all[i]);
     free(c->all);
     free(c->host_link);
@@ -270,6 +276,7 @@ static void maybe_stack(ss_pcomp *c, ss_pc_place *pl)
 void ss_pc_place_init(ss_pc_place *pl, ss_pcomp *c)
 {
     *pl = (ss_pc_place){.c = c};
+    ss_rq_thread_init(&pl->rq);
 }
 
 void ss_pcomp_set_stacking(ss_pcomp *c, double prob, double mean_s, gsl_rng *rng)
@@ -310,10 +317,61 @@ static void act_done(ss_engine *eng, void *ctx, ss_flow_id id, double now_s)
     }
 }
 
+static pc_act *new_act(ss_pcomp *c)
+{
+    pc_act *a = c->free_act;
+    if (a) {
+        c->free_act = a->next_free;
+    } else {
+        a = ss_xcalloc(1, sizeof *a);
+        c->all = ss_xrealloc(c->all, (c->nall + 1) * sizeof *c->all);
+        c->all[c->nall++] = a;
+    }
+    return a;
+}
+
+static void recycle(void *ctx)
+{
+    pc_act *a = ctx;
+    a->next_free = a->c->free_act;
+    a->c->free_act = a;
+}
+
+/* A piece on run queues has ended: the caller hears of it.  A named
+ * thread's record goes now; an unnamed one's when its thread sleeps
+ * (recycle), since the run queue still holds the thread inside it. */
+static void rq_done(void *ctx)
+{
+    pc_act *a = ctx;
+    ss_pc_done done = a->done;
+    void *dctx = a->ctx;
+    uint64_t arg = a->arg;
+    if (!a->anon.slept) recycle(a);
+    done(dctx, arg);
+}
+
+/* Work on a host with run queues, on thread rt (NULL: a thread of its own). */
+static void start_rq(ss_pcomp *c, uint32_t link, double work_s, ss_pc_done done, void *ctx, uint64_t arg,
+                     ss_rq_thread *rt)
+{
+    pc_act *a = new_act(c);
+    *a = (pc_act){.c = c, .done = done, .ctx = ctx, .arg = arg, .gpu = NO_LINK, .host = link};
+    if (!rt) {
+        ss_rq_thread_init(&a->anon);
+        a->anon.slept = recycle;
+        rt = &a->anon;
+    }
+    ss_runq_run(c->runq[link], rt, work_s * c->link_time[link], rq_done, a);
+}
+
 static void start(ss_pcomp *c, uint32_t link, double work_s, ss_pc_done done, void *ctx, uint64_t arg,
                   ss_pc_place *pl, int wake)
 {
     assert(work_s >= 0 && isfinite(work_s));
+    if (link != NO_LINK && c->runq && c->runq[link] && work_s > 0) {
+        start_rq(c, link, work_s, done, ctx, arg, pl ? &pl->rq : NULL);
+        return;
+    }
     pc_act *a = c->free_act;
     if (a) {
         c->free_act = a->next_free;
@@ -343,6 +401,23 @@ static void start(ss_pcomp *c, uint32_t link, double work_s, ss_pc_done done, vo
     if (!pl->listed) place_add(c, pl, link);
     if (pl->partner) pair_caps(c, pl); /* still stacked from before its last piece */
     else if (wake) maybe_stack(c, pl);
+}
+
+void ss_pcomp_set_run_queues(ss_pcomp *c, const ss_runq_params *p, gsl_rng *rng)
+{
+    c->runq = ss_xcalloc(c->nlinks + 1, sizeof *c->runq);
+    c->runq_rng = rng;
+    for (size_t l = 0; l < c->nlinks; l++) {
+        if (c->link_gpu[l]) continue;
+        c->runq[l] = ss_runq_new(c->eng, c->link_cores[l], p, rng);
+        ss_runq_set_interference(c->runq[l], c->corun_factor, c->slice_factor);
+    }
+}
+
+ss_runq_stats ss_pcomp_runq_stats(const ss_pcomp *c, uint32_t host)
+{
+    uint32_t l = c->host_link[host];
+    return l != NO_LINK && c->runq && c->runq[l] ? ss_runq_stats_of(c->runq[l]) : (ss_runq_stats){0};
 }
 
 void ss_pcomp_set_time_factor(ss_pcomp *c, uint32_t host, double factor)
@@ -395,12 +470,17 @@ static void thread_next(ss_pc_thread *t)
     t->len--;
     t->busy = 1;
     t->cur_arg = it.arg;
-    ss_pcomp_cpu(t->c, t->host, it.work_s, thread_done, t, 0);
+    uint32_t l = t->c->host_link[t->host];
+    if (l != NO_LINK && t->c->runq && t->c->runq[l] && it.work_s > 0)
+        start_rq(t->c, l, it.work_s, thread_done, t, 0, &t->rq);
+    else
+        ss_pcomp_cpu(t->c, t->host, it.work_s, thread_done, t, 0);
 }
 
 void ss_pc_thread_init(ss_pc_thread *t, ss_pcomp *c, uint32_t host, ss_pc_done done, void *ctx)
 {
     *t = (ss_pc_thread){.c = c, .host = host, .done = done, .ctx = ctx};
+    ss_rq_thread_init(&t->rq);
 }
 
 void ss_pc_thread_push(ss_pc_thread *t, double work_s, uint64_t arg)

@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "core/engine.h"
+#include "serve/pipeline_runq.h"
 
 typedef struct ss_pcomp ss_pcomp;
 
@@ -54,6 +55,14 @@ void ss_pcomp_set_stacking(ss_pcomp *c, double prob, double mean_s, gsl_rng *rng
  * time-sliced with work on its own core (slice_factor, on top), over alone;
  * each >= 1, 1 and 1 (the default) for none. */
 void ss_pcomp_set_interference(ss_pcomp *c, double corun_factor, double slice_factor);
+
+/* Per-core run queues on every host's CPU (pipeline_runq.h) instead of
+ * max-min sharing (and of wake-up stacking, which they replace): set after
+ * the interference, whose factors they take; rng (freed with c) draws the
+ * ticks' phase. */
+void ss_pcomp_set_run_queues(ss_pcomp *c, const ss_runq_params *p, gsl_rng *rng);
+/* The run queues' counters of host's CPU summed (zero without them). */
+ss_runq_stats ss_pcomp_runq_stats(const ss_pcomp *c, uint32_t host);
 
 /* Every CPU second of work on host takes `factor` seconds from now on (> 0;
  * 1 as created): the host slower or faster than its profiles were measured
@@ -78,6 +87,7 @@ typedef struct ss_pc_place {
     size_t slot;
     uint32_t link;
     int listed;                  /* has work on link now (or between pieces) */
+    ss_rq_thread rq;             /* its place on the cores under run queues */
 } ss_pc_place;
 
 void ss_pc_place_init(ss_pc_place *pl, ss_pcomp *c);
@@ -101,6 +111,7 @@ typedef struct ss_pc_thread {
     size_t head, len, cap;
     int busy;
     uint64_t cur_arg;   /* the item in service */
+    ss_rq_thread rq;    /* its place on the cores under run queues */
 } ss_pc_thread;
 
 void ss_pc_thread_init(ss_pc_thread *t, ss_pcomp *c, uint32_t host, ss_pc_done done, void *ctx);

@@ -1,0 +1,322 @@
+/* pipeline_runq.c: per-core run queues (pipeline_runq.h).
+ *
+ * Each core has the thread it runs (cur), a FIFO of threads waiting, and
+ * two event generations: its running thread's end, and its next tick.  Any
+ * change to any core settles every running thread's progress and re-times
+ * its end, since a thread's speed follows the other cores (co-running) and
+ * its own queue (time-slicing); two to a few cores make that cheap. */
+#include "serve/pipeline_runq.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "core/util.h"
+
+typedef struct rq_core {
+    ss_runq *q;
+    int id;
+    ss_rq_thread *cur, *head, *tail;
+    size_t nwait;
+    double picked_s;   /* when cur was picked */
+    double since_s;    /* cur's progress is settled up to here */
+    double rate;       /* cur's seconds of work per second */
+    uint64_t end_gen, tick_gen;
+    int tick_armed;
+    double tick_phase_s;
+} rq_core;
+
+struct ss_runq {
+    ss_engine *eng;
+    ss_runq_params p;
+    gsl_rng *rng;
+    rq_core *cores;
+    int n;
+    double speed;      /* a core's speed: cores / ceil(cores) */
+    double corun_factor, slice_factor;
+    ss_runq_stats st;
+    double waiting_since_s; /* some core idle while a thread waits: since when, or NAN */
+};
+
+void ss_rq_thread_init(ss_rq_thread *t)
+{
+    *t = (ss_rq_thread){.core = -1, .prev = -1, .last_ran_s = -INFINITY};
+}
+
+ss_runq *ss_runq_new(ss_engine *eng, double cores, const ss_runq_params *p, gsl_rng *rng)
+{
+    assert(cores > 0 && p->slice_s > 0 && p->tick_s > 0 && p->migration_cost_s >= 0 && p->balance_ticks >= 1);
+    ss_runq *q = ss_xcalloc(1, sizeof *q);
+    q->eng = eng;
+    q->p = *p;
+    q->rng = rng;
+    q->n = (int)ceil(cores - 1e-9);
+    q->speed = cores / q->n;
+    q->cores = ss_xcalloc((size_t)q->n, sizeof *q->cores);
+    /* the cores tick together (Linux aligns every CPU's tick unless booted with skew_tick=1) */
+    double phase_s = p->tick_phase_s >= 0 ? p->tick_phase_s : gsl_rng_uniform(rng) * p->tick_s;
+    for (int k = 0; k < q->n; k++) q->cores[k] = (rq_core){.q = q, .id = k, .tick_phase_s = phase_s};
+    q->corun_factor = q->slice_factor = 1;
+    q->waiting_since_s = NAN;
+    return q;
+}
+
+void ss_runq_free(ss_runq *q)
+{
+    if (!q) return;
+    free(q->cores);
+    free(q);
+}
+
+void ss_runq_set_interference(ss_runq *q, double corun_factor, double slice_factor)
+{
+    assert(corun_factor >= 1 && slice_factor >= 1);
+    q->corun_factor = corun_factor;
+    q->slice_factor = slice_factor;
+}
+
+ss_runq_stats ss_runq_stats_of(const ss_runq *q)
+{
+    return q->st;
+}
+
+/* ---- progress ----------------------------------------------------------- */
+
+static void core_end(ss_engine *eng, void *ctx, uint64_t gen);
+
+static int busy_cores(const ss_runq *q)
+{
+    int b = 0;
+    for (int k = 0; k < q->n; k++) b += q->cores[k].cur != NULL;
+    return b;
+}
+
+/* Settle every running thread's progress up to now. */
+static void settle(ss_runq *q)
+{
+    double now = ss_now(q->eng);
+    for (int k = 0; k < q->n; k++) {
+        rq_core *c = &q->cores[k];
+        if (c->cur) {
+            c->cur->work_left -= c->rate * (now - c->since_s);
+            if (c->cur->work_left < 0) c->cur->work_left = 0;
+        }
+        c->since_s = now;
+    }
+}
+
+/* Re-time every running thread's end at its speed now, and keep the count of
+ * time an idle core spent beside a waiting thread. */
+static void retime(ss_runq *q)
+{
+    double now = ss_now(q->eng);
+    int busy = busy_cores(q), idle = q->n - busy;
+    size_t waiting = 0;
+    for (int k = 0; k < q->n; k++) {
+        rq_core *c = &q->cores[k];
+        waiting += c->nwait;
+        c->end_gen++;
+        if (!c->cur) continue;
+        c->rate = q->speed / (busy > 1 ? q->corun_factor : 1) / (c->nwait ? q->slice_factor : 1);
+        ss_schedule(q->eng, now + c->cur->work_left / c->rate, core_end, c, c->end_gen);
+    }
+    int lost = idle > 0 && waiting > 0;
+    if (lost && isnan(q->waiting_since_s)) q->waiting_since_s = now;
+    if (!lost && !isnan(q->waiting_since_s)) {
+        q->st.idle_while_waiting_s += now - q->waiting_since_s;
+        q->waiting_since_s = NAN;
+    }
+}
+
+/* ---- queues --------------------------------------------------------------- */
+
+static void push_back(rq_core *c, ss_rq_thread *t)
+{
+    t->next = NULL;
+    t->core = c->id;
+    t->running = 0;
+    if (c->tail) c->tail->next = t;
+    else c->head = t;
+    c->tail = t;
+    c->nwait++;
+}
+
+static void unlink_waiter(rq_core *c, ss_rq_thread *t, ss_rq_thread *before)
+{
+    if (before) before->next = t->next;
+    else c->head = t->next;
+    if (c->tail == t) c->tail = before;
+    t->next = NULL;
+    c->nwait--;
+}
+
+static void core_tick(ss_engine *eng, void *ctx, uint64_t gen);
+
+/* Arm c's next tick while threads wait on it. */
+static void arm_tick(rq_core *c)
+{
+    ss_runq *q = c->q;
+    if (c->tick_armed || !c->nwait) return;
+    double now = ss_now(q->eng), k = floor((now - c->tick_phase_s) / q->p.tick_s) + 1;
+    double at = c->tick_phase_s + k * q->p.tick_s;
+    if (at <= now) at += q->p.tick_s;
+    c->tick_armed = 1;
+    ss_schedule(q->eng, at, core_tick, c, ++c->tick_gen);
+}
+
+static void run_on(rq_core *c, ss_rq_thread *t)
+{
+    c->cur = t;
+    t->core = c->id;
+    t->running = 1;
+    c->picked_s = ss_now(c->q->eng);
+    c->since_s = c->picked_s;
+}
+
+/* The first waiting thread of another core that is not cache hot, moved to
+ * idle core c and run there; 1 if one was. */
+static int pull(rq_core *c)
+{
+    ss_runq *q = c->q;
+    double now = ss_now(q->eng);
+    for (int j = 0; j < q->n; j++) {
+        rq_core *o = &q->cores[j];
+        ss_rq_thread *before = NULL;
+        for (ss_rq_thread *t = o->head; t; before = t, t = t->next) {
+            if (now - t->last_ran_s < q->p.migration_cost_s) {
+                q->st.hot_refusals++;
+                continue;
+            }
+            unlink_waiter(o, t, before);
+            run_on(c, t);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Core c has just lost its running thread: the next waiting one runs, or an
+ * idle core pulls one from elsewhere. */
+static void next_on(rq_core *c)
+{
+    c->cur = NULL;
+    if (c->head) {
+        ss_rq_thread *t = c->head;
+        unlink_waiter(c, t, NULL);
+        run_on(c, t);
+    } else if (pull(c)) {
+        c->q->st.pulls_newidle++;
+    }
+}
+
+static void core_end(ss_engine *eng, void *ctx, uint64_t gen)
+{
+    rq_core *c = ctx;
+    ss_runq *q = c->q;
+    if (gen != c->end_gen || !c->cur) return;
+    settle(q);
+    ss_rq_thread *t = c->cur;
+    t->work_left = 0;
+    t->has_work = 0;
+    t->in_done = 1;
+    t->done(t->ctx);
+    t->in_done = 0;
+    if (t->has_work) { /* straight on with its next piece */
+        retime(q);
+        return;
+    }
+    t->running = 0;
+    t->core = -1;
+    t->prev = c->id;
+    t->last_ran_s = ss_now(eng);
+    if (t->slept) t->slept(t->ctx);
+    next_on(c);
+    for (int k = 0; k < q->n; k++) arm_tick(&q->cores[k]);
+    retime(q);
+}
+
+static void core_tick(ss_engine *eng, void *ctx, uint64_t gen)
+{
+    rq_core *c = ctx;
+    ss_runq *q = c->q;
+    if (gen != c->tick_gen) return;
+    c->tick_armed = 0;
+    settle(q);
+    double now = ss_now(eng);
+    long tick_no = lround((now - c->tick_phase_s) / q->p.tick_s);
+    int balance = tick_no % (long)q->p.balance_ticks == 0;
+    for (int k = 0; k < q->n && c->head && balance; k++) { /* idle balance: idle cores pull */
+        rq_core *o = &q->cores[k];
+        if (o->cur) continue;
+        ss_rq_thread *before = NULL, *t = c->head;
+        while (t && now - t->last_ran_s < q->p.migration_cost_s) {
+            q->st.hot_refusals++;
+            before = t;
+            t = t->next;
+        }
+        if (!t) break;
+        unlink_waiter(c, t, before);
+        run_on(o, t);
+        q->st.pulls_tick++;
+    }
+    /* the slice is over: rotate (not a thread ending at this very instant: its end is due now) */
+    if (c->head && c->cur && now - c->picked_s >= q->p.slice_s && c->cur->work_left > 1e-12) {
+        ss_rq_thread *t = c->cur;
+        t->last_ran_s = now;
+        push_back(c, t);
+        ss_rq_thread *h = c->head;
+        unlink_waiter(c, h, NULL);
+        run_on(c, h);
+        q->st.rotations++;
+    }
+    arm_tick(c);
+    retime(q);
+}
+
+/* ---- waking ------------------------------------------------------------------ */
+
+/* Where a waking thread goes (select_idle_sibling): its previous core if
+ * idle, else an idle core, else its previous core; one that never ran, the
+ * core with the shortest queue. */
+static rq_core *choose(ss_runq *q, const ss_rq_thread *t)
+{
+    rq_core *prev = t->prev >= 0 ? &q->cores[t->prev] : NULL;
+    if (prev && !prev->cur) return prev;
+    for (int k = 0; k < q->n; k++)
+        if (!q->cores[k].cur) return &q->cores[k];
+    if (prev) return prev;
+    rq_core *best = &q->cores[0];
+    for (int k = 1; k < q->n; k++)
+        if (q->cores[k].nwait < best->nwait) best = &q->cores[k];
+    return best;
+}
+
+void ss_runq_run(ss_runq *q, ss_rq_thread *t, double work_s, void (*done)(void *ctx), void *ctx)
+{
+    assert(work_s >= 0 && isfinite(work_s));
+    t->done = done;
+    t->ctx = ctx;
+    t->work_left = work_s;
+    t->has_work = 1;
+    if (t->in_done) return; /* its core's end event re-times it */
+    assert(t->core < 0);    /* one piece at a time */
+    settle(q);
+    q->st.wakes++;
+    rq_core *c = choose(q, t);
+    double now = ss_now(q->eng);
+    if (!c->cur) {
+        run_on(c, t);
+    } else if (!c->cur->in_done && now - c->picked_s >= q->p.slice_s) {
+        /* the running one is past its protected slice (one whose piece has just ended, waking this
+         * one, is not preempted: it sleeps or goes on as its caller decides) */
+        ss_rq_thread *o = c->cur;
+        o->last_ran_s = now;
+        push_back(c, o);
+        run_on(c, t);
+        q->st.preemptions++;
+    } else {
+        push_back(c, t);
+    }
+    arm_tick(c);
+    retime(q);
+}

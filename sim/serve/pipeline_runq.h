@@ -1,0 +1,97 @@
+/* pipeline_runq.h: one host's cores as per-core run queues, the way Linux's
+ * fair scheduler (EEVDF, kernel 6.18) runs threads on them, for a block
+ * pipeline under `compute: shared` with `pipeline.run_queues:`
+ * (docs/blockflow.md, "Run queues"; docs/calibration.md).
+ *
+ * The max-min host (pipeline_compute.c) spreads the work in progress over
+ * the cores as processor sharing: a core is never idle while work waits.
+ * Here every piece of CPU work belongs to a thread, a thread sits on one
+ * core, and a core runs one thread at a time:
+ *
+ *  - A thread that wakes goes to its previous core if idle, else to an idle
+ *    core, else back to its previous core (select_idle_sibling).  On a core
+ *    whose thread has just ended its piece (its waker, which sleeps or goes
+ *    on as its caller decides) it waits; on a busy core it preempts the
+ *    running thread if that one has run its slice since it was picked
+ *    (EEVDF's protected slice, RUN_TO_PARITY), else it waits.
+ *  - At each scheduler tick of a core with threads waiting: every
+ *    balance_ticks-th tick, an idle core pulls the first waiting thread that
+ *    is not cache hot (the idle balance); then the running thread, past its
+ *    slice, goes to the back of the queue (the tick-driven rotation: with
+ *    HZ = 250 a 1.4 ms slice ends at the next 4 ms tick).  The kernel's own
+ *    interval is a tick here (msecs_to_jiffies of a 2-4 ms balance_interval);
+ *    balance_ticks is calibrated from the probe's ring benchmark instead
+ *    (docs/calibration.md, "Run queues"), as it also carries what the code
+ *    does not: a halted vCPU's wake-up, the kick's IPI.
+ *  - A thread that sleeps leaves its core to the next waiting one; a core
+ *    left idle pulls the first waiting thread of another core that is not
+ *    cache hot (newidle balance).  Cache hot: it ran within the last
+ *    migration cost (0.5 ms, task_hot and sysctl_sched_migration_cost) -
+ *    a thread preempted a moment ago stays where it is, and the idle core
+ *    idles (docs/calibration.md, "What is left": 1.66 of 3.66 idle-core
+ *    episodes per request with two zmq-copy clients are such threads).
+ *  - A running thread's speed is the core's (cores / ceil(cores): a host
+ *    with background load has fractional cores) over the host's time factor,
+ *    divided by the co-running factor while another core runs and by the
+ *    time-slicing factor while threads wait on its core (CPU interference).
+ *
+ * [ASSUMPTION: equal weights and slices for every thread; no load balancing
+ * between busy cores; a waiting thread that never ran on the core is cold
+ * unless it ran within the migration cost before it slept.]
+ *
+ * Memory: a record per core; a thread's state lives in the caller's
+ * ss_rq_thread. */
+#ifndef SS_PIPELINE_RUNQ_H
+#define SS_PIPELINE_RUNQ_H
+
+#include <gsl/gsl_rng.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/engine.h"
+
+typedef struct ss_runq ss_runq;
+
+/* The kernel's constants (docs/calibration.md gives where each was read). */
+typedef struct ss_runq_params {
+    double slice_s;          /* the base slice a picked thread is protected for (se.slice) */
+    double tick_s;           /* the scheduler tick, 1 / HZ */
+    double migration_cost_s; /* a thread that ran within this is cache hot to the balancer */
+    unsigned balance_ticks;  /* an idle core pulls at every balance_ticks-th tick (>= 1; calibrated) */
+    double tick_phase_s;     /* the cores' first tick, in [0, tick_s): they tick together; < 0: drawn (scenarios) */
+} ss_runq_params;
+
+/* A thread's place on the cores.  Owned by the caller, zeroed by
+ * ss_rq_thread_init before its first piece. */
+typedef struct ss_rq_thread {
+    int core;                 /* the core it is on (running or waiting), -1 asleep */
+    int prev;                 /* the core it last ran on, -1 never */
+    int running, in_done, has_work;
+    double work_left;         /* seconds of a full-speed core left in its piece */
+    double last_ran_s;        /* when it last stopped running */
+    void (*done)(void *ctx);
+    void *ctx;
+    void (*slept)(void *ctx); /* if set: called with ctx when it sleeps (its record may go) */
+    struct ss_rq_thread *next; /* in its core's queue */
+} ss_rq_thread;
+
+void ss_rq_thread_init(ss_rq_thread *t);
+
+/* A host of `cores` (> 0) cores; rng draws the ticks' phase (not freed). */
+ss_runq *ss_runq_new(ss_engine *eng, double cores, const ss_runq_params *p, gsl_rng *rng);
+void ss_runq_free(ss_runq *q);
+void ss_runq_set_interference(ss_runq *q, double corun_factor, double slice_factor);
+
+/* Run work_s (>= 0, already in the host's time) on thread t; done(ctx) is
+ * called from an engine event when it ends.  A thread that starts its next
+ * piece from inside that call keeps running; one that does not sleeps. */
+void ss_runq_run(ss_runq *q, ss_rq_thread *t, double work_s, void (*done)(void *ctx), void *ctx);
+
+/* Counters for tests and diagnostics. */
+typedef struct ss_runq_stats {
+    uint64_t wakes, preemptions, rotations, pulls_newidle, pulls_tick, hot_refusals;
+    double idle_while_waiting_s; /* core-seconds a core idled while a thread waited on another */
+} ss_runq_stats;
+ss_runq_stats ss_runq_stats_of(const ss_runq *q);
+
+#endif

@@ -1,0 +1,420 @@
+/* test_runq.c: per-core run queues (sim/serve/pipeline_runq.c, pipeline.run_queues):
+ * hand cases to 1e-9 - a preempted thread too cache hot for the idle core,
+ * the tick-driven rotation on one core, the idle balance only at its ticks,
+ * a woken thread waiting for its waker to leave, interference and a host's
+ * fractional cores - then the probe's ring benchmark simulated under the
+ * kernel's constants against the committed measurement (the calibration of
+ * balance_ticks, docs/calibration.md "Run queues"), and bad input. */
+#include "test.h"
+
+#include <cjson/cJSON.h>
+#include <gsl/gsl_randist.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "core/engine.h"
+#include "core/rng.h"
+#include "serve/pipeline_runq.h"
+
+/* ---- hand cases ----------------------------------------------------------- */
+
+enum { NT = 4 };
+static ss_engine *h_eng;
+static ss_runq *h_q;
+static ss_rq_thread h_t[NT];
+static double h_end_s[NT];
+static int h_chain = -1; /* thread woken from inside thread 0's end, or -1 */
+
+static void h_done(void *ctx)
+{
+    int i = (int)(intptr_t)ctx;
+    h_end_s[i] = ss_now(h_eng);
+    if (i == 0 && h_chain >= 0) ss_runq_run(h_q, &h_t[h_chain], 0.001, h_done, (void *)(intptr_t)h_chain);
+}
+
+typedef struct h_start {
+    int thread;
+    double at_s, work_s;
+} h_start;
+
+static h_start h_plan[8];
+
+static void h_go(ss_engine *eng, void *ctx, uint64_t k)
+{
+    (void)eng;
+    (void)ctx;
+    const h_start *s = &h_plan[k];
+    ss_runq_run(h_q, &h_t[s->thread], s->work_s, h_done, (void *)(intptr_t)s->thread);
+}
+
+/* Run plan[0..n-1] on a host of `cores`; ends into h_end_s. */
+static ss_runq_stats h_run(double cores, const ss_runq_params *p, double g, double f, const h_start *plan, size_t n)
+{
+    h_eng = ss_engine_new();
+    gsl_rng *rng = ss_rng_stream(1, 0, "test/runq");
+    h_q = ss_runq_new(h_eng, cores, p, rng);
+    ss_runq_set_interference(h_q, g, f);
+    for (int i = 0; i < NT; i++) {
+        ss_rq_thread_init(&h_t[i]);
+        h_end_s[i] = NAN;
+    }
+    for (size_t k = 0; k < n; k++) {
+        h_plan[k] = plan[k];
+        ss_schedule(h_eng, plan[k].at_s, h_go, NULL, k);
+    }
+    ss_engine_run(h_eng, 1000);
+    ss_runq_stats st = ss_runq_stats_of(h_q);
+    ss_runq_free(h_q);
+    gsl_rng_free(rng);
+    ss_engine_free(h_eng);
+    return st;
+}
+
+/* Two cores, slice 1.4 ms, no tick within the case.  B (thread 1) runs 0.1 ms
+ * on core 0 and sleeps; A (0) takes core 0 at 0.2 ms for 20 ms, C (2) core 1
+ * for 2.1 ms.  At 2.0 ms B wakes for 5 ms: no core idle, so its previous one,
+ * where A has run past its slice: B preempts A.  C ends at 2.3 ms; core 1 is
+ * idle, but A was preempted 0.3 ms ago, within the migration cost (0.5 ms):
+ * cache hot, not pulled.  Core 1 idles; A resumes on core 0 when B sleeps at
+ * 7 ms and ends at 7 + 18.2 = 25.2 ms.  Migration cost 0: pulled at 2.3 ms,
+ * ends at 20.5 ms.  C for 2.6 ms (ends 0.8 ms after the preemption): A is
+ * cold, pulled at 2.8 ms, ends at 21.0 ms. */
+static void test_hot_waiter_not_pulled(void)
+{
+    ss_runq_params p = {.slice_s = 0.0014, .tick_s = 100, .migration_cost_s = 0.0005, .balance_ticks = 1,
+                        .tick_phase_s = 50};
+    h_start plan[] = {{1, 0, 0.0001}, {0, 0.0002, 0.020}, {2, 0.0002, 0.0021}, {1, 0.002, 0.005}};
+    ss_runq_stats st = h_run(2, &p, 1, 1, plan, 4);
+    CU_ASSERT_DOUBLE_EQUAL(h_end_s[0], 0.0252, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(h_end_s[1], 0.007, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(h_end_s[2], 0.0023, 1e-9);
+    CU_ASSERT_EQUAL(st.preemptions, 1);
+    CU_ASSERT_TRUE(st.hot_refusals >= 1);
+    CU_ASSERT_EQUAL(st.pulls_newidle, 0);
+    CU_ASSERT_DOUBLE_EQUAL(st.idle_while_waiting_s, 0.007 - 0.0023, 1e-9);
+    p.migration_cost_s = 0;
+    st = h_run(2, &p, 1, 1, plan, 4);
+    CU_ASSERT_DOUBLE_EQUAL(h_end_s[0], 0.0205, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(h_end_s[1], 0.007, 1e-9);
+    CU_ASSERT_EQUAL(st.pulls_newidle, 1);
+    p.migration_cost_s = 0.0005;
+    plan[2].work_s = 0.0026;
+    h_run(2, &p, 1, 1, plan, 4);
+    CU_ASSERT_DOUBLE_EQUAL(h_end_s[0], 0.0210, 1e-9);
+}
+
+/* The idle balance at the ticks (4 ms, the first at 0): the case above with
+ * ticks.  balance_ticks 1: at the 4 ms tick A is cold and core 1 pulls it;
+ * A ends at 4 + 18.2 = 22.2 ms, B alone on core 0 at 7 ms.  balance_ticks 2:
+ * the 4 ms tick does not balance, it rotates (B has run its slice: A runs on
+ * core 0, B waits); at 8 ms core 1 pulls B (cold for 4 ms), which ends at
+ * 8 + 3 = 11 ms; A at 4 + 18.2 = 22.2 ms. */
+static void test_balance_at_ticks(void)
+{
+    ss_runq_params p = {.slice_s = 0.0014, .tick_s = 0.004, .migration_cost_s = 0.0005, .balance_ticks = 1,
+                        .tick_phase_s = 0};
+    h_start plan[] = {{1, 0, 0.0001}, {0, 0.0002, 0.020}, {2, 0.0002, 0.0021}, {1, 0.002, 0.005}};
+    ss_runq_stats st = h_run(2, &p, 1, 1, plan, 4);
+    CU_ASSERT_DOUBLE_EQUAL(h_end_s[0], 0.0222, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(h_end_s[1], 0.007, 1e-9);
+    CU_ASSERT_EQUAL(st.pulls_tick, 1);
+    p.balance_ticks = 2;
+    st = h_run(2, &p, 1, 1, plan, 4);
+    CU_ASSERT_DOUBLE_EQUAL(h_end_s[0], 0.0222, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(h_end_s[1], 0.011, 1e-9);
+    CU_ASSERT_EQUAL(st.rotations, 1);
+    CU_ASSERT_EQUAL(st.pulls_tick, 1);
+}
+
+/* One core, ticks every 4 ms from 0, slice 1.4 ms, 10 ms each.  B wakes at
+ * 0.1 ms: A is inside its slice, B waits; the ticks rotate them every 4 ms
+ * (B 4-8, A 8-12, B 12-16, A 16-18, B 18-20).  B wakes at 2 ms: A is past
+ * its slice, B preempts it (B 2-4, A 4-8, B 8-12, A 12-16, B 16-20). */
+static void test_rotation_on_one_core(void)
+{
+    ss_runq_params p = {.slice_s = 0.0014, .tick_s = 0.004, .migration_cost_s = 0.0005, .balance_ticks = 1,
+                        .tick_phase_s = 0};
+    h_start plan[] = {{0, 0, 0.010}, {1, 0.0001, 0.010}};
+    ss_runq_stats st = h_run(1, &p, 1, 1, plan, 2);
+    CU_ASSERT_DOUBLE_EQUAL(h_end_s[0], 0.018, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(h_end_s[1], 0.020, 1e-9);
+    CU_ASSERT_EQUAL(st.rotations, 4);
+    CU_ASSERT_EQUAL(st.preemptions, 0);
+    plan[1].at_s = 0.002;
+    st = h_run(1, &p, 1, 1, plan, 2);
+    CU_ASSERT_DOUBLE_EQUAL(h_end_s[0], 0.016, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(h_end_s[1], 0.020, 1e-9);
+    CU_ASSERT_EQUAL(st.preemptions, 1);
+}
+
+/* A thread woken by another as that one's piece ends waits for it, though the
+ * waker has run past its slice (one core, 2 ms then 1 ms: 2 and 3 ms); and
+ * the waker that goes on keeps its core (thread 0 woken again from its own
+ * end is not a new wake-up). */
+static void test_waker_not_preempted(void)
+{
+    ss_runq_params p = {.slice_s = 0.0014, .tick_s = 100, .migration_cost_s = 0.0005, .balance_ticks = 1,
+                        .tick_phase_s = 50};
+    h_start plan[] = {{0, 0, 0.002}};
+    h_chain = 1;
+    ss_runq_stats st = h_run(1, &p, 1, 1, plan, 1);
+    h_chain = -1;
+    CU_ASSERT_DOUBLE_EQUAL(h_end_s[0], 0.002, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(h_end_s[1], 0.003, 1e-9);
+    CU_ASSERT_EQUAL(st.preemptions, 0);
+}
+
+/* Interference and cores.  Two on two cores, co-running at 1 / g (g = 1.25):
+ * 1.25 s.  Three on two cores (f = 1.6, no tick): A core 0, B core 1, C
+ * waits on core 0 (A inside its slice), A time-sliced at 1 / f until B ends
+ * at 1 s and core 1 pulls C (never ran: cold); A then alone: 0.625 + 0.375,
+ * at 1.375 s; C at 2 s.  A host of 1.5 cores is two cores at 0.75: 1.3333 s. */
+static void test_interference_and_cores(void)
+{
+    ss_runq_params p = {.slice_s = 0.0014, .tick_s = 100, .migration_cost_s = 0.0005, .balance_ticks = 1,
+                        .tick_phase_s = 50};
+    h_start two[] = {{0, 0, 1}, {1, 0, 1}};
+    h_run(2, &p, 1.25, 1.6, two, 2);
+    CU_ASSERT_DOUBLE_EQUAL(h_end_s[0], 1.25, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(h_end_s[1], 1.25, 1e-9);
+    h_start three[] = {{0, 0, 1}, {1, 0, 1}, {2, 0, 1}};
+    h_run(2, &p, 1, 1.6, three, 3);
+    CU_ASSERT_DOUBLE_EQUAL(h_end_s[0], 1.375, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(h_end_s[1], 1.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(h_end_s[2], 2.0, 1e-9);
+    h_run(1.5, &p, 1, 1, two, 1);
+    CU_ASSERT_DOUBLE_EQUAL(h_end_s[0], 1 / 0.75, 1e-9);
+}
+
+/* ---- the probe's ring ---------------------------------------------------------
+ * tools/probe/stacking.py: 8 processes in a ring over ZeroMQ, 2 tokens started
+ * four stages and half a burn apart, each burn 20 ms of CPU; per burn its
+ * stretch (wall - CPU).  Simulated: each process a main thread (the burn) and
+ * a receiver thread (the token's delivery: exponential, its mean the zmq-copy
+ * delivery of models/resnet50-cpu.json, which the probe fitted from the same
+ * sockets), on 2 cores under the kernel's constants (6.18: slice 1.4 ms, HZ
+ * 250, migration cost 0.5 ms), for 400 s. */
+enum { RING = 8 };
+static ss_engine *r_eng;
+static ss_runq *r_q;
+static ss_rq_thread r_main[RING], r_rx[RING];
+static int r_busy[RING], r_queued[RING], r_rx_busy[RING], r_rx_queued[RING];
+static double r_start_s[RING], r_delivery_s, r_sum_s;
+static long r_n;
+static gsl_rng *r_rng;
+
+static void r_burn(int i);
+static void r_deliver(int j);
+
+static void r_arrive(int i)
+{
+    if (ss_now(r_eng) > 400) return;
+    if (r_busy[i]) r_queued[i]++;
+    else r_burn(i);
+}
+
+static void r_rx_done(void *ctx)
+{
+    int j = (int)(intptr_t)ctx;
+    r_rx_busy[j] = 0;
+    if (r_rx_queued[j]) {
+        r_rx_queued[j]--;
+        r_deliver(j);
+    }
+    r_arrive(j);
+}
+
+static void r_deliver(int j)
+{
+    if (r_rx_busy[j]) {
+        r_rx_queued[j]++;
+        return;
+    }
+    r_rx_busy[j] = 1;
+    ss_runq_run(r_q, &r_rx[j], gsl_ran_exponential(r_rng, r_delivery_s), r_rx_done, (void *)(intptr_t)j);
+}
+
+static void r_burn_done(void *ctx)
+{
+    int i = (int)(intptr_t)ctx;
+    double now = ss_now(r_eng);
+    if (r_start_s[i] > 5) {
+        r_sum_s += now - r_start_s[i] - 0.02;
+        r_n++;
+    }
+    r_busy[i] = 0;
+    r_deliver((i + 1) % RING);
+    if (r_queued[i]) {
+        r_queued[i]--;
+        r_burn(i);
+    }
+}
+
+static void r_burn(int i)
+{
+    r_busy[i] = 1;
+    r_start_s[i] = ss_now(r_eng);
+    ss_runq_run(r_q, &r_main[i], 0.02, r_burn_done, (void *)(intptr_t)i);
+}
+
+static void r_kick(ss_engine *eng, void *ctx, uint64_t i)
+{
+    (void)eng;
+    (void)ctx;
+    r_arrive((int)i);
+}
+
+/* The simulated ring's mean stretch (s) with balance_ticks `every`. */
+static double ring_stretch_s(unsigned every, double delivery_s)
+{
+    r_eng = ss_engine_new();
+    gsl_rng *rng = ss_rng_stream(3, 0, "test_runq/ring");
+    r_rng = ss_rng_stream(3, 0, "test_runq/delivery");
+    ss_runq_params p = {.slice_s = 0.0014, .tick_s = 0.004, .migration_cost_s = 0.0005, .balance_ticks = every,
+                        .tick_phase_s = -1};
+    r_q = ss_runq_new(r_eng, 2, &p, rng);
+    for (int i = 0; i < RING; i++) {
+        ss_rq_thread_init(&r_main[i]);
+        ss_rq_thread_init(&r_rx[i]);
+        r_busy[i] = r_queued[i] = r_rx_busy[i] = r_rx_queued[i] = 0;
+    }
+    r_delivery_s = delivery_s;
+    r_sum_s = 0;
+    r_n = 0;
+    for (int k = 0; k < 2; k++) ss_schedule(r_eng, 0.01 * k, r_kick, NULL, (uint64_t)(k * RING / 2));
+    ss_engine_run(r_eng, 500);
+    ss_runq_free(r_q);
+    gsl_rng_free(rng);
+    gsl_rng_free(r_rng);
+    ss_engine_free(r_eng);
+    return r_sum_s / (double)r_n;
+}
+
+static cJSON *load_json(const char *rel)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", SS_SRC_DIR, rel);
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    int ch;
+    while ((ch = fgetc(f)) != EOF) fputc(ch, m);
+    fclose(f);
+    fclose(m);
+    cJSON *j = cJSON_Parse(text);
+    free(text);
+    return j;
+}
+
+/* The measured ring's mean stretch with 2 tokens less its 1-token baseline's. */
+static double measured_excess_s(const cJSON *prof)
+{
+    double mean[3] = {NAN, NAN, NAN};
+    const cJSON *s;
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(prof, "samples"))
+    {
+        const cJSON *k = cJSON_GetObjectItemCaseSensitive(s, "runnable"), *v;
+        int r = cJSON_IsNumber(k) ? k->valueint : 0;
+        if (r < 1 || r > 2) continue;
+        double sum = 0;
+        int n = 0;
+        cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(s, "stretch_s"))
+        {
+            sum += v->valuedouble;
+            n++;
+        }
+        mean[r] = sum / n;
+    }
+    return mean[2] - mean[1];
+}
+
+/* balance_ticks is calibrated so: the committed ring (profiles/measured/
+ * probe-stacking.json, 1.686 ms over its baseline) against the simulated
+ * ring at 1 to 4 ticks; 2 is the nearest and within 10%; every tick (the
+ * kernel's interval as written) gives about two thirds. */
+static void test_ring_calibrates_balance_ticks(void)
+{
+    cJSON *prof = load_json("profiles/measured/probe-stacking.json"), *model = load_json("models/resnet50-cpu.json");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(prof);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(model);
+    double want = measured_excess_s(prof);
+    const cJSON *zmq = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(model, "transports"), "zmq-copy");
+    double delivery = cJSON_GetObjectItemCaseSensitive(zmq, "delivery_fixed_s")->valuedouble;
+    CU_ASSERT_DOUBLE_EQUAL(want, 0.001686, 2e-6);
+    double got[5] = {0};
+    unsigned best = 1;
+    for (unsigned e = 1; e <= 4; e++) {
+        got[e] = ring_stretch_s(e, delivery);
+        if (fabs(got[e] - want) < fabs(got[best] - want)) best = e;
+    }
+    if (best != 2 || fabs(got[2] / want - 1) > 0.1)
+        fprintf(stderr, "\n  ring: measured %.4f ms, simulated %.4f %.4f %.4f %.4f ms at 1-4 ticks\n", 1e3 * want,
+                1e3 * got[1], 1e3 * got[2], 1e3 * got[3], 1e3 * got[4]);
+    CU_ASSERT_EQUAL(best, 2);
+    CU_ASSERT_TRUE(fabs(got[2] / want - 1) <= 0.1);
+    CU_ASSERT_TRUE(got[1] < 0.8 * want);
+    cJSON_Delete(prof);
+    cJSON_Delete(model);
+}
+
+/* ---- scenarios ------------------------------------------------------------------ */
+
+/* The probe's scenario with run_queues: refused beside its stacking (at the
+ * stacking key); with stacking off (`--set pipeline.stacking=`, null: off)
+ * every bad value positioned, exit 2, and the scenario runs, byte-identical
+ * twice. */
+static void test_scenario_keys(void)
+{
+    const char *sc = SS_SRC_DIR "/scenarios/probe/resnet50-cpu.yaml";
+    const char *rq = "pipeline.run_queues={slice_s: 0.0014, tick_s: 0.004, migration_cost_s: 0.0005, balance_ticks: 2}";
+    char *out = NULL;
+    int rc = ss_test_sh(&out, "'%s' check '%s' --set '%s'", SS_BIN, sc, rq);
+    CU_ASSERT_EQUAL(rc, 2);
+    CU_ASSERT_TRUE(ss_test_has(out, "resnet50-cpu.yaml:58:") && ss_test_has(out, "stacking: not with run_queues"));
+    free(out);
+    struct {
+        const char *set, *want;
+    } bad[] = {
+        {"pipeline.run_queues={slice_s: 0.0014, tick_s: 0.004, migration_cost_s: 0.0005}",
+         "missing required key 'balance_ticks'"},
+        {"pipeline.run_queues={slice_s: 0, tick_s: 0.004, migration_cost_s: 0.0005, balance_ticks: 1}",
+         "slice_s: expected a number > 0"},
+        {"pipeline.run_queues={slice_s: 0.0014, tick_s: 0.004, migration_cost_s: 0.0005, balance_ticks: 0}",
+         "balance_ticks: expected a whole number of ticks from 1 to 1000, got 0"},
+        {"pipeline.run_queues={slice_s: 0.0014, tick_s: 0.004, migration_cost_s: 0.0005, balance_tick: 1}",
+         "did you mean 'balance_ticks'"},
+        {"pipeline.run_queues=[1]", "run_queues: expected a map"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        rc = ss_test_sh(&out, "'%s' check '%s' --set pipeline.stacking= --set '%s'", SS_BIN, sc, bad[k].set);
+        CU_ASSERT_EQUAL(rc, 2);
+        if (!ss_test_has(out, bad[k].want) || !ss_test_has(out, "--set:")) fprintf(stderr, "\n  %s: %s\n", bad[k].set, out);
+        CU_ASSERT_TRUE(ss_test_has(out, bad[k].want) && ss_test_has(out, "--set:"));
+        free(out);
+    }
+    char *dir = ss_test_tmpdir();
+    for (int k = 0; k < 2; k++) {
+        rc = ss_test_sh(&out, "'%s' run '%s' --set pipeline.stacking= --set '%s' --set replications=2 --set duration_s=10 "
+                        "--set workloads.0.clients=2 -o '%s/run%d.csv' --quiet",
+                        SS_BIN, sc, rq, dir, k);
+        CU_ASSERT_EQUAL(rc, 0);
+        if (rc) fprintf(stderr, "\n  %s\n", out);
+        free(out);
+    }
+    rc = ss_test_sh(&out, "cmp '%s/run0.csv' '%s/run1.csv'", dir, dir);
+    CU_ASSERT_EQUAL(rc, 0);
+    free(out);
+    ss_test_rmtree(dir);
+}
+
+SS_TEST_SUITE("run-queues",
+              {"a preempted thread, cache hot, is not pulled by the idle core", test_hot_waiter_not_pulled},
+              {"the idle balance at its ticks", test_balance_at_ticks},
+              {"one core: the ticks rotate, a wake-up past the slice preempts", test_rotation_on_one_core},
+              {"a woken thread waits for its waker to leave the core", test_waker_not_preempted},
+              {"interference and fractional cores", test_interference_and_cores},
+              {"the probe's ring calibrates balance_ticks", test_ring_calibrates_balance_ticks},
+              {"scenario keys and bad input", test_scenario_keys})
