@@ -4,6 +4,7 @@
  * position (expected columns are computed from the text written, not typed). */
 #include "test.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,6 +163,72 @@ static void test_file_rules(void)
     ss_test_rmtree(dir);
 }
 
+/* environment.kernel (tools/probe/kernel.py): read, a null constant as NAN, in a file whose times
+ * are in ms (the environment's _s keys are not its unit); each bad value refused at line 4. */
+static char *kernel_profile(const char *kernel)
+{
+    size_t n = strlen(kernel) + 1024;
+    char *t = malloc(n);
+    snprintf(t, n,
+             "{\n\"servesim_profile\": 1,\n\"source\": \"test\",\n\"environment\": {\"machine\": \"m\", "
+             "\"cpu_model\": \"c\", \"cores\": 2, \"memory_bytes\": 1024, \"os\": \"o\", \"libraries\": {}, "
+             "\"date\": \"2026-11-27\", \"kernel\": %s},\n\"samples\": [{\"kind\": \"memcpy\", \"bytes\": 1, "
+             "\"latency_ms\": [1]}]\n}\n",
+             kernel);
+    return t;
+}
+
+static void test_kernel_block(void)
+{
+    char *dir = ss_test_tmpdir();
+    char *t = kernel_profile("{\"release\": \"6.18.44\", \"slice_s\": 0.0014, \"tick_s\": 0.004, "
+                             "\"migration_cost_s\": null}");
+    char *path = ss_test_write(dir, "k.json", t);
+    ss_hwprofile p;
+    ss_err err = {0};
+    CU_ASSERT_EQUAL_FATAL(ss_hwprofile_load(path, &p, &err), 0);
+    CU_ASSERT_STRING_EQUAL(p.kernel_release, "6.18.44");
+    CU_ASSERT_DOUBLE_EQUAL(p.kernel_slice_s, 0.0014, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(p.kernel_tick_s, 0.004, 1e-15);
+    CU_ASSERT_TRUE(isnan(p.kernel_migration_cost_s));
+    CU_ASSERT_DOUBLE_EQUAL(p.samples[0].times_s[0], 0.001, 1e-15);
+    ss_hwprofile_free(&p);
+    free(path);
+    free(t);
+    t = profile("{\"kind\": \"memcpy\", \"bytes\": 1, \"latency_s\": [1]}");
+    path = ss_test_write(dir, "n.json", t);
+    memset(&err, 0, sizeof err);
+    CU_ASSERT_EQUAL_FATAL(ss_hwprofile_load(path, &p, &err), 0);
+    CU_ASSERT_PTR_NULL(p.kernel_release);
+    CU_ASSERT_TRUE(isnan(p.kernel_slice_s));
+    ss_hwprofile_free(&p);
+    free(path);
+    free(t);
+    const struct {
+        const char *kernel, *want;
+    } bad[] = {
+        {"{\"release\": \"6.18\", \"slice_s\": 0, \"tick_s\": 0.004, \"migration_cost_s\": null}",
+         "slice_s: expected a number > 0"},
+        {"{\"release\": \"6.18\", \"slice_s\": 0.0014, \"migration_cost_s\": null}",
+         "kernel: missing key 'tick_s' (a number, or null where it was not read)"},
+        {"{\"release\": \"6.18\", \"slice_s\": 0.0014, \"tick_s\": 0.004, \"migration_cost_s\": -1}",
+         "migration_cost_s: expected a number >= 0"},
+        {"{\"slice_s\": 0.0014, \"tick_s\": 0.004, \"migration_cost_s\": null}", "missing required key 'release'"},
+        {"{\"release\": \"6.18\", \"slice\": 0.0014, \"tick_s\": 0.004, \"migration_cost_s\": null}",
+         "did you mean 'slice_s'"},
+        {"[1]", "kernel: expected a map"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        t = kernel_profile(bad[k].kernel);
+        const char *msg = load_err(dir, t);
+        if (!msg || !ss_test_has(msg, "p.json:4:") || !ss_test_has(msg, bad[k].want))
+            fprintf(stderr, "\n  %s: %s\n", bad[k].kernel, msg ? msg : "(loaded)");
+        CU_ASSERT_TRUE(msg && ss_test_has(msg, "p.json:4:") && ss_test_has(msg, bad[k].want));
+        free(t);
+    }
+    ss_test_rmtree(dir);
+}
+
 #define RUN(cond) \
     "{\"kind\": \"memcpy\", \"bytes\": 1, \"latency_s\": [1]}\n], \"runs\": [\n{\"id\": \"a\", \"conditions\": " cond \
     ", \"results\": {\"requests\": 1, \"throughput_per_s\": 1, \"latency_mean_s\": 1, \"latency_p50_s\": 1, "        \
@@ -233,6 +300,7 @@ static void test_schema_agrees(void)
 
 SS_TEST_SUITE("hwprofile", {"every sample kind and a run, in ms, read back in s", test_reads_every_kind},
               {"sample rules: times, counts, bytes, kinds, units, keys", test_sample_rules},
+              {"environment.kernel: read, nulls as not read, bad values positioned", test_kernel_block},
               {"file rules: mixed units across samples, not JSON, version, nothing measured, environment",
                test_file_rules},
               {"run rules: arrival and its rate or clients, required duration", test_run_rules},

@@ -1001,6 +1001,7 @@ int ss_calibrate(ss_hwprofile *const *profs, size_t nprofs, const ss_calib_opts 
     if (rc == 0) rc = transport_laws(&c, err);
     if (rc == 0) rc = blocks(&c, dfits, lfits, err);
     if (rc == 0) rc = ss_cal_stacking(&c, err);
+    if (rc == 0) rc = ss_cal_run_queues(&c, err);
     if (rc == 0) rc = ss_cal_wake(&c, profs, nprofs, err);
     if (rc == 0) rc = ss_cal_interference(&c, profs, nprofs, err);
     if (rc == 0) {

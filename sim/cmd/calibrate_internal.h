@@ -105,6 +105,12 @@ void ss_cal_header(calib *c, ss_hwprofile *const *profs, size_t nprofs);
 
 /* the scheduler's wake-up stacking (calibrate_stacking.c): scheduler.stacking in the model file */
 int ss_cal_stacking(calib *c, ss_err *err);
+/* The pooled stretches (s) of the ring group g's samples with `runnable` tokens, allocated. */
+double *ss_cal_ring_stretches(const group *g, unsigned runnable, size_t *n);
+/* the run queues' balance interval (calibrate_runq.c): after the stacking and the transports,
+ * with the ring's kernel constants, scheduler.run_queues in the model file.  0 also when it
+ * cannot be fitted (the summary says why); -1 with err when the ring's profiles name two kernels. */
+int ss_cal_run_queues(calib *c, ss_err *err);
 
 /* waking after idle (calibrate_wake.c): with kind "wake" samples, scheduler.wake.<transport> in the
  * model file (the extra hop latency by the receiver's idle time).  0 also when there are none. */

@@ -34,8 +34,7 @@ typedef struct est {
     double q, m_s, mu_s;
 } est;
 
-/* The pooled stretches of a group's samples with `runnable` threads. */
-static double *pooled(const group *g, unsigned runnable, size_t *n)
+double *ss_cal_ring_stretches(const group *g, unsigned runnable, size_t *n)
 {
     size_t k = 0;
     for (size_t i = 0; i < g->nrefs; i++) {
@@ -82,7 +81,7 @@ static int one(calib *c, const group *g, cJSON *sched, ss_err *err)
         return ss_cal_group_err(g, err, "stacking on %u core: a thread can only be stacked where another core is "
                                         "free; expected cores >= 2", cores);
     size_t nb, nx;
-    double *base = pooled(g, 1, &nb), *load = pooled(g, cores, &nx);
+    double *base = ss_cal_ring_stretches(g, 1, &nb), *load = ss_cal_ring_stretches(g, cores, &nx);
     int rc = 0;
     if (nb < 2 || nx < 2) {
         rc = ss_cal_group_err(g, err, "stacking on %u cores: expected the ring with runnable 1 (the baseline) and "

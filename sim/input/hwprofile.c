@@ -25,7 +25,8 @@ const char *ss_hwp_kind_name(ss_hwp_kind k)
 
 static const char *const top_keys[] = {"servesim_profile", "source", "environment", "samples", "runs", NULL};
 static const char *const env_keys[] = {"machine", "cpu_model", "cores", "memory_bytes", "os",
-                                       "libraries", "date", "notes", NULL};
+                                       "libraries", "date", "notes", "kernel", NULL};
+static const char *const kernel_keys[] = {"release", "slice_s", "tick_s", "migration_cost_s", NULL};
 /* Per kind; a time field may be written in any one unit (the file's). */
 static const char *const compute_keys[] = {"kind", "model", "block", "layer", "device", "batch", "threads",
                                            "in_bytes", "out_bytes", "latency_s", "latency_ms", "latency_us",
@@ -262,6 +263,29 @@ static int raw_times(const ss_node *n, const char *base, const ss_hwprofile *p, 
     return 0;
 }
 
+/* environment.kernel (optional): {release, slice_s, tick_s, migration_cost_s}, each
+ * constant a number (> 0; the migration cost >= 0) or null where the probe could
+ * not read it (NAN). */
+static int read_kernel(ss_hwprofile *p, const ss_node *env, ss_err *err)
+{
+    ss_node *k = NULL;
+    p->kernel_slice_s = p->kernel_tick_s = p->kernel_migration_cost_s = NAN;
+    TRY(ss_cfg_map(env, "kernel", &k, 0, err));
+    if (!k) return 0;
+    TRY(ss_cfg_check_keys(k, kernel_keys, "kernel", err));
+    TRY(str_copy(k, "release", &p->kernel_release, SS_REQ, err));
+    static const char *const names[] = {"slice_s", "tick_s", "migration_cost_s"};
+    double *v[] = {&p->kernel_slice_s, &p->kernel_tick_s, &p->kernel_migration_cost_s};
+    for (int i = 0; i < 3; i++) {
+        const ss_node *n = ss_map_find(k, names[i]);
+        if (!n) return ss_node_err(k, err, "kernel: missing key '%s' (a number, or null where it was not read)",
+                                   names[i]);
+        if (n->kind == SS_NODE_SCALAR && n->is_null) continue;
+        TRY(ss_cfg_num(k, names[i], v[i], SS_REQ | (i == 2 ? SS_NONNEG : SS_POS), err));
+    }
+    return 0;
+}
+
 static int read_env(ss_hwprofile *p, const ss_node *root, ss_err *err)
 {
     ss_node *env, *libs;
@@ -276,6 +300,7 @@ static int read_env(ss_hwprofile *p, const ss_node *root, ss_err *err)
     const char *notes = NULL;
     TRY(ss_cfg_str(env, "notes", &notes, 0, err));
     if (notes) p->notes = ss_xstrdup(notes);
+    TRY(read_kernel(p, env, err));
     TRY(ss_cfg_map(env, "libraries", &libs, SS_REQ, err));
     p->lib_names = ss_xcalloc(libs->n + 1, sizeof *p->lib_names);
     p->lib_versions = ss_xcalloc(libs->n + 1, sizeof *p->lib_versions);
@@ -618,5 +643,6 @@ void ss_hwprofile_free(ss_hwprofile *p)
     free(p->os);
     free(p->date);
     free(p->notes);
+    free(p->kernel_release);
     memset(p, 0, sizeof *p);
 }

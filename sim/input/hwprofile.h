@@ -112,6 +112,10 @@ typedef struct ss_hwprofile {
     double memory_bytes;
     char **lib_names, **lib_versions;
     size_t nlibs;
+    /* environment.kernel (optional, tools/probe/kernel.py): the kernel's release and its fair
+     * scheduler's constants, NAN where the probe could not read one (run queues, calibrate_runq.c) */
+    char *kernel_release;     /* NULL: no kernel block */
+    double kernel_slice_s, kernel_tick_s, kernel_migration_cost_s;
     const char *time_unit;    /* "s", "ms" or "us": the one the file writes (static) */
     ss_hwp_sample *samples;
     size_t nsamples;

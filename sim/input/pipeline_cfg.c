@@ -372,18 +372,11 @@ static int read_wake(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
     return profile_or_numbers(pl, m, "wake", pl->transport.name, 0, keys, "idle_s, extra_s", wake_numbers, err);
 }
 
-/* `run_queues: {slice_s, tick_s, migration_cost_s, balance_ticks}`
- * (serve/pipeline_runq.h): the scheduler's base slice, its tick (1 / HZ), the
- * migration cost under which a thread is cache hot, and how many ticks apart
- * an idle core pulls; only under compute: shared. */
-static int read_run_queues(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
+/* The run queues' numbers of map m (the scenario's, or a model file's
+ * scheduler.run_queues): slice_s, tick_s > 0, migration_cost_s >= 0,
+ * balance_ticks 1 to 1000. */
+static int run_queues_numbers(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
 {
-    static const char *const keys[] = {"slice_s", "tick_s", "migration_cost_s", "balance_ticks", NULL};
-    TRY(ss_node_expect(m, SS_NODE_MAP, "run_queues", err));
-    TRY(ss_cfg_check_keys(m, keys, "run_queues", err));
-    if (!pl->compute_shared)
-        return ss_node_err(m, err, "run_queues: only under compute: shared (the hosts' cores shared at all), which "
-                                   "this pipeline does not set");
     TRY(ss_cfg_num(m, "slice_s", &pl->rq_slice_s, SS_REQ | SS_POS, err));
     TRY(ss_cfg_num(m, "tick_s", &pl->rq_tick_s, SS_REQ | SS_POS, err));
     TRY(ss_cfg_num(m, "migration_cost_s", &pl->rq_migration_cost_s, SS_REQ | SS_NONNEG, err));
@@ -395,6 +388,19 @@ static int read_run_queues(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
     pl->rq_balance_ticks = (unsigned)every;
     pl->run_queues = 1;
     return 0;
+}
+
+/* `run_queues: {slice_s, tick_s, migration_cost_s, balance_ticks}` or
+ * `{profile: FILE}` (its scheduler.run_queues, calibrated from the probe's
+ * ring benchmark under the kernel's constants) (serve/pipeline_runq.h): the
+ * scheduler's base slice, its tick (1 / HZ), the migration cost under which
+ * a thread is cache hot, and how many ticks apart an idle core pulls; only
+ * under compute: shared. */
+static int read_run_queues(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
+{
+    static const char *const keys[] = {"slice_s", "tick_s", "migration_cost_s", "balance_ticks", "profile", NULL};
+    return profile_or_numbers(pl, m, "run_queues", NULL, 1, keys, "slice_s, tick_s, migration_cost_s, balance_ticks",
+                              run_queues_numbers, err);
 }
 
 /* A scheduler mechanism's key of `pipeline` (stacking, wake, interference,

@@ -21,6 +21,8 @@ typedef struct rq_core {
     double picked_s;   /* when cur was picked */
     double since_s;    /* cur's progress is settled up to here */
     double rate;       /* cur's seconds of work per second */
+    double end_s;      /* when cur's piece ends at that rate */
+    ss_event_id end_ev; /* that end's event (cancelled when re-timed) */
     uint64_t end_gen, tick_gen;
     int tick_armed;
     double tick_phase_s;
@@ -116,9 +118,12 @@ static void retime(ss_runq *q)
         rq_core *c = &q->cores[k];
         waiting += c->nwait;
         c->end_gen++;
+        ss_cancel(q->eng, c->end_ev);
+        c->end_ev = 0;
         if (!c->cur) continue;
         c->rate = q->speed / (busy > 1 ? q->corun_factor : 1) / (c->nwait ? q->slice_factor : 1);
-        ss_schedule(q->eng, now + c->cur->work_left / c->rate, core_end, c, c->end_gen);
+        c->end_s = now + c->cur->work_left / c->rate;
+        c->end_ev = ss_schedule(q->eng, c->end_s, core_end, c, c->end_gen);
     }
     int lost = idle > 0 && waiting > 0;
     if (lost && isnan(q->waiting_since_s)) q->waiting_since_s = now;
@@ -129,6 +134,29 @@ static void retime(ss_runq *q)
 }
 
 /* ---- queues --------------------------------------------------------------- */
+
+/* c's running thread is ending its piece now: inside its end (in_done), or
+ * its end is due at this instant (an event at the same time came first).
+ * It is not preempted nor rotated: it sleeps or goes on as its caller says. */
+static void push_back(rq_core *c, ss_rq_thread *t);
+static void unlink_waiter(rq_core *c, ss_rq_thread *t, ss_rq_thread *before);
+static void run_on(rq_core *c, ss_rq_thread *t);
+
+static int ending(const rq_core *c, double now)
+{
+    return c->cur && (c->cur->in_done || c->end_s <= now);
+}
+
+/* Past its protected slice, the running thread of c gives the core to the
+ * first waiting one (a wake-up's preemption, or the tick's rotation). */
+static void yield_core(rq_core *c, double now)
+{
+    ss_rq_thread *t = c->cur, *h = c->head;
+    t->last_ran_s = now;
+    unlink_waiter(c, h, NULL);
+    push_back(c, t);
+    run_on(c, h);
+}
 
 static void push_back(rq_core *c, ss_rq_thread *t)
 {
@@ -221,7 +249,12 @@ static void core_end(ss_engine *eng, void *ctx, uint64_t gen)
     t->in_done = 1;
     t->done(t->ctx);
     t->in_done = 0;
-    if (t->has_work) { /* straight on with its next piece */
+    if (t->has_work) { /* straight on with its next piece, unless one it woke here may preempt it */
+        if (c->head && ss_now(eng) - c->picked_s >= q->p.slice_s) {
+            yield_core(c, ss_now(eng));
+            q->st.preemptions++;
+            arm_tick(c);
+        }
         retime(q);
         return;
     }
@@ -259,14 +292,8 @@ static void core_tick(ss_engine *eng, void *ctx, uint64_t gen)
         run_on(o, t);
         q->st.pulls_tick++;
     }
-    /* the slice is over: rotate (not a thread ending at this very instant: its end is due now) */
-    if (c->head && c->cur && now - c->picked_s >= q->p.slice_s && c->cur->work_left > 1e-12) {
-        ss_rq_thread *t = c->cur;
-        t->last_ran_s = now;
-        push_back(c, t);
-        ss_rq_thread *h = c->head;
-        unlink_waiter(c, h, NULL);
-        run_on(c, h);
+    if (c->head && c->cur && !ending(c, now) && now - c->picked_s >= q->p.slice_s) { /* the slice is over */
+        yield_core(c, now);
         q->st.rotations++;
     }
     arm_tick(c);
@@ -297,8 +324,12 @@ void ss_runq_run(ss_runq *q, ss_rq_thread *t, double work_s, void (*done)(void *
     t->done = done;
     t->ctx = ctx;
     t->work_left = work_s;
+    if (t->in_done) { /* its core's end event re-times it */
+        assert(!t->has_work); /* one piece at a time */
+        t->has_work = 1;
+        return;
+    }
     t->has_work = 1;
-    if (t->in_done) return; /* its core's end event re-times it */
     assert(t->core < 0);    /* one piece at a time */
     settle(q);
     q->st.wakes++;
@@ -306,9 +337,7 @@ void ss_runq_run(ss_runq *q, ss_rq_thread *t, double work_s, void (*done)(void *
     double now = ss_now(q->eng);
     if (!c->cur) {
         run_on(c, t);
-    } else if (!c->cur->in_done && now - c->picked_s >= q->p.slice_s) {
-        /* the running one is past its protected slice (one whose piece has just ended, waking this
-         * one, is not preempted: it sleeps or goes on as its caller decides) */
+    } else if (!ending(c, now) && now - c->picked_s >= q->p.slice_s) { /* past its protected slice: preempted */
         ss_rq_thread *o = c->cur;
         o->last_ran_s = now;
         push_back(c, o);

@@ -9,11 +9,13 @@
  * core, and a core runs one thread at a time:
  *
  *  - A thread that wakes goes to its previous core if idle, else to an idle
- *    core, else back to its previous core (select_idle_sibling).  On a core
- *    whose thread has just ended its piece (its waker, which sleeps or goes
- *    on as its caller decides) it waits; on a busy core it preempts the
- *    running thread if that one has run its slice since it was picked
- *    (EEVDF's protected slice, RUN_TO_PARITY), else it waits.
+ *    core, else back to its previous core (select_idle_sibling).  On a busy
+ *    core it preempts the running thread if that one has run its slice since
+ *    it was picked (EEVDF's protected slice, RUN_TO_PARITY), else it waits.
+ *    A thread ending its piece at that instant (its waker, or one whose end
+ *    is due at the same time) is not preempted: if it sleeps, the woken one
+ *    takes the core; if it goes on with a next piece, it keeps the core
+ *    inside its slice and yields it past it.
  *  - At each scheduler tick of a core with threads waiting: every
  *    balance_ticks-th tick, an idle core pulls the first waiting thread that
  *    is not cache hot (the idle balance); then the running thread, past its
@@ -90,7 +92,8 @@ void ss_runq_run(ss_runq *q, ss_rq_thread *t, double work_s, void (*done)(void *
 /* Counters for tests and diagnostics. */
 typedef struct ss_runq_stats {
     uint64_t wakes, preemptions, rotations, pulls_newidle, pulls_tick, hot_refusals;
-    double idle_while_waiting_s; /* core-seconds a core idled while a thread waited on another */
+    double idle_while_waiting_s; /* seconds with a core idle while a thread waited on another (wall time, not
+                                  * core-seconds; counted up to the last change before the run ended) */
 } ss_runq_stats;
 ss_runq_stats ss_runq_stats_of(const ss_runq *q);
 

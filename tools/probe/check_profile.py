@@ -33,6 +33,8 @@ OPTIONAL = {"compute": {"model": str, "block": str, "layer": str, "threads": "co
             "wake": {"micro_mode": MICRO_MODES}}
 ENV = {"machine": str, "cpu_model": str, "cores": "count", "memory_bytes": "bytes", "os": str,
        "libraries": dict, "date": "date"}
+# environment.kernel (optional, tools/probe/kernel.py): each constant a number or null (not read)
+KERNEL = {"release": str, "slice_s": "time?", "tick_s": "time?", "migration_cost_s": "time0?"}
 RESULTS = {"requests": "bytes", "throughput_per_s": "rate", "latency_mean_s": "time",
            "latency_p50_s": "time", "latency_p99_s": "time"}
 UNIT_RE = re.compile(r"_(s|ms|us)$")
@@ -44,6 +46,10 @@ def _num(v):
 
 def _check_value(path, v, want, errs):
     ok = True
+    if isinstance(want, str) and want.endswith("?"):  # a number, or null where it was not read
+        if v is None:
+            return
+        want = want[:-1]
     if want is str:
         ok = isinstance(v, str) and v != ""
         what = "a non-empty string"
@@ -98,6 +104,8 @@ def _units(obj, path, found):
     """Collect (unit, path) of every time-unit key, depth first in file order."""
     if isinstance(obj, dict):
         for k, v in obj.items():
+            if path == "$" and k == "environment":
+                continue  # the environment holds no time of the measurement (kernel constants are in s)
             m = UNIT_RE.search(k)
             if m and not re.search(r"_per_(s|ms|us)$", k):
                 found.append((m.group(1), f"{path}.{k}"))
@@ -117,6 +125,12 @@ def check(doc):
     _check_fields("$", doc, {"source": str, "environment": dict}, errs)
     if isinstance(doc.get("environment"), dict):
         _check_fields("$.environment", doc["environment"], ENV, errs)
+        kern = doc["environment"].get("kernel")
+        if kern is not None:
+            if isinstance(kern, dict):
+                _check_fields("$.environment.kernel", kern, KERNEL, errs)
+            else:
+                errs.append("$.environment.kernel: expected an object")
     if "samples" not in doc and "runs" not in doc:
         errs.append("$: expected 'samples' or 'runs' (at least one)")
     for i, s in enumerate(doc.get("samples", []) if isinstance(doc.get("samples"), list) else []):
@@ -203,7 +217,8 @@ def check_file(path):
 def self_test():
     """Good and bad documents; returns the number of failed expectations."""
     env = {"machine": "m", "cpu_model": "c", "cores": 2, "memory_bytes": 1, "os": "o",
-           "libraries": {}, "date": "2026-11-26"}
+           "libraries": {}, "date": "2026-11-26",
+           "kernel": {"release": "6.18.44", "slice_s": 0.0014, "tick_s": 0.004, "migration_cost_s": None}}
     good = {"servesim_profile": 1, "source": "s", "environment": env,
             "samples": [{"kind": "compute", "block": "block1", "device": "cpu", "batch": 1,
                          "threads": 1, "micro_mode": "pipeline", "latency_s": [0.01]},
@@ -232,6 +247,10 @@ def self_test():
         "corun negative CPU time": lambda d: d["samples"][3].__setitem__("cpu_s", [0.0214, -0.0217]),
         "speed check with run but no at": lambda d: d["samples"][4].pop("at"),
         "speed check beside the micro-benchmarks naming a run": lambda d: d["samples"][4].__setitem__("phase", "micro"),
+        "kernel slice of 0": lambda d: d["environment"].__setitem__(
+            "kernel", {"release": "6.18", "slice_s": 0, "tick_s": 0.004, "migration_cost_s": None}),
+        "kernel without its tick": lambda d: d["environment"].__setitem__(
+            "kernel", {"release": "6.18", "slice_s": 0.0014, "migration_cost_s": None}),
         "arrivals out of order": lambda d: d["runs"].append(
             {"id": "b", "conditions": dict(d["runs"][0]["conditions"], arrival="poisson", rate_per_s=2.0,
                                            arrivals_s=[0.1, 0.5, 0.3]), "results": d["runs"][0]["results"]}),

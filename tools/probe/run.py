@@ -21,6 +21,7 @@ import sysconfig
 import time
 
 import arrivals
+import kernel
 
 OPENBLAS_DIR = f"/usr/lib/{sysconfig.get_config_var('MULTIARCH') or 'x86_64-linux-gnu'}/openblas-openmp"
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -111,6 +112,7 @@ def environment(notes):
                       "libzmq": libzmq_v, "numpy": numpy.__version__, "blas": blas},
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
         "notes": notes,
+        "kernel": kernel.kernel(),
     }
 
 
