@@ -165,26 +165,22 @@ static void test_waker_not_preempted(void)
 {
     ss_runq_params p = {.slice_s = 0.0014, .tick_s = 100, .migration_cost_s = 0.0005, .balance_ticks = 1,
                         .tick_phase_s = 50};
-    h_start plan[] = {{0, 0, 0.002}};
+    const struct {
+        double first_s;  /* thread 0's (first) piece */
+        int goon;        /* it goes on with 1 ms more */
+        double end0_s, end1_s, first_end_s;
+        uint64_t preemptions;
+    } cases[] = {{0.002, 0, 0.002, 0.003, NAN, 0}, {0.001, 1, 0.002, 0.003, 0.001, 0}, {0.002, 1, 0.004, 0.003, 0.002, 1}};
     h_chain = 1;
-    ss_runq_stats st = h_run(1, &p, 1, 1, plan, 1);
-    CU_ASSERT_DOUBLE_EQUAL(h_end_s[0], 0.002, 1e-9);
-    CU_ASSERT_DOUBLE_EQUAL(h_end_s[1], 0.003, 1e-9);
-    CU_ASSERT_EQUAL(st.preemptions, 0);
-    plan[0].work_s = 0.001;
-    h_goon = 1;
-    st = h_run(1, &p, 1, 1, plan, 1);
-    CU_ASSERT_DOUBLE_EQUAL(h_end_s[3], 0.001, 1e-9);
-    CU_ASSERT_DOUBLE_EQUAL(h_end_s[0], 0.002, 1e-9);
-    CU_ASSERT_DOUBLE_EQUAL(h_end_s[1], 0.003, 1e-9);
-    CU_ASSERT_EQUAL(st.preemptions, 0);
-    plan[0].work_s = 0.002;
-    h_goon = 1;
-    st = h_run(1, &p, 1, 1, plan, 1);
-    CU_ASSERT_DOUBLE_EQUAL(h_end_s[3], 0.002, 1e-9);
-    CU_ASSERT_DOUBLE_EQUAL(h_end_s[1], 0.003, 1e-9);
-    CU_ASSERT_DOUBLE_EQUAL(h_end_s[0], 0.004, 1e-9);
-    CU_ASSERT_EQUAL(st.preemptions, 1);
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        h_start plan[] = {{0, 0, cases[k].first_s}};
+        h_goon = cases[k].goon;
+        ss_runq_stats st = h_run(1, &p, 1, 1, plan, 1);
+        CU_ASSERT_DOUBLE_EQUAL(h_end_s[0], cases[k].end0_s, 1e-9);
+        CU_ASSERT_DOUBLE_EQUAL(h_end_s[1], cases[k].end1_s, 1e-9);
+        if (cases[k].goon) CU_ASSERT_DOUBLE_EQUAL(h_end_s[3], cases[k].first_end_s, 1e-9);
+        CU_ASSERT_EQUAL(st.preemptions, cases[k].preemptions);
+    }
     h_chain = -1;
 }
 

@@ -372,14 +372,7 @@ static void start(ss_pcomp *c, uint32_t link, double work_s, ss_pc_done done, vo
         start_rq(c, link, work_s, done, ctx, arg, pl ? &pl->rq : NULL);
         return;
     }
-    pc_act *a = c->free_act;
-    if (a) {
-        c->free_act = a->next_free;
-    } else {
-        a = ss_xcalloc(1, sizeof *a);
-        c->all = ss_xrealloc(c->all, (c->nall + 1) * sizeof *c->all);
-        c->all[c->nall++] = a;
-    }
+    pc_act *a = new_act(c);
     a->c = c;
     a->done = done;
     a->ctx = ctx;
