@@ -108,6 +108,13 @@ static void test_sample_rules(void)
     bad_sample(dir, C "\"latency_s\": [0.01, -0.002]}", "-0.002", "latency_s[1]: expected a number > 0, got '-0.002'");
     bad_sample(dir, C "\"latency_s\": [0.01, 0]}", "0]", "latency_s[1]: expected a number > 0, got '0'");
     bad_sample(dir, C "\"latency_s\": []}", "[]", "latency_s: expected at least one observation");
+    /* a ring's deliveries (optional): times > 0, at least one */
+    bad_sample(dir, "{\"kind\": \"stacking\", \"runnable\": 1, \"cores\": 2, \"stretch_s\": [1e-5, 2e-5], "
+                    "\"delivery_s\": [0.0003, -1e-4]}",
+               "-1e-4", "delivery_s[1]: expected a number > 0, got '-1e-4'");
+    bad_sample(dir, "{\"kind\": \"stacking\", \"runnable\": 1, \"cores\": 2, \"stretch_s\": [1e-5, 2e-5], "
+                    "\"delivery_s\": []}",
+               "[]}", "delivery_s: expected at least one delivery");
     bad_sample(dir, "{\"kind\": \"compute\", \"model\": \"r\", \"batch\": 1, \"threads\": 1, \"latency_s\": [1]}", "{",
                "missing required key 'device'");
     bad_sample(dir, "{\"kind\": \"compute\", \"model\": \"r\", \"device\": \"cpu\", \"batch\": 0, \"threads\": 1, "

@@ -47,8 +47,9 @@ static const char *const coldstart_keys[] = {"kind", "model", "layer", "stage", 
 /* The scheduler's wake-up stacking (tools/probe/stacking.py): per burn of CPU
  * work, wall minus CPU time (two clocks: a few microseconds below 0 happen),
  * with `runnable` threads taking turns on `cores`. */
-static const char *const stacking_keys[] = {"kind",  "runnable",  "cores",  "work_s", "work_ms", "work_us",
-                                            "stretch_s", "stretch_ms", "stretch_us", "notes", "source", NULL};
+static const char *const stacking_keys[] = {"kind",        "runnable",    "cores",      "work_s",     "work_ms",
+                                            "work_us",     "stretch_s",   "stretch_ms", "stretch_us", "delivery_s",
+                                            "delivery_ms", "delivery_us", "notes",      "source",     NULL};
 /* The host's speed (tools/probe/speed.py): one model's chain at batch 1, timed
  * beside the micro-benchmarks (phase micro) and beside the end-to-end runs
  * (phase e2e), every request's latency; an e2e check may name the run it was
@@ -418,7 +419,17 @@ static int read_sample(const ss_hwprofile *p, const ss_node *n, ss_hwp_sample *s
         ss_node *seq;
         TRY(ss_cfg_seq(n, key, &seq, SS_REQ, err));
         if (seq->n < 2) return ss_node_err(seq, err, "%s: expected at least two burns' stretches", key);
-        return time_seq(seq, key, p, 0, s, err); /* two clocks apart: a stretch may dip below 0 */
+        TRY(time_seq(seq, key, p, 0, s, err)); /* two clocks apart: a stretch may dip below 0 */
+        snprintf(key, sizeof key, "delivery_%s", p->time_unit); /* optional: the token's deliveries */
+        ss_node *dseq = NULL;
+        TRY(ss_cfg_seq(n, key, &dseq, 0, err));
+        if (!dseq) return 0;
+        if (dseq->n < 1) return ss_node_err(dseq, err, "%s: expected at least one delivery", key);
+        ss_hwp_sample d = {0};
+        int rc = time_seq(dseq, key, p, SS_POS, &d, err);
+        s->delivery_s = d.times_s;
+        s->ndelivery = d.ntimes;
+        return rc;
     }
     case SS_HWP_SPEED: {
         TRY(str_copy(n, "model", &s->model, SS_REQ, err));
@@ -608,6 +619,7 @@ static void free_sample(ss_hwp_sample *s)
     free(s->sender_s);
     free(s->receiver_s);
     free(s->idle_s);
+    free(s->delivery_s);
     free(s->source);
     free(s->law);
 }

@@ -56,6 +56,9 @@ typedef struct ss_hwp_sample {
     double *idle_s;           /* wake: per message (in the order of times_s), how long the receiving process had
                                * been idle when the message was sent, s (>= 0) */
     size_t nidle;
+    double *delivery_s;       /* stacking, optional: the token's delivery (its send to its receive, s) before
+                               * burns where the probe knew it, NULL if absent (the run queues' ring) */
+    size_t ndelivery;
     double bytes;             /* transport, memcpy, memory (integer >= 0) */
     double in_bytes, out_bytes; /* compute, optional: tensor bytes in and out at this batch; -1 absent */
     double *times_s;          /* latency (compute, transport, memcpy) or duration (coldstart), seconds, each > 0;

@@ -21,10 +21,10 @@
  *    is not cache hot (the idle balance); then the running thread, past its
  *    slice, goes to the back of the queue (the tick-driven rotation: with
  *    HZ = 250 a 1.4 ms slice ends at the next 4 ms tick).  The kernel's own
- *    interval is a tick here (msecs_to_jiffies of a 2-4 ms balance_interval);
- *    balance_ticks is calibrated from the probe's ring benchmark instead
- *    (docs/calibration.md, "Run queues"), as it also carries what the code
- *    does not: a halted vCPU's wake-up, the kick's IPI.
+ *    interval is a tick (msecs_to_jiffies of a 2-4 ms balance_interval):
+ *    balance_ticks 1; servesim calibrate fits it to the probe's ring where an
+ *    interval reproduces the ring (cmd/calibrate_runq.c; on this project's VM
+ *    none does: docs/calibration.md, "Run queues").
  *  - A thread that sleeps leaves its core to the next waiting one; a core
  *    left idle pulls the first waiting thread of another core that is not
  *    cache hot (newidle balance).  Cache hot: it ran within the last
@@ -59,7 +59,7 @@ typedef struct ss_runq_params {
     double slice_s;          /* the base slice a picked thread is protected for (se.slice) */
     double tick_s;           /* the scheduler tick, 1 / HZ */
     double migration_cost_s; /* a thread that ran within this is cache hot to the balancer */
-    unsigned balance_ticks;  /* an idle core pulls at every balance_ticks-th tick (>= 1; calibrated) */
+    unsigned balance_ticks;  /* an idle core pulls at every balance_ticks-th tick (>= 1; the kernel's: 1) */
     double tick_phase_s;     /* the cores' first tick, in [0, tick_s): they tick together; < 0: drawn (scenarios) */
 } ss_runq_params;
 

@@ -16,7 +16,9 @@
 # copy of the scenario that reads it (PROBE_DIR/scenario/resnet50-cpu.yaml). E2E_PROFILE
 # defaults to PROBE_DIR/probe-e2e.json; without one, validation is skipped. VALIDATE_CSV
 # defaults to PROBE_DIR/validate.csv. Exit status: calibrate's (2: bad input), then
-# validate's (1: some prediction beyond its tolerance, the table says which).
+# validate's (1: some prediction beyond its tolerance, the table says which). Where calibrate
+# fitted the run queues (the ring's profile records its kernel), the runs are validated with them
+# too, into VALIDATE_CSV less .csv plus -run-queues.csv: reported, not in the exit status.
 set -eu
 bin=$1
 dir=${2%/}
@@ -79,4 +81,15 @@ if [ ! -f "$e2e" ]; then
     exit 0
 fi
 mkdir -p "$(dirname "$csv")"
-"$bin" validate "$scenario" "$e2e" -o "$csv"
+rc=0
+"$bin" validate "$scenario" "$e2e" -o "$csv" || rc=$?
+# the run queues beside it, where the ring's profile recorded its kernel and calibrate fitted them
+# (scheduler.run_queues; docs/calibration.md, "Run queues"): the same runs with the cores as per-core
+# run queues in place of the max-min host and the stacking; reported, the exit status is the default's
+if python3 -c 'import json,sys; sys.exit(0 if "run_queues" in json.load(open(sys.argv[1])).get("scheduler", {}) else 1)' "$model"; then
+    rq_csv=${csv%.csv}-run-queues.csv
+    "$bin" validate "$scenario" "$e2e" --quiet --set pipeline.stacking= \
+        --set "pipeline.run_queues={profile: $(cd "$(dirname "$model")" && pwd)/$(basename "$model")}" -o "$rq_csv" |
+        sed 's/^validate:/calibrate.sh: with the run queues (scheduler.run_queues):/' || true
+fi
+exit $rc

@@ -28,7 +28,7 @@ MICRO_MODES = ("warm", "pipeline")
 OPTIONAL = {"compute": {"model": str, "block": str, "layer": str, "threads": "count", "in_bytes": "bytes",
                         "out_bytes": "bytes", "micro_mode": MICRO_MODES},
             "transport": {"micro_mode": MICRO_MODES},
-            "stacking": {"work_s": "time"},
+            "stacking": {"work_s": "time", "delivery_s": "times"},
             "speed": {"run": str, "at": ("before", "after")},
             "wake": {"micro_mode": MICRO_MODES}}
 ENV = {"machine": str, "cpu_model": str, "cores": "count", "memory_bytes": "bytes", "os": str,

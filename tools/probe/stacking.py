@@ -18,8 +18,11 @@ alike, so these offsets hold. Per burn it records the stretch: wall time minus C
 runnable but not running. With K = 1 nothing else computes (the baseline: timer and interrupt
 noise); with K = the cores, every start finds the other cores busy but, in processor sharing, a
 core for itself, so any stretch beyond the baseline is stacking. Samples: kind "stacking",
-runnable K, cores, stretch_s per burn. `servesim calibrate` turns them into the stacking
-probability and mean migration time (docs/calibration.md, "Wake-up stacking").
+runnable K, cores, stretch_s per burn, and delivery_s: the token's delivery before each burn (its
+sender's send to this receive, both on CLOCK_MONOTONIC; the injected first tokens have none).
+`servesim calibrate` turns them into the stacking probability and mean migration time
+(docs/calibration.md, "Wake-up stacking"), and simulates the ring on the run queues with the
+baseline ring's deliveries ("Run queues").
 """
 import multiprocessing as mp
 import os
@@ -56,14 +59,16 @@ def _stage(i, ring, d, work_s, q):
             ctx.term()
             return
         w0, c0 = time.perf_counter_ns(), time.thread_time_ns()
+        sent = int(m) if m != b"t" else None   # the injector's token carries no send time
         _burn(work_s)
         w1, c1 = time.perf_counter_ns(), time.thread_time_ns()
-        out.append((w0, ((w1 - w0) - (c1 - c0)) * 1e-9))
-        tx.send(m)
+        out.append((w0, ((w1 - w0) - (c1 - c0)) * 1e-9, None if sent is None else (w0 - sent) * 1e-9))
+        tx.send(str(time.perf_counter_ns()).encode("ascii"))  # CLOCK_MONOTONIC: one clock for every process
 
 
 def _ring(tokens, window_s, warmup_s):
-    """Stretches (s) of the burns that started inside the window, every process pooled."""
+    """(stretch, delivery) (s) of the burns that started inside the window, every process pooled: the
+    delivery is the token's, from its sender's send to this receive (None for the injected first)."""
     import zmq
     d = tempfile.mkdtemp(prefix="servesim-sched-")
     q = mp.get_context("spawn").Queue()
@@ -99,7 +104,7 @@ def _ring(tokens, window_s, warmup_s):
     for f in os.listdir(d):
         os.unlink(os.path.join(d, f))
     os.rmdir(d)
-    return [s for out in got for (w0, s) in out if t0 <= w0 < t1]
+    return [(s, dl) for out in got for (w0, s, dl) in out if t0 <= w0 < t1]
 
 
 def stacking_samples(window_s, log, warmup_s=1.0):
@@ -111,15 +116,21 @@ def stacking_samples(window_s, log, warmup_s=1.0):
         return []
     samples = []
     for tokens in (1, cores):
-        st = _ring(tokens, window_s, warmup_s)
-        st.sort()
+        got = _ring(tokens, window_s, warmup_s)
+        st = sorted(s for s, _ in got)
+        dl = sorted(round(d, 7) for _, d in got if d is not None and round(d, 7) > 0)
         n = len(st)
         if n < 2:
             log(f"stacking: {tokens} token(s): {n} burns in the window; left out")
             return []
         log(f"stacking: ring of {max(RING, 4 * tokens)} processes, {tokens} token(s), {1e3 * WORK_S:.0f} ms of CPU "
             f"per burn: {n} burns, stretch mean {1e3 * sum(st) / n:.3f} ms, p90 {1e3 * st[int(0.9 * n)]:.3f} ms, "
-            f"p99 {1e3 * st[int(0.99 * n)]:.3f} ms")
-        samples.append({"kind": "stacking", "runnable": tokens, "cores": cores, "work_s": WORK_S,
-                        "stretch_s": [round(s, 7) for s in st]})
+            f"p99 {1e3 * st[int(0.99 * n)]:.3f} ms"
+            + (f"; token delivery mean {1e3 * sum(dl) / len(dl):.3f} ms, median {1e3 * dl[len(dl) // 2]:.3f} ms"
+               if dl else ""))
+        sample = {"kind": "stacking", "runnable": tokens, "cores": cores, "work_s": WORK_S,
+                  "stretch_s": [round(s, 7) for s in st]}
+        if dl:
+            sample["delivery_s"] = dl
+        samples.append(sample)
     return samples
