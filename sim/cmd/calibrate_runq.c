@@ -1,29 +1,31 @@
-/* calibrate_runq.c: the run queues' balance interval from the probe's ring
+/* calibrate_runq.c: the run queues' two unknowns from the probe's ring
  * benchmark (tools/probe/stacking.py, kind "stacking" samples), under the
  * kernel's constants the probe read beside it (environment.kernel,
- * tools/probe/kernel.py): scheduler.run_queues in the model file, what
- * `pipeline.run_queues: {profile: ...}` reads (serve/pipeline_runq.h).
+ * tools/probe/kernel.py): how many ticks apart an idle core balances, and the
+ * probability of the wake-affine placement (a main thread waking while a core
+ * is free put beside a computing one): scheduler.run_queues in the model file,
+ * what `pipeline.run_queues: {profile: ...}` reads (serve/pipeline_runq.h).
  *
  * The ring is simulated as the probe builds it: max(6, 4 K) processes, K
  * tokens (K = the cores) started ring / K stages and work_s / K apart, each
- * process a main thread that burns work_s of CPU per token and a receiver
- * thread that takes the token's delivery as CPU work, drawn from the
- * deliveries the baseline ring measured (one token, nothing else running:
- * its sender's send to its receive, the samples' delivery_s) [ASSUMPTION:
- * the delivery is CPU work of the receiving process, on a thread of its
- * own; the main thread's send and receive are not in the burn], on the cores
- * as run queues with the kernel's slice, tick and migration cost, for 400 s
- * (burns from 5 s on).  Its mean stretch (wall minus CPU time of a burn) for
- * each balance interval of 1 to 8 ticks is set against the measured ring's
- * mean stretch over its one-token baseline (which carries the timer noise the
- * simulation has not, 95% interval by percentile bootstrap, 2,000 resamples,
- * a fixed stream); the nearest interval is written, with every simulated
- * value, only if it lies inside that interval: otherwise the run queues do
- * not reproduce the ring, and the summary says so with the numbers (on this
- * VM they do not: docs/calibration.md, "Run queues").  A migration cost the
- * probe could not read (debugfs) is the kernel's default, 0.5 ms, and the
- * file says so; without the kernel's slice or tick, or without the ring's
- * deliveries, nothing is fitted (the summary says why). */
+ * process a main thread that burns work_s of CPU per token, plus a draw of the
+ * baseline ring's stretches (its timer and interrupt noise, as more of its
+ * core's time), and a receiver thread that takes the token's delivery as CPU
+ * work, drawn from the deliveries the baseline ring measured (its sender's
+ * send to its receive, the samples' delivery_s) [ASSUMPTION: the delivery is
+ * CPU work of the receiving process, on a thread of its own; the main
+ * thread's send and receive are not in the burn], on the cores as run queues
+ * with the kernel's slice, tick and migration cost, for 400 s (burns from 5 s
+ * on).  For each balance interval of 1 to 8 ticks the stacking probability
+ * whose simulated ring has the measured mean stretch (K tokens) is found by
+ * bisection (none where even 1 falls short); of those the interval whose
+ * simulated standard deviation is nearest the measured one is taken, and
+ * written only if both its mean and its deviation lie inside the measured
+ * 95% intervals (percentile bootstrap, 2,000 resamples, a fixed stream):
+ * otherwise the summary says so, with every interval's numbers.  A migration
+ * cost the probe could not read (debugfs) is the kernel's default, 0.5 ms,
+ * and the file says so; without the kernel's slice or tick, or without the
+ * ring's deliveries, nothing is fitted (the summary says why). */
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdlib.h>
@@ -60,9 +62,11 @@ struct ring {
     gsl_rng *rng;
     stage *st;
     int n;
-    double work_s, sum_s;
+    double work_s, sum_s, sum2_s;
     const double *emp; /* the measured deliveries, drawn from */
     size_t nemp;
+    const double *noise; /* the baseline ring's stretches (timer and interrupt noise), drawn per burn */
+    size_t nnoise;
     long burns;
 };
 
@@ -104,7 +108,9 @@ static void burn_done(void *ctx)
     ring *r = s->r;
     double now = ss_now(r->eng);
     if (s->start_s >= RING_FROM_S) {
-        r->sum_s += now - s->start_s - r->work_s;
+        double x = now - s->start_s - r->work_s;
+        r->sum_s += x;
+        r->sum2_s += x * x;
         r->burns++;
     }
     s->busy = 0;
@@ -117,9 +123,12 @@ static void burn_done(void *ctx)
 
 static void burn(stage *s)
 {
+    ring *r = s->r;
     s->busy = 1;
-    s->start_s = ss_now(s->r->eng);
-    ss_runq_run(s->r->q, &s->main, s->r->work_s, burn_done, s);
+    s->start_s = ss_now(r->eng);
+    /* the burn's CPU, and the baseline's noise (interrupts on its core) as more of its core's time */
+    double noise = r->noise[gsl_rng_uniform_int(r->rng, (unsigned long)r->nnoise)];
+    ss_runq_run(r->q, &s->main, r->work_s + (noise > 0 ? noise : 0), burn_done, s);
 }
 
 static void inject(ss_engine *eng, void *ctx, uint64_t i)
@@ -129,10 +138,15 @@ static void inject(ss_engine *eng, void *ctx, uint64_t i)
     arrive(&r->st[i]);
 }
 
-/* The simulated ring's mean stretch (s). */
-static double simulate(const ss_runq_params *p, unsigned cores, double work_s, const double *emp, size_t nemp)
+/* The simulated ring's burns' stretches: mean and standard deviation (s). */
+typedef struct moments2 {
+    double mean_s, sd_s;
+} moments2;
+
+static moments2 simulate(const ss_runq_params *p, unsigned cores, double work_s, const double *emp, size_t nemp,
+                         const double *noise, size_t nnoise)
 {
-    ring r = {.eng = ss_engine_new(), .work_s = work_s, .emp = emp, .nemp = nemp};
+    ring r = {.eng = ss_engine_new(), .work_s = work_s, .emp = emp, .nemp = nemp, .noise = noise, .nnoise = nnoise};
     gsl_rng *ticks = ss_rng_stream(0, 0, "calibrate/run_queues/ticks");
     r.rng = ss_rng_stream(0, 0, "calibrate/run_queues/delivery");
     r.q = ss_runq_new(r.eng, cores, p, ticks);
@@ -141,18 +155,20 @@ static double simulate(const ss_runq_params *p, unsigned cores, double work_s, c
     for (int i = 0; i < r.n; i++) {
         r.st[i] = (stage){.r = &r, .i = i};
         ss_rq_thread_init(&r.st[i].main);
+        r.st[i].main.stackable = 1; /* the burner is the ring's main thread; the receiver is not */
         ss_rq_thread_init(&r.st[i].rx);
     }
     for (unsigned k = 0; k < cores; k++) /* token k into stage k ring / K, work_s / K later */
         ss_schedule(r.eng, work_s * k / cores, inject, &r, (uint64_t)(k * (unsigned)r.n / cores));
     ss_engine_run(r.eng, RING_S + 10);
-    double mean = r.burns ? r.sum_s / (double)r.burns : NAN;
+    double n = (double)r.burns, mean = r.burns ? r.sum_s / n : NAN;
+    moments2 out = {mean, r.burns ? sqrt(fmax(0, r.sum2_s / n - mean * mean)) : NAN};
     ss_runq_free(r.q);
     gsl_rng_free(ticks);
     gsl_rng_free(r.rng);
     free(r.st);
     ss_engine_free(r.eng);
-    return mean;
+    return out;
 }
 
 /* ---- the fit -------------------------------------------------------------------- */
@@ -162,6 +178,46 @@ static double mean_of(const double *v, size_t n, gsl_rng *rng)
     double a = 0;
     for (size_t i = 0; i < n; i++) a += v[rng ? gsl_rng_uniform_int(rng, (unsigned long)n) : i];
     return a / (double)n;
+}
+
+/* The mean and standard deviation of the stretches v (or of a resample with rng). */
+static moments2 ring_moments(const double *v, size_t n, gsl_rng *rng)
+{
+    double a = 0, b = 0;
+    for (size_t i = 0; i < n; i++) {
+        double y = v[rng ? gsl_rng_uniform_int(rng, (unsigned long)n) : i];
+        a += y;
+        b += y * y;
+    }
+    double m = a / (double)n;
+    return (moments2){m, sqrt(fmax(0, b / (double)n - m * m))};
+}
+
+/* The stacking probability (0 to 1) at which the simulated ring's mean
+ * stretch is `target` with the interval p->balance_ticks (bisection, the
+ * mean growing with q), or NAN if even q = 1 falls short; *at its moments. */
+static double fit_q(ss_runq_params *p, unsigned cores, double work_s, const double *emp, size_t nemp,
+                    const double *noise, size_t nnoise, double target, moments2 *at)
+{
+    p->stack_prob = 0;
+    *at = simulate(p, cores, work_s, emp, nemp, noise, nnoise);
+    if (at->mean_s >= target) return 0;
+    p->stack_prob = 1;
+    moments2 hi = simulate(p, cores, work_s, emp, nemp, noise, nnoise);
+    if (hi.mean_s < target) {
+        *at = hi;
+        return NAN;
+    }
+    double lo_q = 0, hi_q = 1;
+    for (int it = 0; it < 12; it++) {
+        p->stack_prob = (lo_q + hi_q) / 2;
+        moments2 mid = simulate(p, cores, work_s, emp, nemp, noise, nnoise);
+        if (mid.mean_s < target) lo_q = p->stack_prob;
+        else hi_q = p->stack_prob;
+    }
+    p->stack_prob = (lo_q + hi_q) / 2;
+    *at = simulate(p, cores, work_s, emp, nemp, noise, nnoise);
+    return p->stack_prob;
 }
 
 /* The baseline ring's (runnable 1) measured deliveries, pooled (allocated),
@@ -227,39 +283,70 @@ int ss_cal_run_queues(calib *c, ss_err *err)
     double work_s = ss_cal_sample_of(&g->refs[0])->work_s, delivery = mean_of(emp, nemp, NULL);
     size_t nb, nx;
     double *base = ss_cal_ring_stretches(g, 1, &nb), *load = ss_cal_ring_stretches(g, cores, &nx);
-    double excess = mean_of(load, nx, NULL) - mean_of(base, nb, NULL);
+    moments2 meas = ring_moments(load, nx, NULL);
     gsl_rng *rng = ss_rng_stream(0, 0, "calibrate/run_queues");
-    double *boot = ss_xcalloc(BOOT, sizeof *boot), lo, hi;
-    for (size_t i = 0; i < BOOT; i++) boot[i] = mean_of(load, nx, rng) - mean_of(base, nb, rng);
-    ss_cal_percentile95(boot, BOOT, &lo, &hi);
+    double *bm = ss_xcalloc(BOOT, sizeof *bm), *bs = ss_xcalloc(BOOT, sizeof *bs), mlo, mhi, slo, shi;
+    for (size_t i = 0; i < BOOT; i++) {
+        moments2 r = ring_moments(load, nx, rng);
+        bm[i] = r.mean_s;
+        bs[i] = r.sd_s;
+    }
+    ss_cal_percentile95(bm, BOOT, &mlo, &mhi);
+    ss_cal_percentile95(bs, BOOT, &slo, &shi);
     gsl_rng_free(rng);
-    free(boot);
-    free(base);
+    free(bm);
+    free(bs);
     free(load);
     int assumed = isnan(k->kernel_migration_cost_s);
     ss_runq_params p = {.slice_s = k->kernel_slice_s, .tick_s = k->kernel_tick_s,
                         .migration_cost_s = assumed ? DEFAULT_MIGRATION_S : k->kernel_migration_cost_s,
                         .tick_phase_s = -1};
-    double sim[MAX_TICKS + 1];
-    unsigned best = 1;
+    /* per interval, the probability that gives the measured mean; of those, the interval whose
+     * spread is nearest the measured one */
+    double q[MAX_TICKS + 1];
+    moments2 at[MAX_TICKS + 1];
+    unsigned best = 0;
     for (unsigned b = 1; b <= MAX_TICKS; b++) {
         p.balance_ticks = b;
-        sim[b] = simulate(&p, cores, work_s, emp, nemp);
-        if (fabs(sim[b] - excess) < fabs(sim[best] - excess)) best = b;
+        q[b] = fit_q(&p, cores, work_s, emp, nemp, base, nb, meas.mean_s, &at[b]);
+        if (!isnan(q[b]) && (!best || fabs(at[b].sd_s - meas.sd_s) < fabs(at[best].sd_s - meas.sd_s))) best = b;
     }
-    if (!(sim[best] >= lo && sim[best] <= hi)) { /* no interval reproduces the ring: nothing to write */
-        double smin = sim[1], smax = sim[1];
-        for (unsigned b = 2; b <= MAX_TICKS; b++) {
-            smin = sim[b] < smin ? sim[b] : smin;
-            smax = sim[b] > smax ? sim[b] : smax;
-        }
+    int ok = best && at[best].mean_s >= mlo && at[best].mean_s <= mhi && at[best].sd_s >= slo && at[best].sd_s <= shi;
+    cJSON *rj = cJSON_CreateObject();
+    ss_cal_put_num(rj, "measured_mean_s", meas.mean_s);
+    ss_cal_put_range(rj, "measured_mean_s_ci95", mlo, mhi);
+    ss_cal_put_num(rj, "measured_sd_s", meas.sd_s);
+    ss_cal_put_range(rj, "measured_sd_s_ci95", slo, shi);
+    ss_cal_put_num(rj, "delivery_s", delivery);
+    cJSON_AddNumberToObject(rj, "deliveries", (double)nemp);
+    ss_cal_put_num(rj, "work_s", work_s);
+    cJSON *per = cJSON_AddArrayToObject(rj, "by_balance_ticks");
+    for (unsigned b = 1; b <= MAX_TICKS; b++) {
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddNumberToObject(e, "balance_ticks", b);
+        if (isnan(q[b])) cJSON_AddStringToObject(e, "stacking_probability", "none reaches the mean (at 1:)");
+        else ss_cal_put_num(e, "stacking_probability", q[b]);
+        ss_cal_put_num(e, "mean_s", at[b].mean_s);
+        ss_cal_put_num(e, "sd_s", at[b].sd_s);
+        cJSON_AddItemToArray(per, e);
+    }
+    if (!ok) { /* the run queues do not reproduce the ring: the numbers to the summary, nothing written */
         fprintf(c->sum,
-                "  run queues: not fitted: no balance interval of 1 to %d ticks reproduces the ring (measured %.3f ms "
-                "[%.3f, %.3f] over the baseline; simulated %.3f to %.3f ms, the kernel %s, its deliveries %.3f ms "
-                "on average)\n",
-                MAX_TICKS, 1e3 * excess, 1e3 * lo, 1e3 * hi, 1e3 * smin, 1e3 * smax, k->kernel_release,
-                1e3 * delivery);
+                "  run queues: not fitted: no balance interval of 1 to %d ticks and stacking probability reproduces "
+                "the ring (measured %.3f ms [%.3f, %.3f], sd %.3f ms [%.3f, %.3f]; ",
+                MAX_TICKS, 1e3 * meas.mean_s, 1e3 * mlo, 1e3 * mhi, 1e3 * meas.sd_s, 1e3 * slo, 1e3 * shi);
+        if (best)
+            fprintf(c->sum, "nearest: %u ticks, q %.3g, sd %.3f ms", best, q[best], 1e3 * at[best].sd_s);
+        else
+            fprintf(c->sum, "even q = 1 gives at most %.3f ms", 1e3 * at[MAX_TICKS].mean_s);
+        fprintf(c->sum, "; the kernel %s, its deliveries %.3f ms on average)\n", k->kernel_release, 1e3 * delivery);
+        for (unsigned b = 1; b <= MAX_TICKS; b++)
+            fprintf(c->sum, "    balance every %u tick%s: %s%.3g, mean %.3f ms, sd %.3f ms\n", b, b == 1 ? "" : "s",
+                    isnan(q[b]) ? "at q = 1 (short of the mean) " : "q ", isnan(q[b]) ? 1.0 : q[b], 1e3 * at[b].mean_s,
+                    1e3 * at[b].sd_s);
+        cJSON_Delete(rj);
         free(emp);
+        free(base);
         return 0;
     }
     cJSON *o = cJSON_CreateObject();
@@ -267,40 +354,31 @@ int ss_cal_run_queues(calib *c, ss_err *err)
     ss_cal_put_num(o, "tick_s", p.tick_s);
     ss_cal_put_num(o, "migration_cost_s", p.migration_cost_s);
     cJSON_AddNumberToObject(o, "balance_ticks", best);
+    ss_cal_put_num(o, "stacking_probability", q[best]);
     cJSON_AddNumberToObject(o, "cores", cores);
     cJSON_AddStringToObject(o, "kernel", k->kernel_release);
     if (assumed)
         cJSON_AddStringToObject(o, "migration_cost_assumed",
                                 "not read by the probe (debugfs): Linux's default sysctl_sched_migration_cost");
-    cJSON *rj = cJSON_AddObjectToObject(o, "ring");
-    ss_cal_put_num(rj, "measured_excess_s", excess);
-    ss_cal_put_range(rj, "measured_excess_s_ci95", lo, hi);
-    ss_cal_put_num(rj, "delivery_s", delivery);
-    cJSON_AddNumberToObject(rj, "deliveries", (double)nemp);
-    ss_cal_put_num(rj, "work_s", work_s);
-    cJSON *sj = cJSON_AddArrayToObject(rj, "simulated_s");
-    cJSON *in = cJSON_AddArrayToObject(rj, "balance_ticks_within_ci95");
-    for (unsigned b = 1; b <= MAX_TICKS; b++) {
-        cJSON_AddItemToArray(sj, cJSON_CreateNumber(ss_cal_round10(sim[b])));
-        if (sim[b] >= lo && sim[b] <= hi) cJSON_AddItemToArray(in, cJSON_CreateNumber(b));
-    }
+    cJSON_AddItemToObject(o, "ring", rj);
     cJSON_AddStringToObject(o, "method",
                             "the probe's ring simulated on per-core run queues (serve/pipeline_runq.c) with the "
                             "kernel's slice, tick and migration cost, each token's delivery drawn from the baseline "
-                            "ring's measured deliveries, for balance intervals of 1 to 8 ticks "
-                            "(ring.simulated_s); balance_ticks the nearest to the measured mean stretch over the "
-                            "one-token baseline, written only if inside its 95% interval (calibrate_runq.c); 95% "
-                            "interval: percentile bootstrap, 2000 "
-                            "resamples");
+                            "ring's measured deliveries and each burn's noise from its stretches; for each balance "
+                            "interval of 1 to 8 ticks the wake-affine stacking probability that gives the measured "
+                            "mean stretch (bisection), and of those the interval whose standard deviation is nearest "
+                            "the measured; written only if both lie inside their 95% intervals (percentile "
+                            "bootstrap, 2000 resamples) (calibrate_runq.c)");
     cJSON_AddItemToObject(o, "from", ss_cal_refs_json(g));
     cJSON_AddItemToObject(ss_cal_scheduler(c), "run_queues", o);
     free(emp);
+    free(base);
     fprintf(c->sum,
             "  run queues on %u cores (kernel %s: slice %.3g ms, tick %.3g ms, migration cost %.3g ms%s): balance "
-            "every %u tick%s (ring: measured %.3f ms [%.3f, %.3f] over the baseline, simulated %.3f ms; 1 tick "
-            "%.3f ms)\n",
+            "every %u tick%s, stacking probability %.3g (ring: measured %.3f ms [%.3f, %.3f], sd %.3f ms [%.3f, "
+            "%.3f]; simulated %.3f ms, sd %.3f ms)\n",
             cores, k->kernel_release, 1e3 * p.slice_s, 1e3 * p.tick_s, 1e3 * p.migration_cost_s,
-            assumed ? ", the default" : "", best, best == 1 ? "" : "s", 1e3 * excess, 1e3 * lo, 1e3 * hi,
-            1e3 * sim[best], 1e3 * sim[1]);
+            assumed ? ", the default" : "", best, best == 1 ? "" : "s", q[best], 1e3 * meas.mean_s, 1e3 * mlo,
+            1e3 * mhi, 1e3 * meas.sd_s, 1e3 * slo, 1e3 * shi, 1e3 * at[best].mean_s, 1e3 * at[best].sd_s);
     return 0;
 }

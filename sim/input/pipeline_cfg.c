@@ -254,6 +254,12 @@ static int scheduler_map(const ss_node *prof, const char *key, const char *sub, 
         rc = ss_cfg_map(m, sub, &t, 0, err);
         m = t;
     }
+    if (rc >= 0 && !m && strcmp(key, "run_queues") == 0)
+        return ss_node_err(prof, err, "run_queues profile '%s' has no map scheduler.run_queues (servesim calibrate "
+                                      "writes it from kind: stacking samples whose profile records its kernel and the "
+                                      "ring's deliveries, where the run queues reproduce the ring: its summary says "
+                                      "why not)",
+                           prof->value);
     if (rc >= 0 && !m)
         return ss_node_err(prof, err, "%s profile '%s' has no map scheduler.%s%s%s (servesim calibrate writes it from "
                                       "kind: %s samples%s)",
@@ -374,7 +380,7 @@ static int read_wake(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
 
 /* The run queues' numbers of map m (the scenario's, or a model file's
  * scheduler.run_queues): slice_s, tick_s > 0, migration_cost_s >= 0,
- * balance_ticks 1 to 1000. */
+ * balance_ticks 1 to 1000, stacking_probability 0 to 1 (optional: 0). */
 static int run_queues_numbers(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
 {
     TRY(ss_cfg_num(m, "slice_s", &pl->rq_slice_s, SS_REQ | SS_POS, err));
@@ -386,6 +392,11 @@ static int run_queues_numbers(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err
         return ss_node_err(ss_map_find(m, "balance_ticks"), err,
                            "balance_ticks: expected a whole number of ticks from 1 to 1000, got %llu", every);
     pl->rq_balance_ticks = (unsigned)every;
+    pl->rq_stack_prob = 0;
+    TRY(ss_cfg_num(m, "stacking_probability", &pl->rq_stack_prob, SS_NONNEG, err));
+    if (pl->rq_stack_prob > 1)
+        return ss_node_err(ss_map_find(m, "stacking_probability"), err, "stacking_probability: expected 0 to 1, got %s",
+                           ss_map_find(m, "stacking_probability")->value);
     pl->run_queues = 1;
     return 0;
 }
@@ -398,8 +409,10 @@ static int run_queues_numbers(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err
  * under compute: shared. */
 static int read_run_queues(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
 {
-    static const char *const keys[] = {"slice_s", "tick_s", "migration_cost_s", "balance_ticks", "profile", NULL};
-    return profile_or_numbers(pl, m, "run_queues", NULL, 1, keys, "slice_s, tick_s, migration_cost_s, balance_ticks",
+    static const char *const keys[] = {"slice_s",       "tick_s", "migration_cost_s", "balance_ticks",
+                                       "stacking_probability", "profile", NULL};
+    return profile_or_numbers(pl, m, "run_queues", NULL, 1, keys,
+                              "slice_s, tick_s, migration_cost_s, balance_ticks, stacking_probability",
                               run_queues_numbers, err);
 }
 

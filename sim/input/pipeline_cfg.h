@@ -41,6 +41,7 @@ typedef struct ss_pipeline_cfg {
     double rq_tick_s;          /* max-min sharing (serve/pipeline_runq.h) */
     double rq_migration_cost_s;
     unsigned rq_balance_ticks;
+    double rq_stack_prob;      /* run_queues.stacking_probability (optional, 0 to 1; 0: none) */
     uint32_t *max_batch;       /* per model (>= 1) */
     double *max_wait_s;        /* per model (>= 0) */
 } ss_pipeline_cfg;

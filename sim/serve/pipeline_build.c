@@ -188,7 +188,8 @@ int ss_pipe_build(ss_world *w, ss_err *err)
         for (size_t h = 0; h < p->nhosts; h++)
             ss_pcomp_set_time_factor(p->comp, (uint32_t)h, ss_pipeline_host_time_factor(sc, p->hosts[h]));
         if (cfg->run_queues) {
-            ss_runq_params rq = {cfg->rq_slice_s, cfg->rq_tick_s, cfg->rq_migration_cost_s, cfg->rq_balance_ticks, -1};
+            ss_runq_params rq = {cfg->rq_slice_s, cfg->rq_tick_s, cfg->rq_migration_cost_s, cfg->rq_balance_ticks, -1,
+                                 cfg->rq_stack_prob};
             ss_pcomp_set_run_queues(p->comp, &rq, ss_rng_stream(sc->seed, w->rep, "pipeline/run_queues"));
         }
         free(cores);

@@ -277,6 +277,7 @@ void ss_pc_place_init(ss_pc_place *pl, ss_pcomp *c)
 {
     *pl = (ss_pc_place){.c = c};
     ss_rq_thread_init(&pl->rq);
+    pl->rq.stackable = 1; /* a main thread: the run queues' wake-affine placement applies to it */
 }
 
 void ss_pcomp_set_stacking(ss_pcomp *c, double prob, double mean_s, gsl_rng *rng)

@@ -47,7 +47,8 @@ void ss_rq_thread_init(ss_rq_thread *t)
 
 ss_runq *ss_runq_new(ss_engine *eng, double cores, const ss_runq_params *p, gsl_rng *rng)
 {
-    assert(cores > 0 && p->slice_s > 0 && p->tick_s > 0 && p->migration_cost_s >= 0 && p->balance_ticks >= 1);
+    assert(cores > 0 && p->slice_s > 0 && p->tick_s > 0 && p->migration_cost_s >= 0 && p->balance_ticks >= 1 &&
+           p->stack_prob >= 0 && p->stack_prob <= 1);
     ss_runq *q = ss_xcalloc(1, sizeof *q);
     q->eng = eng;
     q->p = *p;
@@ -304,10 +305,29 @@ static void core_tick(ss_engine *eng, void *ctx, uint64_t gen)
 
 /* Where a waking thread goes (select_idle_sibling): its previous core if
  * idle, else an idle core, else its previous core; one that never ran, the
- * core with the shortest queue. */
+ * core with the shortest queue.  A stackable one, with stack_prob, while a
+ * core is free (idle, or its thread ending its piece now): a core where
+ * another thread computes, drawn among them. */
 static rq_core *choose(ss_runq *q, const ss_rq_thread *t)
 {
     rq_core *prev = t->prev >= 0 ? &q->cores[t->prev] : NULL;
+    if (q->p.stack_prob > 0 && t->stackable) { /* wake-affine: beside a computing thread, a core being free */
+        double now = ss_now(q->eng);
+        int free_cores = 0, computing = 0;
+        for (int k = 0; k < q->n; k++) {
+            int comp = q->cores[k].cur && !ending(&q->cores[k], now);
+            computing += comp;
+            free_cores += !comp;
+        }
+        if (free_cores && computing && gsl_rng_uniform(q->rng) < q->p.stack_prob) {
+            int pick = (int)gsl_rng_uniform_int(q->rng, (unsigned long)computing);
+            for (int k = 0; k < q->n; k++)
+                if (q->cores[k].cur && !ending(&q->cores[k], now) && pick-- == 0) {
+                    q->st.stacked++;
+                    return &q->cores[k];
+                }
+        }
+    }
     if (prev && !prev->cur) return prev;
     for (int k = 0; k < q->n; k++)
         if (!q->cores[k].cur) return &q->cores[k];

@@ -15,7 +15,12 @@
  *    A thread ending its piece at that instant (its waker, or one whose end
  *    is due at the same time) is not preempted: if it sleeps, the woken one
  *    takes the core; if it goes on with a next piece, it keeps the core
- *    inside its slice and yields it past it.
+ *    inside its slice and yields it past it.  With stack_prob, a stackable
+ *    thread (a block's main thread) waking while a core is free is put, with
+ *    that probability, on a core where another thread computes instead (the
+ *    wake-affine placement beside its waker's work), and left to the rules
+ *    here: it runs there past the running thread's slice, or is pulled by an
+ *    idle core at a balance (docs/calibration.md, "Run queues").
  *  - At each scheduler tick of a core with threads waiting: every
  *    balance_ticks-th tick, an idle core pulls the first waiting thread that
  *    is not cache hot (the idle balance); then the running thread, past its
@@ -61,6 +66,8 @@ typedef struct ss_runq_params {
     double migration_cost_s; /* a thread that ran within this is cache hot to the balancer */
     unsigned balance_ticks;  /* an idle core pulls at every balance_ticks-th tick (>= 1; the kernel's: 1) */
     double tick_phase_s;     /* the cores' first tick, in [0, tick_s): they tick together; < 0: drawn (scenarios) */
+    double stack_prob;       /* wake-affine placement: a stackable thread waking while a core is free goes to a
+                              * core where another thread computes with this probability (0: never) */
 } ss_runq_params;
 
 /* A thread's place on the cores.  Owned by the caller, zeroed by
@@ -69,6 +76,7 @@ typedef struct ss_rq_thread {
     int core;                 /* the core it is on (running or waiting), -1 asleep */
     int prev;                 /* the core it last ran on, -1 never */
     int running, in_done, has_work;
+    int stackable;            /* a main thread: its wake-ups may be placed beside a computing one (stack_prob) */
     double work_left;         /* seconds of a full-speed core left in its piece */
     double last_ran_s;        /* when it last stopped running */
     void (*done)(void *ctx);
@@ -91,7 +99,7 @@ void ss_runq_run(ss_runq *q, ss_rq_thread *t, double work_s, void (*done)(void *
 
 /* Counters for tests and diagnostics. */
 typedef struct ss_runq_stats {
-    uint64_t wakes, preemptions, rotations, pulls_newidle, pulls_tick, hot_refusals;
+    uint64_t wakes, preemptions, rotations, pulls_newidle, pulls_tick, hot_refusals, stacked;
     double idle_while_waiting_s; /* seconds with a core idle while a thread waited on another (wall time, not
                                   * core-seconds; counted up to the last change before the run ended) */
 } ss_runq_stats;
