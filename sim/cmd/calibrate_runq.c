@@ -39,7 +39,8 @@
 
 #define MAX_TICKS 8
 #define RING_MIN 6             /* tools/probe/stacking.py's RING */
-#define RING_S 400.0
+#define RING_S 300.0
+#define REPS 4                 /* replications of the simulated ring, each its own streams */
 #define RING_FROM_S 5.0
 #define DEFAULT_MIGRATION_S 0.0005 /* Linux's sysctl_sched_migration_cost */
 #define BOOT 2000
@@ -138,18 +139,21 @@ static void inject(ss_engine *eng, void *ctx, uint64_t i)
     arrive(&r->st[i]);
 }
 
-/* The simulated ring's burns' stretches: mean and standard deviation (s). */
+/* The simulated ring's burns' stretches: mean and standard deviation (s), and
+ * over replications their standard errors (the simulation's own noise). */
 typedef struct moments2 {
     double mean_s, sd_s;
+    double mean_se_s, sd_se_s;
 } moments2;
 
-static moments2 simulate(const ss_runq_params *p, unsigned cores, double work_s, const double *emp, size_t nemp,
-                         const double *noise, size_t nnoise)
+/* One replication (its own streams, named by rep) of the ring: its moments. */
+static moments2 simulate_one(const ss_runq_params *p, unsigned cores, double work_s, const double *emp, size_t nemp,
+                             const double *noise, size_t nnoise, unsigned rep)
 {
     ring r = {.eng = ss_engine_new(), .work_s = work_s, .emp = emp, .nemp = nemp, .noise = noise, .nnoise = nnoise};
-    gsl_rng *ticks = ss_rng_stream(0, 0, "calibrate/run_queues/ticks");
-    r.rng = ss_rng_stream(0, 0, "calibrate/run_queues/delivery");
-    r.q = ss_runq_new(r.eng, cores, p, ticks);
+    gsl_rng *sched = ss_rng_stream(0, rep, "calibrate/run_queues/scheduler"); /* the ticks' phase, the placements */
+    r.rng = ss_rng_stream(0, rep, "calibrate/run_queues/ring");              /* the deliveries, the noise */
+    r.q = ss_runq_new(r.eng, cores, p, sched);
     r.n = RING_MIN > 4 * (int)cores ? RING_MIN : 4 * (int)cores;
     r.st = ss_xcalloc((size_t)r.n, sizeof *r.st);
     for (int i = 0; i < r.n; i++) {
@@ -162,13 +166,32 @@ static moments2 simulate(const ss_runq_params *p, unsigned cores, double work_s,
         ss_schedule(r.eng, work_s * k / cores, inject, &r, (uint64_t)(k * (unsigned)r.n / cores));
     ss_engine_run(r.eng, RING_S + 10);
     double n = (double)r.burns, mean = r.burns ? r.sum_s / n : NAN;
-    moments2 out = {mean, r.burns ? sqrt(fmax(0, r.sum2_s / n - mean * mean)) : NAN};
+    moments2 out = {mean, r.burns ? sqrt(fmax(0, r.sum2_s / n - mean * mean)) : NAN, 0, 0};
     ss_runq_free(r.q);
-    gsl_rng_free(ticks);
+    gsl_rng_free(sched);
     gsl_rng_free(r.rng);
     free(r.st);
     ss_engine_free(r.eng);
     return out;
+}
+
+/* REPS replications: the means of their moments, with standard errors. */
+static moments2 simulate(const ss_runq_params *p, unsigned cores, double work_s, const double *emp, size_t nemp,
+                         const double *noise, size_t nnoise)
+{
+    double m[REPS], sd[REPS], am = 0, as = 0, vm = 0, vs = 0;
+    for (unsigned k = 0; k < REPS; k++) {
+        moments2 one = simulate_one(p, cores, work_s, emp, nemp, noise, nnoise, k);
+        m[k] = one.mean_s;
+        sd[k] = one.sd_s;
+        am += m[k] / REPS;
+        as += sd[k] / REPS;
+    }
+    for (unsigned k = 0; k < REPS; k++) {
+        vm += (m[k] - am) * (m[k] - am) / (REPS - 1);
+        vs += (sd[k] - as) * (sd[k] - as) / (REPS - 1);
+    }
+    return (moments2){am, as, sqrt(vm / REPS), sqrt(vs / REPS)};
 }
 
 /* ---- the fit -------------------------------------------------------------------- */
@@ -190,7 +213,7 @@ static moments2 ring_moments(const double *v, size_t n, gsl_rng *rng)
         b += y * y;
     }
     double m = a / (double)n;
-    return (moments2){m, sqrt(fmax(0, b / (double)n - m * m))};
+    return (moments2){m, sqrt(fmax(0, b / (double)n - m * m)), 0, 0};
 }
 
 /* The stacking probability (0 to 1) at which the simulated ring's mean
@@ -218,6 +241,15 @@ static double fit_q(ss_runq_params *p, unsigned cores, double work_s, const doub
     p->stack_prob = (lo_q + hi_q) / 2;
     *at = simulate(p, cores, work_s, emp, nemp, noise, nnoise);
     return p->stack_prob;
+}
+
+/* How an interval's probability stands to the measured mean: found, or the
+ * mean already above it at 0, or short of it even at 1. */
+static const char *reach_word(double q, const moments2 *at, double target)
+{
+    if (isnan(q)) return "short of the measured mean even at probability 1";
+    if (q == 0 && at->mean_s > target) return "above the measured mean already at probability 0";
+    return "the measured mean at this probability";
 }
 
 /* The baseline ring's (runnable 1) measured deliveries, pooled (allocated),
@@ -301,17 +333,21 @@ int ss_cal_run_queues(calib *c, ss_err *err)
     ss_runq_params p = {.slice_s = k->kernel_slice_s, .tick_s = k->kernel_tick_s,
                         .migration_cost_s = assumed ? DEFAULT_MIGRATION_S : k->kernel_migration_cost_s,
                         .tick_phase_s = -1};
-    /* per interval, the probability that gives the measured mean; of those, the interval whose
-     * spread is nearest the measured one */
+    /* per interval, the probability that gives the measured mean; of the intervals whose mean then
+     * lies inside the measured interval (widened by the simulation's own 95% error), the one whose
+     * standard deviation is nearest the measured; accepted if that too lies inside its interval,
+     * widened alike */
     double q[MAX_TICKS + 1];
     moments2 at[MAX_TICKS + 1];
     unsigned best = 0;
     for (unsigned b = 1; b <= MAX_TICKS; b++) {
         p.balance_ticks = b;
         q[b] = fit_q(&p, cores, work_s, emp, nemp, base, nb, meas.mean_s, &at[b]);
-        if (!isnan(q[b]) && (!best || fabs(at[b].sd_s - meas.sd_s) < fabs(at[best].sd_s - meas.sd_s))) best = b;
+        int mean_in = at[b].mean_s >= mlo - 1.96 * at[b].mean_se_s && at[b].mean_s <= mhi + 1.96 * at[b].mean_se_s;
+        if (!isnan(q[b]) && mean_in && (!best || fabs(at[b].sd_s - meas.sd_s) < fabs(at[best].sd_s - meas.sd_s)))
+            best = b;
     }
-    int ok = best && at[best].mean_s >= mlo && at[best].mean_s <= mhi && at[best].sd_s >= slo && at[best].sd_s <= shi;
+    int ok = best && at[best].sd_s >= slo - 1.96 * at[best].sd_se_s && at[best].sd_s <= shi + 1.96 * at[best].sd_se_s;
     cJSON *rj = cJSON_CreateObject();
     ss_cal_put_num(rj, "measured_mean_s", meas.mean_s);
     ss_cal_put_range(rj, "measured_mean_s_ci95", mlo, mhi);
@@ -324,10 +360,13 @@ int ss_cal_run_queues(calib *c, ss_err *err)
     for (unsigned b = 1; b <= MAX_TICKS; b++) {
         cJSON *e = cJSON_CreateObject();
         cJSON_AddNumberToObject(e, "balance_ticks", b);
-        if (isnan(q[b])) cJSON_AddStringToObject(e, "stacking_probability", "none reaches the mean (at 1:)");
+        cJSON_AddStringToObject(e, "mean", reach_word(q[b], &at[b], meas.mean_s));
+        if (isnan(q[b])) cJSON_AddNullToObject(e, "stacking_probability");
         else ss_cal_put_num(e, "stacking_probability", q[b]);
         ss_cal_put_num(e, "mean_s", at[b].mean_s);
+        ss_cal_put_num(e, "mean_se_s", at[b].mean_se_s);
         ss_cal_put_num(e, "sd_s", at[b].sd_s);
+        ss_cal_put_num(e, "sd_se_s", at[b].sd_se_s);
         cJSON_AddItemToArray(per, e);
     }
     if (!ok) { /* the run queues do not reproduce the ring: the numbers to the summary, nothing written */
@@ -338,12 +377,12 @@ int ss_cal_run_queues(calib *c, ss_err *err)
         if (best)
             fprintf(c->sum, "nearest: %u ticks, q %.3g, sd %.3f ms", best, q[best], 1e3 * at[best].sd_s);
         else
-            fprintf(c->sum, "even q = 1 gives at most %.3f ms", 1e3 * at[MAX_TICKS].mean_s);
+            fprintf(c->sum, "no interval's mean inside the measured interval");
         fprintf(c->sum, "; the kernel %s, its deliveries %.3f ms on average)\n", k->kernel_release, 1e3 * delivery);
         for (unsigned b = 1; b <= MAX_TICKS; b++)
-            fprintf(c->sum, "    balance every %u tick%s: %s%.3g, mean %.3f ms, sd %.3f ms\n", b, b == 1 ? "" : "s",
-                    isnan(q[b]) ? "at q = 1 (short of the mean) " : "q ", isnan(q[b]) ? 1.0 : q[b], 1e3 * at[b].mean_s,
-                    1e3 * at[b].sd_s);
+            fprintf(c->sum, "    balance every %u tick%s: %s, q %.3g, mean %.3f +- %.3f ms, sd %.3f +- %.3f ms\n", b,
+                    b == 1 ? "" : "s", reach_word(q[b], &at[b], meas.mean_s), isnan(q[b]) ? 1.0 : q[b],
+                    1e3 * at[b].mean_s, 1e3 * 1.96 * at[b].mean_se_s, 1e3 * at[b].sd_s, 1e3 * 1.96 * at[b].sd_se_s);
         cJSON_Delete(rj);
         free(emp);
         free(base);
@@ -375,10 +414,11 @@ int ss_cal_run_queues(calib *c, ss_err *err)
     free(base);
     fprintf(c->sum,
             "  run queues on %u cores (kernel %s: slice %.3g ms, tick %.3g ms, migration cost %.3g ms%s): balance "
-            "every %u tick%s, stacking probability %.3g (ring: measured %.3f ms [%.3f, %.3f], sd %.3f ms [%.3f, "
-            "%.3f]; simulated %.3f ms, sd %.3f ms)\n",
+            "every %u tick%s, stacking probability %.2f (ring: measured %.3f ms [%.3f, %.3f], sd %.3f ms [%.3f, "
+            "%.3f]; simulated %.3f +- %.3f ms, sd %.3f +- %.3f ms)\n",
             cores, k->kernel_release, 1e3 * p.slice_s, 1e3 * p.tick_s, 1e3 * p.migration_cost_s,
             assumed ? ", the default" : "", best, best == 1 ? "" : "s", q[best], 1e3 * meas.mean_s, 1e3 * mlo,
-            1e3 * mhi, 1e3 * meas.sd_s, 1e3 * slo, 1e3 * shi, 1e3 * at[best].mean_s, 1e3 * at[best].sd_s);
+            1e3 * mhi, 1e3 * meas.sd_s, 1e3 * slo, 1e3 * shi, 1e3 * at[best].mean_s, 1e3 * 1.96 * at[best].mean_se_s,
+            1e3 * at[best].sd_s, 1e3 * 1.96 * at[best].sd_se_s);
     return 0;
 }

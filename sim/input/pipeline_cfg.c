@@ -401,12 +401,13 @@ static int run_queues_numbers(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err
     return 0;
 }
 
-/* `run_queues: {slice_s, tick_s, migration_cost_s, balance_ticks}` or
- * `{profile: FILE}` (its scheduler.run_queues, calibrated from the probe's
- * ring benchmark under the kernel's constants) (serve/pipeline_runq.h): the
- * scheduler's base slice, its tick (1 / HZ), the migration cost under which
- * a thread is cache hot, and how many ticks apart an idle core pulls; only
- * under compute: shared. */
+/* `run_queues: {slice_s, tick_s, migration_cost_s, balance_ticks,
+ * stacking_probability}` or `{profile: FILE}` (its scheduler.run_queues,
+ * calibrated from the probe's ring benchmark under the kernel's constants)
+ * (serve/pipeline_runq.h): the scheduler's base slice, its tick (1 / HZ), the
+ * migration cost under which a thread is cache hot, how many ticks apart an
+ * idle core pulls, and the wake-affine placement's probability (optional, 0);
+ * only under compute: shared. */
 static int read_run_queues(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
 {
     static const char *const keys[] = {"slice_s",       "tick_s", "migration_cost_s", "balance_ticks",
