@@ -440,7 +440,44 @@ static void test_cpu_interference(void)
     CU_ASSERT_DOUBLE_EQUAL(t[1], 4.0, 1e-9);
 }
 
+/* Unnamed work under run queues (ss_pcomp_cpu with no thread: each piece a
+ * thread of its own, its record pooled again only when that thread sleeps):
+ * 2 cores, three pieces of 1 s at 0 - A and B a core each, C waiting on core 0
+ * (A inside its slice, no tick within) until A ends: 1, 1 and 2 s; a fourth at
+ * 3 s, on a pooled record, alone: 4 s. */
+static double anon_end_s[4];
+
+static void anon_done(void *ctx, uint64_t arg)
+{
+    anon_end_s[arg] = ss_now(ctx);
+}
+
+static void anon_start(ss_engine *eng, void *ctx, uint64_t arg)
+{
+    ss_pcomp_cpu(ctx, 0, 1.0, anon_done, eng, arg);
+}
+
+static void test_run_queues_unnamed_work(void)
+{
+    ss_engine *eng = ss_engine_new();
+    double cores = 2;
+    ss_pcomp *c = ss_pcomp_new(eng, 1, &cores, 0, NULL, NULL, 2);
+    ss_runq_params p = {.slice_s = 0.0014, .tick_s = 100, .migration_cost_s = 0.0005, .balance_ticks = 1,
+                        .tick_phase_s = 50};
+    ss_pcomp_set_run_queues(c, &p, ss_rng_stream(1, 0, "test/run_queues"));
+    const double at[4] = {0, 0, 0, 3}, want[4] = {1, 1, 2, 4};
+    for (uint64_t k = 0; k < 4; k++) {
+        anon_end_s[k] = NAN;
+        ss_schedule(eng, at[k], anon_start, c, k);
+    }
+    ss_engine_run(eng, 1000);
+    for (int k = 0; k < 4; k++) CU_ASSERT_DOUBLE_EQUAL(anon_end_s[k], want[k], 1e-9);
+    ss_pcomp_free(c);
+    ss_engine_free(eng);
+}
+
 SS_TEST_SUITE("pipeline-compute",
+              {"run queues: unnamed work, each piece a thread of its own", test_run_queues_unnamed_work},
               {"CPU interference: co-running and time-sliced work costs more", test_cpu_interference},
               {"wake-up stacking: a start shares a busy core until migrated", test_wakeup_stacking},
               {"wake-up stacking lasts across a thread's consecutive pieces", test_stacking_lasts_across_pieces}, {"two hops' CPU parts share a 1-core host", test_cpu_parts_share_a_core},

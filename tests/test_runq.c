@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/engine.h"
 #include "core/rng.h"
@@ -90,11 +91,14 @@ static ss_runq_stats h_run(double cores, const ss_runq_params *p, double g, doub
  * 7 ms and ends at 7 + 18.2 = 25.2 ms.  Migration cost 0: pulled at 2.3 ms,
  * ends at 20.5 ms.  C for 2.6 ms (ends 0.8 ms after the preemption): A is
  * cold, pulled at 2.8 ms, ends at 21.0 ms. */
+static const h_start hot_plan[4] = {{1, 0, 0.0001}, {0, 0.0002, 0.020}, {2, 0.0002, 0.0021}, {1, 0.002, 0.005}};
+
 static void test_hot_waiter_not_pulled(void)
 {
     ss_runq_params p = {.slice_s = 0.0014, .tick_s = 100, .migration_cost_s = 0.0005, .balance_ticks = 1,
                         .tick_phase_s = 50};
-    h_start plan[] = {{1, 0, 0.0001}, {0, 0.0002, 0.020}, {2, 0.0002, 0.0021}, {1, 0.002, 0.005}};
+    h_start plan[4];
+    memcpy(plan, hot_plan, sizeof plan);
     ss_runq_stats st = h_run(2, &p, 1, 1, plan, 4);
     CU_ASSERT_DOUBLE_EQUAL(h_end_s[0], 0.0252, 1e-9);
     CU_ASSERT_DOUBLE_EQUAL(h_end_s[1], 0.007, 1e-9);
@@ -124,13 +128,12 @@ static void test_balance_at_ticks(void)
 {
     ss_runq_params p = {.slice_s = 0.0014, .tick_s = 0.004, .migration_cost_s = 0.0005, .balance_ticks = 1,
                         .tick_phase_s = 0};
-    h_start plan[] = {{1, 0, 0.0001}, {0, 0.0002, 0.020}, {2, 0.0002, 0.0021}, {1, 0.002, 0.005}};
-    ss_runq_stats st = h_run(2, &p, 1, 1, plan, 4);
+    ss_runq_stats st = h_run(2, &p, 1, 1, hot_plan, 4);
     CU_ASSERT_DOUBLE_EQUAL(h_end_s[0], 0.0222, 1e-9);
     CU_ASSERT_DOUBLE_EQUAL(h_end_s[1], 0.007, 1e-9);
     CU_ASSERT_EQUAL(st.pulls_tick, 1);
     p.balance_ticks = 2;
-    st = h_run(2, &p, 1, 1, plan, 4);
+    st = h_run(2, &p, 1, 1, hot_plan, 4);
     CU_ASSERT_DOUBLE_EQUAL(h_end_s[0], 0.0222, 1e-9);
     CU_ASSERT_DOUBLE_EQUAL(h_end_s[1], 0.011, 1e-9);
     CU_ASSERT_EQUAL(st.rotations, 1);
@@ -348,8 +351,6 @@ static void test_ring_calibrates_balance_ticks(void)
                     SS_BIN, SS_SRC_DIR, dir);
     CU_ASSERT_EQUAL(rc, 0);
     free(out);
-    char unfit_old[1024];
-    snprintf(unfit_old, sizeof unfit_old, "%s", old);
     const struct {
         const char *file, *says;
     } unfit[] = {
@@ -359,7 +360,7 @@ static void test_ring_calibrates_balance_ticks(void)
         {NULL, "run queues: not fitted: the ring's profile records no kernel"},
     };
     for (size_t k = 0; k < sizeof unfit / sizeof *unfit; k++) {
-        char *file = unfit[k].file ? ss_xasprintf("%s/%s", dir, unfit[k].file) : ss_xstrdup(unfit_old);
+        char *file = unfit[k].file ? ss_xasprintf("%s/%s", dir, unfit[k].file) : ss_xstrdup(old);
         rc = ss_test_sh(&out, "'%s' calibrate '%s' '%s' -o '%s/u.json' && grep -c run_queues '%s/u.json'", SS_BIN,
                         micro, file, dir, dir);
         CU_ASSERT_EQUAL(rc, 1); /* calibrate wrote its model; grep found no run_queues */

@@ -105,8 +105,10 @@ void ss_cal_header(calib *c, ss_hwprofile *const *profs, size_t nprofs);
 
 /* the scheduler's wake-up stacking (calibrate_stacking.c): scheduler.stacking in the model file */
 int ss_cal_stacking(calib *c, ss_err *err);
-/* The pooled stretches (s) of the ring group g's samples with `runnable` tokens, allocated. */
+/* The pooled stretches (s) of the ring group g's samples with `runnable` tokens, allocated; and their
+ * recorded token deliveries (s; *n 0 where none). */
 double *ss_cal_ring_stretches(const group *g, unsigned runnable, size_t *n);
+double *ss_cal_ring_deliveries(const group *g, unsigned runnable, size_t *n);
 /* the run queues' balance interval (calibrate_runq.c): after the stacking and the transports,
  * with the ring's kernel constants, scheduler.run_queues in the model file.  0 also when it
  * cannot be fitted (the summary says why); -1 with err when the ring's profiles name two kernels. */

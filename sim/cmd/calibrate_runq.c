@@ -196,13 +196,6 @@ static moments2 simulate(const ss_runq_params *p, unsigned cores, double work_s,
 
 /* ---- the fit -------------------------------------------------------------------- */
 
-static double mean_of(const double *v, size_t n, gsl_rng *rng)
-{
-    double a = 0;
-    for (size_t i = 0; i < n; i++) a += v[rng ? gsl_rng_uniform_int(rng, (unsigned long)n) : i];
-    return a / (double)n;
-}
-
 /* The mean and standard deviation of the stretches v (or of a resample with rng). */
 static moments2 ring_moments(const double *v, size_t n, gsl_rng *rng)
 {
@@ -252,28 +245,8 @@ static const char *reach_word(double q, const moments2 *at, double target)
     return "the measured mean at this probability";
 }
 
-/* The baseline ring's (runnable 1) measured deliveries, pooled (allocated),
- * or NULL if it recorded none. */
-static double *baseline_deliveries(const group *g, size_t *n)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < g->nrefs; i++) {
-        const ss_hwp_sample *s = ss_cal_sample_of(&g->refs[i]);
-        if (s->runnable == 1) k += s->ndelivery;
-    }
-    *n = 0;
-    if (k == 0) return NULL;
-    double *v = ss_xcalloc(k, sizeof *v);
-    for (size_t i = 0; i < g->nrefs; i++) {
-        const ss_hwp_sample *s = ss_cal_sample_of(&g->refs[i]);
-        if (s->runnable == 1)
-            for (size_t j = 0; j < s->ndelivery; j++) v[(*n)++] = s->delivery_s[j];
-    }
-    return v;
-}
-
-/* The kernel of the ring's profile, or NULL (with why) if it records none
- * the fit can use, or -1 through err if the ring's profiles name two. */
+/* The profile whose kernel the ring ran on (its first; *out), or -1 through
+ * err if the ring's profiles name two kernels (or one and none). */
 static int ring_kernel(const group *g, const ss_hwprofile **out, ss_err *err)
 {
     const ss_hwprofile *k = g->refs[0].prof;
@@ -299,11 +272,11 @@ int ss_cal_run_queues(calib *c, ss_err *err)
     if (ring_kernel(g, &k, err) < 0) return -1;
     const char *why = NULL;
     size_t nemp = 0;
-    double *emp = baseline_deliveries(g, &nemp);
+    double *emp = ss_cal_ring_deliveries(g, 1, &nemp); /* the baseline ring's */
     if (!k->kernel_release) why = "the ring's profile records no kernel (environment.kernel, tools/probe/kernel.py)";
     else if (isnan(k->kernel_slice_s) || isnan(k->kernel_tick_s))
         why = "the probe could not read the kernel's slice or tick (environment.kernel)";
-    else if (!emp)
+    else if (nemp == 0)
         why = "the ring recorded no token deliveries (delivery_s: tools/probe/stacking.py since 2026-11-27)";
     else if (isnan(ss_cal_sample_of(&g->refs[0])->work_s)) why = "the ring's samples give no work_s (a burn's CPU)";
     if (why) {
@@ -312,7 +285,7 @@ int ss_cal_run_queues(calib *c, ss_err *err)
         return 0;
     }
     unsigned cores = ss_cal_sample_of(&g->refs[0])->cores;
-    double work_s = ss_cal_sample_of(&g->refs[0])->work_s, delivery = mean_of(emp, nemp, NULL);
+    double work_s = ss_cal_sample_of(&g->refs[0])->work_s, delivery = ring_moments(emp, nemp, NULL).mean_s;
     size_t nb, nx;
     double *base = ss_cal_ring_stretches(g, 1, &nb), *load = ss_cal_ring_stretches(g, cores, &nx);
     moments2 meas = ring_moments(load, nx, NULL);

@@ -34,21 +34,35 @@ typedef struct est {
     double q, m_s, mu_s;
 } est;
 
-double *ss_cal_ring_stretches(const group *g, unsigned runnable, size_t *n)
+/* The pooled stretches, or with `deliveries` the token deliveries, of a ring
+ * group's samples with `runnable` tokens (allocated, never NULL). */
+static double *ring_pool(const group *g, unsigned runnable, int deliveries, size_t *n)
 {
     size_t k = 0;
     for (size_t i = 0; i < g->nrefs; i++) {
         const ss_hwp_sample *s = ss_cal_sample_of(&g->refs[i]);
-        if (s->runnable == runnable) k += s->ntimes;
+        if (s->runnable == runnable) k += deliveries ? s->ndelivery : s->ntimes;
     }
     double *v = ss_xcalloc(k + 1, sizeof *v);
     *n = 0;
     for (size_t i = 0; i < g->nrefs; i++) {
         const ss_hwp_sample *s = ss_cal_sample_of(&g->refs[i]);
-        if (s->runnable == runnable)
-            for (size_t j = 0; j < s->ntimes; j++) v[(*n)++] = s->times_s[j];
+        if (s->runnable != runnable) continue;
+        size_t m = deliveries ? s->ndelivery : s->ntimes;
+        const double *x = deliveries ? s->delivery_s : s->times_s;
+        for (size_t j = 0; j < m; j++) v[(*n)++] = x[j];
     }
     return v;
+}
+
+double *ss_cal_ring_stretches(const group *g, unsigned runnable, size_t *n)
+{
+    return ring_pool(g, runnable, 0, n);
+}
+
+double *ss_cal_ring_deliveries(const group *g, unsigned runnable, size_t *n)
+{
+    return ring_pool(g, runnable, 1, n);
 }
 
 /* The moments of v (or of a resample of it when rng is given). */

@@ -231,10 +231,11 @@ double ss_pipeline_host_cores(const ss_scenario *sc, const char *host)
 }
 
 /* The map scheduler.<key> (or scheduler.<key>.<sub>) of the model file a
- * `profile:` names (`servesim calibrate` writes them), as *out; the file is
- * *doc, which the caller frees (also on error).  -1 with a positioned error. */
-static int scheduler_map(const ss_node *prof, const char *key, const char *sub, ss_doc **doc, ss_node **out,
-                         ss_err *err)
+ * `profile:` names (`servesim calibrate` writes them, from what `from` says:
+ * the message's words), as *out; the file is *doc, which the caller frees
+ * (also on error).  -1 with a positioned error. */
+static int scheduler_map(const ss_node *prof, const char *key, const char *sub, const char *from, ss_doc **doc,
+                         ss_node **out, ss_err *err)
 {
     *doc = NULL;
     *out = NULL;
@@ -254,40 +255,41 @@ static int scheduler_map(const ss_node *prof, const char *key, const char *sub, 
         rc = ss_cfg_map(m, sub, &t, 0, err);
         m = t;
     }
-    if (rc >= 0 && !m && strcmp(key, "run_queues") == 0)
-        return ss_node_err(prof, err, "run_queues profile '%s' has no map scheduler.run_queues (servesim calibrate "
-                                      "writes it from kind: stacking samples whose profile records its kernel and the "
-                                      "ring's deliveries, where the run queues reproduce the ring: its summary says "
-                                      "why not)",
-                           prof->value);
     if (rc >= 0 && !m)
         return ss_node_err(prof, err, "%s profile '%s' has no map scheduler.%s%s%s (servesim calibrate writes it from "
-                                      "kind: %s samples%s)",
-                           key, prof->value, key, sub ? "." : "", sub ? sub : "",
-                           strcmp(key, "interference") == 0 ? "corun" : key, sub ? " of that transport" : "");
+                                      "%s)",
+                           key, prof->value, key, sub ? "." : "", sub ? sub : "", from);
     *out = m;
     return rc < 0 ? -1 : 0;
+}
+
+/* `key` of map m, a probability (0 to 1), into *out; flags as ss_cfg_num's
+ * (SS_REQ, or absent: *out untouched). */
+static int probability(const ss_node *m, const char *key, double *out, int flags, ss_err *err)
+{
+    TRY(ss_cfg_num(m, key, out, flags | SS_NONNEG, err));
+    if (*out > 1)
+        return ss_node_err(ss_map_find(m, key), err, "%s: expected 0 to 1, got %s", key, ss_map_find(m, key)->value);
+    return 0;
 }
 
 /* `probability` (0 to 1) and `mean_s` (> 0) of map m into pl. */
 static int stacking_numbers(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
 {
-    TRY(ss_cfg_num(m, "probability", &pl->stack_prob, SS_REQ | SS_NONNEG, err));
-    if (pl->stack_prob > 1)
-        return ss_node_err(ss_map_find(m, "probability"), err, "probability: expected 0 to 1, got %s",
-                           ss_map_find(m, "probability")->value);
+    TRY(probability(m, "probability", &pl->stack_prob, SS_REQ, err));
     return ss_cfg_num(m, "mean_s", &pl->stack_mean_s, SS_REQ | SS_POS, err);
 }
 
 typedef int (*numbers_fn)(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err);
 
 /* `NAME: {the numbers}` or `{profile: FILE}`, FILE a model file `servesim
- * calibrate` wrote (its scheduler.NAME, or scheduler.NAME.SUB): the numbers
- * of map m, or of that map, read by fn.  keys: the numbers' keys, then
- * "profile"; words: how a message names the numbers; shared_only: refused
- * but under compute: shared. */
+ * calibrate` wrote (its scheduler.NAME, or scheduler.NAME.SUB, from what
+ * `from` names): the numbers of map m, or of that map, read by fn.  keys: the
+ * numbers' keys, then "profile"; words: how a message names the numbers;
+ * shared_only: refused but under compute: shared. */
 static int profile_or_numbers(ss_pipeline_cfg *pl, const ss_node *m, const char *name, const char *sub,
-                              int shared_only, const char *const *keys, const char *words, numbers_fn fn, ss_err *err)
+                              const char *from, int shared_only, const char *const *keys, const char *words,
+                              numbers_fn fn, ss_err *err)
 {
     TRY(ss_node_expect(m, SS_NODE_MAP, name, err));
     TRY(ss_cfg_check_keys(m, keys, name, err));
@@ -300,7 +302,7 @@ static int profile_or_numbers(ss_pipeline_cfg *pl, const ss_node *m, const char 
             return ss_node_err(prof, err, "%s: a profile or the numbers (%s), not both", name, words);
     ss_doc *doc;
     ss_node *t;
-    int rc = scheduler_map(prof, name, sub, &doc, &t, err);
+    int rc = scheduler_map(prof, name, sub, from, &doc, &t, err);
     if (rc >= 0) rc = fn(pl, t, err);
     ss_doc_free(doc);
     return rc;
@@ -312,7 +314,8 @@ static int profile_or_numbers(ss_pipeline_cfg *pl, const ss_node *m, const char 
 static int read_stacking(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
 {
     static const char *const keys[] = {"probability", "mean_s", "profile", NULL};
-    return profile_or_numbers(pl, m, "stacking", NULL, 1, keys, "probability, mean_s", stacking_numbers, err);
+    return profile_or_numbers(pl, m, "stacking", NULL, "kind: stacking samples", 1, keys, "probability, mean_s",
+                              stacking_numbers, err);
 }
 
 /* `corun_factor` and `slice_factor` (each >= 1) of map m into pl. */
@@ -336,8 +339,8 @@ static int interference_numbers(ss_pipeline_cfg *pl, const ss_node *m, ss_err *e
 static int read_interference(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
 {
     static const char *const keys[] = {"corun_factor", "slice_factor", "profile", NULL};
-    return profile_or_numbers(pl, m, "interference", NULL, 1, keys, "corun_factor, slice_factor",
-                              interference_numbers, err);
+    return profile_or_numbers(pl, m, "interference", NULL, "kind: corun samples", 1, keys,
+                              "corun_factor, slice_factor", interference_numbers, err);
 }
 
 /* Array `key` of m: numbers >= 0 (idle_s increasing), into *out; its length. */
@@ -375,7 +378,8 @@ static int wake_numbers(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
 static int read_wake(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
 {
     static const char *const keys[] = {"idle_s", "extra_s", "profile", NULL};
-    return profile_or_numbers(pl, m, "wake", pl->transport.name, 0, keys, "idle_s, extra_s", wake_numbers, err);
+    return profile_or_numbers(pl, m, "wake", pl->transport.name, "kind: wake samples of that transport", 0, keys,
+                              "idle_s, extra_s", wake_numbers, err);
 }
 
 /* The run queues' numbers of map m (the scenario's, or a model file's
@@ -393,10 +397,7 @@ static int run_queues_numbers(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err
                            "balance_ticks: expected a whole number of ticks from 1 to 1000, got %llu", every);
     pl->rq_balance_ticks = (unsigned)every;
     pl->rq_stack_prob = 0;
-    TRY(ss_cfg_num(m, "stacking_probability", &pl->rq_stack_prob, SS_NONNEG, err));
-    if (pl->rq_stack_prob > 1)
-        return ss_node_err(ss_map_find(m, "stacking_probability"), err, "stacking_probability: expected 0 to 1, got %s",
-                           ss_map_find(m, "stacking_probability")->value);
+    TRY(probability(m, "stacking_probability", &pl->rq_stack_prob, 0, err));
     pl->run_queues = 1;
     return 0;
 }
@@ -412,7 +413,10 @@ static int read_run_queues(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
 {
     static const char *const keys[] = {"slice_s",       "tick_s", "migration_cost_s", "balance_ticks",
                                        "stacking_probability", "profile", NULL};
-    return profile_or_numbers(pl, m, "run_queues", NULL, 1, keys,
+    return profile_or_numbers(pl, m, "run_queues", NULL,
+                              "kind: stacking samples whose profile records its kernel and the ring's deliveries, "
+                              "where the run queues reproduce the ring: its summary says why not",
+                              1, keys,
                               "slice_s, tick_s, migration_cost_s, balance_ticks, stacking_probability",
                               run_queues_numbers, err);
 }

@@ -351,6 +351,13 @@ static void rq_done(void *ctx)
     done(dctx, arg);
 }
 
+/* Does work of work_s on link go to the link's run queues?  (Zero work
+ * ends at once on the solver, taking no core.) */
+static int on_runq(const ss_pcomp *c, uint32_t link, double work_s)
+{
+    return link != NO_LINK && c->runq && c->runq[link] && work_s > 0;
+}
+
 /* Work on a host with run queues, on thread rt (NULL: a thread of its own). */
 static void start_rq(ss_pcomp *c, uint32_t link, double work_s, ss_pc_done done, void *ctx, uint64_t arg,
                      ss_rq_thread *rt)
@@ -369,7 +376,7 @@ static void start(ss_pcomp *c, uint32_t link, double work_s, ss_pc_done done, vo
                   ss_pc_place *pl, int wake)
 {
     assert(work_s >= 0 && isfinite(work_s));
-    if (link != NO_LINK && c->runq && c->runq[link] && work_s > 0) {
+    if (on_runq(c, link, work_s)) {
         start_rq(c, link, work_s, done, ctx, arg, pl ? &pl->rq : NULL);
         return;
     }
@@ -406,12 +413,6 @@ void ss_pcomp_set_run_queues(ss_pcomp *c, const ss_runq_params *p, gsl_rng *rng)
         c->runq[l] = ss_runq_new(c->eng, c->link_cores[l], p, rng);
         ss_runq_set_interference(c->runq[l], c->corun_factor, c->slice_factor);
     }
-}
-
-ss_runq_stats ss_pcomp_runq_stats(const ss_pcomp *c, uint32_t host)
-{
-    uint32_t l = c->host_link[host];
-    return l != NO_LINK && c->runq && c->runq[l] ? ss_runq_stats_of(c->runq[l]) : (ss_runq_stats){0};
 }
 
 void ss_pcomp_set_time_factor(ss_pcomp *c, uint32_t host, double factor)
@@ -465,7 +466,7 @@ static void thread_next(ss_pc_thread *t)
     t->busy = 1;
     t->cur_arg = it.arg;
     uint32_t l = t->c->host_link[t->host];
-    if (l != NO_LINK && t->c->runq && t->c->runq[l] && it.work_s > 0)
+    if (on_runq(t->c, l, it.work_s))
         start_rq(t->c, l, it.work_s, thread_done, t, 0, &t->rq);
     else
         ss_pcomp_cpu(t->c, t->host, it.work_s, thread_done, t, 0);

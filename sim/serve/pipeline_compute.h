@@ -61,8 +61,6 @@ void ss_pcomp_set_interference(ss_pcomp *c, double corun_factor, double slice_fa
  * the interference, whose factors they take; rng (freed with c) draws the
  * ticks' phase. */
 void ss_pcomp_set_run_queues(ss_pcomp *c, const ss_runq_params *p, gsl_rng *rng);
-/* The run queues' counters of host's CPU summed (zero without them). */
-ss_runq_stats ss_pcomp_runq_stats(const ss_pcomp *c, uint32_t host);
 
 /* Every CPU second of work on host takes `factor` seconds from now on (> 0;
  * 1 as created): the host slower or faster than its profiles were measured

@@ -136,13 +136,13 @@ static void retime(ss_runq *q)
 
 /* ---- queues --------------------------------------------------------------- */
 
-/* c's running thread is ending its piece now: inside its end (in_done), or
- * its end is due at this instant (an event at the same time came first).
- * It is not preempted nor rotated: it sleeps or goes on as its caller says. */
 static void push_back(rq_core *c, ss_rq_thread *t);
 static void unlink_waiter(rq_core *c, ss_rq_thread *t, ss_rq_thread *before);
 static void run_on(rq_core *c, ss_rq_thread *t);
 
+/* c's running thread is ending its piece now: inside its end (in_done), or
+ * its end is due at this instant (an event at the same time came first).
+ * It is not preempted nor rotated: it sleeps or goes on as its caller says. */
 static int ending(const rq_core *c, double now)
 {
     return c->cur && (c->cur->in_done || c->end_s <= now);
@@ -202,25 +202,31 @@ static void run_on(rq_core *c, ss_rq_thread *t)
     c->since_s = c->picked_s;
 }
 
-/* The first waiting thread of another core that is not cache hot, moved to
- * idle core c and run there; 1 if one was. */
-static int pull(rq_core *c)
+/* Move the first waiting thread of core o that is not cache hot (it has not
+ * run within the migration cost) to idle core c and run it there; 1 if one
+ * was, the hot ones passed over counted. */
+static int pull_from(rq_core *c, rq_core *o)
 {
     ss_runq *q = c->q;
     double now = ss_now(q->eng);
-    for (int j = 0; j < q->n; j++) {
-        rq_core *o = &q->cores[j];
-        ss_rq_thread *before = NULL;
-        for (ss_rq_thread *t = o->head; t; before = t, t = t->next) {
-            if (now - t->last_ran_s < q->p.migration_cost_s) {
-                q->st.hot_refusals++;
-                continue;
-            }
-            unlink_waiter(o, t, before);
-            run_on(c, t);
-            return 1;
+    ss_rq_thread *before = NULL;
+    for (ss_rq_thread *t = o->head; t; before = t, t = t->next) {
+        if (now - t->last_ran_s < q->p.migration_cost_s) {
+            q->st.hot_refusals++;
+            continue;
         }
+        unlink_waiter(o, t, before);
+        run_on(c, t);
+        return 1;
     }
+    return 0;
+}
+
+/* Idle core c pulls from the other cores, in order; 1 if it got a thread. */
+static int pull(rq_core *c)
+{
+    for (int j = 0; j < c->q->n; j++)
+        if (pull_from(c, &c->q->cores[j])) return 1;
     return 0;
 }
 
@@ -279,18 +285,10 @@ static void core_tick(ss_engine *eng, void *ctx, uint64_t gen)
     double now = ss_now(eng);
     long tick_no = lround((now - c->tick_phase_s) / q->p.tick_s);
     int balance = tick_no % (long)q->p.balance_ticks == 0;
-    for (int k = 0; k < q->n && c->head && balance; k++) { /* idle balance: idle cores pull */
+    for (int k = 0; k < q->n && c->head && balance; k++) { /* idle balance: idle cores pull from c */
         rq_core *o = &q->cores[k];
         if (o->cur) continue;
-        ss_rq_thread *before = NULL, *t = c->head;
-        while (t && now - t->last_ran_s < q->p.migration_cost_s) {
-            q->st.hot_refusals++;
-            before = t;
-            t = t->next;
-        }
-        if (!t) break;
-        unlink_waiter(c, t, before);
-        run_on(o, t);
+        if (!pull_from(o, c)) break;
         q->st.pulls_tick++;
     }
     if (c->head && c->cur && !ending(c, now) && now - c->picked_s >= q->p.slice_s) { /* the slice is over */
