@@ -5,7 +5,7 @@
  * pickled handle (slot, shape) over PUSH/PULL; the receiver computes on a
  * view of the slot, so its main thread does not copy the tensor.  Costs are
  * affine in the bytes (transport_affine.h): the defaults are the probe's
- * one-hop fit on this project's 2-core VM (profiles/measured/probe-micro.json
+ * one-hop fit on this project's 2-core VM (profiles/measured/committed-2026-11-26/probe-micro.json
  * through `servesim calibrate`, split as measured: the sender's copy into the
  * slot and the receiver's decode on the main threads, the rest as delivery);
  * a scenario passes a calibrated model file's figures as parameters
@@ -48,7 +48,7 @@ typedef struct sh_state {
 static int sh_init(void **state, const ss_policy_init *args, char *err, size_t errlen)
 {
     /* models/resnet50-cpu.json transports.shm-handle (servesim calibrate
-     * profiles/measured/probe-micro.json, 2026-11-26, pipeline mode) */
+     * profiles/measured/committed-2026-11-26/probe-micro.json, 2026-11-26, pipeline mode) */
     sh_state *s = calloc(1, sizeof *s);
     if (!s) return snprintf(err, errlen, "out of memory"), -1;
     s->t.a = (ta_affine){0.000341355373, 0, 5.984909692e-11, 0.0004198443572, 0};

@@ -303,7 +303,7 @@ static void test_ring_calibrates_balance_ticks(void)
     char *dir = ss_test_tmpdir(), *out = NULL;
     free(ss_test_write(dir, "edit_ring.py", edit_ring));
     const char *ring = SS_SRC_DIR "/profiles/measured/ring-2026-11-27/probe-stacking.json",
-               *old = SS_SRC_DIR "/profiles/measured/probe-stacking.json",
+               *old = SS_SRC_DIR "/profiles/measured/committed-2026-11-26/probe-stacking.json",
                *micro = SS_SRC_DIR "/profiles/measured/probe-micro.json";
     int rc = ss_test_sh(&out,
                         "cd '%s' && python3 edit_ring.py '%s' slow.json 6.18.44-fc-v782 0.01 && "
@@ -379,18 +379,18 @@ static void test_ring_calibrates_balance_ticks(void)
 
 /* ---- scenarios ------------------------------------------------------------------ */
 
-/* The probe's scenario with run_queues: refused beside its stacking (at the
- * stacking key); with stacking off (`--set pipeline.stacking=`, null: off)
- * every bad value positioned, exit 2, and the scenario runs, byte-identical
- * twice. */
+/* The probe's scenario (run queues from the model file): stacking beside them
+ * refused (at the stacking key); run_queues given inline, every bad value
+ * positioned, exit 2, and the scenario runs, byte-identical twice (with
+ * stacking null, off, as a scenario that had it would say). */
 static void test_scenario_keys(void)
 {
     const char *sc = SS_SRC_DIR "/scenarios/probe/resnet50-cpu.yaml";
     const char *rq = "pipeline.run_queues={slice_s: 0.0014, tick_s: 0.004, migration_cost_s: 0.0005, balance_ticks: 2}";
     char *out = NULL;
-    int rc = ss_test_sh(&out, "'%s' check '%s' --set '%s'", SS_BIN, sc, rq);
+    int rc = ss_test_sh(&out, "'%s' check '%s' --set 'pipeline.stacking={probability: 0.4, mean_s: 0.003}'", SS_BIN, sc);
     CU_ASSERT_EQUAL(rc, 2);
-    CU_ASSERT_TRUE(ss_test_has(out, "resnet50-cpu.yaml:58:") && ss_test_has(out, "stacking: not with run_queues"));
+    CU_ASSERT_TRUE(ss_test_has(out, "--set:1:19:") && ss_test_has(out, "stacking: not with run_queues"));
     free(out);
     struct {
         const char *set, *want;

@@ -55,7 +55,7 @@ CPU_GHZ = 2.6              # E5-2690 v3 base clock (Intel ARK)
 CPU_FLOP_PER_CYCLE = 32    # AVX2: 2 FMA ports x 8 fp32 lanes x 2 FLOP
 ETA_CPU = 0.20             # [JUDGEMENT] fraction of that peak TF Serving's CPU kernels reach at batch 1
                            # (bracket: 4-13% Torch7 on Haswell at batch 16 in cnn-benchmarks; 80% torch
-                           # 1.13 on EPYC in profiles/measured/probe-micro.json; docs/roma-models.md 3.2)
+                           # 1.13 on EPYC in profiles/measured/committed-2026-11-26/probe-micro.json; docs/roma-models.md 3.2)
 CPU_OVERHEAD_SHARE = 1.0   # [ASSUMPTION] the serving overhead (GPU fit's fixed term) is one core's work
                            # on the CPU path too (REST/JSON decode, session); 0 is the other reading
 

@@ -4,8 +4,8 @@
 # probe-wake.json, CPU interference, probe-corun.json, and the host's speed, probe-speed.json, when
 # there) ->
 # servesim calibrate -> the model file the probe scenario reads (models/resnet50-cpu.json:
-# its blocks' service, both transports' laws, the wake-up stacking, waking after idle, CPU
-# interference) ->
+# its blocks' service, both transports' laws, the run queues and the wake-up stacking, waking after
+# idle, CPU interference) ->
 # servesim validate of the scenario against the end-to-end runs (never fitted).
 #
 #   tools/probe/calibrate.sh SERVESIM PROBE_DIR [VALIDATE_CSV [E2E_PROFILE]]
@@ -16,9 +16,11 @@
 # copy of the scenario that reads it (PROBE_DIR/scenario/resnet50-cpu.yaml). E2E_PROFILE
 # defaults to PROBE_DIR/probe-e2e.json; without one, validation is skipped. VALIDATE_CSV
 # defaults to PROBE_DIR/validate.csv. Exit status: calibrate's (2: bad input), then
-# validate's (1: some prediction beyond its tolerance, the table says which). Where calibrate
-# fitted the run queues (the ring's profile records its kernel), the runs are validated with them
-# too, into VALIDATE_CSV less .csv plus -run-queues.csv: reported, not in the exit status.
+# validate's (1: some prediction beyond its tolerance, the table says which). The scenario runs the
+# cores as per-core run queues where calibrate fitted them (the ring's profile records its kernel),
+# and then the runs are validated with the max-min host and the stacking too, into VALIDATE_CSV
+# less .csv plus -max-min.csv: reported, not in the exit status. An older measurement's ring gives
+# the stacking alone: the scenario then uses the max-min host with it.
 set -eu
 bin=$1
 dir=${2%/}
@@ -37,9 +39,9 @@ else
     sed 's#\.\./\.\./models/resnet50-cpu\.json#models/resnet50-cpu.json#g' scenarios/probe/resnet50-cpu.yaml >"$scenario"
     # a measurement without a benchmark is validated without its mechanism: the wake benchmark
     # (probe-wake.json, pipeline.wake) came on 2026-11-27, the co-run one (probe-corun.json,
-    # pipeline.interference) at 06:00 that day; the stacking one (probe-stacking.json,
-    # pipeline.stacking) is absent from a probe run of one part (--only micro)
-    for pair in stacking:stacking wake:wake corun:interference; do
+    # pipeline.interference) at 06:00 that day; the ring (probe-stacking.json, pipeline.run_queues
+    # or pipeline.stacking, below) is absent from a probe run of one part (--only micro)
+    for pair in stacking:run_queues wake:wake corun:interference; do
         if [ ! -f "$dir/probe-${pair%%:*}.json" ]; then
             sed -i "/^  ${pair#*:}: /d" "$scenario"
         fi
@@ -65,16 +67,26 @@ fi
 # shellcheck disable=SC2086 # file names without spaces (probe output folders), and an option or none
 "$bin" calibrate $inputs -o "$model" $speed_opt
 echo "calibrate.sh: $model written from $inputs"
-# each run at its host's speed: where the speed checks name their runs, calibrate writes each run's
-# time factor (host_speed.runs, the checks around it) and the trial's scenario applies it
-# (validation.host_speed; docs/calibration.md, "The host drifts within a measurement")
-if [ "$dir" != profiles/measured ] &&
-    python3 -c 'import json,sys; sys.exit(0 if "runs" in json.load(open(sys.argv[1])).get("host_speed", {}) else 1)' "$model"; then
-    sed -i '/^  background_cores: /a\  host_speed: {host: vm, model: models/resnet50-cpu.json}' "$scenario"
-    if ! grep -q '^  host_speed: {host: vm' "$scenario"; then
-        echo "calibrate.sh: $scenario has no validation.background_cores line to put host_speed after" >&2
-        exit 2
+# The scheduler: the run queues where calibrate fitted them (the ring's profile records its kernel
+# and its deliveries: every measurement since 2026-11-27 at 14:37), else the max-min host with the
+# wake-up stacking the older rings give (docs/calibration.md, "Run queues")
+has_key() {
+    python3 -c 'import json,sys; sys.exit(0 if sys.argv[2] in json.load(open(sys.argv[1])).get("scheduler", {}) else 1)' "$model" "$1"
+}
+if [ "$dir" != profiles/measured ] && ! has_key run_queues; then
+    if has_key stacking; then
+        sed -i 's/^  run_queues: /  stacking: /' "$scenario"
+    else
+        sed -i '/^  run_queues: /d' "$scenario"
     fi
+fi
+# each run at its host's speed: where the speed checks name their runs, calibrate writes each run's
+# time factor (host_speed.runs, the checks around it) and the scenario applies it
+# (validation.host_speed; docs/calibration.md, "The host drifts within a measurement"); a trial's
+# copy loses that line where its checks do not name their runs
+if [ "$dir" != profiles/measured ] &&
+    ! python3 -c 'import json,sys; sys.exit(0 if "runs" in json.load(open(sys.argv[1])).get("host_speed", {}) else 1)' "$model"; then
+    sed -i '/^  host_speed: {host: vm/d' "$scenario"
 fi
 if [ ! -f "$e2e" ]; then
     echo "calibrate.sh: no $e2e: validation skipped"
@@ -83,13 +95,13 @@ fi
 mkdir -p "$(dirname "$csv")"
 rc=0
 "$bin" validate "$scenario" "$e2e" -o "$csv" || rc=$?
-# the run queues beside it, where the ring's profile recorded its kernel and calibrate fitted them
-# (scheduler.run_queues; docs/calibration.md, "Run queues"): the same runs with the cores as per-core
-# run queues in place of the max-min host and the stacking; reported, the exit status is the default's
-if python3 -c 'import json,sys; sys.exit(0 if "run_queues" in json.load(open(sys.argv[1])).get("scheduler", {}) else 1)' "$model"; then
-    rq_csv=${csv%.csv}-run-queues.csv
-    "$bin" validate "$scenario" "$e2e" --quiet --set pipeline.stacking= \
-        --set "pipeline.run_queues={profile: $(cd "$(dirname "$model")" && pwd)/$(basename "$model")}" -o "$rq_csv" |
-        sed 's/^validate:/calibrate.sh: with the run queues (scheduler.run_queues):/' || true
+# the max-min host with the wake-up stacking beside the run queues, where calibrate fitted both
+# (docs/calibration.md, "Run queues"): the same runs with the cores shared by max-min; reported,
+# the exit status is the run queues'
+if has_key run_queues && has_key stacking; then
+    mm_csv=${csv%.csv}-max-min.csv
+    "$bin" validate "$scenario" "$e2e" --quiet --set pipeline.run_queues= \
+        --set "pipeline.stacking={profile: $(cd "$(dirname "$model")" && pwd)/$(basename "$model")}" -o "$mm_csv" |
+        sed 's/^validate:/calibrate.sh: with the max-min host and the stacking (scheduler.stacking):/' || true
 fi
 exit $rc
