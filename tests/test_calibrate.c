@@ -1042,7 +1042,8 @@ static const cJSON *run_speed(const cJSON *m, size_t j)
  * mean of 20 or more over 10 seeds), every factor within 0.03 of 1, in at
  * least 8 of 10 seeds.  Without
  * --at-run-speed the factor is over the micro-benchmarks' speed (90 ms:
- * 1.11).  Checks that name runs beside checks that do not: refused. */
+ * 1.11).  Checks that name runs beside checks that do not, and two files'
+ * checks naming the same runs: refused. */
 static void test_speed_per_run(void)
 {
     enum { RUNS = 30, SEEDS = 10 };
@@ -1102,6 +1103,17 @@ static void test_speed_per_run(void)
             free(out);
             CU_ASSERT_EQUAL(ss_test_sh(&out, "cd '%s' && '%s/servesim' calibrate noat.json -o m.json", dir, SS_BUILD_DIR), 2);
             CU_ASSERT(out && ss_test_has(out, "noat.json:14:1: speed: expected both `run` and `at`"));
+            free(out);
+            /* two measurements' checks naming the same runs: whose speed is whose? refused at the
+             * second file's first repeat, and an existing output left as it was */
+            CU_ASSERT_EQUAL(ss_test_sh(&out, "cd '%s' && cp speed.json other.json && echo keep > m.json && "
+                                             "'%s/servesim' calibrate speed.json other.json -o m.json",
+                                       dir, SS_BUILD_DIR), 2);
+            CU_ASSERT(out && ss_test_has(out, "other.json:14:1: speed: run 'r0' is named by checks of two files "
+                                              "(speed.json:14 and here)"));
+            free(out);
+            CU_ASSERT_EQUAL(ss_test_sh(&out, "cd '%s' && cat m.json", dir), 0);
+            CU_ASSERT(out && strcmp(out, "keep\n") == 0);
             free(out);
         }
         ss_test_rmtree(dir);
