@@ -89,8 +89,7 @@ static double window_mean(const double *x, size_t n, size_t j, size_t w, int wit
 static int per_run(calib *c, cJSON *o, const group *e2e, double ref_s, ss_err *err)
 {
     const char **id = ss_xcalloc(e2e->nrefs + 1, sizeof *id);
-    const ss_hwp_sample **first = ss_xcalloc(e2e->nrefs + 1, sizeof *first); /* each run's first check */
-    const ss_hwprofile **from = ss_xcalloc(e2e->nrefs + 1, sizeof *from);     /* and its file */
+    size_t *first = ss_xcalloc(e2e->nrefs + 1, sizeof *first); /* each run's first check, in e2e->refs */
     double *sum = ss_xcalloc(e2e->nrefs + 1, sizeof *sum);
     size_t *cnt = ss_xcalloc(e2e->nrefs + 1, sizeof *cnt), nr = 0, named = 0;
     const ss_hwp_sample *unnamed = NULL, *one = NULL;
@@ -107,12 +106,12 @@ static int per_run(calib *c, cJSON *o, const group *e2e, double ref_s, ss_err *e
         named++;
         size_t k = 0;
         while (k < nr && strcmp(id[k], s->run) != 0) k++;
-        if (k == nr) id[nr] = s->run, first[nr] = s, from[nr++] = p;
-        else if (from[k] != p) /* two measurements' runs share their names: whose speed is whose? */
+        if (k == nr) id[nr] = s->run, first[nr++] = i;
+        else if (e2e->refs[first[k]].prof != p) /* two measurements' runs share their names: whose speed is whose? */
             rc = ss_err_at(err, p->path, s->line, s->col,
                            "speed: run '%s' is named by checks of two files (%s:%d and here): the speed per run "
                            "takes one measurement's checks",
-                           s->run, from[k]->path, first[k]->line);
+                           s->run, e2e->refs[first[k]].prof->path, ss_cal_sample_of(&e2e->refs[first[k]])->line);
         sum[k] += gsl_stats_mean(s->times_s, 1, s->ntimes);
         cnt[k]++;
     }
@@ -121,7 +120,7 @@ static int per_run(calib *c, cJSON *o, const group *e2e, double ref_s, ss_err *e
                        "speed: this check beside the end-to-end runs names no run, while others do (`run` at %s:%d): "
                        "name every one or none",
                        one_p->path, one->line);
-    free(first), free(from);
+    free(first);
     if (rc < 0 || !named) {
         if (rc == 0)
             fprintf(c->sum, "host speed per run: the checks name no runs (an older probe's): not estimated\n");

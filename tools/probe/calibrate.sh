@@ -39,9 +39,9 @@ else
     sed 's#\.\./\.\./models/resnet50-cpu\.json#models/resnet50-cpu.json#g' scenarios/probe/resnet50-cpu.yaml >"$scenario"
     # a measurement without a benchmark is validated without its mechanism: the wake benchmark
     # (probe-wake.json, pipeline.wake) came on 2026-11-27, the co-run one (probe-corun.json,
-    # pipeline.interference) at 06:00 that day; the ring (probe-stacking.json, pipeline.run_queues
-    # or pipeline.stacking, below) is absent from a probe run of one part (--only micro)
-    for pair in stacking:run_queues wake:wake corun:interference; do
+    # pipeline.interference) at 06:00 that day; the ring (probe-stacking.json) is absent from a
+    # probe run of one part (--only micro): the scheduler below, from what calibrate fitted
+    for pair in wake:wake corun:interference; do
         if [ ! -f "$dir/probe-${pair%%:*}.json" ]; then
             sed -i "/^  ${pair#*:}: /d" "$scenario"
         fi
@@ -67,14 +67,15 @@ fi
 # shellcheck disable=SC2086 # file names without spaces (probe output folders), and an option or none
 "$bin" calibrate $inputs -o "$model" $speed_opt
 echo "calibrate.sh: $model written from $inputs"
+# has_key SECTION KEY: whether the model file calibrate wrote has SECTION.KEY
+has_key() {
+    python3 -c 'import json,sys; sys.exit(0 if sys.argv[3] in json.load(open(sys.argv[1])).get(sys.argv[2], {}) else 1)' "$model" "$1" "$2"
+}
 # The scheduler: the run queues where calibrate fitted them (the ring's profile records its kernel
 # and its deliveries: every measurement since 2026-11-27 at 14:37), else the max-min host with the
-# wake-up stacking the older rings give (docs/calibration.md, "Run queues")
-has_key() {
-    python3 -c 'import json,sys; sys.exit(0 if sys.argv[2] in json.load(open(sys.argv[1])).get("scheduler", {}) else 1)' "$model" "$1"
-}
-if [ "$dir" != profiles/measured ] && ! has_key run_queues; then
-    if has_key stacking; then
+# wake-up stacking the older rings give (docs/calibration.md, "Run queues"), else neither (no ring)
+if [ "$dir" != profiles/measured ] && ! has_key scheduler run_queues; then
+    if has_key scheduler stacking; then
         sed -i 's/^  run_queues: /  stacking: /' "$scenario"
     else
         sed -i '/^  run_queues: /d' "$scenario"
@@ -84,8 +85,7 @@ fi
 # time factor (host_speed.runs, the checks around it) and the scenario applies it
 # (validation.host_speed; docs/calibration.md, "The host drifts within a measurement"); a trial's
 # copy loses that line where its checks do not name their runs
-if [ "$dir" != profiles/measured ] &&
-    ! python3 -c 'import json,sys; sys.exit(0 if "runs" in json.load(open(sys.argv[1])).get("host_speed", {}) else 1)' "$model"; then
+if [ "$dir" != profiles/measured ] && ! has_key host_speed runs; then
     sed -i '/^  host_speed: {host: vm/d' "$scenario"
 fi
 if [ ! -f "$e2e" ]; then
@@ -98,7 +98,7 @@ rc=0
 # the max-min host with the wake-up stacking beside the run queues, where calibrate fitted both
 # (docs/calibration.md, "Run queues"): the same runs with the cores shared by max-min; reported,
 # the exit status is the run queues'
-if has_key run_queues && has_key stacking; then
+if has_key scheduler run_queues && has_key scheduler stacking; then
     mm_csv=${csv%.csv}-max-min.csv
     "$bin" validate "$scenario" "$e2e" --quiet --set pipeline.run_queues= \
         --set "pipeline.stacking={profile: $(cd "$(dirname "$model")" && pwd)/$(basename "$model")}" -o "$mm_csv" |
