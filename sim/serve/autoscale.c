@@ -366,7 +366,7 @@ static void tick(ss_engine *eng, void *ctx, uint64_t arg)
             a->past_at = (a->past_at + 1) % a->npast;
         }
         uint32_t have = v.starting + v.up;
-        if (held < have) want = held;
+        if (want < have) want = held < have ? held : have;
         if (want == have && c->decision_delay_s == 0) continue;
         uint64_t key = (uint64_t)a->model << 32 | want;
         if (c->decision_delay_s > 0) ss_schedule(eng, now + c->decision_delay_s, apply_ev, w, key);
