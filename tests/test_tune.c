@@ -8,11 +8,14 @@
  * --joint it solves three models coupled through one storage link, where
  * bisecting each model on its own cannot (exit 1), and every model of a
  * run at the values it prints is within 5% of the reference (and a solve
- * that starts there, --start MODEL=X, is done in one run). */
+ * that starts there, --start MODEL=X, is done in one run); and where the
+ * reference holds a model at a cap of its own (tsk's max_replicas), that
+ * model's cap in place of its target (--key-for MODEL=max_replicas:1:12). */
 #include "test.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/util.h"
 
@@ -129,7 +132,9 @@ static const char *SCEN3 =
     "  - {name: wc, kind: synthetic, target: c, shape: twitter, median_rps: 40, length_s: 600, correlation_s: 30}\n"
     "autoscaling: {policy: {name: tsk, target_s: 7}, period_s: 1, max_replicas: 12}\nplacement: {policy: cloud}\n"
     "variants:\n  - {name: ref, set: {autoscaling.per_model: {a: {target_s: 0.5}, b: {target_s: 40}, c: {target_s: 3}}}}\n"
-    "  - {name: v, set: {autoscaling.policy.target_s: 7}}\n";
+    "  - {name: v, set: {autoscaling.policy.target_s: 7}}\n"
+    "  - {name: ref-cap, set: {autoscaling.per_model: {a: {target_s: 0.5}, b: {target_s: 40}, c: {target_s: 0.05, "
+    "max_replicas: 4}}}}\n";
 
 static void joint(void)
 {
@@ -178,6 +183,60 @@ static void joint(void)
     /* Going on from there (--start MODEL=X): found in its first run. */
     cmd = ss_xasprintf("%s --joint --max-runs 1 --start a=%.17g --start b=%.17g --start c=%.17g", args, x[0], x[1], x[2]);
     CU_ASSERT_EQUAL(tune(dir, cmd, &out), 0);
+    free(out);
+    free(cmd);
+    /* The reference caps c at 4 replicas with a target of 0.05 s: c's knob is its own cap. */
+    cmd = ss_xasprintf("--variant v --reference ref-cap --key target_s --lo 0.05 --hi 200 --per-model --quiet --joint "
+                       "--key-for c=max_replicas:1:12");
+    CU_ASSERT_EQUAL_FATAL(tune(dir, cmd, &out), 0);
+    free(cmd);
+    const char *at_a = out ? strstr(out, "a=") : NULL, *at_b = out ? strstr(out, "b=") : NULL,
+               *at_c = out ? strstr(out, "c.max_replicas=") : NULL;
+    CU_ASSERT_FATAL(at_a && at_b && at_c);
+    double ka = strtod(at_a + 2, NULL), kb = strtod(at_b + 2, NULL), kc = strtod(at_c + 15, NULL);
+    CU_ASSERT(kc >= 1 && kc <= 12);
+    free(out);
+    CU_ASSERT_EQUAL(ss_test_sh(NULL,
+                               "cd '%s' && '%s/servesim' run t.yaml --variant ref-cap --quiet -o ref.csv && "
+                               "'%s/servesim' run t.yaml --variant v --quiet -o v.csv --timeseries-csv ts.csv "
+                               "--set autoscaling.per_model.a.target_s=%.17g --set autoscaling.per_model.b.target_s=%.17g "
+                               "--set autoscaling.per_model.c.max_replicas=%.17g",
+                               dir, SS_BUILD_DIR, SS_BUILD_DIR, ka, kb, kc),
+                    0);
+    ref = ss_xasprintf("%s/ref.csv", dir), v = ss_xasprintf("%s/v.csv", dir);
+    for (int m = 0; m < 3; m++) {
+        const char name[2] = {(char)('a' + m), 0};
+        double r = instance_s(ref, name), got = instance_s(v, name);
+        CU_ASSERT(r > 0 && fabs(got - r) <= 0.05 * r);
+    }
+    free(ref);
+    free(v);
+    /* c never has more than the whole part of its cap, starting replicas counted. */
+    CU_ASSERT_EQUAL(ss_test_sh(&out,
+                               "python3 -c 'import csv, sys; print(max(int(r[\"replicas\"]) + int(r[\"starting\"]) "
+                               "for r in csv.DictReader(open(sys.argv[1])) if r[\"model\"] == \"c\"))' '%s/ts.csv'",
+                               dir),
+                    0);
+    CU_ASSERT(out && atoi(out) == (int)kc);
+    free(out);
+    /* --key-for is a way of --joint, with boxes above 0, once per model. */
+    CU_ASSERT_EQUAL(tune(dir, "--variant v --reference ref --key target_s --lo 0.05 --hi 200 --per-model "
+                              "--key-for c=max_replicas:1:12", &out), 2);
+    CU_ASSERT(ss_test_has(out, "--key-for: only with --joint"));
+    free(out);
+    cmd = ss_xasprintf("%s --joint --key-for c=max_replicas:0:12", args);
+    CU_ASSERT_EQUAL(tune(dir, cmd, &out), 2);
+    CU_ASSERT(ss_test_has(out, "LO and HI must be above 0"));
+    free(out);
+    free(cmd);
+    cmd = ss_xasprintf("%s --joint --key-for c=max_replicas", args);
+    CU_ASSERT_EQUAL(tune(dir, cmd, &out), 2);
+    CU_ASSERT(ss_test_has(out, "expected MODEL=KEY:LO:HI"));
+    free(out);
+    free(cmd);
+    cmd = ss_xasprintf("%s --joint --key-for zz=max_replicas:1:3", args);
+    CU_ASSERT_EQUAL(tune(dir, cmd, &out), 2);
+    CU_ASSERT(ss_test_has(out, "--key-for: 'zz' is not an autoscaled model"));
     free(out);
     free(cmd);
     cmd = ss_xasprintf("%s --joint --start zz=3", args);

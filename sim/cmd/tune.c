@@ -23,7 +23,10 @@
  * With --joint all models move together instead (tune_joint.c: Newton and
  * Broyden steps on the coupled system), the first run at --start (which
  * may also name a model: --start MODEL=X, to go on from an earlier solve),
- * then at most --max-runs runs (40). */
+ * then at most --max-runs runs (40).  --key-for MODEL=KEY2:LO:HI gives a
+ * model another parameter and box in the joint solve (a model that KEY
+ * cannot move: under TSK on the Flashpoint data centre a model held at its
+ * replica cap whatever its target, whose own cap, max_replicas, moves it). */
 #include "cmd/tune.h"
 #include "cmd/tune_joint.h"
 
@@ -54,6 +57,9 @@ static const char usage[] =
     "                      model's value moves the others' replica-seconds (docs/autoscaling.md)\n"
     "  --max-runs N        with --joint: at most N runs of the variant (default 40)\n"
     "  --start MODEL=X     with --joint: MODEL's first value (repeatable; the others' from --start X)\n"
+    "  --key-for MODEL=KEY2:LO:HI\n"
+    "                      with --joint: MODEL's parameter is KEY2 in [LO, HI] instead (repeatable; every\n"
+    "                      bound above 0, as --lo)\n"
     "  --set KEY=VALUE     override a key of the scenario for both variants (repeatable)\n"
     "  --quiet             print only the value found\n"
     "Exit 0 found, 1 not bracketed or not reached in 40 steps (--max-runs runs), 2 bad input.\n";
@@ -127,15 +133,18 @@ static double at(const char *path, const char *variant, const char *key, double 
 }
 
 /* V's replica-seconds per model with autoscaling.per_model.<m>.KEY=x[m]
- * for each autoscaled model (NAN entries of x are not set). */
-static int at_each(const char *path, const char *variant, const char *key, const double *x, char *const *names,
-                   size_t nm, char **sets, size_t nsets, double **out, ss_err *err)
+ * for each autoscaled model (NAN entries of x are not set; key_of[m], where
+ * key_of is not NULL and it is, in place of KEY). */
+static int at_each(const char *path, const char *variant, const char *key, const char *const *key_of, const double *x,
+                   char *const *names, size_t nm, char **sets, size_t nsets, double **out, ss_err *err)
 {
     char **all = ss_xcalloc(nsets + nm + 1, sizeof *all);
     size_t n = 0;
     for (size_t i = 0; i < nsets; i++) all[n++] = sets[i];
     for (size_t m = 0; m < nm; m++)
-        if (!isnan(x[m])) all[n++] = ss_xasprintf("autoscaling.per_model.%s.%s=%.17g", names[m], key, x[m]);
+        if (!isnan(x[m]))
+            all[n++] = ss_xasprintf("autoscaling.per_model.%s.%s=%.17g", names[m], key_of && key_of[m] ? key_of[m] : key,
+                                    x[m]);
     size_t got = 0;
     double v = replica_s(path, variant, all, n, out, &got, NULL, err);
     for (size_t i = nsets; i < n; i++) free(all[i]);
@@ -148,6 +157,7 @@ static int at_each(const char *path, const char *variant, const char *key, const
 typedef struct joint_ctx {
     const ss_cli *c;
     const char *variant, *key;
+    const char *const *key_of; /* per model, or NULL */
     char **names;
     size_t nm, *idx;
     double *x; /* all nm, NAN where not autoscaled */
@@ -160,7 +170,8 @@ static int joint_eval(void *ctx, const double *value, double *rs_s, ss_err *err)
     for (size_t m = 0; m < j->nm; m++)
         if (!isnan(j->x[m])) j->x[m] = value[n++];
     double *out = NULL;
-    int rc = at_each(j->c->path, j->variant, j->key, j->x, j->names, j->nm, j->c->sets, j->c->nsets, &out, err);
+    int rc =
+        at_each(j->c->path, j->variant, j->key, j->key_of, j->x, j->names, j->nm, j->c->sets, j->c->nsets, &out, err);
     for (size_t k = 0; rc == 0 && k < n; k++) rs_s[k] = out[j->idx[k]];
     free(out);
     return rc;
@@ -173,24 +184,55 @@ typedef struct model_starts {
     double value[64];
 } model_starts;
 
+/* --key-for MODEL=KEY:LO:HI, for the joint solve. */
+typedef struct model_keys {
+    size_t n;
+    char *name[64], *key[64];
+    double lo[64], hi[64];
+} model_keys;
+
+/* The index among the nm models of an autoscaled one named name, or nm. */
+static size_t autoscaled(char **names, const double *target, size_t nm, const char *name)
+{
+    size_t m = 0;
+    while (m < nm && (isnan(target[m]) || strcmp(names[m], name) != 0)) m++;
+    return m;
+}
+
 static int tune_joint(const ss_cli *c, const char *variant, const char *key, char **names, const double *target,
-                      size_t nm, double lo, double hi, double start, const model_starts *ms, double tol, int max_runs,
-                      ss_err *err)
+                      size_t nm, double lo, double hi, double start, const model_starts *ms, const model_keys *mk,
+                      double tol, int max_runs, ss_err *err)
 {
     size_t *idx = ss_xcalloc(nm + 1, sizeof *idx), n = 0;
     double *x = ss_xcalloc(nm + 1, sizeof *x), *ref = ss_xcalloc(nm + 1, sizeof *ref),
-           *first = ss_xcalloc(nm + 1, sizeof *first);
+           *first = ss_xcalloc(nm + 1, sizeof *first), *lo_m = ss_xcalloc(nm + 1, sizeof *lo_m),
+           *hi_m = ss_xcalloc(nm + 1, sizeof *hi_m);
     char **tn = ss_xcalloc(nm + 1, sizeof *tn);
+    const char **key_of = ss_xcalloc(nm + 1, sizeof *key_of);
     int rc = 0;
-    for (size_t k = 0; k < ms->n && rc == 0; k++) {
-        size_t m = 0;
-        while (m < nm && (isnan(target[m]) || strcmp(names[m], ms->name[k]) != 0)) m++;
-        if (m == nm) rc = ss_bad_usage("tune", "--start: '%s' is not an autoscaled model of the scenario", ms->name[k]);
-    }
+    for (size_t k = 0; k < ms->n && rc == 0; k++)
+        if (autoscaled(names, target, nm, ms->name[k]) == nm)
+            rc = ss_bad_usage("tune", "--start: '%s' is not an autoscaled model of the scenario", ms->name[k]);
+    for (size_t k = 0; k < mk->n && rc == 0; k++)
+        if (autoscaled(names, target, nm, mk->name[k]) == nm)
+            rc = ss_bad_usage("tune", "--key-for: '%s' is not an autoscaled model of the scenario", mk->name[k]);
     for (size_t m = 0; m < nm && rc == 0; m++) {
         x[m] = NAN;
         if (isnan(target[m])) continue;
         first[n] = start;
+        lo_m[n] = lo;
+        hi_m[n] = hi;
+        tn[n] = ss_xstrdup(names[m]);
+        for (size_t k = 0; k < mk->n; k++)
+            if (strcmp(names[m], mk->name[k]) == 0) { /* its own parameter and box; named MODEL.KEY2 */
+                key_of[m] = mk->key[k];
+                lo_m[n] = mk->lo[k];
+                hi_m[n] = mk->hi[k];
+                free(tn[n]);
+                tn[n] = ss_xasprintf("%s.%s", names[m], mk->key[k]);
+                if (isnan(start) || start < fmin(lo_m[n], hi_m[n]) || start > fmax(lo_m[n], hi_m[n]))
+                    first[n] = NAN; /* --start X is for KEY: the middle of its box */
+            }
         for (size_t k = 0; k < ms->n; k++)
             if (strcmp(names[m], ms->name[k]) == 0) first[n] = ms->value[k];
         if (!(target[m] > 0)) {
@@ -199,28 +241,33 @@ static int tune_joint(const ss_cli *c, const char *variant, const char *key, cha
         }
         x[m] = 0;
         idx[n] = m;
-        tn[n] = names[m];
         ref[n++] = target[m];
     }
     if (rc == 0) {
-        joint_ctx j = {.c = c, .variant = variant, .key = key, .names = names, .nm = nm, .idx = idx, .x = x};
-        ss_tune_problem p = {.n = n, .names = tn, .key = key, .ref_s = ref, .lo = lo, .hi = hi, .start = first,
-                             .tol = tol, .max_runs = max_runs, .quiet = c->quiet, .eval = joint_eval, .ctx = &j};
+        joint_ctx j = {.c = c, .variant = variant, .key = key, .key_of = key_of, .names = names, .nm = nm, .idx = idx,
+                       .x = x};
+        ss_tune_problem p = {.n = n, .names = tn, .key = key, .ref_s = ref, .lo = lo, .hi = hi, .lo_m = lo_m,
+                             .hi_m = hi_m, .start = first, .tol = tol, .max_runs = max_runs, .quiet = c->quiet,
+                             .eval = joint_eval, .ctx = &j};
         double *value = ss_xcalloc(n + 1, sizeof *value);
         rc = ss_tune_joint(&p, value, err);
         free(value);
     }
+    for (size_t i = 0; i < n; i++) free(tn[i]);
     free(idx);
     free(x);
     free(ref);
     free(first);
+    free(lo_m);
+    free(hi_m);
     free(tn);
+    free(key_of);
     return rc;
 }
 
 /* --per-model: every autoscaled model's KEY at once (see the top). */
 static int tune_each(const ss_cli *c, const char *variant, const char *key, const char *ref, double lo, double hi,
-                     double start, const model_starts *ms, double tol, int joint, int max_runs)
+                     double start, const model_starts *ms, const model_keys *mk, double tol, int joint, int max_runs)
 {
     ss_err err = {0};
     double *target = NULL, *flo = NULL, *fhi = NULL, *fx = NULL;
@@ -232,7 +279,7 @@ static int tune_each(const ss_cli *c, const char *variant, const char *key, cons
         if (!c->quiet)
             for (size_t m = 0; m < nm; m++)
                 if (!isnan(target[m])) printf("%s: reference %.6f\n", names[m], target[m]);
-        rc = tune_joint(c, variant, key, names, target, nm, lo, hi, start, ms, tol, max_runs, &err);
+        rc = tune_joint(c, variant, key, names, target, nm, lo, hi, start, ms, mk, tol, max_runs, &err);
         goto out;
     }
     double *a = ss_xcalloc(nm + 1, sizeof *a), *b = ss_xcalloc(nm + 1, sizeof *b), *x = ss_xcalloc(nm + 1, sizeof *x);
@@ -240,8 +287,8 @@ static int tune_each(const ss_cli *c, const char *variant, const char *key, cons
         a[m] = isnan(target[m]) ? NAN : lo;
         b[m] = isnan(target[m]) ? NAN : hi;
     }
-    if (at_each(c->path, variant, key, a, names, nm, c->sets, c->nsets, &flo, &err) < 0 ||
-        at_each(c->path, variant, key, b, names, nm, c->sets, c->nsets, &fhi, &err) < 0)
+    if (at_each(c->path, variant, key, NULL, a, names, nm, c->sets, c->nsets, &flo, &err) < 0 ||
+        at_each(c->path, variant, key, NULL, b, names, nm, c->sets, c->nsets, &fhi, &err) < 0)
         goto done;
     rc = 0;
     for (size_t m = 0; m < nm; m++) {
@@ -282,7 +329,7 @@ static int tune_each(const ss_cli *c, const char *variant, const char *key, cons
         }
         free(fx);
         fx = NULL;
-        if (at_each(c->path, variant, key, x, names, nm, c->sets, c->nsets, &fx, &err) < 0) {
+        if (at_each(c->path, variant, key, NULL, x, names, nm, c->sets, c->nsets, &fx, &err) < 0) {
             rc = 2;
             break;
         }
@@ -341,6 +388,26 @@ static int number(const char *opt, const char *s, double *out)
     return 0;
 }
 
+/* --key-for MODEL=KEY:LO:HI (the strings point into argv). */
+static int key_for(model_keys *mk, char *v)
+{
+    char *eq = v ? strchr(v, '=') : NULL, *c1 = eq ? strchr(eq + 1, ':') : NULL, *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+    if (!c2 || eq == v || c1 == eq + 1)
+        return ss_bad_usage("tune", "--key-for '%s': expected MODEL=KEY:LO:HI", v ? v : "");
+    if (mk->n == sizeof mk->lo / sizeof mk->lo[0]) return ss_bad_usage("tune", "%s", "--key-for: at most 64 models");
+    *eq = *c1 = *c2 = 0;
+    double lo, hi;
+    if (number("--key-for LO", c1 + 1, &lo) || number("--key-for HI", c2 + 1, &hi)) return 2;
+    if (!(lo > 0 && hi > 0)) return ss_bad_usage("tune", "--key-for %s: LO and HI must be above 0", v);
+    for (size_t k = 0; k < mk->n; k++)
+        if (strcmp(mk->name[k], v) == 0) return ss_bad_usage("tune", "--key-for: '%s' given twice", v);
+    mk->name[mk->n] = v;
+    mk->key[mk->n] = eq + 1;
+    mk->lo[mk->n] = lo;
+    mk->hi[mk->n++] = hi;
+    return 0;
+}
+
 int ss_cmd_tune(int argc, char **argv)
 {
     ss_cli c = {0};
@@ -349,6 +416,7 @@ int ss_cmd_tune(int argc, char **argv)
     int rc = 0, each = 0, joint = 0;
     double start = NAN, max_runs = NAN;
     model_starts ms = {0};
+    model_keys mk = {0};
     for (int i = 0; i < argc && rc == 0; i++) {
         int t = ss_cli_take(&c, "tune", argc, argv, &i);
         if (t == 1) continue;
@@ -375,6 +443,7 @@ int ss_cmd_tune(int argc, char **argv)
                 *strchr(argv[i], '=') = 0; /* the name alone */
             }
         } else if (strcmp(a, "--start") == 0) rc = number("--start", v, &start), i++;
+        else if (strcmp(a, "--key-for") == 0) rc = key_for(&mk, v ? argv[i + 1] : NULL), i++;
         else rc = ss_bad_usage("tune", "unknown option '%s'", a);
     }
     if (rc == 0 && (!c.path || !variant || !key || !ref || isnan(lo) || isnan(hi)))
@@ -382,9 +451,16 @@ int ss_cmd_tune(int argc, char **argv)
     if (rc == 0 && !(tol > 0 && tol < 1)) rc = ss_bad_usage("tune", "%s", "--tolerance: expected a number in (0, 1)");
     if (rc == 0 && !isnan(start) && (!each || !(start >= fmin(lo, hi) && start <= fmax(lo, hi))))
         rc = ss_bad_usage("tune", "%s", "--start: expected a value in [--lo, --hi], with --per-model");
-    for (size_t k = 0; k < ms.n && rc == 0; k++)
-        if (!joint || !(ms.value[k] >= fmin(lo, hi) && ms.value[k] <= fmax(lo, hi)))
-            rc = ss_bad_usage("tune", "--start %s=: expected a value in [--lo, --hi], with --joint", ms.name[k]);
+    for (size_t k = 0; k < ms.n && rc == 0; k++) {
+        double klo = lo, khi = hi;
+        for (size_t q = 0; q < mk.n; q++)
+            if (strcmp(mk.name[q], ms.name[k]) == 0) klo = mk.lo[q], khi = mk.hi[q];
+        if (!joint || !(ms.value[k] >= fmin(klo, khi) && ms.value[k] <= fmax(klo, khi)))
+            rc = ss_bad_usage("tune", "--start %s=: expected a value in its box ([--lo, --hi] or --key-for's), with --joint",
+                              ms.name[k]);
+    }
+    if (rc == 0 && mk.n && (!joint || !(lo > 0 && hi > 0)))
+        rc = ss_bad_usage("tune", "%s", "--key-for: only with --joint, and --lo and --hi above 0");
     if (rc == 0 && joint && !each) rc = ss_bad_usage("tune", "%s", "--joint: only with --per-model");
     if (rc == 0 && !isnan(max_runs) && (!joint || !(max_runs >= 1 && max_runs <= 10000 && max_runs == floor(max_runs))))
         rc = ss_bad_usage("tune", "%s", "--max-runs: expected a whole number in [1, 10000], with --joint");
@@ -393,7 +469,7 @@ int ss_cmd_tune(int argc, char **argv)
         return rc;
     }
     if (each) {
-        rc = tune_each(&c, variant, key, ref, lo, hi, start, &ms, tol, joint, isnan(max_runs) ? 40 : (int)max_runs);
+        rc = tune_each(&c, variant, key, ref, lo, hi, start, &ms, &mk, tol, joint, isnan(max_runs) ? 40 : (int)max_runs);
         ss_cli_free(&c);
         return rc;
     }

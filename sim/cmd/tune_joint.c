@@ -53,7 +53,7 @@
 typedef struct solver {
     const ss_tune_problem *p;
     int geo;          /* z = log(value) */
-    double zlo, zhi;  /* the box in z */
+    double *zlo, *zhi; /* each model's box in z */
     int runs;
     double *value;    /* scratch: z as values */
     double *rs_s;     /* scratch: the last run's replica-seconds */
@@ -63,7 +63,10 @@ typedef struct solver {
 
 static double to_value(const solver *s, double z) { return s->geo ? exp(z) : z; }
 
-static double clamp(const solver *s, double z) { return z < s->zlo ? s->zlo : z > s->zhi ? s->zhi : z; }
+static double clamp(const solver *s, size_t i, double z)
+{
+    return z < s->zlo[i] ? s->zlo[i] : z > s->zhi[i] ? s->zhi[i] : z;
+}
 
 /* Sum of f_i^2: what a step must lower to be taken. */
 static double sq(size_t n, const double *f)
@@ -147,10 +150,17 @@ int ss_tune_joint(const ss_tune_problem *p, double *value, ss_err *err)
 {
     size_t n = p->n;
     solver s = {.p = p, .geo = p->lo > 0, .best_phi = INFINITY};
-    double glo = s.geo ? log(p->lo) : p->lo, ghi = s.geo ? log(p->hi) : p->hi;
-    s.zlo = fmin(glo, ghi);
-    s.zhi = fmax(glo, ghi);
-    double unit = s.geo ? 1 : (s.zhi - s.zlo) / 8; /* the steps' scale in z: h is 1/16 of a linear box */
+    s.zlo = ss_xcalloc(n + 1, sizeof *s.zlo);
+    s.zhi = ss_xcalloc(n + 1, sizeof *s.zhi);
+    for (size_t i = 0; i < n; i++) {
+        double lo = p->lo_m ? p->lo_m[i] : p->lo, hi = p->hi_m ? p->hi_m[i] : p->hi;
+        double glo = s.geo ? log(lo) : lo, ghi = s.geo ? log(hi) : hi;
+        s.zlo[i] = fmin(glo, ghi);
+        s.zhi[i] = fmax(glo, ghi);
+    }
+    /* the steps' scale in z: h is 1/16 of a linear box (one box: per-model
+     * boxes are in logs) */
+    double unit = s.geo ? 1 : (s.zhi[0] - s.zlo[0]) / 8;
     double h = 0.5 * unit, delta_max = 2 * unit, delta_min = 0.02 * unit;
     s.value = ss_xcalloc(n, sizeof *s.value);
     s.rs_s = ss_xcalloc(n, sizeof *s.rs_s);
@@ -165,7 +175,7 @@ int ss_tune_joint(const ss_tune_problem *p, double *value, ss_err *err)
     int rc = 1, done = 0, need_jac = 1, fresh = 0, fails = 0;
     for (size_t i = 0; i < n; i++) delta[i] = unit;
     for (size_t i = 0; i < n; i++)
-        z[i] = isnan(p->start[i]) ? (s.zlo + s.zhi) / 2 : clamp(&s, s.geo ? log(p->start[i]) : p->start[i]);
+        z[i] = isnan(p->start[i]) ? (s.zlo[i] + s.zhi[i]) / 2 : clamp(&s, i, s.geo ? log(p->start[i]) : p->start[i]);
     if (run(&s, z, f, &done, "start", err) < 0) goto bad;
     while (!done && s.runs < p->max_runs) {
         if (need_jac) { /* one column per model, forward (backward at the top of the box) */
@@ -173,7 +183,7 @@ int ss_tune_joint(const ss_tune_problem *p, double *value, ss_err *err)
             for (size_t j = 0; j < n && !done && s.runs < p->max_runs; j++) {
                 static const double tries[] = {1, -1, 3, -3}; /* steps of h: on, back, further */
                 for (int t = 0; t < 4 && !done && s.runs < p->max_runs; t++) {
-                    double hj = clamp(&s, z[j] + tries[t] * h) - z[j];
+                    double hj = clamp(&s, j, z[j] + tries[t] * h) - z[j];
                     if (hj == 0) continue; /* at that end of the box */
                     for (size_t i = 0; i < n; i++) zn[i] = z[i];
                     zn[j] += hj;
@@ -214,7 +224,7 @@ int ss_tune_joint(const ss_tune_problem *p, double *value, ss_err *err)
         newton_step(n, Jw, f, d);
         double moved = 0;
         for (size_t i = 0; i < n; i++) { /* into the trust region, then the box */
-            zn[i] = clamp(&s, z[i] + fmax(-delta[i], fmin(delta[i], d[i])));
+            zn[i] = clamp(&s, i, z[i] + fmax(-delta[i], fmin(delta[i], d[i])));
             moved = fmax(moved, fabs(zn[i] - z[i]));
         }
         if (moved < 1e-12) { /* the step leaves the box for every model it would move */
@@ -273,6 +283,8 @@ bad:
 out:
     gsl_matrix_free(J);
     gsl_matrix_free(Jw);
+    free(s.zlo);
+    free(s.zhi);
     free(s.value);
     free(s.rs_s);
     free(s.best_z);

@@ -14,6 +14,8 @@ typedef struct ss_tune_problem {
     const char *key;          /* the parameter, for the output */
     const double *ref_s;      /* the reference's replica-seconds per model (> 0) */
     double lo, hi;            /* every value within [lo, hi]; in logs when lo > 0 */
+    const double *lo_m, *hi_m; /* or, where not NULL, model i's own [lo_m[i], hi_m[i]] (in logs: every
+                                  bound > 0, as the caller checks) */
     const double *start;      /* each model's first value; NAN: the middle of [lo, hi] */
     double tol;               /* relative, per model */
     int max_runs;             /* runs of the variant, Jacobian columns included */
