@@ -136,6 +136,29 @@ static const char *SCEN3 =
     "  - {name: ref-cap, set: {autoscaling.per_model: {a: {target_s: 0.5}, b: {target_s: 40}, c: {target_s: 0.05, "
     "max_replicas: 4}}}}\n";
 
+/* Every model a, b, c of dir/v.csv uses dir/ref.csv's replica-seconds within 5%. */
+static void each_within_5pct(const char *dir)
+{
+    char *ref = ss_xasprintf("%s/ref.csv", dir), *v = ss_xasprintf("%s/v.csv", dir);
+    for (int m = 0; m < 3; m++) {
+        const char name[2] = {(char)('a' + m), 0};
+        double r = instance_s(ref, name), got = instance_s(v, name);
+        CU_ASSERT(r > 0 && fabs(got - r) <= 0.05 * r);
+    }
+    free(ref);
+    free(v);
+}
+
+/* `tune ARGS EXTRA` in dir exits 2 saying msg. */
+static void refused(const char *dir, const char *args, const char *extra, const char *msg)
+{
+    char *out = NULL, *cmd = ss_xasprintf("%s %s", args, extra);
+    CU_ASSERT_EQUAL(tune(dir, cmd, &out), 2);
+    CU_ASSERT(ss_test_has(out, msg));
+    free(out);
+    free(cmd);
+}
+
 static void joint(void)
 {
     char *dir = ss_test_tmpdir();
@@ -172,14 +195,7 @@ static void joint(void)
                                "--set autoscaling.per_model.b.target_s=%.17g --set autoscaling.per_model.c.target_s=%.17g",
                                dir, SS_BUILD_DIR, SS_BUILD_DIR, x[0], x[1], x[2]),
                     0);
-    char *ref = ss_xasprintf("%s/ref.csv", dir), *v = ss_xasprintf("%s/v.csv", dir);
-    for (int m = 0; m < 3; m++) {
-        const char name[2] = {(char)('a' + m), 0};
-        double r = instance_s(ref, name), got = instance_s(v, name);
-        CU_ASSERT(r > 0 && fabs(got - r) <= 0.05 * r);
-    }
-    free(ref);
-    free(v);
+    each_within_5pct(dir);
     /* Going on from there (--start MODEL=X): found in its first run. */
     cmd = ss_xasprintf("%s --joint --max-runs 1 --start a=%.17g --start b=%.17g --start c=%.17g", args, x[0], x[1], x[2]);
     CU_ASSERT_EQUAL(tune(dir, cmd, &out), 0);
@@ -203,14 +219,7 @@ static void joint(void)
                                "--set autoscaling.per_model.c.max_replicas=%.17g",
                                dir, SS_BUILD_DIR, SS_BUILD_DIR, ka, kb, kc),
                     0);
-    ref = ss_xasprintf("%s/ref.csv", dir), v = ss_xasprintf("%s/v.csv", dir);
-    for (int m = 0; m < 3; m++) {
-        const char name[2] = {(char)('a' + m), 0};
-        double r = instance_s(ref, name), got = instance_s(v, name);
-        CU_ASSERT(r > 0 && fabs(got - r) <= 0.05 * r);
-    }
-    free(ref);
-    free(v);
+    each_within_5pct(dir);
     /* c never has more than the whole part of its cap, starting replicas counted. */
     CU_ASSERT_EQUAL(ss_test_sh(&out,
                                "python3 -c 'import csv, sys; print(max(int(r[\"replicas\"]) + int(r[\"starting\"]) "
@@ -219,41 +228,16 @@ static void joint(void)
                     0);
     CU_ASSERT(out && atoi(out) == (int)kc);
     free(out);
-    /* --key-for is a way of --joint, with boxes above 0, once per model. */
-    CU_ASSERT_EQUAL(tune(dir, "--variant v --reference ref --key target_s --lo 0.05 --hi 200 --per-model "
-                              "--key-for c=max_replicas:1:12", &out), 2);
-    CU_ASSERT(ss_test_has(out, "--key-for: only with --joint"));
-    free(out);
-    cmd = ss_xasprintf("%s --joint --key-for c=max_replicas:0:12", args);
-    CU_ASSERT_EQUAL(tune(dir, cmd, &out), 2);
-    CU_ASSERT(ss_test_has(out, "LO and HI must be above 0"));
-    free(out);
-    free(cmd);
-    cmd = ss_xasprintf("%s --joint --key-for c=max_replicas", args);
-    CU_ASSERT_EQUAL(tune(dir, cmd, &out), 2);
-    CU_ASSERT(ss_test_has(out, "expected MODEL=KEY:LO:HI"));
-    free(out);
-    free(cmd);
-    cmd = ss_xasprintf("%s --joint --key-for zz=max_replicas:1:3", args);
-    CU_ASSERT_EQUAL(tune(dir, cmd, &out), 2);
-    CU_ASSERT(ss_test_has(out, "--key-for: 'zz' is not an autoscaled model"));
-    free(out);
-    free(cmd);
-    cmd = ss_xasprintf("%s --joint --start zz=3", args);
-    CU_ASSERT_EQUAL(tune(dir, cmd, &out), 2);
-    CU_ASSERT(ss_test_has(out, "--start: 'zz' is not an autoscaled model"));
-    free(out);
-    free(cmd);
+    /* --key-for is a way of --joint, with boxes above 0, once per model; --start names a model. */
+    refused(dir, args, "--key-for c=max_replicas:1:12", "--key-for: only with --joint");
+    refused(dir, args, "--joint --key-for c=max_replicas:0:12", "LO and HI must be above 0");
+    refused(dir, args, "--joint --key-for c=max_replicas", "expected MODEL=KEY:LO:HI");
+    refused(dir, args, "--joint --key-for zz=max_replicas:1:3", "--key-for: 'zz' is not an autoscaled model");
+    refused(dir, args, "--joint --start zz=3", "--start: 'zz' is not an autoscaled model");
     /* --joint is a way of --per-model; --max-runs one of --joint. */
-    CU_ASSERT_EQUAL(tune(dir, "--variant v --reference ref --key autoscaling.policy.target_s --lo 0.05 --hi 200 --joint",
-                         &out), 2);
-    CU_ASSERT(ss_test_has(out, "--joint: only with --per-model"));
-    free(out);
-    cmd = ss_xasprintf("%s --joint --max-runs 0", args);
-    CU_ASSERT_EQUAL(tune(dir, cmd, &out), 2);
-    CU_ASSERT(ss_test_has(out, "--max-runs: expected a whole number"));
-    free(out);
-    free(cmd);
+    refused(dir, "--variant v --reference ref --key autoscaling.policy.target_s --lo 0.05 --hi 200", "--joint",
+            "--joint: only with --per-model");
+    refused(dir, args, "--joint --max-runs 0", "--max-runs: expected a whole number");
     ss_test_sh(NULL, "rm -rf '%s'", dir);
     free(dir);
 }
