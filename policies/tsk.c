@@ -6,19 +6,19 @@
  * its default scale-up policy bounds growth: at most doubling, or 4 more
  * replicas, whichever is more, per 15 s (`up_period_s`, `up_percent`,
  * `up_pods`; without it, a queue latency far above the target during
- * minute-long cold starts asks for every GPU there is).  `max_replicas` is
- * the HPA's own maxReplicas, one per Deployment (so per model through
- * autoscaling.per_model), under the scenario's autoscaling.max_replicas. */
+ * minute-long cold starts asks for every GPU there is).  The HPA's own
+ * maxReplicas, one per Deployment, is the autoscaler's per-model cap
+ * (autoscaling.per_model.MODEL.max_replicas), for any policy. */
 #include <stdlib.h>
 
 #include "autoscale_common.h"
 
 typedef struct tsk_state {
-    double target_s, tolerance, up_period_s, up_percent, up_pods, max_replicas;
+    double target_s, tolerance, up_period_s, up_percent, up_pods;
     as_uplimit *up; /* per model */
 } tsk_state;
 
-static const char *const tsk_params[] = {"target_s", "tolerance", "up_period_s", "up_percent", "up_pods", "max_replicas", NULL};
+static const char *const tsk_params[] = {"target_s", "tolerance", "up_period_s", "up_percent", "up_pods", NULL};
 
 static int tsk_init(void **state, const ss_policy_init *args, char *err, size_t errlen)
 {
@@ -29,7 +29,6 @@ static int tsk_init(void **state, const ss_policy_init *args, char *err, size_t 
         as_param(args, "up_period_s", 15, 0, 1e6, &s->up_period_s, err, errlen) < 0 ||
         as_param(args, "up_percent", 100, 0, 1e9, &s->up_percent, err, errlen) < 0 ||
         as_param(args, "up_pods", 4, 0, 1e9, &s->up_pods, err, errlen) < 0 ||
-        as_param(args, "max_replicas", 1e9, 1, 1e9, &s->max_replicas, err, errlen) < 0 ||
         !(s->up = calloc(args->ngroups + 1, sizeof *s->up))) {
         if (s->up == NULL && !err[0]) snprintf(err, errlen, "out of memory");
         free(s);
@@ -52,15 +51,14 @@ static uint32_t tsk_desired(void *state, const ss_autoscale_view *v)
     const tsk_state *s = state;
     double latency = v->mean_wait_s > 0 ? v->mean_wait_s : v->oldest_wait_s;
     uint32_t cur = v->starting + v->up, want = as_hpa(cur, latency, s->target_s, s->tolerance, v->queued);
-    want = as_limit_up(&s->up[v->model], v->now_s, cur, want, s->up_period_s, s->up_percent, s->up_pods);
-    return want > s->max_replicas ? (uint32_t)s->max_replicas : want;
+    return as_limit_up(&s->up[v->model], v->now_s, cur, want, s->up_period_s, s->up_percent, s->up_pods);
 }
 
 const ss_policy servesim_policy = {
     .abi = SS_POLICY_ABI,
     .kind = SS_KIND_AUTOSCALER,
     .name = "tsk",
-    .summary = "TorchServe on Kubernetes: HPA on queue latency (target_s 7, tolerance 0.1; up 100% or 4 per 15 s; max_replicas)",
+    .summary = "TorchServe on Kubernetes: HPA on queue latency (target_s 7, tolerance 0.1; up 100% or 4 per 15 s)",
     .params = tsk_params,
     .init = tsk_init,
     .fini = tsk_fini,

@@ -9,7 +9,7 @@
  * bisecting each model on its own cannot (exit 1), and every model of a
  * run at the values it prints is within 5% of the reference (and a solve
  * that starts there, --start MODEL=X, is done in one run); and where the
- * reference holds a model at a cap of its own (tsk's max_replicas), that
+ * reference holds a model at a cap of its own (per_model's max_replicas), that
  * model's cap in place of its target (--key-for MODEL=max_replicas:1:12). */
 #include "test.h"
 

@@ -78,7 +78,7 @@ AUTOSCALERS = [("tsk", "{name: tsk, target_s: 7}", "target_s", (0.5, 20000), 7),
 # (`servesim tune --per-model --joint`), from the value tuned on the total
 JOINT = ("tsk",)
 # a model TSK holds at its replica cap whatever its target, on both sides (docs/flashpoint.md): its
-# own cap (tsk's max_replicas, the HPA's maxReplicas) is its knob in the joint solve, in [1, CAP]
+# own cap (per_model's max_replicas, the HPA's maxReplicas) is its knob in the joint solve, in [1, CAP]
 CAP = 40
 CAPPED = {"tsk": ("t5-3b", "max_replicas")}
 SERVESIM = os.environ.get("SERVESIM", "build/servesim")

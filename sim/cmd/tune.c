@@ -58,7 +58,7 @@ static const char usage[] =
     "  --max-runs N        with --joint: at most N runs of the variant (default 40)\n"
     "  --start MODEL=X     with --joint: MODEL's first value (repeatable; the others' from --start X)\n"
     "  --key-for MODEL=KEY2:LO:HI\n"
-    "                      with --joint: MODEL's parameter is KEY2 in [LO, HI] instead (repeatable; every\n"
+    "                      with --joint: MODEL's per_model key is KEY2 in [LO, HI] instead (repeatable; every\n"
     "                      bound above 0, as --lo)\n"
     "  --set KEY=VALUE     override a key of the scenario for both variants (repeatable)\n"
     "  --quiet             print only the value found\n"
@@ -191,6 +191,14 @@ typedef struct model_keys {
     double lo[64], hi[64];
 } model_keys;
 
+/* The --key-for entry for the model named name, or mk->n. */
+static size_t key_index(const model_keys *mk, const char *name)
+{
+    size_t k = 0;
+    while (k < mk->n && strcmp(mk->name[k], name) != 0) k++;
+    return k;
+}
+
 /* The index among the nm models of an autoscaled one named name, or nm. */
 static size_t autoscaled(char **names, const double *target, size_t nm, const char *name)
 {
@@ -222,17 +230,16 @@ static int tune_joint(const ss_cli *c, const char *variant, const char *key, cha
         first[n] = start;
         lo_m[n] = lo;
         hi_m[n] = hi;
-        tn[n] = ss_xstrdup(names[m]);
-        for (size_t k = 0; k < mk->n; k++)
-            if (strcmp(names[m], mk->name[k]) == 0) { /* its own parameter and box; named MODEL.KEY2 */
-                key_of[m] = mk->key[k];
-                lo_m[n] = mk->lo[k];
-                hi_m[n] = mk->hi[k];
-                free(tn[n]);
-                tn[n] = ss_xasprintf("%s.%s", names[m], mk->key[k]);
-                if (isnan(start) || start < fmin(lo_m[n], hi_m[n]) || start > fmax(lo_m[n], hi_m[n]))
-                    first[n] = NAN; /* --start X is for KEY: the middle of its box */
-            }
+        size_t q = key_index(mk, names[m]);
+        if (q == mk->n) tn[n] = ss_xstrdup(names[m]);
+        else { /* its own parameter and box; named MODEL.KEY2 */
+            key_of[m] = mk->key[q];
+            lo_m[n] = mk->lo[q];
+            hi_m[n] = mk->hi[q];
+            tn[n] = ss_xasprintf("%s.%s", names[m], mk->key[q]);
+            if (isnan(start) || start < fmin(lo_m[n], hi_m[n]) || start > fmax(lo_m[n], hi_m[n]))
+                first[n] = NAN; /* --start X is for KEY: the middle of its box */
+        }
         for (size_t k = 0; k < ms->n; k++)
             if (strcmp(names[m], ms->name[k]) == 0) first[n] = ms->value[k];
         if (!(target[m] > 0)) {
@@ -399,8 +406,7 @@ static int key_for(model_keys *mk, char *v)
     double lo, hi;
     if (number("--key-for LO", c1 + 1, &lo) || number("--key-for HI", c2 + 1, &hi)) return 2;
     if (!(lo > 0 && hi > 0)) return ss_bad_usage("tune", "--key-for %s: LO and HI must be above 0", v);
-    for (size_t k = 0; k < mk->n; k++)
-        if (strcmp(mk->name[k], v) == 0) return ss_bad_usage("tune", "--key-for: '%s' given twice", v);
+    if (key_index(mk, v) < mk->n) return ss_bad_usage("tune", "--key-for: '%s' given twice", v);
     mk->name[mk->n] = v;
     mk->key[mk->n] = eq + 1;
     mk->lo[mk->n] = lo;
@@ -452,9 +458,8 @@ int ss_cmd_tune(int argc, char **argv)
     if (rc == 0 && !isnan(start) && (!each || !(start >= fmin(lo, hi) && start <= fmax(lo, hi))))
         rc = ss_bad_usage("tune", "%s", "--start: expected a value in [--lo, --hi], with --per-model");
     for (size_t k = 0; k < ms.n && rc == 0; k++) {
-        double klo = lo, khi = hi;
-        for (size_t q = 0; q < mk.n; q++)
-            if (strcmp(mk.name[q], ms.name[k]) == 0) klo = mk.lo[q], khi = mk.hi[q];
+        size_t q = key_index(&mk, ms.name[k]);
+        double klo = q < mk.n ? mk.lo[q] : lo, khi = q < mk.n ? mk.hi[q] : hi;
         if (!joint || !(ms.value[k] >= fmin(klo, khi) && ms.value[k] <= fmax(klo, khi)))
             rc = ss_bad_usage("tune", "--start %s=: expected a value in its box ([--lo, --hi] or --key-for's), with --joint",
                               ms.name[k]);

@@ -178,6 +178,8 @@ typedef struct ss_autoscale_cfg {
      * over the policy's), or name NULL where the model has none */
     ss_policy_cfg *per_model;
     size_t nper_model;        /* its length: the scenario's models */
+    uint32_t *max_replicas_m; /* per model (nper_model): its own cap (`per_model: {M: {max_replicas: N}}`,
+                                 the HPA's maxReplicas per Deployment), 0 where none */
 } ss_autoscale_cfg;
 
 /* `placement:` (docs/coldstart.md): replicas started at run time on a

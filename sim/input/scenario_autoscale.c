@@ -3,8 +3,8 @@
  * the replica bounds, the scale-down stabilisation window, the measurement
  * windows, the models it resizes (every model with a shared queue,
  * unless `models:` names some; each must have one) and, under `per_model:`,
- * a model's own parameters for the policy (as Kubernetes gives each
- * Deployment its own HPA). */
+ * a model's own parameters for the policy and its own replica cap (as
+ * Kubernetes gives each Deployment its own HPA, with its maxReplicas). */
 #include "input/scenario_autoscale.h"
 
 #include <math.h>
@@ -84,10 +84,14 @@ static void push_param(ss_policy_cfg *p, const char *key, const char *value, con
 }
 
 /* `per_model: {MODEL: {param: value, ...}}`: the policy's parameters with
- * the model's own over them; the plugin checks the names when it loads. */
+ * the model's own over them; the plugin checks the names when it loads.
+ * `max_replicas` there is the model's own cap, under the section's (a number
+ * >= 1, held at its whole part, so that `servesim tune` may move it as a
+ * continuous value), for any policy. */
 static int read_per_model(ss_scenario *sc, ss_autoscale_cfg *a, const ss_node *as, ss_err *err)
 {
     a->per_model = ss_xcalloc(sc->nmodels + 1, sizeof *a->per_model);
+    a->max_replicas_m = ss_xcalloc(sc->nmodels + 1, sizeof *a->max_replicas_m);
     a->nper_model = sc->nmodels;
     ss_node *pm = NULL;
     TRY_(ss_cfg_map(as, "per_model", &pm, 0, err));
@@ -105,6 +109,13 @@ static int read_per_model(ss_scenario *sc, ss_autoscale_cfg *a, const ss_node *a
         if (e->kind != SS_NODE_MAP || e->n == 0)
             return ss_node_err(e, err, "per_model: %s: expected a map of the policy's parameters, e.g. {%s: ...}",
                                e->key, a->policy.nparams ? a->policy.params[0].key : "target");
+        double cap_n = 0;
+        TRY_(ss_cfg_num(e, "max_replicas", &cap_n, SS_POS, err));
+        if (ss_map_find(e, "max_replicas") && (cap_n < 1 || cap_n > 1000000))
+            return ss_node_err(ss_map_find(e, "max_replicas"), err,
+                               "per_model: %s: max_replicas: expected 1 to 1000000, got %g", e->key, cap_n);
+        a->max_replicas_m[m] = (uint32_t)cap_n;
+        if (e->n == (ss_map_find(e, "max_replicas") ? 1u : 0u)) continue; /* no parameter of the policy's */
         const ss_policy_cfg *base = &a->policy;
         ss_policy_cfg *p = &a->per_model[m];
         size_t cap = base->nparams + e->n;
@@ -121,6 +132,7 @@ static int read_per_model(ss_scenario *sc, ss_autoscale_cfg *a, const ss_node *a
                            base->param_pos[k][0], base->param_pos[k][1]);
         for (size_t k = 0; k < e->n; k++) {
             const ss_node *c = e->items[k];
+            if (strcmp(c->key, "max_replicas") == 0) continue; /* the cap, read above */
             TRY_(ss_node_expect(c, SS_NODE_SCALAR, c->key, err));
             push_param(p, c->key, c->value, c->file, c->key_line, c->key_col);
         }
@@ -188,6 +200,7 @@ void ss_autoscale_cfg_free(ss_autoscale_cfg *a)
     ss_policy_cfg_free(&a->policy);
     for (size_t m = 0; m < a->nper_model; m++) ss_policy_cfg_free(&a->per_model[m]);
     free(a->per_model);
+    free(a->max_replicas_m);
     free(a->models);
     free(a);
 }

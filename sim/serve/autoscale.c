@@ -8,7 +8,8 @@
  * below lambda - rho_L (lambda: the arrival rate over the shortest
  * window), a scale-down only when mu is above lambda + rho_H, otherwise
  * the count stays (FP §2.7, eq. 4.12 as consistently read).
- * The answer is clamped to [min_replicas, max_replicas]; a scale-down is
+ * The answer is clamped to [min_replicas, max_replicas] and to the model's
+ * own cap (per_model's max_replicas); a scale-down is
  * held back to the highest answer of the last stabilization_s (the
  * Kubernetes HPA's scale-down stabilisation); it takes effect
  * decision_delay_s later.  Then:
@@ -357,6 +358,7 @@ static void tick(ss_engine *eng, void *ctx, uint64_t arg)
         }
         if (want < c->min_replicas) want = c->min_replicas;
         if (want > c->max_replicas) want = c->max_replicas;
+        if (c->max_replicas_m[a->model] && want > c->max_replicas_m[a->model]) want = c->max_replicas_m[a->model];
         /* Scale down no lower than the highest answer of the window. */
         uint32_t held = want;
         for (size_t k = 0; k < a->npast; k++)
