@@ -87,7 +87,8 @@ static void push_param(ss_policy_cfg *p, const char *key, const char *value, con
  * the model's own over them; the plugin checks the names when it loads.
  * `max_replicas` there is the model's own cap, under the section's (a number
  * >= 1, held at its whole part, so that `servesim tune` may move it as a
- * continuous value), for any policy. */
+ * continuous value; its whole part no lower than min_replicas), for any
+ * policy. */
 static int read_per_model(ss_scenario *sc, ss_autoscale_cfg *a, const ss_node *as, ss_err *err)
 {
     a->per_model = ss_xcalloc(sc->nmodels + 1, sizeof *a->per_model);
@@ -114,6 +115,10 @@ static int read_per_model(ss_scenario *sc, ss_autoscale_cfg *a, const ss_node *a
         if (ss_map_find(e, "max_replicas") && (cap_n < 1 || cap_n > 1000000))
             return ss_node_err(ss_map_find(e, "max_replicas"), err,
                                "per_model: %s: max_replicas: expected 1 to 1000000, got %g", e->key, cap_n);
+        if (ss_map_find(e, "max_replicas") && (uint32_t)cap_n < a->min_replicas)
+            return ss_node_err(ss_map_find(e, "max_replicas"), err,
+                               "per_model: %s: max_replicas (%u) is below autoscaling.min_replicas (%u)", e->key,
+                               (uint32_t)cap_n, a->min_replicas);
         a->max_replicas_m[m] = (uint32_t)cap_n;
         if (e->n == (ss_map_find(e, "max_replicas") ? 1u : 0u)) continue; /* no parameter of the policy's */
         const ss_policy_cfg *base = &a->policy;
