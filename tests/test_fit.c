@@ -140,6 +140,22 @@ static void test_mle_closed_forms(void)
     CU_ASSERT_EQUAL(ss_fit_dists(same, 4, &d), -1);
 }
 
+/* A nearly constant sample: its gamma shape is in the millions, where GSL's
+ * gamma CDF fails ("error in large x asymptotic") and its default handler
+ * aborted the process (found by fuzz_profile).  The family is then not
+ * evaluated (KS distance NAN, p 0) and never chosen. */
+static void test_gamma_beyond_gsl(void)
+{
+    double x[] = {0.02, 0.02 + 1e-12, 0.02 + 2e-12, 0.02 + 4e-12};
+    ss_dist_fits d;
+    CU_ASSERT_EQUAL_FATAL(ss_fit_dists(x, 4, &d), 0);
+    CU_ASSERT_TRUE(d.fit[SS_FIT_GAMMA].p1 > 1e6);
+    CU_ASSERT_TRUE(isnan(d.fit[SS_FIT_GAMMA].ks_d));
+    CU_ASSERT_EQUAL(d.fit[SS_FIT_GAMMA].ks_p, 0);
+    CU_ASSERT_NOT_EQUAL(d.best, SS_FIT_GAMMA);
+    CU_ASSERT_TRUE(d.fit[SS_FIT_NORMAL].ks_d >= 0 && d.fit[SS_FIT_NORMAL].ks_d <= 1);
+}
+
 /* 3,000 draws of each family (coefficient of variation 0.3), five seeds
  * each: the rule picks the family drawn and its mean is within 3%. */
 static void test_family_recovery(void)
@@ -221,4 +237,5 @@ SS_TEST_SUITE("fit", {"affine: exact line, refusals", test_affine_exact_and_refu
               {"Kolmogorov p-value at its 5% and 1% points", test_ks_pvalue},
               {"maximum likelihood: closed forms and the gamma equation", test_mle_closed_forms},
               {"the rule picks the family drawn (3,000 draws, 5 seeds each)", test_family_recovery},
-              {"empirical when no family fits", test_empirical_when_nothing_fits})
+              {"empirical when no family fits", test_empirical_when_nothing_fits},
+              {"a gamma shape beyond GSL's CDF: not evaluated, not chosen, no abort", test_gamma_beyond_gsl})

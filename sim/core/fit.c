@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_errno.h>
 #include <gsl/gsl_fit.h>
 #include <gsl/gsl_sf_gamma.h>
 #include <gsl/gsl_sf_psi.h>
@@ -185,12 +186,14 @@ static double cdf(ss_fit_family fam, const ss_dist_fit *f, double x)
     }
 }
 
-/* sup |F_n - F| over the sorted sample. */
+/* sup |F_n - F| over the sorted sample; NAN where the CDF gives no
+ * probability. */
 static double ks_distance(ss_fit_family fam, const ss_dist_fit *f, const double *sorted, size_t n)
 {
     double d = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && d == d; i++) {
         double F = cdf(fam, f, sorted[i]);
+        if (!(F >= 0 && F <= 1)) d = NAN;
         double lo = F - (double)i / (double)n, hi = (double)(i + 1) / (double)n - F;
         if (lo > d) d = lo;
         if (hi > d) d = hi;
@@ -215,7 +218,22 @@ static double gamma_shape(double s, int *iterations)
     return k;
 }
 
+static int fit_dists(const double *x, size_t n, ss_dist_fits *out);
+
+/* GSL's default error handler aborts the process.  A nearly constant sample
+ * gives a gamma shape in the millions, where the trigamma function underflows
+ * and the gamma CDF's large-x asymptotic fails (found by fuzz_profile); so
+ * the handler is off while the fits run, and a family whose numbers come out
+ * unusable is not evaluated (KS distance NAN, p 0) and never chosen. */
 int ss_fit_dists(const double *x, size_t n, ss_dist_fits *out)
+{
+    gsl_error_handler_t *old = gsl_set_error_handler_off();
+    int rc = fit_dists(x, n, out);
+    gsl_set_error_handler(old);
+    return rc;
+}
+
+static int fit_dists(const double *x, size_t n, ss_dist_fits *out)
 {
     memset(out, 0, sizeof *out);
     out->n = n;
@@ -270,9 +288,9 @@ int ss_fit_dists(const double *x, size_t n, ss_dist_fits *out)
     for (int f = SS_FIT_NORMAL; f <= SS_FIT_GAMMA; f++) {
         ss_dist_fit *c = &out->fit[f];
         c->aic = 2 * 2 - 2 * c->loglik;
-        c->ks_d = ks_distance((ss_fit_family)f, c, sorted, n);
-        c->ks_p = ss_ks_pvalue(c->ks_d, n);
-        if (c->aic < out->fit[best].aic) best = (ss_fit_family)f;
+        c->ks_d = c->p1 == c->p1 && c->p2 > 0 && isfinite(c->aic) ? ks_distance((ss_fit_family)f, c, sorted, n) : NAN;
+        c->ks_p = c->ks_d == c->ks_d ? ss_ks_pvalue(c->ks_d, n) : 0; /* not evaluated: never the best */
+        if (c->ks_d == c->ks_d && c->aic < out->fit[best].aic) best = (ss_fit_family)f;
     }
     free(sorted);
     out->best = out->fit[best].ks_p >= SS_FIT_KS_P_MIN ? best : SS_FIT_EMPIRICAL;
