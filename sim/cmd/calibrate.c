@@ -211,6 +211,28 @@ static int check_modes(const groups *gs, ss_err *err)
     return 0;
 }
 
+static int same_str(const char *a, const char *b) { return (!a && !b) || (a && b && strcmp(a, b) == 0); }
+
+/* A group pools the samples of one machine (environment.machine and
+ * cpu_model): 0, or -1 at the first sample of another machine than its
+ * group's first. */
+static int check_machines(const groups *gs, ss_err *err)
+{
+    for (size_t i = 0; i < gs->n; i++)
+        for (size_t k = 1; k < gs->g[i].nrefs; k++) {
+            const ss_hwprofile *p = gs->g[i].refs[k].prof, *p0 = gs->g[i].refs[0].prof;
+            if (same_str(p->machine, p0->machine) && same_str(p->cpu_model, p0->cpu_model)) continue;
+            const ss_hwp_sample *s = ss_cal_sample_of(&gs->g[i].refs[k]), *s0 = ss_cal_sample_of(&gs->g[i].refs[0]);
+            return ss_err_at(err, p->path, s->line, s->col,
+                             "this sample's machine is '%s' (cpu '%s'), but the first of its group's (%s line %d) is "
+                             "'%s' (cpu '%s'): a fit pools one machine's measurements (calibrate each machine's "
+                             "profiles apart)",
+                             p->machine ? p->machine : "", p->cpu_model ? p->cpu_model : "", p0->path, s0->line,
+                             p0->machine ? p0->machine : "", p0->cpu_model ? p0->cpu_model : "");
+        }
+    return 0;
+}
+
 /* The group's micro_mode into o as "micro_mode" (nothing when its samples do not say). */
 static void put_mode(cJSON *o, const group *g)
 {
@@ -984,6 +1006,8 @@ int ss_calibrate(ss_hwprofile *const *profs, size_t nprofs, const ss_calib_opts 
     int bad = 0;
     for (size_t i = 0; i < sizeof forms / sizeof *forms && !bad; i++) bad = check_forms(forms[i], err) < 0;
     for (size_t i = 0; i < sizeof modes / sizeof *modes && !bad; i++) bad = check_modes(modes[i], err) < 0;
+    groups *pooled[] = {&c.dists, &c.laws, &c.transports, &c.memcpys, &c.colds, &c.memory};
+    for (size_t i = 0; i < sizeof pooled / sizeof *pooled && !bad; i++) bad = check_machines(pooled[i], err) < 0;
     if (bad) {
         fclose(c.sum);
         cJSON_Delete(c.root);
