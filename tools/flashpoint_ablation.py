@@ -135,19 +135,30 @@ def cmd_variants():
     print("flashpoint_ablation: %d variants in %s" % (len(lines), SCENARIO))
 
 
-def closest_within_total(log, total_within=0.05):
-    """From a joint tune's log, the run whose worst model is nearest its reference among
-    those whose total is within total_within of the reference's:
-    (run, {model: value}, {model: ratio}), or None."""
-    ref, runs = parse_joint_log(log)
+def nearest_run(ref, runs, total_within=0.05):
+    """Of a joint tune's runs (parse_joint_log), the one whose worst model is nearest its
+    reference (max |log ratio|; the first such run) among those whose total is within
+    total_within of the reference's (None: any run), or None."""
     best = None
     for k, (_, got) in sorted(runs.items()):
-        if set(got) != set(ref) or abs(sum(r for _, r, _ in got.values()) / sum(ref.values()) - 1) > total_within:
+        if set(got) != set(ref) or (total_within is not None and
+                                    abs(sum(r for _, r, _ in got.values()) / sum(ref.values()) - 1) > total_within):
             continue
         worst = max(abs(math.log(got[m][1] / ref[m])) for m in ref)
         if best is None or worst < best[0]:
-            best = (worst, k, {got[m][2]: got[m][0] for m in ref}, {m: got[m][1] / ref[m] for m in ref})
-    return best[1:] if best else None
+            best = (worst, k)
+    return best[1] if best else None
+
+
+def closest_within_total(log):
+    """From a joint tune's log, the run nearest_run keeps among those within 5% in total:
+    (run, {model: value}, {model: ratio}), or None."""
+    ref, runs = parse_joint_log(log)
+    k = nearest_run(ref, runs)
+    if k is None:
+        return None
+    got = runs[k][1]
+    return k, {got[m][2]: got[m][0] for m in ref}, {m: got[m][1] / ref[m] for m in ref}
 
 
 def tune_one(job, previous=None, max_runs=None):
@@ -325,10 +336,10 @@ def cmd_joint_summary(args):
         if not runs or set(ref) != set(MODELS):
             continue
         ratio = {k: {m: rs / ref[m] for m, (_, rs, _) in r.items()} for k, (_, r) in runs.items()}
-        worst = {k: max(abs(math.log(x)) for x in q.values()) for k, q in ratio.items()}
         total = {k: sum(rs for _, rs, _ in r.values()) / sum(ref.values()) for k, (_, r) in runs.items()}
-        within = [k for k in runs if abs(total[k] - 1) <= 0.05] or list(runs)  # as `tune` chooses
-        best = min(within, key=lambda k: (worst[k], k))
+        # the run `tune` keeps; where none is within 5% in total (tune then keeps the value tuned on
+        # the total), the nearest of all
+        best = nearest_run(ref, runs) or nearest_run(ref, runs, None)
         found = any(all(abs(x - 1) <= 0.05 for x in q.values()) for q in ratio.values())
         held = []
         for m in MODELS:  # the start and the first finite differences, m's own value as at the start

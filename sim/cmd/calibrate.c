@@ -211,8 +211,6 @@ static int check_modes(const groups *gs, ss_err *err)
     return 0;
 }
 
-static int same_str(const char *a, const char *b) { return (!a && !b) || (a && b && strcmp(a, b) == 0); }
-
 /* A group pools the samples of one machine (environment.machine and
  * cpu_model): 0, or -1 at the first sample of another machine than its
  * group's first. */
@@ -221,7 +219,7 @@ static int check_machines(const groups *gs, ss_err *err)
     for (size_t i = 0; i < gs->n; i++)
         for (size_t k = 1; k < gs->g[i].nrefs; k++) {
             const ss_hwprofile *p = gs->g[i].refs[k].prof, *p0 = gs->g[i].refs[0].prof;
-            if (same_str(p->machine, p0->machine) && same_str(p->cpu_model, p0->cpu_model)) continue;
+            if (ss_same_str(p->machine, p0->machine) && ss_same_str(p->cpu_model, p0->cpu_model)) continue;
             const ss_hwp_sample *s = ss_cal_sample_of(&gs->g[i].refs[k]), *s0 = ss_cal_sample_of(&gs->g[i].refs[0]);
             return ss_err_at(err, p->path, s->line, s->col,
                              "this sample's machine is '%s' (cpu '%s'), but the first of its group's (%s line %d) is "

@@ -18,17 +18,12 @@
 #include "cmd/validate.h"
 #include "core/util.h"
 
-static int same_str(const char *a, const char *b)
-{
-    return (!a && !b) || (a && b && strcmp(a, b) == 0);
-}
-
 static int same_condition(const ss_val_result *x, const ss_val_result *y)
 {
     const ss_hwp_run *a = x->run, *b = y->run;
-    if (strcmp(x->scenario, y->scenario) != 0 || !same_str(a->model, b->model) ||
-        !same_str(a->transport, b->transport) || !same_str(a->arrival, b->arrival) ||
-        !same_str(a->placement, b->placement) || a->rate_per_s != b->rate_per_s || a->clients != b->clients ||
+    if (strcmp(x->scenario, y->scenario) != 0 || !ss_same_str(a->model, b->model) ||
+        !ss_same_str(a->transport, b->transport) || !ss_same_str(a->arrival, b->arrival) ||
+        !ss_same_str(a->placement, b->placement) || a->rate_per_s != b->rate_per_s || a->clients != b->clients ||
         a->batch != b->batch || a->duration_s != b->duration_s || a->warmup_s != b->warmup_s ||
         a->narrivals != b->narrivals)
         return 0;

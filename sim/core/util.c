@@ -84,6 +84,8 @@ char *ss_xasprintf(const char *fmt, ...)
     return s;
 }
 
+int ss_same_str(const char *a, const char *b) { return (!a && !b) || (a && b && strcmp(a, b) == 0); }
+
 size_t ss_edit_distance(const char *a, const char *b)
 {
     size_t la = strlen(a), lb = strlen(b);

@@ -63,6 +63,9 @@ char *ss_read_file(const char *path, size_t *len, ss_err *err);
  * there (first-seen order; linear, for the short lists of column names). */
 size_t ss_intern(char ***list, size_t *n, const char *s);
 
+/* Are a and b the same string, or both NULL (an optional field)? */
+int ss_same_str(const char *a, const char *b);
+
 /* Edit distance (Levenshtein) between two strings. */
 size_t ss_edit_distance(const char *a, const char *b);
 

@@ -110,17 +110,17 @@ static int read_per_model(ss_scenario *sc, ss_autoscale_cfg *a, const ss_node *a
         if (e->kind != SS_NODE_MAP || e->n == 0)
             return ss_node_err(e, err, "per_model: %s: expected a map of the policy's parameters, e.g. {%s: ...}",
                                e->key, a->policy.nparams ? a->policy.params[0].key : "target");
+        const ss_node *cap_at = ss_map_find(e, "max_replicas");
         double cap_n = 0;
         TRY_(ss_cfg_num(e, "max_replicas", &cap_n, SS_POS, err));
-        if (ss_map_find(e, "max_replicas") && (cap_n < 1 || cap_n > 1000000))
-            return ss_node_err(ss_map_find(e, "max_replicas"), err,
-                               "per_model: %s: max_replicas: expected 1 to 1000000, got %g", e->key, cap_n);
-        if (ss_map_find(e, "max_replicas") && (uint32_t)cap_n < a->min_replicas)
-            return ss_node_err(ss_map_find(e, "max_replicas"), err,
-                               "per_model: %s: max_replicas (%u) is below autoscaling.min_replicas (%u)", e->key,
-                               (uint32_t)cap_n, a->min_replicas);
+        if (cap_at && (cap_n < 1 || cap_n > 1000000))
+            return ss_node_err(cap_at, err, "per_model: %s: max_replicas: expected 1 to 1000000, got %g", e->key,
+                               cap_n);
+        if (cap_at && (uint32_t)cap_n < a->min_replicas)
+            return ss_node_err(cap_at, err, "per_model: %s: max_replicas (%u) is below autoscaling.min_replicas (%u)",
+                               e->key, (uint32_t)cap_n, a->min_replicas);
         a->max_replicas_m[m] = (uint32_t)cap_n;
-        if (e->n == (ss_map_find(e, "max_replicas") ? 1u : 0u)) continue; /* no parameter of the policy's */
+        if (e->n == (cap_at ? 1u : 0u)) continue; /* no parameter of the policy's */
         const ss_policy_cfg *base = &a->policy;
         ss_policy_cfg *p = &a->per_model[m];
         size_t cap = base->nparams + e->n;
