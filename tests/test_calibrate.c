@@ -1367,6 +1367,44 @@ static void test_interference_refusals(void)
             "cpu_s: expected at least two forwards' CPU times", "");
 }
 
+/* A temporary directory with models/cal.json: one block calibrated from a
+ * drawn profile whose compute follows `compute` (for pipeline.wake's tests). */
+static char *wake_split_dir(const law *compute)
+{
+    const law hop = {0.0003, 1.0 / 1.2e9, 0.00005};
+    char *dir = ss_test_tmpdir();
+    free(law_profile(dir, 7, compute, &hop));
+    CU_ASSERT_EQUAL(ss_test_sh(NULL, "cd '%s' && mkdir models && '%s/servesim' calibrate laws.json -o "
+                                     "models/cal.json --quiet", dir, SS_BUILD_DIR), 0);
+    return dir;
+}
+
+/* pipeline.wake's test scenario: one block of models/cal.json behind one
+ * closed client; printf arguments: the duration, the workload's think time
+ * (", think: {...}" or ""), "  compute: shared\n" or "", the wake line or "". */
+static const char WAKE_SCEN[] = "name: w\nseed: 1\nreplications: 1\nduration_s: %s\nwarmup_s: 10\n"
+                                "hosts:\n  - name: box\n    devices:\n      - {name: cpu, kind: cpu, cores: 2}\n"
+                                "models:\n  - {name: block1, split: cal, block: block1}\n"
+                                "tasks:\n  - {name: t, path: [block1]}\n"
+                                "deployment:\n  - {model: block1, device: cpu}\n"
+                                "workloads:\n  - {name: c, kind: closed, target: t, clients: 1%s}\n"
+                                "pipeline:\n  transport: {name: zmq-copy, profile: models/cal.json}\n%s%s";
+static const char WAKE_TABLE[] = "  wake: {idle_s: [0.05, 0.5, 1.5], extra_s: [0, 0.003, 0.007]}\n";
+
+/* The scenario `text` written to dir/s.yaml and run: its mean latency (ms), NAN if it failed. */
+static double wake_run_mean_ms(const char *dir, const char *text)
+{
+    free(ss_test_write(dir, "s.yaml", text));
+    char *out = NULL;
+    int rc = ss_test_sh(&out, "cd '%s' && '%s/servesim' run s.yaml -o r.csv --quiet && awk -F, "
+                              "'NR==1{for(i=1;i<=NF;i++)if($i==\"latency_mean_ms\")c=i} NR==2{print $c}' r.csv",
+                        dir, SS_BUILD_DIR);
+    CU_ASSERT_EQUAL(rc, 0);
+    double ms = rc == 0 && out ? atof(out) : NAN;
+    free(out);
+    return ms;
+}
+
 /* pipeline.wake in a scenario: one block (a calibrated split) behind a
  * closed client that thinks 2 s, so the block's process has slept 2 s (past
  * the table's last point) before each request: the mean latency rises by
@@ -1376,34 +1414,16 @@ static void test_interference_refusals(void)
  * with its position. */
 static void test_wake_in_a_scenario(void)
 {
-    const law compute = {0.004, 0.0025, 0.0004}, hop = {0.0003, 1.0 / 1.2e9, 0.00005};
-    char *dir = ss_test_tmpdir();
-    free(law_profile(dir, 7, &compute, &hop));
-    CU_ASSERT_EQUAL_FATAL(ss_test_sh(NULL, "cd '%s' && mkdir models && '%s/servesim' calibrate laws.json -o "
-                                           "models/cal.json --quiet", dir, SS_BUILD_DIR), 0);
-    const char *scen = "name: w\nseed: 1\nreplications: 1\nduration_s: 200\nwarmup_s: 10\n"
-                       "hosts:\n  - name: box\n    devices:\n      - {name: cpu, kind: cpu, cores: 2}\n"
-                       "models:\n  - {name: block1, split: cal, block: block1}\n"
-                       "tasks:\n  - {name: t, path: [block1]}\n"
-                       "deployment:\n  - {model: block1, device: cpu}\n"
-                       "workloads:\n  - {name: c, kind: closed, target: t, clients: 1, think: {dist: deterministic, "
-                       "mean_s: %s}}\n"
-                       "pipeline:\n  transport: {name: zmq-copy, profile: models/cal.json}\n%s%s";
-    const char *wake = "  wake: {idle_s: [0.05, 0.5, 1.5], extra_s: [0, 0.003, 0.007]}\n";
+    const law compute = {0.004, 0.0025, 0.0004};
+    char *dir = wake_split_dir(&compute);
+    const char *think[2] = {", think: {dist: deterministic, mean_s: 0.02}", ", think: {dist: deterministic, mean_s: 2}"};
     double lat[2][2][2]; /* [shared][wake][think long] */
     for (int sh = 0; sh < 2; sh++)
         for (int wk = 0; wk < 2; wk++)
             for (int th = 0; th < 2; th++) {
-                char *text = ss_xasprintf(scen, th ? "2" : "0.02", sh ? "  compute: shared\n" : "", wk ? wake : "");
-                free(ss_test_write(dir, "s.yaml", text));
+                char *text = ss_xasprintf(WAKE_SCEN, "200", think[th], sh ? "  compute: shared\n" : "", wk ? WAKE_TABLE : "");
+                lat[sh][wk][th] = wake_run_mean_ms(dir, text);
                 free(text);
-                char *out = NULL;
-                int rc = ss_test_sh(&out, "cd '%s' && '%s/servesim' run s.yaml -o r.csv --quiet && awk -F, "
-                                          "'NR==1{for(i=1;i<=NF;i++)if($i==\"latency_mean_ms\")c=i} NR==2{print $c}' r.csv",
-                                    dir, SS_BUILD_DIR);
-                CU_ASSERT_EQUAL(rc, 0);
-                lat[sh][wk][th] = out ? atof(out) : NAN;
-                free(out);
             }
     for (int sh = 0; sh < 2; sh++) {
         CU_ASSERT_DOUBLE_EQUAL(lat[sh][1][1] - lat[sh][0][1], 7.0, 0.1);
@@ -1411,13 +1431,40 @@ static void test_wake_in_a_scenario(void)
     }
     free(ss_test_write(dir, "models.json", "{\"scheduler\": {\"wake\": {\"shm-handle\": {\"idle_s\": [0, 1], "
                                            "\"extra_s\": [0, 0.001]}}}}\n"));
-    char *text = ss_xasprintf(scen, "2", "", "  wake: {profile: models.json}\n");
+    char *text = ss_xasprintf(WAKE_SCEN, "200", think[1], "", "  wake: {profile: models.json}\n");
     free(ss_test_write(dir, "s.yaml", text));
     free(text);
     char *out = NULL;
     CU_ASSERT_EQUAL(ss_test_sh(&out, "cd '%s' && '%s/servesim' run s.yaml -o r2.csv --quiet", dir, SS_BUILD_DIR), 2);
     CU_ASSERT_TRUE(out && ss_test_has(out, "s.yaml:20:19: wake profile 'models.json' has no map scheduler.wake.zmq-copy"));
     free(out);
+    ss_test_rmtree(dir);
+}
+
+/* pipeline.wake and the client: one block of about 0.3 s behind one closed
+ * client that does not think, so the block's process never idles past the
+ * table's first point but the client does: it waits one request's latency L
+ * (since it sent) for each response, and the hop into it is delayed by the
+ * table at that idle time, (L - 0.05) / 0.45 x 3 ms, about 1.7 ms (to
+ * 0.05 ms: the idle runs from the send, not the response's departure), under
+ * both fixed and shared compute. */
+static void test_wake_client(void)
+{
+    const law compute = {0.3, 0.0025, 0.0004};
+    char *dir = wake_split_dir(&compute);
+    for (int sh = 0; sh < 2; sh++) {
+        double lat[2];
+        for (int wk = 0; wk < 2; wk++) {
+            char *text = ss_xasprintf(WAKE_SCEN, "120", "", sh ? "  compute: shared\n" : "", wk ? WAKE_TABLE : "");
+            lat[wk] = wake_run_mean_ms(dir, text);
+            free(text);
+        }
+        CU_ASSERT_TRUE(lat[0] > 300 && lat[0] < 310);
+        double want_ms = (lat[0] / 1000 - 0.05) / 0.45 * 3;
+        CU_ASSERT_DOUBLE_EQUAL(lat[1] - lat[0], want_ms, 0.05);
+        if (!(fabs(lat[1] - lat[0] - want_ms) <= 0.05))
+            fprintf(stderr, "\n  shared %d: %.4f -> %.4f ms, want +%.4f\n", sh, lat[0], lat[1], want_ms);
+    }
     ss_test_rmtree(dir);
 }
 
@@ -1431,6 +1478,8 @@ SS_TEST_SUITE("calibrate", {"known laws: 95% intervals cover over 20 seeds", tes
               {"waking after idle: one gap or a short idle list refused, positioned", test_wake_refusals},
               {"waking after idle: pipeline.wake delays a message to an idle process by the table",
                test_wake_in_a_scenario},
+              {"waking after idle: the hop into the client is delayed by the table at the client's idle time",
+               test_wake_client},
               {"host speed: reported, fits unchanged; one phase noted; two chains or machines refused", test_speed_reported},
               {"host speed per run: follows a step, holds still when the host does; mixed naming refused", test_speed_per_run},
               {"a hop's sender, receiver and delivery laws: 95% intervals cover over 100 seeds, the parameters",

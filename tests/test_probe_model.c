@@ -147,13 +147,13 @@ static void quiet_runs_validate(void)
      * near its end at these loads), in all three passes; drawn anew at the same rate they differ by
      * up to 13%. */
     CU_ASSERT(ss_test_has(out, "replayed=10/10"));
-    /* The whole table as committed (docs/calibration.md): the means over the three passes, 4 of 52
-     * beyond tolerance (two closed-loop clients under both transports, the known gap, and
-     * zmq-copy's 20% Poisson mean at -10.05%); more is a regression of the model or of the
-     * measurement's calibration. */
+    /* The whole table as committed (docs/calibration.md): the means over the three passes, 2 of 52
+     * beyond tolerance (zmq-copy's two closed-loop clients, throughput and mean, the known gap; 4
+     * before the client's wake: shm-handle's two-client throughput and zmq-copy's 20% Poisson mean
+     * too); more is a regression of the model or of the measurement's calibration. */
     const char *beyond = strstr(out, "beyond=");
-    CU_ASSERT(beyond && atoi(beyond + 7) <= 4);
-    if (!beyond || atoi(beyond + 7) > 4) fprintf(stderr, "\n%s\n", out);
+    CU_ASSERT(beyond && atoi(beyond + 7) <= 2);
+    if (!beyond || atoi(beyond + 7) > 2) fprintf(stderr, "\n%s\n", out);
     free(out);
     ss_test_sh(NULL, "rm -rf '%s'", dir);
     free(dir);
@@ -276,8 +276,9 @@ static char *calibrated_copy(const char *dir, const char *measurement, const cha
 /* The measurement whose host drifted (profiles/measured/full3-2026-11-27: `make probe` from a fresh
  * clone; its speed checks 87 ms over the zmq-copy runs, 98 ms over the shm-handle ones), calibrated
  * by tools/probe/calibrate.sh, which applies each run's host speed from the checks around it
- * (validation.host_speed, the checks name their runs): 4 of 52 beyond tolerance; the same model
- * with one speed for every run, 16 (docs/calibration.md, "The host drifts within a measurement"). */
+ * (validation.host_speed, the checks name their runs): 3 of 52 beyond tolerance (4 before the
+ * client's wake); the same model with one speed for every run, 16 (docs/calibration.md, "The host
+ * drifts within a measurement"). */
 static void drift_followed_validate(void)
 {
     char *dir = ss_test_tmpdir();
@@ -290,7 +291,7 @@ static void drift_followed_validate(void)
     CU_ASSERT_FATAL(out != NULL);
     CU_ASSERT(ss_test_has(out, "cal=1") && ss_test_has(out, "host speed per run: 26 runs"));
     const char *b = strstr(out, "beyond="), *o = strstr(out, "one=");
-    CU_ASSERT(b && atoi(b + 7) <= 4);
+    CU_ASSERT(b && atoi(b + 7) <= 3);
     CU_ASSERT(o && b && atoi(o + 4) > atoi(b + 7)); /* the mechanism, measured apart, makes the runs nearer */
     free(out);
     ss_test_sh(NULL, "rm -rf '%s'", dir);
@@ -395,12 +396,12 @@ static void committed_model_on_repeat(void)
 
 SS_TEST_SUITE("probe-model",
               {"the three-pass measurement, judged by its means: within 3 of 52 misses", three_passes_validate},
-              {"the drifted measurement, each run at its host's speed: within 4 of 52 misses", drift_followed_validate},
+              {"the drifted measurement, each run at its host's speed: within 3 of 52 misses", drift_followed_validate},
               {"a measurement without its stacking benchmark is validated without the mechanism", without_stacking_benchmark},
               {"the committed measurements pass the probe's check; arrivals are their seeds' schedules",
                committed_files_check},
               {"one client: the blocks' compute plus the hops, per transport", one_client_is_the_sum},
-              {"validate --means: the committed runs are read, one client within 10%, at most 4 of 52 misses", quiet_runs_validate},
+              {"validate --means: the committed runs are read, one client within 10%, at most 2 of 52 misses", quiet_runs_validate},
               {"the committed model on the repeat measurement's runs: within 1 of 52 misses", committed_model_on_repeat},
               {"shm-handle prices the client's hop with zmq-copy's laws (client_hop.*)", shm_client_hop_is_a_copy},
               {"client_hop: names a transport of the profile", client_hop_key})

@@ -13,7 +13,8 @@
  * Under compute: shared the main thread's service is three pieces of work
  * on the compute net (receive on the CPU, compute on the GPU, send on the
  * CPU) and the delivery runs on the receiver's I/O and receiver threads
- * (pipeline_compute.c); the client's side is a pure delay as before.
+ * (pipeline_compute.c); the client's side is a pure delay as before (its
+ * delivery, and under `wake` its process's wake-up).
  * Processes are indexed like the world's instances; the dispatcher, if any,
  * comes last.  Building, results and freeing are in pipeline_build.c; the
  * two share pipeline_internal.h. */
@@ -150,25 +151,39 @@ static void to_receiver(pproc *q, ss_request *r)
         ss_schedule(q->w->eng, ss_now(q->w->eng), arrive, q, (uint64_t)(uintptr_t)r);
 }
 
-/* `pipeline.wake`: the extra delay of a message sent now to process q, by how
- * long q has been idle (since its last batch ended or the last message was
- * sent to it, whichever is later; since the start if neither): the table
- * linear between its points, 0 below the first (the reference the hop laws
- * were timed at), the last point's beyond it.  A process at work or with a
- * queue is awake: 0.  [ASSUMPTION: the extra is a wait, not CPU work.] */
+/* `pipeline.wake`: the extra delay of a message sent to a process that has
+ * been idle for idle_s: the table linear between its points, 0 below the
+ * first (the reference the hop laws were timed at), the last point's beyond
+ * it.  [ASSUMPTION: the extra is a wait, not CPU work.] */
+static double wake_extra(const ss_pipeline_cfg *cfg, double idle_s)
+{
+    const double *x = cfg->wake_idle_s, *y = cfg->wake_extra_s;
+    size_t n = cfg->nwake;
+    if (idle_s <= x[0]) return 0;
+    if (idle_s >= x[n - 1]) return y[n - 1];
+    size_t k = 1;
+    while (x[k] < idle_s) k++;
+    double f = (idle_s - x[k - 1]) / (x[k] - x[k - 1]);
+    return y[k - 1] + f * (y[k] - y[k - 1]);
+}
+
+/* ... to process q, idle since its last batch ended or the last message was
+ * sent to it, whichever is later (since the start if neither).  A process at
+ * work or with a queue is awake: 0. */
 static double wake_delay(const ss_pipeline_cfg *cfg, const pproc *q, double now)
 {
     if (q->busy || q->len) return 0;
     double since = q->free_since_s > q->last_in_s ? q->free_since_s : q->last_in_s;
-    double idle = now - (since > 0 ? since : 0);
-    const double *x = cfg->wake_idle_s, *y = cfg->wake_extra_s;
-    size_t n = cfg->nwake;
-    if (idle <= x[0]) return 0;
-    if (idle >= x[n - 1]) return y[n - 1];
-    size_t k = 1;
-    while (x[k] < idle) k++;
-    double f = (idle - x[k - 1]) / (x[k] - x[k - 1]);
-    return y[k - 1] + f * (y[k] - y[k - 1]);
+    return wake_extra(cfg, now - (since > 0 ? since : 0));
+}
+
+/* ... to the client process, idle since it last sent a request or received
+ * a response (its receive is instant in the model).  [ASSUMPTION: every
+ * client of the pipeline is one process, as the probe's load.py runs them:
+ * one receive loop, and under Poisson a sender thread beside it.] */
+static double client_wake_delay(const ss_pipe *p, double now)
+{
+    return wake_extra(p->cfg, now - p->client_last_s);
 }
 
 /* The message r has reached its receiving process's threads (after any
@@ -200,9 +215,14 @@ static void depart(ss_world *w, ss_request *r)
     ss_pipe *p = w->pipe;
     uint32_t to = r->pipe.next;
     double now = ss_now(w->eng), delivery_s = r->pipe.delivery_s, wake_s = 0;
-    if (to != CLIENT && p->cfg->nwake) {
-        wake_s = wake_delay(p->cfg, &p->procs[to], now);
-        p->procs[to].last_in_s = now;
+    if (p->cfg->nwake) {
+        if (to == CLIENT) {
+            wake_s = client_wake_delay(p, now);
+        } else {
+            wake_s = wake_delay(p->cfg, &p->procs[to], now);
+            p->procs[to].last_in_s = now;
+        }
+        if (r->pipe.at == CLIENT) p->client_last_s = now; /* it sends */
     }
     if (to != CLIENT) occ_change(w, p->procs[to].device, +1);
     hold(w, to, r->pipe.next_held_bytes, r->pipe.next_held_in, +1);
@@ -226,7 +246,7 @@ static void depart(ss_world *w, ss_request *r)
         return;
     }
     if (to == CLIENT)
-        ss_schedule(w->eng, now + delivery_s, at_client, w, (uint64_t)(uintptr_t)r);
+        ss_schedule(w->eng, now + delivery_s + wake_s, at_client, w, (uint64_t)(uintptr_t)r);
     else
         ss_schedule(w->eng, now + delivery_s + wake_s, arrive, &p->procs[to], (uint64_t)(uintptr_t)r);
 }
@@ -515,6 +535,7 @@ static void at_client(ss_engine *eng, void *ctx, uint64_t arg)
     ss_world *w = ctx;
     ss_pipe *p = w->pipe;
     ss_request *r = (ss_request *)(uintptr_t)arg;
+    p->client_last_s = ss_now(eng); /* `wake`: it receives */
     if (w->tl) ss_tl_request_span(w, r, "hop -> client", r->pipe.sent_s, ss_now(eng));
     if (r->measured) {
         ss_stat_add(&p->pipeline, r->pipe.pipeline_s);
