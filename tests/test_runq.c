@@ -107,6 +107,10 @@ static void test_hot_waiter_not_pulled(void)
     CU_ASSERT_TRUE(st.hot_refusals >= 1);
     CU_ASSERT_EQUAL(st.pulls_newidle, 0);
     CU_ASSERT_DOUBLE_EQUAL(st.idle_while_waiting_s, 0.007 - 0.0023, 1e-9);
+    /* The cores' use: every piece's work ran (0.1 + 20 + 2.1 + 5 ms) and A waited through B's 5 ms;
+     * together, the pieces' spans from start to end (a thread with work runs or waits). */
+    CU_ASSERT_DOUBLE_EQUAL(st.busy_core_s, 0.0272, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(st.waiting_thread_s, 0.005, 1e-9);
     p.migration_cost_s = 0;
     st = h_run(2, &p, 1, 1, plan, 4);
     CU_ASSERT_DOUBLE_EQUAL(h_end_s[0], 0.0205, 1e-9);
@@ -154,11 +158,15 @@ static void test_rotation_on_one_core(void)
     CU_ASSERT_DOUBLE_EQUAL(h_end_s[1], 0.020, 1e-9);
     CU_ASSERT_EQUAL(st.rotations, 4);
     CU_ASSERT_EQUAL(st.preemptions, 0);
+    /* one core busy 20 ms; each thread waited its span less its work: 8 + 9.9 ms */
+    CU_ASSERT_DOUBLE_EQUAL(st.busy_core_s, 0.020, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(st.waiting_thread_s, 0.0179, 1e-9);
     plan[1].at_s = 0.002;
     st = h_run(1, &p, 1, 1, plan, 2);
     CU_ASSERT_DOUBLE_EQUAL(h_end_s[0], 0.016, 1e-9);
     CU_ASSERT_DOUBLE_EQUAL(h_end_s[1], 0.020, 1e-9);
     CU_ASSERT_EQUAL(st.preemptions, 1);
+    CU_ASSERT_DOUBLE_EQUAL(st.waiting_thread_s, 0.006 + 0.008, 1e-9);
 }
 
 /* A thread woken by another as that one's piece ends waits for it, though the
@@ -430,7 +438,55 @@ static void test_scenario_keys(void)
     ss_test_rmtree(dir);
 }
 
-SS_TEST_SUITE("run-queues",
+/* The cores' use as run columns (pipeline_build.c): the probe's scenario
+ * with run queues has cpu_busy_cores_vm and cpu_waiting_threads_vm, the
+ * window's time averages: one client keeps under one core busy (one request's
+ * pieces run one after another, but for a hop's overlap) and nothing waits
+ * long; eight keep both cores busy with threads waiting; the max-min host
+ * (run_queues off) has no such columns. */
+static double usage_col(const char *csv, const char *col)
+{
+    char *out = NULL;
+    /* a CSV reader: the variant's column holds a quoted map with commas */
+    int rc = ss_test_sh(&out, "python3 -c \"import csv, sys; r = list(csv.DictReader(open(sys.argv[1]))); "
+                              "print(r[0].get(sys.argv[2], 'none'))\" '%s' '%s'",
+                        csv, col);
+    double v = rc == 0 && out && strncmp(out, "none", 4) != 0 ? atof(out) : NAN;
+    free(out);
+    return v;
+}
+
+static void test_usage_columns(void)
+{
+    const char *sc = SS_SRC_DIR "/scenarios/probe/resnet50-cpu.yaml";
+    char *dir = ss_test_tmpdir();
+    const char *runs[3] = {"--set workloads.0.clients=1", "--set workloads.0.clients=8",
+                           "--set workloads.0.clients=8 --set pipeline.run_queues= "
+                           "--set 'pipeline.stacking={profile: " SS_SRC_DIR "/models/resnet50-cpu.json}'"};
+    double busy[3], wait[3];
+    for (int k = 0; k < 3; k++) {
+        char *out = NULL;
+        int rc = ss_test_sh(&out, "'%s' run '%s' --variant zmq-copy %s --set replications=1 --set duration_s=30 -o "
+                                  "'%s/u%d.csv' --quiet",
+                            SS_BIN, sc, runs[k], dir, k);
+        CU_ASSERT_EQUAL(rc, 0);
+        if (rc) fprintf(stderr, "\n  %s\n", out);
+        free(out);
+        char *csv = ss_xasprintf("%s/u%d.csv", dir, k);
+        busy[k] = usage_col(csv, "cpu_busy_cores_vm");
+        wait[k] = usage_col(csv, "cpu_waiting_threads_vm");
+        free(csv);
+    }
+    CU_ASSERT_TRUE(busy[0] > 0.8 && busy[0] < 1.0);
+    CU_ASSERT_TRUE(wait[0] >= 0 && wait[0] < 0.05);
+    CU_ASSERT_TRUE(busy[1] > 1.98 && busy[1] <= 2.0 + 1e-9);
+    CU_ASSERT_TRUE(wait[1] > 1.0);
+    CU_ASSERT_TRUE(isnan(busy[2]) && isnan(wait[2]));
+    if (!(busy[1] > 1.98)) fprintf(stderr, "\n  busy %g %g %g, waiting %g %g %g\n", busy[0], busy[1], busy[2], wait[0], wait[1], wait[2]);
+    ss_test_rmtree(dir);
+}
+
+SS_TEST_SUITE("run-queues", {"the cores' use: busy cores and waiting threads as run columns", test_usage_columns},
               {"a preempted thread, cache hot, is not pulled by the idle core", test_hot_waiter_not_pulled},
               {"the idle balance at its ticks", test_balance_at_ticks},
               {"one core: the ticks rotate, a wake-up past the slice preempts", test_rotation_on_one_core},

@@ -105,6 +105,78 @@ static int build_net(ss_world *w, ss_err *err)
 
 static void pipe_warmup_over(ss_world *w);
 
+/* ---- CPU use under run queues ----------------------------------------------- */
+
+/* Each host's counters now into p->usage at offset `at` (0: the window's start, 2: its end). */
+static void usage_take(ss_pipe *p, size_t at)
+{
+    for (size_t h = 0; h < p->nhosts; h++) {
+        double *u = &p->usage[4 * h + at];
+        if (ss_pcomp_host_usage(p->comp, (uint32_t)h, &u[0], &u[1]) < 0) u[0] = u[1] = NAN;
+    }
+}
+
+static void usage_at_start(ss_engine *eng, void *ctx, uint64_t arg)
+{
+    (void)eng;
+    (void)arg;
+    usage_take(ctx, 0);
+}
+
+static void usage_at_end(ss_engine *eng, void *ctx, uint64_t arg)
+{
+    (void)eng;
+    (void)arg;
+    usage_take(ctx, 2);
+}
+
+/* The columns cpu_busy_cores_<host> and cpu_waiting_threads_<host> of the hosts
+ * whose CPU runs run queues: over the measured window, the time-average number
+ * of cores running a thread and of threads waiting for a core, as the probe
+ * reads them from /proc (docs/calibration.md).  The window's end is
+ * duration_s; the requests still in flight then drain uncounted. */
+static void usage_declare(ss_world *w)
+{
+    ss_pipe *p = w->pipe;
+    if (!p->comp || !p->cfg->run_queues) return;
+    p->usage = ss_xcalloc(4 * p->nhosts, sizeof *p->usage);
+    int any = 0;
+    for (size_t h = 0; h < p->nhosts; h++) {
+        double *u = &p->usage[4 * h];
+        u[2] = u[3] = NAN; /* the window's end, not yet */
+        if (ss_pcomp_host_usage(p->comp, (uint32_t)h, &u[0], &u[1]) < 0) {
+            u[0] = u[1] = NAN; /* no run queues on this host: no columns */
+            continue;
+        }
+        any = 1;
+        char *n = col_name(p->hosts[h]), *cb = ss_xasprintf("cpu_busy_cores_%s", n),
+             *cq = ss_xasprintf("cpu_waiting_threads_%s", n);
+        ss_world_declare_extra(w, cb);
+        ss_world_declare_extra(w, cq);
+        free(cb);
+        free(cq);
+        free(n);
+    }
+    if (!any) return;
+    if (w->sc->warmup_s > 0) ss_schedule(w->eng, w->sc->warmup_s, usage_at_start, p, 0);
+    ss_schedule(w->eng, w->sc->duration_s, usage_at_end, p, 0);
+}
+
+static size_t usage_result(const ss_world *w, ss_run_result *r, const char *const *cols, size_t k)
+{
+    const ss_pipe *p = w->pipe;
+    if (!p->usage) return k;
+    double window_s = w->sc->duration_s - w->warmup_end_s;
+    for (size_t h = 0; h < p->nhosts; h++) {
+        const double *u = &p->usage[4 * h];
+        if (isnan(u[0])) continue; /* no run queues on this host: no columns */
+        int ok = window_s > 0 && !isnan(u[2]);
+        ss_run_result_extra(r, cols[k++], ok ? (u[2] - u[0]) / window_s : NAN);
+        ss_run_result_extra(r, cols[k++], ok ? (u[3] - u[1]) / window_s : NAN);
+    }
+    return k;
+}
+
 int ss_pipe_build(ss_world *w, ss_err *err)
 {
     const ss_scenario *sc = w->sc;
@@ -231,6 +303,7 @@ int ss_pipe_build(ss_world *w, ss_err *err)
     ss_world_declare_extra(w, "energy_j");
     ss_world_declare_extra(w, "energy_per_request_mj");
     if (p->net) ss_pipe_net_declare(p->net, w);
+    usage_declare(w);
     p->vram_base_mib = ss_xmalloc((p->vram.n + 1) * sizeof *p->vram_base_mib);
     p->ram_base_mib = ss_xmalloc((p->ram.n + 1) * sizeof *p->ram_base_mib);
     memcpy(p->vram_base_mib, p->vram.cur_mib, p->vram.n * sizeof *p->vram_base_mib);
@@ -311,6 +384,7 @@ void ss_pipe_result(const ss_world *w, ss_run_result *r)
     ss_run_result_extra(r, cols[k++], has_power ? energy : NAN);
     ss_run_result_extra(r, cols[k++], has_power && done ? energy / (double)done * 1e3 : NAN);
     if (p->net) k = ss_pipe_net_result(p->net, r, cols, k);
+    k = usage_result(w, r, cols, k);
     (void)k;
 }
 
@@ -323,6 +397,7 @@ static void pipe_warmup_over(ss_world *w)
         p->dev_occ_since[d] = now;
     }
     if (p->net) ss_pipe_net_warmup_over(p->net);
+    if (p->usage) usage_take(p, 0);
 }
 
 void ss_pipe_free(ss_world *w)
@@ -348,6 +423,7 @@ void ss_pipe_free(ss_world *w)
     free(p->dev_occ_since);
     free(p->dev_occ_s);
     free(p->vram_base_mib);
+    free(p->usage);
     free(p->ram_base_mib);
     ss_ledger_free(&p->vram);
     ss_ledger_free(&p->ram);

@@ -415,6 +415,14 @@ void ss_pcomp_set_run_queues(ss_pcomp *c, const ss_runq_params *p, gsl_rng *rng)
     }
 }
 
+int ss_pcomp_host_usage(const ss_pcomp *c, uint32_t host, double *busy_core_s, double *waiting_thread_s)
+{
+    uint32_t l = c->host_link[host];
+    if (l == NO_LINK || !c->runq || !c->runq[l]) return -1;
+    ss_runq_usage(c->runq[l], busy_core_s, waiting_thread_s);
+    return 0;
+}
+
 void ss_pcomp_set_time_factor(ss_pcomp *c, uint32_t host, double factor)
 {
     assert(factor > 0 && isfinite(factor));

@@ -62,6 +62,11 @@ void ss_pcomp_set_interference(ss_pcomp *c, double corun_factor, double slice_fa
  * ticks' phase. */
 void ss_pcomp_set_run_queues(ss_pcomp *c, const ss_runq_params *p, gsl_rng *rng);
 
+/* Under run queues, host's CPU use up to now (ss_runq_usage): core-seconds
+ * its threads ran and thread-seconds they waited for a core; -1 where the
+ * host's CPU has no run queues (max-min sharing, or no cores declared). */
+int ss_pcomp_host_usage(const ss_pcomp *c, uint32_t host, double *busy_core_s, double *waiting_thread_s);
+
 /* Every CPU second of work on host takes `factor` seconds from now on (> 0;
  * 1 as created): the host slower or faster than its profiles were measured
  * at (pipeline.host_time_factor; servesim validate's per-run host speed,

@@ -68,6 +68,7 @@ typedef struct ss_pipe {
     ss_pipe_net *net;       /* cross-host hops over the topology (pipeline_net.c), or NULL */
     ss_pcomp *comp;         /* compute: shared: the CPUs and GPUs (pipeline_compute.c), or NULL */
     double client_last_s;   /* `wake`: the client process last sent or received (0: the start) */
+    double *usage;          /* run queues: per host, core-s busy and thread-s waiting at the window's start, then its end */
 } ss_pipe;
 
 /* pipeline.c: the GPU-to-GPU path kind between devices a and b (SS_GPU_PATH_*). */

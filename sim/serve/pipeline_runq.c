@@ -38,6 +38,9 @@ struct ss_runq {
     double corun_factor, slice_factor;
     ss_runq_stats st;
     double waiting_since_s; /* some core idle while a thread waits: since when, or NAN */
+    double usage_since_s;   /* busy and waiting as counted in st up to here */
+    int usage_busy;         /* cores running a thread since then */
+    size_t usage_waiting;   /* threads waiting on a core since then */
 };
 
 void ss_rq_thread_init(ss_rq_thread *t)
@@ -83,6 +86,13 @@ ss_runq_stats ss_runq_stats_of(const ss_runq *q)
     return q->st;
 }
 
+void ss_runq_usage(const ss_runq *q, double *busy_core_s, double *waiting_thread_s)
+{
+    double dt = ss_now(q->eng) - q->usage_since_s;
+    *busy_core_s = q->st.busy_core_s + q->usage_busy * dt;
+    *waiting_thread_s = q->st.waiting_thread_s + (double)q->usage_waiting * dt;
+}
+
 /* ---- progress ----------------------------------------------------------- */
 
 static void core_end(ss_engine *eng, void *ctx, uint64_t gen);
@@ -108,8 +118,9 @@ static void settle(ss_runq *q)
     }
 }
 
-/* Re-time every running thread's end at its speed now, and keep the count of
- * time an idle core spent beside a waiting thread. */
+/* Re-time every running thread's end at its speed now, and keep the counts of
+ * busy cores, waiting threads and time an idle core spent beside a waiting
+ * thread. */
 static void retime(ss_runq *q)
 {
     double now = ss_now(q->eng);
@@ -126,6 +137,12 @@ static void retime(ss_runq *q)
         c->end_s = now + c->cur->work_left / c->rate;
         c->end_ev = ss_schedule(q->eng, c->end_s, core_end, c, c->end_gen);
     }
+    double dt = now - q->usage_since_s;
+    q->st.busy_core_s += q->usage_busy * dt;
+    q->st.waiting_thread_s += (double)q->usage_waiting * dt;
+    q->usage_since_s = now;
+    q->usage_busy = busy;
+    q->usage_waiting = waiting;
     int lost = idle > 0 && waiting > 0;
     if (lost && isnan(q->waiting_since_s)) q->waiting_since_s = now;
     if (!lost && !isnan(q->waiting_since_s)) {

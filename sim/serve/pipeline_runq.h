@@ -102,7 +102,12 @@ typedef struct ss_runq_stats {
     uint64_t wakes, preemptions, rotations, pulls_newidle, pulls_tick, hot_refusals, stacked;
     double idle_while_waiting_s; /* seconds with a core idle while a thread waited on another (wall time, not
                                   * core-seconds; counted up to the last change before the run ended) */
+    double busy_core_s;          /* core-seconds a thread ran (up to the last change) */
+    double waiting_thread_s;     /* thread-seconds threads waited on a core, runnable but not running */
 } ss_runq_stats;
 ss_runq_stats ss_runq_stats_of(const ss_runq *q);
+/* busy_core_s and waiting_thread_s up to now: their time averages over a window are the cores in
+ * use and the threads waiting for a core (what the probe reads from /proc: docs/calibration.md). */
+void ss_runq_usage(const ss_runq *q, double *busy_core_s, double *waiting_thread_s);
 
 #endif
