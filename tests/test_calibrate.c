@@ -33,6 +33,7 @@
 #include "core/rng.h"
 #include "serve/pipeline_compute.h"
 #include "input/blockmodel.h"
+#include "test_blockflow.h"
 
 #define HEAD                                                                                                   \
     "{\n\"servesim_profile\": 1,\n\"source\": \"test_calibrate (synthetic)\",\n\"environment\": {\"machine\": " \
@@ -1391,17 +1392,12 @@ static const char WAKE_SCEN[] = "name: w\nseed: 1\nreplications: 1\nduration_s: 
                                 "pipeline:\n  transport: {name: zmq-copy, profile: models/cal.json}\n%s%s";
 static const char WAKE_TABLE[] = "  wake: {idle_s: [0.05, 0.5, 1.5], extra_s: [0, 0.003, 0.007]}\n";
 
-/* The scenario `text` written to dir/s.yaml and run: its mean latency (ms), NAN if it failed. */
+/* The scenario `text` written to dir/s.yaml and run (run_extra): its mean latency (ms). */
 static double wake_run_mean_ms(const char *dir, const char *text)
 {
-    free(ss_test_write(dir, "s.yaml", text));
-    char *out = NULL;
-    int rc = ss_test_sh(&out, "cd '%s' && '%s/servesim' run s.yaml -o r.csv --quiet && awk -F, "
-                              "'NR==1{for(i=1;i<=NF;i++)if($i==\"latency_mean_ms\")c=i} NR==2{print $c}' r.csv",
-                        dir, SS_BUILD_DIR);
-    CU_ASSERT_EQUAL(rc, 0);
-    double ms = rc == 0 && out ? atof(out) : NAN;
-    free(out);
+    char *path = ss_test_write(dir, "s.yaml", text);
+    double ms = run_extra(path, NULL, NULL, 0, "latency_mean_ms", NULL);
+    free(path);
     return ms;
 }
 

@@ -17,6 +17,7 @@
 #include "core/rng.h"
 #include "core/util.h"
 #include "serve/pipeline_runq.h"
+#include "test_blockflow.h"
 
 /* ---- hand cases ----------------------------------------------------------- */
 
@@ -444,46 +445,29 @@ static void test_scenario_keys(void)
  * pieces run one after another, but for a hop's overlap) and nothing waits
  * long; eight keep both cores busy with threads waiting; the max-min host
  * (run_queues off) has no such columns. */
-static double usage_col(const char *csv, const char *col)
-{
-    char *out = NULL;
-    /* a CSV reader: the variant's column holds a quoted map with commas */
-    int rc = ss_test_sh(&out, "python3 -c \"import csv, sys; r = list(csv.DictReader(open(sys.argv[1]))); "
-                              "print(r[0].get(sys.argv[2], 'none'))\" '%s' '%s'",
-                        csv, col);
-    double v = rc == 0 && out && strncmp(out, "none", 4) != 0 ? atof(out) : NAN;
-    free(out);
-    return v;
-}
-
 static void test_usage_columns(void)
 {
     const char *sc = SS_SRC_DIR "/scenarios/probe/resnet50-cpu.yaml";
-    char *dir = ss_test_tmpdir();
-    const char *runs[3] = {"--set workloads.0.clients=1", "--set workloads.0.clients=8",
-                           "--set workloads.0.clients=8 --set pipeline.run_queues= "
-                           "--set 'pipeline.stacking={profile: " SS_SRC_DIR "/models/resnet50-cpu.json}'"};
+    char *stacking = ss_xasprintf("pipeline.stacking={profile: %s/models/resnet50-cpu.json}", SS_SRC_DIR);
+    char *one[] = {"workloads.0.clients=1", "replications=1", "duration_s=30"};
+    char *eight[] = {"workloads.0.clients=8", "replications=1", "duration_s=30"};
+    char *maxmin[] = {"workloads.0.clients=8", "replications=1", "duration_s=30", "pipeline.run_queues=", stacking};
+    struct {
+        char *const *sets;
+        size_t n;
+    } runs[3] = {{one, 3}, {eight, 3}, {maxmin, 5}};
     double busy[3], wait[3];
     for (int k = 0; k < 3; k++) {
-        char *out = NULL;
-        int rc = ss_test_sh(&out, "'%s' run '%s' --variant zmq-copy %s --set replications=1 --set duration_s=30 -o "
-                                  "'%s/u%d.csv' --quiet",
-                            SS_BIN, sc, runs[k], dir, k);
-        CU_ASSERT_EQUAL(rc, 0);
-        if (rc) fprintf(stderr, "\n  %s\n", out);
-        free(out);
-        char *csv = ss_xasprintf("%s/u%d.csv", dir, k);
-        busy[k] = usage_col(csv, "cpu_busy_cores_vm");
-        wait[k] = usage_col(csv, "cpu_waiting_threads_vm");
-        free(csv);
+        busy[k] = run_extra(sc, "zmq-copy", runs[k].sets, runs[k].n, "cpu_busy_cores_vm", NULL);
+        wait[k] = run_extra(sc, "zmq-copy", runs[k].sets, runs[k].n, "cpu_waiting_threads_vm", NULL);
     }
+    free(stacking);
     CU_ASSERT_TRUE(busy[0] > 0.8 && busy[0] < 1.0);
     CU_ASSERT_TRUE(wait[0] >= 0 && wait[0] < 0.05);
     CU_ASSERT_TRUE(busy[1] > 1.98 && busy[1] <= 2.0 + 1e-9);
     CU_ASSERT_TRUE(wait[1] > 1.0);
     CU_ASSERT_TRUE(isnan(busy[2]) && isnan(wait[2]));
     if (!(busy[1] > 1.98)) fprintf(stderr, "\n  busy %g %g %g, waiting %g %g %g\n", busy[0], busy[1], busy[2], wait[0], wait[1], wait[2]);
-    ss_test_rmtree(dir);
 }
 
 SS_TEST_SUITE("run-queues", {"the cores' use: busy cores and waiting threads as run columns", test_usage_columns},

@@ -191,7 +191,7 @@ static double cdf(ss_fit_family fam, const ss_dist_fit *f, double x)
 static double ks_distance(ss_fit_family fam, const ss_dist_fit *f, const double *sorted, size_t n)
 {
     double d = 0;
-    for (size_t i = 0; i < n && d == d; i++) {
+    for (size_t i = 0; i < n && !isnan(d); i++) {
         double F = cdf(fam, f, sorted[i]);
         if (!(F >= 0 && F <= 1)) d = NAN;
         double lo = F - (double)i / (double)n, hi = (double)(i + 1) / (double)n - F;
@@ -288,9 +288,9 @@ static int fit_dists(const double *x, size_t n, ss_dist_fits *out)
     for (int f = SS_FIT_NORMAL; f <= SS_FIT_GAMMA; f++) {
         ss_dist_fit *c = &out->fit[f];
         c->aic = 2 * 2 - 2 * c->loglik;
-        c->ks_d = c->p1 == c->p1 && c->p2 > 0 && isfinite(c->aic) ? ks_distance((ss_fit_family)f, c, sorted, n) : NAN;
-        c->ks_p = c->ks_d == c->ks_d ? ss_ks_pvalue(c->ks_d, n) : 0; /* not evaluated: never the best */
-        if (c->ks_d == c->ks_d && c->aic < out->fit[best].aic) best = (ss_fit_family)f;
+        c->ks_d = !isnan(c->p1) && c->p2 > 0 && isfinite(c->aic) ? ks_distance((ss_fit_family)f, c, sorted, n) : NAN;
+        c->ks_p = !isnan(c->ks_d) ? ss_ks_pvalue(c->ks_d, n) : 0; /* not evaluated: never the best */
+        if (!isnan(c->ks_d) && c->aic < out->fit[best].aic) best = (ss_fit_family)f;
     }
     free(sorted);
     out->best = out->fit[best].ks_p >= SS_FIT_KS_P_MIN ? best : SS_FIT_EMPIRICAL;

@@ -222,7 +222,6 @@ static void depart(ss_world *w, ss_request *r)
             wake_s = wake_delay(p->cfg, &p->procs[to], now);
             p->procs[to].last_in_s = now;
         }
-        if (r->pipe.at == CLIENT) p->client_last_s = now; /* it sends */
     }
     if (to != CLIENT) occ_change(w, p->procs[to].device, +1);
     hold(w, to, r->pipe.next_held_bytes, r->pipe.next_held_in, +1);
@@ -255,6 +254,7 @@ static void depart(ss_world *w, ss_request *r)
 void ss_pipe_route(ss_world *w, ss_request *r)
 {
     ss_pipe *p = w->pipe;
+    p->client_last_s = ss_now(w->eng); /* `wake`: the client sends */
     r->pipe.batch = p->cfg->batch;
     r->pipe.at = CLIENT;
     r->pipe.at_dispatcher = p->cfg->has_dispatcher;

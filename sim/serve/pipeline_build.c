@@ -116,18 +116,11 @@ static void usage_take(ss_pipe *p, size_t at)
     }
 }
 
-static void usage_at_start(ss_engine *eng, void *ctx, uint64_t arg)
+/* The event at the window's start (arg 0) or end (arg 2). */
+static void usage_at(ss_engine *eng, void *ctx, uint64_t at)
 {
     (void)eng;
-    (void)arg;
-    usage_take(ctx, 0);
-}
-
-static void usage_at_end(ss_engine *eng, void *ctx, uint64_t arg)
-{
-    (void)eng;
-    (void)arg;
-    usage_take(ctx, 2);
+    usage_take(ctx, (size_t)at);
 }
 
 /* The columns cpu_busy_cores_<host> and cpu_waiting_threads_<host> of the hosts
@@ -158,8 +151,8 @@ static void usage_declare(ss_world *w)
         free(n);
     }
     if (!any) return;
-    if (w->sc->warmup_s > 0) ss_schedule(w->eng, w->sc->warmup_s, usage_at_start, p, 0);
-    ss_schedule(w->eng, w->sc->duration_s, usage_at_end, p, 0);
+    if (w->sc->warmup_s > 0) ss_schedule(w->eng, w->sc->warmup_s, usage_at, p, 0);
+    ss_schedule(w->eng, w->sc->duration_s, usage_at, p, 2);
 }
 
 static size_t usage_result(const ss_world *w, ss_run_result *r, const char *const *cols, size_t k)
