@@ -15,7 +15,8 @@
  * send to its receive, the samples' delivery_s) [ASSUMPTION: the delivery is
  * CPU work of the receiving process, on a thread of its own; the main
  * thread's send and receive are not in the burn], on the cores as run queues
- * with the kernel's slice, tick and migration cost, for 400 s (burns from 5 s
+ * with the kernel's slice, tick and migration cost and SIS_UTIL's idle-core
+ * scan (Linux's constants, pipeline_runq.h), for 400 s (burns from 5 s
  * on).  For each balance interval of 1 to 8 ticks the stacking probability
  * whose simulated ring has the measured mean stretch (K tokens) is found by
  * bisection (none where even 1 falls short); of those the interval whose
@@ -43,6 +44,8 @@
 #define REPS 4                 /* replications of the simulated ring, each its own streams */
 #define RING_FROM_S 5.0
 #define DEFAULT_MIGRATION_S 0.0005 /* Linux's sysctl_sched_migration_cost */
+#define LLC_IMBALANCE_PCT 117.0    /* Linux's imbalance_pct of an SD_SHARE_LLC domain (SIS_UTIL's threshold) */
+#define PELT_HALFLIFE_S 0.032      /* Linux's PELT: util_avg halves in LOAD_AVG_PERIOD, 32 ms */
 #define BOOT 2000
 
 /* ---- the ring, simulated ------------------------------------------------------ */
@@ -305,7 +308,8 @@ int ss_cal_run_queues(calib *c, ss_err *err)
     int assumed = isnan(k->kernel_migration_cost_s);
     ss_runq_params p = {.slice_s = k->kernel_slice_s, .tick_s = k->kernel_tick_s,
                         .migration_cost_s = assumed ? DEFAULT_MIGRATION_S : k->kernel_migration_cost_s,
-                        .tick_phase_s = -1};
+                        .tick_phase_s = -1, .idle_scan_pct = LLC_IMBALANCE_PCT,
+                        .util_halflife_s = PELT_HALFLIFE_S};
     /* per interval, the probability that gives the measured mean; of the intervals whose mean then
      * lies inside the measured interval (widened by the simulation's own 95% error), the one whose
      * standard deviation is nearest the measured; accepted if that too lies inside its interval,
@@ -367,6 +371,12 @@ int ss_cal_run_queues(calib *c, ss_err *err)
     ss_cal_put_num(o, "migration_cost_s", p.migration_cost_s);
     cJSON_AddNumberToObject(o, "balance_ticks", best);
     ss_cal_put_num(o, "stacking_probability", q[best]);
+    ss_cal_put_num(o, "idle_scan_pct", p.idle_scan_pct);
+    ss_cal_put_num(o, "util_halflife_s", p.util_halflife_s);
+    cJSON_AddStringToObject(o, "idle_scan_assumed",
+                            "Linux's constants, not read by the probe: SIS_UTIL (a feature since Linux 6.0) with an LLC "
+                            "domain's imbalance_pct 117 and PELT's 32 ms half-life (docs/calibration.md, \"The "
+                            "idle-core scan\")");
     cJSON_AddNumberToObject(o, "cores", cores);
     cJSON_AddStringToObject(o, "kernel", k->kernel_release);
     if (assumed)
@@ -375,7 +385,7 @@ int ss_cal_run_queues(calib *c, ss_err *err)
     cJSON_AddItemToObject(o, "ring", rj);
     cJSON_AddStringToObject(o, "method",
                             "the probe's ring simulated on per-core run queues (serve/pipeline_runq.c) with the "
-                            "kernel's slice, tick and migration cost, each token's delivery drawn from the baseline "
+                            "kernel's slice, tick and migration cost and SIS_UTIL's idle-core scan, each token's delivery drawn from the baseline "
                             "ring's measured deliveries and each burn's noise from its stretches; for each balance "
                             "interval of 1 to 8 ticks the wake-affine stacking probability that gives the measured "
                             "mean stretch (bisection), and of those the interval whose standard deviation is nearest "

@@ -384,7 +384,9 @@ static int read_wake(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
 
 /* The run queues' numbers of map m (the scenario's, or a model file's
  * scheduler.run_queues): slice_s, tick_s > 0, migration_cost_s >= 0,
- * balance_ticks 1 to 1000, stacking_probability 0 to 1 (optional: 0). */
+ * balance_ticks 1 to 1000, stacking_probability 0 to 1 (optional: 0),
+ * idle_scan_pct 0 or 100 to 1000 (optional: 0, off) and util_halflife_s > 0
+ * (optional: PELT's 32 ms). */
 static int run_queues_numbers(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
 {
     TRY(ss_cfg_num(m, "slice_s", &pl->rq_slice_s, SS_REQ | SS_POS, err));
@@ -398,6 +400,14 @@ static int run_queues_numbers(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err
     pl->rq_balance_ticks = (unsigned)every;
     pl->rq_stack_prob = 0;
     TRY(probability(m, "stacking_probability", &pl->rq_stack_prob, 0, err));
+    pl->rq_idle_scan_pct = 0;
+    TRY(ss_cfg_num(m, "idle_scan_pct", &pl->rq_idle_scan_pct, SS_NONNEG, err));
+    if (pl->rq_idle_scan_pct != 0 && (pl->rq_idle_scan_pct < 100 || pl->rq_idle_scan_pct > 1000))
+        return ss_node_err(ss_map_find(m, "idle_scan_pct"), err,
+                           "idle_scan_pct: expected 0 (off) or 100 to 1000 (Linux's LLC imbalance_pct: 117), got %s",
+                           ss_map_find(m, "idle_scan_pct")->value);
+    pl->rq_util_halflife_s = 0.032;
+    TRY(ss_cfg_num(m, "util_halflife_s", &pl->rq_util_halflife_s, SS_POS, err));
     pl->run_queues = 1;
     return 0;
 }
@@ -411,13 +421,21 @@ static int run_queues_numbers(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err
  * only under compute: shared. */
 static int read_run_queues(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
 {
-    static const char *const keys[] = {"slice_s",       "tick_s", "migration_cost_s", "balance_ticks",
-                                       "stacking_probability", "profile", NULL};
+    static const char *const keys[] = {"slice_s",
+                                       "tick_s",
+                                       "migration_cost_s",
+                                       "balance_ticks",
+                                       "stacking_probability",
+                                       "idle_scan_pct",
+                                       "util_halflife_s",
+                                       "profile",
+                                       NULL};
     return profile_or_numbers(pl, m, "run_queues", NULL,
                               "kind: stacking samples whose profile records its kernel and the ring's deliveries, "
                               "where the run queues reproduce the ring: its summary says why not",
                               1, keys,
-                              "slice_s, tick_s, migration_cost_s, balance_ticks, stacking_probability",
+                              "slice_s, tick_s, migration_cost_s, balance_ticks, stacking_probability, "
+                              "idle_scan_pct, util_halflife_s",
                               run_queues_numbers, err);
 }
 

@@ -26,6 +26,7 @@ typedef struct rq_core {
     uint64_t end_gen, tick_gen;
     int tick_armed;
     double tick_phase_s;
+    double util;       /* its busy fraction's running average (PELT's util_avg), up to since_s */
 } rq_core;
 
 struct ss_runq {
@@ -51,7 +52,8 @@ void ss_rq_thread_init(ss_rq_thread *t)
 ss_runq *ss_runq_new(ss_engine *eng, double cores, const ss_runq_params *p, gsl_rng *rng)
 {
     assert(cores > 0 && p->slice_s > 0 && p->tick_s > 0 && p->migration_cost_s >= 0 && p->balance_ticks >= 1 &&
-           p->stack_prob >= 0 && p->stack_prob <= 1);
+           p->stack_prob >= 0 && p->stack_prob <= 1 && p->idle_scan_pct >= 0 &&
+           p->util_halflife_s >= 0 && (p->idle_scan_pct == 0 || p->util_halflife_s > 0));
     ss_runq *q = ss_xcalloc(1, sizeof *q);
     q->eng = eng;
     q->p = *p;
@@ -104,7 +106,7 @@ static int busy_cores(const ss_runq *q)
     return b;
 }
 
-/* Settle every running thread's progress up to now. */
+/* Settle every running thread's progress, and every core's utilisation, up to now. */
 static void settle(ss_runq *q)
 {
     double now = ss_now(q->eng);
@@ -113,6 +115,10 @@ static void settle(ss_runq *q)
         if (c->cur) {
             c->cur->work_left -= c->rate * (now - c->since_s);
             if (c->cur->work_left < 0) c->cur->work_left = 0;
+        }
+        if (q->p.util_halflife_s > 0) {
+            double keep = exp2(-(now - c->since_s) / q->p.util_halflife_s);
+            c->util = c->util * keep + (c->cur ? 1 - keep : 0);
         }
         c->since_s = now;
     }
@@ -318,9 +324,23 @@ static void core_tick(ss_engine *eng, void *ctx, uint64_t gen)
 
 /* ---- waking ------------------------------------------------------------------ */
 
+/* SIS_UTIL: whether a waking thread may look for an idle core now: the
+ * cores the scan may visit, n (1 - (u pct / 100)^2) with u the cores' mean
+ * utilisation, whole (update_idle_cpu_scan), at least one. */
+static int may_scan(ss_runq *q)
+{
+    if (q->p.idle_scan_pct <= 0) return 1;
+    double u = 0;
+    for (int k = 0; k < q->n; k++) u += q->cores[k].util;
+    double x = u / q->n * q->p.idle_scan_pct / 100;
+    int scan = (int)floor(q->n * (1 - fmin(1, x * x)));
+    if (scan < 1) q->st.scans_skipped++;
+    return scan >= 1;
+}
+
 /* Where a waking thread goes (select_idle_sibling): its previous core if
- * idle, else an idle core, else its previous core; one that never ran, the
- * core with the shortest queue.  A stackable one, with stack_prob, while a
+ * idle, else an idle core (where the utilisation lets it look), else its
+ * previous core; one that never ran, the core with the shortest queue.  A stackable one, with stack_prob, while a
  * core is free (idle, or its thread ending its piece now): a core where
  * another thread computes, drawn among them. */
 static rq_core *choose(ss_runq *q, const ss_rq_thread *t)
@@ -344,8 +364,9 @@ static rq_core *choose(ss_runq *q, const ss_rq_thread *t)
         }
     }
     if (prev && !prev->cur) return prev;
-    for (int k = 0; k < q->n; k++)
-        if (!q->cores[k].cur) return &q->cores[k];
+    if (!prev || may_scan(q))
+        for (int k = 0; k < q->n; k++)
+            if (!q->cores[k].cur) return &q->cores[k];
     if (prev) return prev;
     rq_core *best = &q->cores[0];
     for (int k = 1; k < q->n; k++)

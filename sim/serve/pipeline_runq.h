@@ -21,6 +21,13 @@
  *    wake-affine placement beside its waker's work), and left to the rules
  *    here: it runs there past the running thread's slice, or is pulled by an
  *    idle core at a balance (docs/calibration.md, "Run queues").
+ *    With idle_scan_pct (SIS_UTIL, Linux 6.0 on), the look for an idle core
+ *    is skipped while the cores' recent utilisation is high: each core's
+ *    busy fraction as a running average halving in util_halflife_s (PELT's
+ *    util_avg), u their mean, and the scan allowed floor(n (1 - (u pct /
+ *    100)^2)) cores, none on two cores above u = 0.604 - there the woken
+ *    thread stays on its busy previous core beside an idle one
+ *    (docs/calibration.md, "The idle-core scan").
  *  - At each scheduler tick of a core with threads waiting: every
  *    balance_ticks-th tick, an idle core pulls the first waiting thread that
  *    is not cache hot (the idle balance); then the running thread, past its
@@ -68,6 +75,11 @@ typedef struct ss_runq_params {
     double tick_phase_s;     /* the cores' first tick, in [0, tick_s): they tick together; < 0: drawn (scenarios) */
     double stack_prob;       /* wake-affine placement: a stackable thread waking while a core is free goes to a
                               * core where another thread computes with this probability (0: never) */
+    double idle_scan_pct;    /* SIS_UTIL: a waking thread whose previous core is busy looks for an idle core only
+                              * while floor(n (1 - (u pct / 100)^2)) >= 1, u the cores' mean utilisation; the
+                              * LLC domain's imbalance_pct (117); 0: it always looks */
+    double util_halflife_s;  /* the utilisation's running average halves in this (PELT: 32 ms); > 0 with
+                              * idle_scan_pct */
 } ss_runq_params;
 
 /* A thread's place on the cores.  Owned by the caller, zeroed by
@@ -99,7 +111,8 @@ void ss_runq_run(ss_runq *q, ss_rq_thread *t, double work_s, void (*done)(void *
 
 /* Counters for tests and diagnostics. */
 typedef struct ss_runq_stats {
-    uint64_t wakes, preemptions, rotations, pulls_newidle, pulls_tick, hot_refusals, stacked;
+    uint64_t wakes, preemptions, rotations, pulls_newidle, pulls_tick, hot_refusals, stacked,
+        scans_skipped; /* wake-ups that did not look for an idle core (SIS_UTIL) */
     double idle_while_waiting_s; /* seconds with a core idle while a thread waited on another (wall time, not
                                   * core-seconds; counted up to the last change before the run ended) */
     double busy_core_s;          /* core-seconds a thread ran (up to the last change) */
