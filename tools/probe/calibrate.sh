@@ -74,11 +74,22 @@ has_key() {
 # The scheduler: the run queues where calibrate fitted them (the ring's profile records its kernel
 # and its deliveries: every measurement since 2026-11-27 at 14:37), else the max-min host with the
 # wake-up stacking the older rings give (docs/calibration.md, "Run queues"), else neither (no ring)
-if [ "$dir" != profiles/measured ] && ! has_key scheduler run_queues; then
-    if has_key scheduler stacking; then
-        sed -i 's/^  run_queues: /  stacking: /' "$scenario"
+# (the committed scenario itself is not edited: its validation is told so with --set, and says so)
+model_abs=$(cd "$(dirname "$model")" && pwd)/$(basename "$model")
+set -- # the validation's scheduler options, if any (the script's own arguments are read above)
+if ! has_key scheduler run_queues; then
+    if [ "$dir" != profiles/measured ]; then
+        if has_key scheduler stacking; then
+            sed -i 's/^  run_queues: /  stacking: /' "$scenario"
+        else
+            sed -i '/^  run_queues: /d' "$scenario"
+        fi
+    elif has_key scheduler stacking; then
+        set -- --set pipeline.run_queues= --set "pipeline.stacking={profile: $model_abs}"
+        echo "calibrate.sh: no scheduler.run_queues (calibrate's summary says why): validating with the max-min host and the stacking"
     else
-        sed -i '/^  run_queues: /d' "$scenario"
+        set -- --set pipeline.run_queues=
+        echo "calibrate.sh: no scheduler.run_queues nor stacking: validating with the max-min host alone"
     fi
 fi
 # each run at its host's speed: where the speed checks name their runs, calibrate writes each run's
@@ -94,14 +105,14 @@ if [ ! -f "$e2e" ]; then
 fi
 mkdir -p "$(dirname "$csv")"
 rc=0
-"$bin" validate "$scenario" "$e2e" -o "$csv" || rc=$?
+"$bin" validate "$scenario" "$e2e" "$@" -o "$csv" || rc=$?
 # the max-min host with the wake-up stacking beside the run queues, where calibrate fitted both
 # (docs/calibration.md, "Run queues"): the same runs with the cores shared by max-min; reported,
 # the exit status is the run queues'
 if has_key scheduler run_queues && has_key scheduler stacking; then
     mm_csv=${csv%.csv}-max-min.csv
     "$bin" validate "$scenario" "$e2e" --quiet --set pipeline.run_queues= \
-        --set "pipeline.stacking={profile: $(cd "$(dirname "$model")" && pwd)/$(basename "$model")}" -o "$mm_csv" |
+        --set "pipeline.stacking={profile: $model_abs}" -o "$mm_csv" |
         sed 's/^validate:/calibrate.sh: with the max-min host and the stacking (scheduler.stacking):/' || true
 fi
 exit $rc
