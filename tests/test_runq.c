@@ -356,8 +356,9 @@ static void test_ring_calibrates_balance_ticks(void)
     int rc = ss_test_sh(&out,
                         "cd '%s' && python3 edit_ring.py '%s' slow.json 6.18.44-fc-v782 0.01 && "
                         "python3 edit_ring.py '%s' none.json 6.18.44-fc-v782 none && "
-                        "python3 edit_ring.py '%s' other.json 6.1.0",
-                        dir, ring, ring, ring);
+                        "python3 edit_ring.py '%s' other.json 6.1.0 && "
+                        "python3 edit_ring.py '%s' before6.json 5.15.0",
+                        dir, ring, ring, ring, ring);
     CU_ASSERT_EQUAL_FATAL(rc, 0);
     free(out);
     rc = ss_test_sh(&out, "'%s' calibrate '%s' '%s' -o '%s/model.json'", SS_BIN, micro, ring, dir);
@@ -398,6 +399,19 @@ static void test_ring_calibrates_balance_ticks(void)
     CU_ASSERT_TRUE(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(one, "stacking_probability")));
     CU_ASSERT_TRUE(ss_test_has(cJSON_GetObjectItemCaseSensitive(one, "mean")->valuestring, "short of the measured mean"));
     CU_ASSERT_PTR_NOT_NULL(cJSON_GetObjectItemCaseSensitive(rq, "migration_cost_assumed"));
+    /* a ring on a kernel before Linux 6.0 (no SIS_UTIL) is fitted without the scan, and the file says so:
+     * the wake-affine probability is then most of the ring's stacking (0.43) */
+    rc = ss_test_sh(&out, "'%s' calibrate '%s' '%s/before6.json' -o '%s/before6-model.json'", SS_BIN, micro, dir, dir);
+    CU_ASSERT_EQUAL(rc, 0);
+    free(out);
+    snprintf(path, sizeof path, "%s/before6-model.json", dir);
+    cJSON *m5 = load_json(path);
+    const cJSON *rq5 = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(m5, "scheduler"), "run_queues");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(rq5);
+    CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(rq5, "idle_scan_pct"));
+    CU_ASSERT_TRUE(ss_test_has(cJSON_GetObjectItemCaseSensitive(rq5, "idle_scan_assumed")->valuestring, "before Linux 6.0"));
+    CU_ASSERT_TRUE(cJSON_GetObjectItemCaseSensitive(rq5, "stacking_probability")->valuedouble >= 0.3);
+    cJSON_Delete(m5);
     cJSON_Delete(m);
     rc = ss_test_sh(&out, "'%s' check '%s/scenarios/probe/resnet50-cpu.yaml' --set pipeline.stacking= "
                     "--set 'pipeline.run_queues={profile: %s/model.json}'",
@@ -466,6 +480,9 @@ static void test_scenario_keys(void)
         {"pipeline.run_queues={slice_s: 0.0014, tick_s: 0.004, migration_cost_s: 0.0005, balance_ticks: 2, "
          "idle_scan_pct: 117, util_halflife_s: 0}",
          "util_halflife_s: expected a number > 0"},
+        {"pipeline.run_queues={slice_s: 0.0014, tick_s: 0.004, migration_cost_s: 0.0005, balance_ticks: 2, "
+         "util_halflife_s: 0.032}",
+         "util_halflife_s: only with idle_scan_pct"},
     };
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
         rc = ss_test_sh(&out, "'%s' check '%s' --set pipeline.stacking= --set '%s'", SS_BIN, sc, bad[k].set);

@@ -29,6 +29,7 @@
  * ring's deliveries, nothing is fitted (the summary says why). */
 #include <gsl/gsl_rng.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +48,15 @@
 #define LLC_IMBALANCE_PCT 117.0    /* Linux's imbalance_pct of an SD_SHARE_LLC domain (SIS_UTIL's threshold) */
 #define PELT_HALFLIFE_S 0.032      /* Linux's PELT: util_avg halves in LOAD_AVG_PERIOD, 32 ms */
 #define BOOT 2000
+
+/* Whether the ring's kernel has SIS_UTIL (Linux 6.0 on, commit 70fb5ccf2ebb): its release's
+ * major.minor. */
+static int has_sis_util(const char *release)
+{
+    int major = 0, minor = 0;
+    if (!release || sscanf(release, "%d.%d", &major, &minor) != 2) return 0;
+    return major >= 6;
+}
 
 /* ---- the ring, simulated ------------------------------------------------------ */
 
@@ -305,11 +315,11 @@ int ss_cal_run_queues(calib *c, ss_err *err)
     free(bm);
     free(bs);
     free(load);
-    int assumed = isnan(k->kernel_migration_cost_s);
+    int assumed = isnan(k->kernel_migration_cost_s), sis = has_sis_util(k->kernel_release);
     ss_runq_params p = {.slice_s = k->kernel_slice_s, .tick_s = k->kernel_tick_s,
                         .migration_cost_s = assumed ? DEFAULT_MIGRATION_S : k->kernel_migration_cost_s,
-                        .tick_phase_s = -1, .idle_scan_pct = LLC_IMBALANCE_PCT,
-                        .util_halflife_s = PELT_HALFLIFE_S};
+                        .tick_phase_s = -1, .idle_scan_pct = sis ? LLC_IMBALANCE_PCT : 0,
+                        .util_halflife_s = sis ? PELT_HALFLIFE_S : 0};
     /* per interval, the probability that gives the measured mean; of the intervals whose mean then
      * lies inside the measured interval (widened by the simulation's own 95% error), the one whose
      * standard deviation is nearest the measured; accepted if that too lies inside its interval,
@@ -371,12 +381,16 @@ int ss_cal_run_queues(calib *c, ss_err *err)
     ss_cal_put_num(o, "migration_cost_s", p.migration_cost_s);
     cJSON_AddNumberToObject(o, "balance_ticks", best);
     ss_cal_put_num(o, "stacking_probability", q[best]);
-    ss_cal_put_num(o, "idle_scan_pct", p.idle_scan_pct);
-    ss_cal_put_num(o, "util_halflife_s", p.util_halflife_s);
+    if (sis) {
+        ss_cal_put_num(o, "idle_scan_pct", p.idle_scan_pct);
+        ss_cal_put_num(o, "util_halflife_s", p.util_halflife_s);
+    }
     cJSON_AddStringToObject(o, "idle_scan_assumed",
-                            "Linux's constants, not read by the probe: SIS_UTIL (a feature since Linux 6.0) with an LLC "
-                            "domain's imbalance_pct 117 and PELT's 32 ms half-life (docs/calibration.md, \"The "
-                            "idle-core scan\")");
+                            sis ? "Linux's constants, not read by the probe: SIS_UTIL (a feature since Linux 6.0) with an "
+                                  "LLC domain's imbalance_pct 117 and PELT's 32 ms half-life (docs/calibration.md, "
+                                  "\"The idle-core scan\")"
+                                : "none: the kernel's release is before Linux 6.0 (SIS_UTIL), or not a Linux release: "
+                                  "an idle core is always looked for");
     cJSON_AddNumberToObject(o, "cores", cores);
     cJSON_AddStringToObject(o, "kernel", k->kernel_release);
     if (assumed)

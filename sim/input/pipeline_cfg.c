@@ -386,7 +386,7 @@ static int read_wake(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
  * scheduler.run_queues): slice_s, tick_s > 0, migration_cost_s >= 0,
  * balance_ticks 1 to 1000, stacking_probability 0 to 1 (optional: 0),
  * idle_scan_pct 0 or 100 to 1000 (optional: 0, off) and util_halflife_s > 0
- * (optional: PELT's 32 ms). */
+ * (optional: PELT's 32 ms; only with idle_scan_pct). */
 static int run_queues_numbers(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
 {
     TRY(ss_cfg_num(m, "slice_s", &pl->rq_slice_s, SS_REQ | SS_POS, err));
@@ -408,17 +408,21 @@ static int run_queues_numbers(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err
                            ss_map_find(m, "idle_scan_pct")->value);
     pl->rq_util_halflife_s = 0.032;
     TRY(ss_cfg_num(m, "util_halflife_s", &pl->rq_util_halflife_s, SS_POS, err));
+    if (pl->rq_idle_scan_pct == 0 && ss_map_find(m, "util_halflife_s"))
+        return ss_node_err(ss_map_find(m, "util_halflife_s"), err,
+                           "util_halflife_s: only with idle_scan_pct (the utilisation gates the idle-core scan alone)");
     pl->run_queues = 1;
     return 0;
 }
 
 /* `run_queues: {slice_s, tick_s, migration_cost_s, balance_ticks,
- * stacking_probability}` or `{profile: FILE}` (its scheduler.run_queues,
- * calibrated from the probe's ring benchmark under the kernel's constants)
- * (serve/pipeline_runq.h): the scheduler's base slice, its tick (1 / HZ), the
- * migration cost under which a thread is cache hot, how many ticks apart an
- * idle core pulls, and the wake-affine placement's probability (optional, 0);
- * only under compute: shared. */
+ * stacking_probability, idle_scan_pct, util_halflife_s}` or `{profile: FILE}`
+ * (its scheduler.run_queues, calibrated from the probe's ring benchmark under
+ * the kernel's constants) (serve/pipeline_runq.h): the scheduler's base slice,
+ * its tick (1 / HZ), the migration cost under which a thread is cache hot, how
+ * many ticks apart an idle core pulls, the wake-affine placement's probability
+ * (optional, 0), and SIS_UTIL's gate on the idle-core scan with the
+ * utilisation's half-life (optional, off); only under compute: shared. */
 static int read_run_queues(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
 {
     static const char *const keys[] = {"slice_s",
