@@ -110,16 +110,17 @@ static int busy_cores(const ss_runq *q)
 static void settle(ss_runq *q)
 {
     double now = ss_now(q->eng);
+    /* every core is settled together (since_s alike), so one decay serves them all */
+    double keep = q->p.util_halflife_s > 0 && now > q->cores[0].since_s
+                      ? exp2(-(now - q->cores[0].since_s) / q->p.util_halflife_s)
+                      : 1;
     for (int k = 0; k < q->n; k++) {
         rq_core *c = &q->cores[k];
         if (c->cur) {
             c->cur->work_left -= c->rate * (now - c->since_s);
             if (c->cur->work_left < 0) c->cur->work_left = 0;
         }
-        if (q->p.util_halflife_s > 0) {
-            double keep = exp2(-(now - c->since_s) / q->p.util_halflife_s);
-            c->util = c->util * keep + (c->cur ? 1 - keep : 0);
-        }
+        if (keep < 1) c->util = c->util * keep + (c->cur ? 1 - keep : 0);
         c->since_s = now;
     }
 }
