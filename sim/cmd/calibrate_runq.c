@@ -49,13 +49,12 @@
 #define PELT_HALFLIFE_S 0.032      /* Linux's PELT: util_avg halves in LOAD_AVG_PERIOD, 32 ms */
 #define BOOT 2000
 
-/* Whether the ring's kernel has SIS_UTIL (Linux 6.0 on, commit 70fb5ccf2ebb): its release's
- * major.minor. */
+/* Whether the ring's kernel has SIS_UTIL (Linux 6.0 on, commit 70fb5ccf2ebb), by its release's
+ * major number. */
 static int has_sis_util(const char *release)
 {
-    int major = 0, minor = 0;
-    if (!release || sscanf(release, "%d.%d", &major, &minor) != 2) return 0;
-    return major >= 6;
+    int major = 0;
+    return release && sscanf(release, "%d", &major) == 1 && major >= 6;
 }
 
 /* ---- the ring, simulated ------------------------------------------------------ */

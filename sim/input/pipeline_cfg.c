@@ -411,6 +411,7 @@ static int run_queues_numbers(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err
     if (pl->rq_idle_scan_pct == 0 && ss_map_find(m, "util_halflife_s"))
         return ss_node_err(ss_map_find(m, "util_halflife_s"), err,
                            "util_halflife_s: only with idle_scan_pct (the utilisation gates the idle-core scan alone)");
+    if (pl->rq_idle_scan_pct == 0) pl->rq_util_halflife_s = 0; /* no running average that nothing reads */
     pl->run_queues = 1;
     return 0;
 }

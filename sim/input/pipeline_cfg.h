@@ -43,7 +43,7 @@ typedef struct ss_pipeline_cfg {
     unsigned rq_balance_ticks;
     double rq_stack_prob;      /* run_queues.stacking_probability (optional, 0 to 1; 0: none) */
     double rq_idle_scan_pct;   /* run_queues.idle_scan_pct (optional; 0: none, else 100 to 1000; SIS_UTIL) */
-    double rq_util_halflife_s; /* run_queues.util_halflife_s (optional, > 0; 0.032, PELT's) */
+    double rq_util_halflife_s; /* run_queues.util_halflife_s (optional, > 0; 0.032, PELT's; 0 without the scan) */
     uint32_t *max_batch;       /* per model (>= 1) */
     double *max_wait_s;        /* per model (>= 0) */
 } ss_pipeline_cfg;

@@ -254,8 +254,7 @@ int ss_pipe_build(ss_world *w, ss_err *err)
             ss_pcomp_set_time_factor(p->comp, (uint32_t)h, ss_pipeline_host_time_factor(sc, p->hosts[h]));
         if (cfg->run_queues) {
             ss_runq_params rq = {cfg->rq_slice_s, cfg->rq_tick_s, cfg->rq_migration_cost_s, cfg->rq_balance_ticks, -1,
-                                 cfg->rq_stack_prob, cfg->rq_idle_scan_pct,
-                                 cfg->rq_idle_scan_pct > 0 ? cfg->rq_util_halflife_s : 0}; /* no averages unread */
+                                 cfg->rq_stack_prob, cfg->rq_idle_scan_pct, cfg->rq_util_halflife_s};
             ss_pcomp_set_run_queues(p->comp, &rq, ss_rng_stream(sc->seed, w->rep, "pipeline/run_queues"));
         }
         free(cores);

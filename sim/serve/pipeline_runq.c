@@ -341,8 +341,8 @@ static int may_scan(ss_runq *q)
 
 /* Where a waking thread goes (select_idle_sibling): its previous core if
  * idle, else an idle core (where the utilisation lets it look), else its
- * previous core; one that never ran, the core with the shortest queue.  A stackable one, with stack_prob, while a
- * core is free (idle, or its thread ending its piece now): a core where
+ * previous core; one that never ran, the core with the shortest queue.  A
+ * stackable one, with stack_prob, while a core is free (idle, or its thread ending its piece now): a core where
  * another thread computes, drawn among them. */
 static rq_core *choose(ss_runq *q, const ss_rq_thread *t)
 {
