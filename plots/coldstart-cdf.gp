@@ -1,6 +1,6 @@
 # coldstart-cdf.gp: the CDF of cold-start durations by source (gpu, sleep,
 # local, disk, peer, storage) from the CSV of
-# `servesim run ... --coldstarts-csv FILE` (sim/serve/coldstart_report.c).
+# `servesim run ... --coldstarts-csv FILE` (sim/elastic/coldstart_report.c).
 #
 #   servesim run scenarios/flashpoint/t5-atl.yaml --coldstarts-csv results/t5-cold.csv
 #   gnuplot -e "in='results/t5-cold.csv'; out='cdf.png'" plots/coldstart-cdf.gp

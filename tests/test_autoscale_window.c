@@ -1,5 +1,5 @@
 /* test_autoscale_window.c: the autoscaler's scale-down stabilisation window
- * (scenario `autoscaling.stabilization_s`, sim/serve/autoscale.c; the
+ * (scenario `autoscaling.stabilization_s`, sim/elastic/autoscale.c; the
  * Kubernetes HPA's scaleDown.stabilizationWindowSeconds): a scale-down goes
  * no lower than the highest answer of the window, and in steps as older
  * answers leave it.  The answers are scripted by the test autoscaler

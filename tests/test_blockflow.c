@@ -1,4 +1,4 @@
-/* test_blockflow.c: block pipelines (sim/serve/pipeline.c, blockmodel.c,
+/* test_blockflow.c: block pipelines (sim/pipeline/pipeline.c, blockmodel.c,
  * pipeline_cfg.c, vram.c and the transport plugins) against the thesis'
  * figures (docs/blockflow.md), a hand-computed batching case, bad input,
  * the L40S placements and the reference sweeps byte for byte.
@@ -18,7 +18,7 @@
 #include "core/metrics.h"
 #include "input/scenario.h"
 #include "input/scenario_load.h"
-#include "serve/world.h"
+#include "world/world.h"
 #include "test_blockflow.h"
 
 double run_extra(const char *path, const char *variant, char *const *sets, size_t nsets, const char *col,

@@ -1,5 +1,5 @@
 /* test_blockflow_net.c: cross-host hops of block pipelines over the
- * flow-level network (sim/serve/pipeline_net.c, docs/blockflow.md "Cross-host hops
+ * flow-level network (sim/pipeline/pipeline_net.c, docs/blockflow.md "Cross-host hops
  * over the network"): hand-computed delivery over one bottleneck link,
  * two hops sharing it max-min fairly, the link byte counters, the columns
  * declared for every ECMP choice, same-host and topology-less scenarios
@@ -26,7 +26,7 @@
 
 #include "input/scenario.h"
 #include "input/scenario_load.h"
-#include "serve/world.h"
+#include "world/world.h"
 #include "test_blockflow.h"
 
 static const char *const two_split =

@@ -1,4 +1,4 @@
-/* test_calibrate.c: `servesim calibrate` (sim/cmd/calibrate.c, calibrate_cmd.c)
+/* test_calibrate.c: `servesim calibrate` (sim/calib/calibrate.c, calibrate_cmd.c)
  * end to end, through the binary:
  *   - profiles drawn with GSL streams from known laws (latency = a + b batch
  *     + noise, hop cost = c + bytes / bw + noise) over 20 seeds: the reported
@@ -31,7 +31,7 @@
 
 #include "core/engine.h"
 #include "core/rng.h"
-#include "serve/pipeline_compute.h"
+#include "pipeline/pipeline_compute.h"
 #include "input/blockmodel.h"
 #include "test_blockflow.h"
 

@@ -1,4 +1,4 @@
-/* test_coldstart.c: cold starts on a topology's GPUs (sim/serve/coldstart.c,
+/* test_coldstart.c: cold starts on a topology's GPUs (sim/elastic/coldstart.c,
  * scenario `placement:`) through the CLI, against hand-computed stage
  * times: T5-3B from storage (download at the storage's per-connection
  * 2,203 Mbit/s, load at the profile's rate, send over PCIe), from a peer

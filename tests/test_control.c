@@ -7,7 +7,7 @@
 #include "test.h"
 
 #include "serve/plugin.h"
-#include "serve/supervisor.h"
+#include "control/supervisor.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* test_control_world.c: time-shared devices and controlled containers in a
- * run (sim/serve/control.c, docs/control.md), through the CLI with finish
+ * run (sim/control/control.c, docs/control.md), through the CLI with finish
  * times computed by hand: a container's quota changed mid-request under
  * the speed-up law, processor sharing inside a container, the gate of a
  * time-shared device and its scheduler, the GPU-first rule, core-seconds

@@ -1,4 +1,4 @@
-/* test_edge.c: the edge device of issue 5 (sim/input/edge_cfg.c, sim/serve/edge_world.c,
+/* test_edge.c: the edge device of issue 5 (sim/input/edge_cfg.c, sim/edge/edge_world.c,
  * policies masa, masa-repo, bulk, deepeye, deepeye-frugal).
  *
  * - fig4: the MASA paper's Fig. 4 example (docs/masa-models.md §4.3) gives
@@ -13,11 +13,11 @@
 #include <string.h>
 
 #include "input/edge_cfg.h"
-#include "serve/edge_world.h"
+#include "edge/edge_world.h"
 #include "input/scenario.h"
 #include "input/scenario_load.h"
 #include "test.h"
-#include "serve/world.h"
+#include "world/world.h"
 
 /* One run of a scenario text; the trace (if wanted) and the result. */
 static int run_text(const char *yaml, char **trace, ss_run_result *res)

@@ -1,5 +1,5 @@
 /* test_ensemble.c: ensembles of DNNs (issue 17; sim/input/ensemble_cfg.c,
- * sim/serve/ensemble.c; seed E = ../shared/seeds/ensembles.md).
+ * sim/ensemble/ensemble.c; seed E = ../shared/seeds/ensembles.md).
  *
  * - segmenting: 300 images, N = 128 -> 128/128/44 and 6 messages for two
  *   members (E §1.3), in the numbers and in a run's trace;
@@ -20,8 +20,8 @@
 #include "input/ensemble_cfg.h"
 #include "input/scenario.h"
 #include "input/scenario_load.h"
-#include "serve/ensemble.h"
-#include "serve/world.h"
+#include "ensemble/ensemble.h"
+#include "world/world.h"
 #include "test.h"
 
 /* The test-data profiles models/ensemble/tiny-{a,b}.json, by absolute path

@@ -10,7 +10,7 @@
 #include "input/scenario.h"
 #include "input/scenario_load.h"
 #include "serve/serve.h"
-#include "serve/world.h"
+#include "world/world.h"
 
 /* Run every variant and replication of a shipped scenario; 0 if every
  * run's checks held. */

@@ -1,4 +1,4 @@
-/* test_optimize.c: `servesim optimize` (issue 17, step 2; sim/cmd/
+/* test_optimize.c: `servesim optimize` (issue 17, step 2; sim/search/
  * optimize*.c; seed E = ../shared/seeds/ensembles.md §2.3-§2.5).
  *
  * - Algorithm 1 on a hand-built memory table gives the matrix worked by
@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/optimize_eval.h"
-#include "cmd/optimize_search.h"
+#include "search/optimize_eval.h"
+#include "search/optimize_search.h"
 #include "input/scenario_load.h"
 #include "test.h"
 

@@ -1,5 +1,5 @@
 /* test_pipeline_compute.c: block pipelines under `compute: shared`
- * (sim/serve/pipeline_compute.c, docs/blockflow.md "Shared compute"):
+ * (sim/pipeline/pipeline_compute.c, docs/blockflow.md "Shared compute"):
  * hand-computed cases to 1e-9 - CPU parts of hops sharing a host's cores,
  * block processes sharing a GPU (and the contention knob), the receiver and
  * I/O threads working beside the main thread - then the thesis' single-client
@@ -23,7 +23,7 @@
 
 #include "core/engine.h"
 #include "core/rng.h"
-#include "serve/pipeline_compute.h"
+#include "pipeline/pipeline_compute.h"
 #include "test_blockflow.h"
 
 static const char *const split =

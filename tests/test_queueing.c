@@ -22,7 +22,7 @@
 #include "input/scenario.h"
 #include "input/scenario_load.h"
 #include "test.h"
-#include "serve/world.h"
+#include "world/world.h"
 
 enum { REPS = 10, MAXREPS = 32 };
 

@@ -12,7 +12,7 @@
 #include "input/scenario.h"
 #include "input/scenario_load.h"
 #include "serve/serve.h"
-#include "serve/world.h"
+#include "world/world.h"
 
 /* Load dir/s.yaml (written from yaml), build and run it, requests CSV to dir/q.csv. */
 static ss_world *ran(const char *dir, const char *yaml, ss_scenario *sc, FILE **req)

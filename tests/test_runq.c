@@ -1,4 +1,4 @@
-/* test_runq.c: per-core run queues (sim/serve/pipeline_runq.c, pipeline.run_queues):
+/* test_runq.c: per-core run queues (sim/pipeline/pipeline_runq.c, pipeline.run_queues):
  * hand cases to 1e-9 - a preempted thread too cache hot for the idle core,
  * the tick-driven rotation on one core, the idle balance only at its ticks,
  * a woken thread waiting for its waker to leave, interference and a host's
@@ -16,7 +16,7 @@
 #include "core/engine.h"
 #include "core/rng.h"
 #include "core/util.h"
-#include "serve/pipeline_runq.h"
+#include "pipeline/pipeline_runq.h"
 #include "test_blockflow.h"
 
 /* ---- hand cases ----------------------------------------------------------- */

@@ -41,7 +41,7 @@
 #include "core/metrics.h"
 #include "input/scenario.h"
 #include "input/scenario_load.h"
-#include "serve/world.h"
+#include "world/world.h"
 #include "test.h"
 
 enum { MAXREPS = 32 };

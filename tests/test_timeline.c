@@ -13,7 +13,7 @@
 #include "core/util.h"
 #include "input/scenario.h"
 #include "input/scenario_load.h"
-#include "serve/world.h"
+#include "world/world.h"
 
 static const char *SCEN = "seed: 5\nrequests: 300\nhosts:\n  - name: h\n    devices: [{name: g0, kind: gpu}, {name: g1, kind: gpu}]\n"
                           "models:\n  - {name: m, service: {dist: exponential, mean_s: 1.0}}\n"

@@ -1,4 +1,4 @@
-/* test_validate.c: `servesim validate` (sim/cmd/validate.c, validate_cmd.c,
+/* test_validate.c: `servesim validate` (sim/calib/validate.c, validate_cmd.c,
  * sim/input/validation_cfg.c) end to end, through the binary:
  *   - a profile whose runs are the simulator's own (`servesim run` of the
  *     same scenario at known conditions: poisson at three rates over one

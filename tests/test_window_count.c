@@ -1,4 +1,4 @@
-/* test_window_count.c: ss_run_result.window_throughput_rps (sim/serve/world.c,
+/* test_window_count.c: ss_run_result.window_throughput_rps (sim/world/world.c,
  * ss_world_count_done in serve.h), the throughput a load generator counts and
  * `servesim validate` compares with a profile's: every completion inside
  * [end of warm-up, duration_s), whichever request it answers, over that span.
@@ -23,7 +23,7 @@
 #include "input/scenario_load.h"
 #include "serve/result.h"
 #include "serve/serve.h"
-#include "serve/world.h"
+#include "world/world.h"
 
 /* M/M/1 at 90% load: at the window's end a queue is still in flight. */
 #define SCEN_HEAD                                                                                                 \

@@ -15,7 +15,7 @@
 
 #include <stdio.h>
 
-#include "serve/world.h"
+#include "world/world.h"
 
 typedef struct ss_report ss_report;
 

@@ -12,7 +12,7 @@
 #include "cmd/report.h"
 #include "input/scenario.h"
 #include "input/scenario_load.h"
-#include "serve/world.h"
+#include "world/world.h"
 
 #define TRY(x)                  \
     do {                        \

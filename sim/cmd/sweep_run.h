@@ -6,7 +6,7 @@
 #ifndef SS_SWEEP_RUN_H
 #define SS_SWEEP_RUN_H
 
-#include "cmd/mpi_ranks.h"
+#include "core/mpi_ranks.h"
 #include "cmd/sweep.h"
 #include "cmd/sweep_sink.h"
 

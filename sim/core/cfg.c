@@ -1,6 +1,7 @@
 /* cfg.c: the YAML front-end (libyaml events -> positioned ss_node tree),
  * `--set` edits, and the typed readers that every schema module uses.
- * The JSON front-end lives in cfg_json.c and builds the same tree. */
+ * The JSON front-end lives in cfg_json.c and builds the same tree (nodes:
+ * cfg_doc.c); cfg_load.c picks the front-end by the file's name. */
 #include "core/cfg.h"
 
 #include <errno.h>
@@ -17,54 +18,6 @@
 
 /* File name of nodes created by --set; ss_node_path recognises it. */
 static const char SET_FILE[] = "--set";
-
-/* ---- nodes ---------------------------------------------------------- */
-
-ss_node *ss_cfg_node_new(ss_node_kind kind, const char *file, int line, int col)
-{
-    ss_node *n = ss_xcalloc(1, sizeof *n);
-    n->kind = kind;
-    n->file = file;
-    n->line = n->key_line = line;
-    n->col = n->key_col = col;
-    return n;
-}
-
-void ss_cfg_node_free(ss_node *n)
-{
-    if (!n) return;
-    for (size_t i = 0; i < n->n; i++) ss_cfg_node_free(n->items[i]);
-    free(n->items);
-    free(n->key);
-    free(n->value);
-    free(n);
-}
-
-void ss_cfg_node_append(ss_node *parent, ss_node *child)
-{
-    if (parent->n == parent->cap) {
-        parent->cap = parent->cap ? parent->cap * 2 : 4;
-        parent->items = ss_xrealloc(parent->items, parent->cap * sizeof *parent->items);
-    }
-    parent->items[parent->n++] = child;
-}
-
-void ss_doc_free(ss_doc *doc)
-{
-    if (!doc) return;
-    ss_cfg_node_free(doc->root);
-    free(doc->path);
-    free(doc->dir);
-    free(doc);
-}
-
-ss_doc *ss_cfg_doc_new(const char *path)
-{
-    ss_doc *doc = ss_xcalloc(1, sizeof *doc);
-    doc->path = ss_xstrdup(path);
-    doc->dir = ss_dirname(path);
-    return doc;
-}
 
 /* The whole file, NUL-terminated; errors carry no line because there is
  * no text to point into. */
@@ -309,13 +262,6 @@ ss_doc *ss_doc_load_yaml(const char *path, ss_err *err)
     ss_doc *doc = ss_doc_parse_yaml(text, len, path, err);
     free(text);
     return doc;
-}
-
-ss_doc *ss_doc_load(const char *path, ss_err *err)
-{
-    size_t n = strlen(path);
-    if (n >= 5 && strcmp(path + n - 5, ".json") == 0) return ss_doc_load_json(path, err);
-    return ss_doc_load_yaml(path, err);
 }
 
 /* ---- --set ---------------------------------------------------------- */

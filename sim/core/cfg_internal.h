@@ -1,5 +1,6 @@
-/* cfg_internal.h: node and document helpers shared by the two front-ends of
- * cfg.h (cfg.c for YAML and --set, cfg_json.c for JSON) and by nothing else. */
+/* cfg_internal.h: node and document helpers (cfg_doc.c) shared by the two
+ * front-ends of cfg.h (cfg.c for YAML and --set, cfg_json.c for JSON) and
+ * by nothing else. */
 #ifndef SS_CFG_INTERNAL_H
 #define SS_CFG_INTERNAL_H
 

@@ -2,8 +2,8 @@
  *
  * Reading never touches the engine: ss_scenario_load turns the file (plus
  * --set overrides and one variant's settings) into the structs below, or
- * into one file:line:col message.  world.c then builds a runnable world from
- * them.  docs/scenarios.md is the user-facing reference of the same schema. */
+ * into one file:line:col message.  world/world.c then builds a runnable
+ * world from them.  docs/scenarios.md is the user-facing reference of the same schema. */
 #ifndef SS_SCENARIO_H
 #define SS_SCENARIO_H
 

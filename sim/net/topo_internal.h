@@ -90,6 +90,10 @@ typedef struct ss_linkspec {
     double latency_s;
 } ss_linkspec;
 
+/* One rate given in one of three units, <prefix>_gbps, _mbps or _bps, into
+ * *bps: 1 read, 0 absent, -1 error (topo_linkspec.c). */
+int ss_topo_read_rate(const ss_node *map, const char *prefix, double *bps, ss_err *err);
+
 /* The bandwidth and latency keys of a link spec map (bandwidth_{gbps,mbps,bps},
  * up_/down_ variants, latency_s), for key lists. */
 extern const char *const ss_linkspec_keys[];

@@ -138,7 +138,7 @@ ss_instance *ss_inst_create(ss_world *w, uint32_t deploy, double now)
         in->servers = dc->queue_capacity > UINT32_MAX ? UINT32_MAX : (uint32_t)dc->queue_capacity;
         if (dc->shared_queue) in->servers = dc->servers; /* behind a shared queue: it pulls this many */
         in->capacity = 0;
-        in->link = (uint32_t)(sc->ndevices + in->id); /* its own link (its cap): see world.c */
+        in->link = (uint32_t)(sc->ndevices + in->id); /* its own link (its cap): see serve/substrate.c */
     }
     if (g->shared) {
         in->queue = g->queue;
@@ -160,7 +160,7 @@ ss_instance *ss_inst_create(ss_world *w, uint32_t deploy, double now)
     g->views[g->n++] = (ss_instance_view){.device = in->device, .up = 0};
     ss_group_refresh(g);
     dev_change(w, in->device, dev_servers_of(in), now);
-    if (w->cs) ss_cs_born(w, in);
+    if (w->cs) w->hooks.cs_born(w, in);
     return in;
 }
 
@@ -202,19 +202,19 @@ static void went_down(ss_world *w, ss_instance *in)
 
 static void stop(ss_world *w, ss_instance *in, ss_inst_state st)
 {
-    if (w->cs) ss_cs_gone(w, in, st == SS_INST_STOPPED); /* while it still has its old state */
+    if (w->cs) w->hooks.cs_gone(w, in, st == SS_INST_STOPPED); /* while it still has its old state */
     in->state = st;
     in->gone_s = ss_now(w->eng);
     dev_change(w, in->device, -(int64_t)dev_servers_of(in), in->gone_s);
     mark(w, in, st == SS_INST_FAILED ? "failed" : "stopped");
-    if (in->pp) ss_pp_gone(w, in);
+    if (in->pp) w->hooks.pp_gone(w, in);
 }
 
 void ss_inst_drained(ss_world *w, ss_instance *in)
 {
     if (in->state != SS_INST_DRAINING || in->busy) return;
     if (!w->groups[in->model].shared && w->groups[in->model].views[in->index].queued) return;
-    if (in->pp && !ss_pp_may_stop(in)) return; /* requests still pass through its pipeline */
+    if (in->pp && !w->hooks.pp_may_stop(in)) return; /* requests still pass through its pipeline */
     stop(w, in, SS_INST_STOPPED);
 }
 
@@ -283,7 +283,7 @@ static void fail(ss_world *w, ss_instance *in, int requeue)
         else lose(w, r);
     }
     free(held);
-    if (in->gate) ss_ctl_gate_free(w, in->gate, now); /* the device is free for its other models' queues */
+    if (in->gate) w->hooks.ctl_gate_free(w, in->gate, now); /* the device is free for its other models' queues */
 }
 
 /* ---- scripted events ---------------------------------------------------------- */
@@ -335,8 +335,8 @@ static void event_ev(ss_engine *eng, void *ctx, uint64_t arg)
     case SS_EV_CAPACITY: /* requests in service speed up or slow down at once (core/flow.h) */
         if (!w->cnet) break; /* no ps instance: nothing runs on the compute net */
         if (e->on_device) {
-            ss_flownet_set_capacity(w->cnet, e->device, 8 * e->capacity); /* x8: see world.c */
-        } else if (!(w->ctl && ss_ctl_set_cores(w, named(w, e), e->capacity))) { /* a container's cores: counted */
+            ss_flownet_set_capacity(w->cnet, e->device, 8 * e->capacity); /* x8: see serve/substrate.c */
+        } else if (!(w->ctl && w->hooks.ctl_set_cores(w, named(w, e), e->capacity))) { /* a container's cores: counted */
             const ss_instance *in = named(w, e);
             ss_flownet_set_capacity(w->cnet, in->link, 8 * ss_cap_speed(w->sc, in->model, in->device, e->capacity));
         }

@@ -1,7 +1,7 @@
 /* result.h: the results of one run (one replication): a row per task and
  * the overall row, per-device utilisation, run-level extra columns, and
- * the run's own statistics.  Filled by the worlds (world.c and the
- * kind-specific ones), read by the report and sweeps (sim/cmd/). */
+ * the run's own statistics.  Filled by the substrate and the systems
+ * (world/world.c calls each), read by the report and sweeps (sim/cmd/). */
 #ifndef SS_RESULT_H
 #define SS_RESULT_H
 

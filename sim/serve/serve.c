@@ -6,8 +6,9 @@
  * from the model's profile -> the next stage of its task, or done.  Also
  * here: the request pool, the end of a request (finish, drop) and its
  * statistics, policy loading, and the warm-up's end - the parts that the
- * kind-specific worlds (pipeline.c, edge_world.c) take, so that they sit
- * above this file and world.c above them. */
+ * systems (sim/pipeline, sim/elastic, ...) take, so that they sit above
+ * this file and world/world.c above them.  What a system adds to serving
+ * it adds through the hooks it set (ss_hooks, serve.h). */
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -45,7 +46,7 @@ ss_request *ss_req_new(ss_world *w)
     r->enqueued_s = r->started_s = r->queue_s = r->service_s = 0;
     r->stage = 0;
     r->resumed = 0;
-    if (w->pipe) memset(&r->pipe, 0, sizeof r->pipe);
+    if (w->pipe) memset(r->cb, 0, sizeof r->cb);
     r->id = w->next_id++;
     r->client = UINT32_MAX;
     if (++w->in_flight > w->peak_in_flight) w->peak_in_flight = w->in_flight;
@@ -207,7 +208,7 @@ static inline void serve_start(ss_world *w, ss_instance *in, ss_request *r)
     double now = ss_now(w->eng);
     ss_group *g = &w->groups[in->model];
     if (w->tl) ss_tl_wait(w, in, r, now);
-    if (g->as) ss_as_start(g, now - r->enqueued_s);
+    if (g->as) w->hooks.as_start(g, now - r->enqueued_s);
     r->queue_s += now - r->enqueued_s;
     r->started_s = now;
     take_server(g, in, now);
@@ -217,8 +218,8 @@ static inline void serve_start(ss_world *w, ss_instance *in, ss_request *r)
     }
     r->resumed = 0;
     if (in->pp) { /* the first part of a partitioned replica: its share of the demand */
-        ss_pp_started(w, in);
-        exec_for(w, in, r, now, ss_pp_exec_s(in, r));
+        w->hooks.pp_started(w, in);
+        exec_for(w, in, r, now, w->hooks.pp_exec_s(in, r));
         return;
     }
     if (in->discipline == SS_DISC_PS) {
@@ -227,7 +228,7 @@ static inline void serve_start(ss_world *w, ss_instance *in, ss_request *r)
         size_t n = 0;
         if (in->link != UINT32_MAX) route[n++] = in->link;
         route[n++] = in->device;
-        ss_flow_opts o = {.cap_bps = 8 * w->sc->deploys[in->deploy].threads}; /* bytes/bits: see world.c */
+        ss_flow_opts o = {.cap_bps = 8 * w->sc->deploys[in->deploy].threads}; /* bytes/bits: see serve/substrate.c */
         svc_link(in, r);
         r->ev = ss_flow_start(w->cnet, route, n, r->work_s, &o, ps_done, r);
         return;
@@ -242,7 +243,7 @@ void ss_serve_exec(ss_world *w, ss_instance *in, ss_request *r)
     double now = ss_now(w->eng);
     r->started_s = now;
     take_server(&w->groups[in->model], in, now);
-    exec_for(w, in, r, now, ss_pp_exec_s(in, r));
+    exec_for(w, in, r, now, w->hooks.pp_exec_s(in, r));
 }
 
 /* The queue an instance takes its next request from, and its ops. */
@@ -256,17 +257,17 @@ void ss_serve_pull(ss_world *w, ss_instance *in, double now)
 {
     ss_group *g = &w->groups[in->model];
     ss_qitem next;
-    if (in->pp && ss_pp_pull(w, in)) return;
+    if (in->pp && w->hooks.pp_pull(w, in)) return;
     if (in->gate) { /* a time-shared device: its scheduler picks whose queue */
-        ss_ctl_gate_free(w, in->gate, now);
+        w->hooks.ctl_gate_free(w, in->gate, now);
         return;
     }
     if (g->shared) {
         if (in->state != SS_INST_UP) return;
         if (w->sched.pol->ops.scheduler.pop(g->queue, now, &next)) {
             g->queued--;
-            if (g->as) ss_as_dequeue(g, now, next.seq);
-            if (w->ctl) ss_ctl_dequeue(w, in->model, next.enqueued_s);
+            if (g->as) w->hooks.as_dequeue(g, now, next.seq);
+            if (w->ctl) w->hooks.ctl_dequeue(w, in->model, next.enqueued_s);
             serve_start(w, in, next.req);
         } else {
             ss_idle_push(g, in);
@@ -309,12 +310,12 @@ static void service_done(ss_engine *eng, void *ctx, uint64_t arg)
     } else if (in->pp) { /* a part of a partitioned replica: on to the next part, or done */
         if (w->tl) ss_tl_service(w, in, r, now, "done");
         if (w->track) svc_unlink(in, r);
-        ss_pp_exec_done(w, in, r);
+        w->hooks.pp_exec_done(w, in, r);
         return;
     } else {
         if (w->tl) ss_tl_service(w, in, r, now, "done");
-        if (g->as) ss_as_done(g);
-        if (w->ctl) ss_ctl_done(w, in, r, now);
+        if (g->as) w->hooks.as_done(g);
+        if (w->ctl) w->hooks.ctl_done(w, in, r, now);
         if (in->busy == 0) in->idle_since_s = now;
         if (w->track) svc_unlink(in, r);
         ss_serve_pull(w, in, now);
@@ -335,7 +336,7 @@ static void ps_done(ss_engine *eng, void *ctx, ss_flow_id id, double now_s)
     svc_unlink(in, r);
     if (w->tl) ss_tl_service(w, in, r, now_s, "done");
     if (in->busy == 0) ss_inst_busy_add(w, in, in->ps_since_s, now_s);
-    if (w->ctl) ss_ctl_done(w, in, r, now_s);
+    if (w->ctl) w->hooks.ctl_done(w, in, r, now_s);
     if (w->groups[in->model].shared) ss_serve_pull(w, in, now_s); /* a container behind a shared queue */
     if (in->state == SS_INST_DRAINING) ss_inst_drained(w, in);
     advance(w, r);
@@ -391,10 +392,10 @@ static inline void plain_queue(ss_world *w, ss_group *g, ss_instance *in, uint32
 
 static void shared_route(ss_world *w, ss_group *g, ss_request *r)
 {
-    if (g->as) ss_as_arrive(g);
+    if (g->as) w->hooks.as_arrive(g);
     /* A free time-shared device of the model first (then its queue holds
      * only r, and its scheduler is asked, as at every pick). */
-    ss_gate *gate = w->ctl ? ss_ctl_free_gate(w, g) : NULL;
+    ss_gate *gate = w->ctl ? w->hooks.ctl_free_gate(w, g) : NULL;
     ss_instance *in = gate ? NULL : ss_idle_pop(w, g);
     if (in) {
         serve_start(w, in, r);
@@ -411,9 +412,9 @@ static void shared_route(ss_world *w, ss_group *g, ss_request *r)
         abort();
     }
     g->queued++;
-    if (g->as) ss_as_enqueue(g, r->enqueued_s, item.seq, r->enqueued_s);
-    if (w->ctl) ss_ctl_enqueue(w, (uint32_t)(g - w->groups), r->enqueued_s);
-    if (gate) ss_ctl_gate_free(w, gate, r->enqueued_s);
+    if (g->as) w->hooks.as_enqueue(g, r->enqueued_s, item.seq, r->enqueued_s);
+    if (w->ctl) w->hooks.ctl_enqueue(w, (uint32_t)(g - w->groups), r->enqueued_s);
+    if (gate) w->hooks.ctl_gate_free(w, gate, r->enqueued_s);
 }
 
 /* Send r to an instance of its current stage's model. */

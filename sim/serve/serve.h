@@ -1,10 +1,10 @@
-/* serve.h: the world's insides and the serving path's API
- * (serve.c), shared by the files of sim/serve/ and by nothing else: the
- * kind-specific worlds (pipeline.c, edge_world.c), the request sources
- * (workload.c), the time series, and world.c, which builds them all.
- * Everything here sits below those files: what a kind-specific world
- * plugs into the serving path it plugs in through the hooks below, so no
- * include points back up. */
+/* serve.h: the substrate's inside - the world, its requests, instances and
+ * groups - and the serving path's API (serve.c, lifecycle.c, timeline.c),
+ * shared by the files of sim/serve/ and by the systems above them
+ * (sim/elastic, sim/control, sim/pipeline, sim/edge, sim/ensemble) and the
+ * assembly (sim/world).  Everything here sits below those rooms: what a
+ * system plugs into the serving path it plugs in through ss_hooks, so no
+ * include and no call points back up. */
 #ifndef SS_WORLD_INTERNAL_H
 #define SS_WORLD_INTERNAL_H
 
@@ -13,12 +13,17 @@
 #include "core/engine.h"
 #include "core/metrics.h"
 #include "core/flow.h"
-#include "serve/pipe_req.h"
 #include "input/scenario.h"
 #include "serve/plugin.h"
 #include "serve/result.h"
 
 typedef struct ss_world ss_world;
+
+/* The bytes of a request that a system above keeps for itself (a block
+ * pipeline's hop state, pipe_req.h), as Linux's sk_buff keeps its cb[]:
+ * the substrate never reads them, and clears them for a block pipeline's
+ * world only (w->pipe). */
+#define SS_REQ_CB_BYTES 176
 
 typedef struct ss_request {
     uint64_t id;          /* creation order in this run, from 0 */
@@ -38,7 +43,7 @@ typedef struct ss_request {
     struct ss_instance *at; /* instance serving it (tracked: scenarios with fail events, ps, preemption) */
     struct ss_request *svc_prev, *svc_next; /* in `at`'s list of requests in service (tracked only) */
     struct ss_request *next_free;
-    ss_pipe_req pipe;     /* block pipelines only (pipeline.c); last, so serving clears only the rest */
+    _Alignas(double) unsigned char cb[SS_REQ_CB_BYTES]; /* a system's own (above); last, so serving clears only the rest */
 } ss_request;
 
 /* An instance's life: starting -> up (idle or busy) -> draining -> stopped,
@@ -110,6 +115,40 @@ typedef struct ss_task_stats {
 } ss_task_stats;
 
 typedef struct ss_source ss_source; /* workload.c */
+typedef struct ss_gate ss_gate;     /* a time-shared device (sim/control) */
+
+/* What the systems above the substrate plug into the serving path and the
+ * life cycle.  The substrate never names a system: a system sets its hooks
+ * when it is built, and serve.c and lifecycle.c call them only under the
+ * condition given with each group (the system's state is then set). */
+typedef struct ss_hooks {
+    /* The autoscaler's measurements of a model's shared queue (sim/elastic/autoscale.c): when g->as. */
+    void (*as_arrive)(ss_group *g);                                            /* a request arrives */
+    void (*as_enqueue)(ss_group *g, double now, uint64_t seq, double enqueued_s); /* ... joins the queue */
+    void (*as_dequeue)(ss_group *g, double now, uint64_t seq);                 /* ... and leaves it */
+    void (*as_start)(ss_group *g, double wait_s);                              /* a service starts */
+    void (*as_done)(ss_group *g);                                              /* a service ends */
+    /* Cold starts (sim/elastic/coldstart.c): when w->cs. */
+    void (*cs_born)(ss_world *w, ss_instance *in);             /* an instance was created */
+    void (*cs_gone)(ss_world *w, ss_instance *in, int stopped); /* ... stopped or failed */
+    /* Partitioned replicas (sim/elastic/coldstart_parts.c): for an instance with in->pp. */
+    double (*pp_exec_s)(const ss_instance *in, const ss_request *r); /* the part's share of r's demand */
+    void (*pp_started)(ss_world *w, ss_instance *in);                 /* the first part took a request */
+    void (*pp_exec_done)(ss_world *w, ss_instance *in, ss_request *r); /* a part finished its share of r */
+    int (*pp_pull)(ss_world *w, ss_instance *in);        /* a part is free: 1 if it took care of it */
+    int (*pp_may_stop)(const ss_instance *in);           /* a draining part may stop */
+    void (*pp_gone)(ss_world *w, ss_instance *in);       /* a part stopped */
+    /* Time-shared devices and controlled containers (sim/control/control.c): when w->ctl
+     * (ctl_gate_free: for an instance with in->gate). */
+    ss_gate *(*ctl_free_gate)(ss_world *w, const ss_group *g);       /* a free time-shared device of g's model */
+    void (*ctl_gate_free)(ss_world *w, ss_gate *gt, double now);     /* an executable of gt ended a service */
+    void (*ctl_done)(ss_world *w, const ss_instance *in, const ss_request *r, double now); /* r's service ended */
+    void (*ctl_enqueue)(ss_world *w, uint32_t m, double enqueued_s); /* a request joined m's shared queue */
+    void (*ctl_dequeue)(ss_world *w, uint32_t m, double enqueued_s); /* ... and left it */
+    int (*ctl_set_cores)(ss_world *w, const ss_instance *in, double cores); /* a scripted capacity event */
+    double (*ctl_cores)(const ss_world *w, uint32_t m);               /* model m's containers' cores now */
+    double (*ctl_rt_mean)(const ss_world *w, uint32_t m, double now, double span_s); /* its recent mean */
+} ss_hooks;
 
 struct ss_world {
     const ss_scenario *sc;
@@ -149,6 +188,7 @@ struct ss_world {
     struct ss_autoscaler *autoscaler; /* autoscale.c, or NULL */
     struct ss_coldstart *cs; /* cold starts on a topology's GPUs (coldstart.c, `placement:`), or NULL */
     struct ss_control *ctl;  /* time-shared devices and controlled containers (control.c), or NULL */
+    ss_hooks hooks;          /* set by the systems above at their build */
     uint32_t daemons;        /* background events on the calendar (time-series samples, autoscaler
                               * ticks): they reschedule only while something else is pending */
     uint32_t *made;          /* per deployment entry: instances created from it so far */
@@ -231,71 +271,6 @@ double ss_instance_seconds(const ss_world *w, uint32_t m, int measured, double t
 void ss_inst_retire(ss_world *w, uint32_t m);
 /* Busy and up seconds of model m's instances, retired ones included, up to now. */
 void ss_inst_areas(const ss_world *w, uint32_t m, double now, double *busy_s, double *up_s);
-
-/* autoscale.c: the autoscaler (scenario `autoscaling:`), and the
- * measurements it takes of a model's shared queue (call only when g->as). */
-int ss_autoscaler_build(ss_world *w, ss_err *err);
-void ss_autoscaler_free(ss_world *w);
-void ss_as_enqueue(ss_group *g, double now, uint64_t seq, double enqueued_s); /* a request joins the queue */
-void ss_as_dequeue(ss_group *g, double now, uint64_t seq);                   /* ... and leaves it */
-void ss_as_start(ss_group *g, double wait_s);                                /* a service starts */
-void ss_as_arrive(ss_group *g);                                              /* a request arrives */
-void ss_as_done(ss_group *g);                                                /* a service ends */
-
-/* coldstart.c: replicas that cold-start on a topology's GPUs (scenario
- * `placement:`): the placement plugin, the stages as flows, the host RAM
- * and GPU VRAM ledgers, the cold-start metrics.  Call the hooks only when
- * w->cs is set. */
-int ss_cs_build(ss_world *w, ss_err *err);
-void ss_cs_free(ss_world *w);
-int ss_cs_places(const ss_world *w, uint32_t m);    /* model m's replicas cold-start */
-/* Start up to k replicas of m where the placement plugin says; how many started. */
-uint32_t ss_cs_grow(ss_world *w, uint32_t m, uint32_t k);
-void ss_cs_born(ss_world *w, ss_instance *in);      /* an instance was created */
-/* ... stopped (scaled down: it may sleep) or failed; a cold start in progress is abandoned */
-void ss_cs_gone(ss_world *w, ss_instance *in, int stopped);
-char *ss_cs_check(const ss_world *w);               /* end-of-run ledgers; NULL if they hold */
-void ss_cs_declare(ss_world *w);                    /* its result columns, after the life cycle's */
-void ss_cs_result(const ss_world *w, ss_run_result *r);
-
-/* coldstart_parts.c: partitioned replicas (scenario `partitioning:`,
- * docs/partitioning.md): p parts of a model on p GPUs, cold-starting in
- * parallel and serving as one pipeline.  Call the ss_pp_* hooks only for
- * an instance with in->pp set. */
-int ss_cs_parts(const ss_world *w, uint32_t m);        /* model m's scale-ups may be partitioned */
-double ss_pp_exec_s(const ss_instance *in, const ss_request *r); /* the part's share of r's demand */
-void ss_pp_started(ss_world *w, ss_instance *in);      /* the first part took a request */
-void ss_pp_exec_done(ss_world *w, ss_instance *in, ss_request *r); /* a part finished its share of r */
-int ss_pp_pull(ss_world *w, ss_instance *in);          /* a part is free: 1 if it took care of it */
-int ss_pp_may_stop(const ss_instance *in);             /* a draining part may stop (its pipeline is empty) */
-void ss_pp_gone(ss_world *w, ss_instance *in);         /* a part stopped */
-/* Drain model m's partitioned replicas first (most GPUs first, no more
- * than k GPUs in all, FP §2.7); the GPUs drained. */
-uint32_t ss_pp_shrink(ss_world *w, uint32_t m, uint32_t k);
-/* autoscale.c: model m's arrival rate over the shortest window at the last tick. */
-double ss_as_rate_rps(const ss_group *g);
-
-/* control.c: time-shared devices and controlled containers (`dispatch:`,
- * `control:`, docs/control.md).  Call the ss_ctl_* hooks only when w->ctl
- * is set. */
-typedef struct ss_control ss_control;
-typedef struct ss_gate ss_gate;
-int ss_control_build(ss_world *w, ss_err *err);   /* after the instances */
-void ss_control_start(ss_world *w);               /* every instance is up: gates pull */
-void ss_control_declare(ss_world *w);
-void ss_control_result(const ss_world *w, ss_run_result *r);
-void ss_control_free(ss_world *w);
-ss_gate *ss_ctl_free_gate(ss_world *w, const ss_group *g); /* a free time-shared device of g's model, or NULL */
-void ss_ctl_gate_free(ss_world *w, ss_gate *gt, double now); /* an executable of gt ended a service */
-void ss_ctl_done(ss_world *w, const ss_instance *in, const ss_request *r, double now); /* r's service ended */
-void ss_ctl_enqueue(ss_world *w, uint32_t m, double enqueued_s); /* r joined m's shared queue */
-void ss_ctl_dequeue(ss_world *w, uint32_t m, double enqueued_s); /* ... and left it */
-double ss_ctl_cores(const ss_world *w, uint32_t m);  /* model m's containers' cores now */
-/* A scripted capacity event on a controlled container sets its cores
- * (counted as the controller's would be); 0 if in is not one. */
-int ss_ctl_set_cores(ss_world *w, const ss_instance *in, double cores);
-/* Mean response time of m's requests completed in (now - span_s, now], NAN if none. */
-double ss_ctl_rt_mean(const ss_world *w, uint32_t m, double now, double span_s);
 
 /* A container's speed at c cores, in one-core work per second: linear up to
  * one core (a CPU quota below one core throttles), Amdahl above it with

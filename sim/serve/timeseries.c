@@ -64,8 +64,8 @@ static void sample(ss_engine *eng, void *ctx, uint64_t arg)
         ss_csv_field(w->ts_csv, sc->models[m].name);
         fprintf(w->ts_csv, ",%u,%llu,%u,%.6f,%u,%u", up, queued, busy, util, starting, draining);
         if (w->ts_control) {
-            double rt = ss_ctl_rt_mean(w, (uint32_t)m, now, w->ts_interval_s);
-            fprintf(w->ts_csv, ",%.6f,", ss_ctl_cores(w, (uint32_t)m));
+            double rt = w->ctl ? w->hooks.ctl_rt_mean(w, (uint32_t)m, now, w->ts_interval_s) : NAN;
+            fprintf(w->ts_csv, ",%.6f,", w->ctl ? w->hooks.ctl_cores(w, (uint32_t)m) : 0.0);
             if (!isnan(rt)) fprintf(w->ts_csv, "%.6f", rt);
         }
         fputc('\n', w->ts_csv);

@@ -6,12 +6,12 @@
  * process, as a per-layer profile (ss_layer_profile_load,
  * sim/input/layerprofile.c), and as a profile of real runs
  * (ss_hwprofile_load, sim/input/hwprofile.c), calibrated when it reads
- * (ss_calibrate, sim/cmd/calibrate.c).  Seeds: tests/fuzz/profile/. */
+ * (ss_calibrate, sim/calib/calibrate.c).  Seeds: tests/fuzz/profile/. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "fuzz.h"
-#include "cmd/calibrate.h"
+#include "calib/calib.h"
 #include "input/blockmodel.h"
 #include "input/layerprofile.h"
 #include "input/scenario_load.h"

@@ -28,7 +28,7 @@ meanwhile (load.CpuMeter: on a shared machine "alone" is alone among the probe's
 Samples: kind "corun", what (the block), device "cpu",
 cores C, runnable k, cpu_s per forward, pooled over the rounds and the block's partners.
 `servesim calibrate` turns them into the co-running and time-slicing factors
-(sim/cmd/calibrate_interference.c).
+(sim/calib/calibrate_interference.c).
 """
 import itertools
 import math

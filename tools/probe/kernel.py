@@ -1,9 +1,9 @@
 """tools/probe/kernel.py: the kernel's fair-scheduler constants, for environment.kernel.
 
-The simulator's per-core run queues (sim/serve/pipeline_runq.c, `pipeline.run_queues`) run threads
+The simulator's per-core run queues (sim/pipeline/pipeline_runq.c, `pipeline.run_queues`) run threads
 as Linux's fair scheduler does, with three of its constants; `servesim calibrate` fits the fourth,
 how many ticks apart an idle core balances, from the ring benchmark under these
-(sim/cmd/calibrate_runq.c). They are read here, where the probe runs:
+(sim/calib/calibrate_runq.c). They are read here, where the probe runs:
 
 - slice_s: this process's base slice, `se.slice` in /proc/self/sched (ns; EEVDF, kernel 6.6 on);
 - tick_s: 1 / CONFIG_HZ, from /proc/config.gz or /boot/config-<release>;

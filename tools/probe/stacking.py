@@ -13,7 +13,7 @@ a Python loop (time.thread_time: the CPU work is fixed, whatever the scheduler d
 the token on. The ring has max(RING, 4K) processes and the tokens start ring/K stages and WORK_S/K
 apart, so no token catches up with another (it would queue behind it and the two would wake
 together from then on) and each burn sees the other tokens' wake-ups in its middle, as
-calibrate's estimator assumes (sim/cmd/calibrate_stacking.c). A stacking slows both of its threads
+calibrate's estimator assumes (sim/calib/calibrate_stacking.c). A stacking slows both of its threads
 alike, so these offsets hold. Per burn it records the stretch: wall time minus CPU time, the time the thread was
 runnable but not running. With K = 1 nothing else computes (the baseline: timer and interrupt
 noise); with K = the cores, every start finds the other cores busy but, in processor sharing, a

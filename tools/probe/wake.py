@@ -14,7 +14,7 @@ spread over the whole benchmark). Per message it records the hop's latency (send
 and the receiver's idle time when it was sent (the receiver stamps its clock as it acknowledges
 each message: CLOCK_MONOTONIC, one clock for both processes). Samples: kind "wake", transport,
 gap_s, idle_s and latency_s per message. `servesim calibrate` turns them into the extra latency
-by idle time (sim/cmd/calibrate_wake.c).
+by idle time (sim/calib/calibrate_wake.c).
 """
 import random
 import time

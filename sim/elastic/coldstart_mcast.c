@@ -1,0 +1,105 @@
+/* coldstart_mcast.c: multicast by TCP chains (FP §1.8, §2.9;
+ * SS_PLACE_MULTICAST): the hosts of one scale-up that need a model, split
+ * evenly in host order over the hosts holding it (else storage), one chain
+ * per sender on ss_flow_chain_start; each receiver's part arrives as a
+ * shared download. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elastic/coldstart_internal.h"
+#include "elastic/elastic.h"
+
+/* ---- multicast: TCP chains (FP §1.8, §2.9) ------------------------------------------------- */
+
+typedef struct cs_chain {
+    ss_coldstart *cs;
+    struct cs_chain *prev, *next;
+    uint32_t model, sender, n;
+    uint32_t hosts[];        /* the receivers, in chain order */
+} cs_chain;
+
+static void chain_done(ss_engine *eng, void *ctx, ss_flow_id id, size_t receiver, double now)
+{
+    (void)eng;
+    (void)id;
+    cs_chain *ch = ctx;
+    ss_coldstart *cs = ch->cs;
+    cs_delivered(cs_hm_of(cs, ch->hosts[receiver - 1], ch->model), now);
+    if (receiver < ch->n) return;
+    cs_upload_over(cs, ch->sender, ch->model);
+    if (ch->prev) ch->prev->next = ch->next;
+    else cs->chains = ch->next;
+    if (ch->next) ch->next->prev = ch->prev;
+    free(ch);
+}
+
+/* One chain: sender (a host, or storage if NONE) -> hosts[0] -> ... */
+static void chain(ss_coldstart *cs, uint32_t m, uint32_t sender, const uint32_t *hosts, uint32_t n)
+{
+    cs_chain *ch = ss_xcalloc(1, sizeof *ch + n * sizeof *ch->hosts);
+    *ch = (cs_chain){.cs = cs, .model = m, .sender = sender, .n = n, .next = cs->chains};
+    memcpy(ch->hosts, hosts, n * sizeof *hosts);
+    if (cs->chains) cs->chains->prev = ch;
+    cs->chains = ch;
+    ss_chain_hop *hops = ss_xcalloc(n, sizeof *hops);
+    uint32_t src = cs_source_node(cs, sender);
+    uint8_t kind = sender == NONE ? SS_SOURCE_STORAGE : SS_SOURCE_PEER;
+    for (uint32_t i = 0; i < n; i++) {
+        size_t k;
+        const uint32_t *r = cs_route(cs, i ? cs->hosts[hosts[i - 1]].ram : src, cs->hosts[hosts[i]].ram,
+                                  (uint64_t)hosts[i] << 32 | m, &k, &hops[i].latency_s);
+        uint32_t *copy = ss_xmalloc((k ? k : 1) * sizeof *copy);
+        memcpy(copy, r, k * sizeof *copy);
+        hops[i] = (ss_chain_hop){.links = copy, .n_links = k, .latency_s = hops[i].latency_s};
+        hm_entry *e = cs_hm_of(cs, hosts[i], m);
+        e->source = kind;
+        e->peer = NONE;
+        for (ss_cold *c = e->waiters; c; c = c->next) c->source = kind;
+    }
+    ss_flow_opts o = {.goodput = cs->cfg->goodput};
+    o.cap_bps = cs_source_cap_bps(cs, sender, cs->hosts[hosts[0]].ram);
+    cs_upload_begin(cs, sender, m);
+    ss_flow_id id = ss_flow_chain_start(cs->net, hops, n, cs_model_bytes(cs, m), &o, cs->cfg->chain_ttfb_s, chain_done, ch);
+    for (uint32_t i = 0; i < n; i++) {
+        cs_hm_of(cs, hosts[i], m)->dl = id;
+        free((void *)hops[i].links);
+    }
+    free(hops);
+}
+
+static int by_index(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* The scale-up's hosts that need the data, split evenly (in host order)
+ * over the hosts whose RAM holds it, else storage: a chain per sender. */
+void cs_multicast(ss_coldstart *cs, uint32_t m)
+{
+    uint32_t *senders = ss_xmalloc((cs->nhosts + 1) * sizeof *senders), ns = 0, nr = (uint32_t)cs->npending;
+    for (uint32_t p = 0; p < cs->nhosts; p++) {
+        const hm_entry *e = cs_hm_of(cs, p, m);
+        if (e->data == HAS_DATA || e->proc == LOADED) senders[ns++] = p;
+    }
+    if (!ns) senders[ns++] = NONE;
+    if (ns > nr) ns = nr;
+    qsort(cs->pending, nr, sizeof *cs->pending, by_index);
+    for (uint32_t k = 0; k < ns; k++) {
+        uint32_t lo = (uint32_t)((uint64_t)k * nr / ns), hi = (uint32_t)((uint64_t)(k + 1) * nr / ns);
+        if (hi > lo) chain(cs, m, senders[k], cs->pending + lo, hi - lo);
+    }
+    cs->npending = 0;
+    free(senders);
+}
+
+void cs_free_chains(ss_coldstart *cs)
+{
+    while (cs->chains) {
+        cs_chain *ch = cs->chains;
+        cs->chains = ch->next;
+        free(ch);
+    }
+}
