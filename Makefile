@@ -142,7 +142,7 @@ $(BUILD)/tests/run_tests: $(TEST_OBJ) $(BUILD)/libservesim.a
 
 run: deps
 	@$(MAKE) --no-print-directory build
-	$(BIN) run scenarios/default.yaml
+	$(BIN) run scenarios/tour/load-balancers.yaml
 
 # The test command of the README and .ci/run.  TESTS="engine cfg" runs some suites only.
 test: deps

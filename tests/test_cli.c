@@ -722,15 +722,15 @@ static void test_help(void)
     free(out);
 }
 
-/* ---- 6. the shipped default scenario ------------------------------------------------ */
+/* ---- 6. the shipped load-balancer comparison ---------------------------------------- */
 
 static void test_default_scenario(void)
 {
     char *out = NULL;
-    int rc = ss_test_sh(&out, "cd / && env -u SERVESIM_MODEL_PATH '%s' check '%s/scenarios/default.yaml'", SS_BIN,
-                        SS_SRC_DIR);
+    int rc = ss_test_sh(&out, "cd / && env -u SERVESIM_MODEL_PATH '%s' check '%s/scenarios/tour/load-balancers.yaml'",
+                        SS_BIN, SS_SRC_DIR);
     CU_ASSERT_EQUAL(rc, 0);
-    CU_ASSERT_TRUE(ss_test_has(out, "default.yaml: ok: scenario 'default', 4 devices, 1 model, 4 instances, 1 workload, "
+    CU_ASSERT_TRUE(ss_test_has(out, "load-balancers.yaml: ok: scenario 'default', 4 devices, 1 model, 4 instances, 1 workload, "
                             "load balancer round-robin, scheduler fifo, variants: round-robin random least-loaded\n"));
     free(out);
 }

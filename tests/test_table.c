@@ -25,7 +25,7 @@ static void table(void)
     free(out);
     char *dir = ss_test_tmpdir();
     ss_test_sh(NULL,
-               "cd '%s' && cp '%s/scenarios/default.yaml' s.yaml && mkdir models && cp '%s/models/resnet50.json' models/ && "
+               "cd '%s' && cp '%s/scenarios/tour/load-balancers.yaml' s.yaml && mkdir models && cp '%s/models/resnet50.json' models/ && "
                "sed -i 's/  - {name: random, set: {policies.load_balancer: random}}/"
                "  - {name: random, set: {policies.load_balancer: random, replications: 2}}/' s.yaml",
                dir, SS_SRC_DIR, SS_SRC_DIR);
