@@ -34,7 +34,7 @@ static void test_runner_reports(void)
     char *dir = ss_test_tmpdir();
     CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
     free(ss_test_write(dir, "bad.md",
-                       "# t\n\n```sh\nservesim check scenarios/tour/load-balancers.yaml\nservesim run nope.yaml\n"
+                       "# t\n\n```sh\nservesim check scenarios/default.yaml\nservesim run nope.yaml\n"
                        "servesim run nope.yaml  # doc-test: expect-exit 2\nfalse  # doc-test: skip (shows a failure)\n"
                        "```\n"));
     free(ss_test_write(dir, "noreason.md", "<!-- doc-test: skip -->\n```sh\ntrue\n```\n"));
