@@ -1,7 +1,7 @@
 # latency-cdf.gp: the distribution of request latency, one curve per
 # variant, from a per-request CSV (`servesim run ... --requests-csv FILE`).
 #
-#   servesim run scenarios/default.yaml --requests-csv results/default.requests.csv
+#   servesim run scenarios/tour/load-balancers.yaml --requests-csv results/default.requests.csv
 #   gnuplot -e "in='results/default.requests.csv'; out='cdf.png'" plots/latency-cdf.gp
 #
 # Variables: in, out (PNG), replication (default 0), logx (1 = log scale),

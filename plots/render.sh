@@ -8,8 +8,8 @@
 #   lb-load.compare.csv  servesim compare of it against round-robin (mean and p99 latency)
 #   lb-load.png          mean latency vs offered load, per load balancer, 95% CI bars
 #   lb-load-p99.png      the same for p99 latency
-#   default-cdf.png      latency CDF of the default scenario (one 30 s replication per variant)
-#   default-ts.png       time series of the default scenario, round-robin variant, 1 s samples
+#   default-cdf.png      latency CDF of scenarios/tour/load-balancers.yaml (one 30 s replication per variant)
+#   default-ts.png       time series of scenarios/tour/load-balancers.yaml, round-robin variant, 1 s samples
 #   substrate-autoscale-ts.png  replicas, queue and utilisation under ATL (scenarios/substrate/autoscale.yaml)
 #   flashpoint-t5-atl-ts.png    T5-3B under ATL on a Twitter-like hour (scenarios/flashpoint/t5-atl.yaml)
 #   flashpoint-t5-coldstart-cdf.png  its cold-start durations by source, all placements
@@ -84,7 +84,7 @@ masa_plot mem-estimate masa edge.mem_estimate "memory estimate / true memory" \
     "six AgeNets per image, 160 MiB: sensitivity to the memory estimate"
 
 # The per-request and time-series files are large; they are made here and not kept.
-"$bin" run scenarios/default.yaml --set replications=1 --set duration_s=30 --set warmup_s=5 --quiet \
+"$bin" run scenarios/tour/load-balancers.yaml --set replications=1 --set duration_s=30 --set warmup_s=5 --quiet \
     -o "$tmp/default.csv" --requests-csv "$tmp/requests.csv" --timeseries-csv "$tmp/ts.csv"
 gnuplot -e "in='$tmp/requests.csv'; out='$ref/default-cdf.png'; logx=1;
             title='default scenario: latency CDF per load balancer (rho 0.85)'" plots/latency-cdf.gp

@@ -2,7 +2,7 @@
 # service and utilisation per model over simulated time - from the CSV of
 # `servesim run ... --timeseries-csv FILE` (see sim/timeseries.c).
 #
-#   servesim run scenarios/default.yaml --timeseries-csv results/default.timeseries.csv
+#   servesim run scenarios/tour/load-balancers.yaml --timeseries-csv results/default.timeseries.csv
 #   gnuplot -e "in='results/default.timeseries.csv'; out='ts.png'; variant='round-robin'" plots/timeseries.gp
 #
 # Variables: in, out (PNG), variant (default: the first in the file; '-'

@@ -724,14 +724,52 @@ static void test_help(void)
 
 /* ---- 6. the shipped default scenario ------------------------------------------------ */
 
+/* `make run`'s scenario checks from anywhere (its models and topology found
+ * from its own folder), and a short run of it prints the autoscaling table:
+ * end-to-end latency, cold starts and replica-seconds, every variant and
+ * model.  The load-balancer comparison it replaced is a tour example. */
 static void test_default_scenario(void)
 {
     char *out = NULL;
     int rc = ss_test_sh(&out, "cd / && env -u SERVESIM_MODEL_PATH '%s' check '%s/scenarios/default.yaml'", SS_BIN,
                         SS_SRC_DIR);
     CU_ASSERT_EQUAL(rc, 0);
-    CU_ASSERT_TRUE(ss_test_has(out, "default.yaml: ok: scenario 'default', 4 devices, 1 model, 4 instances, 1 workload, "
-                            "load balancer round-robin, scheduler fifo, variants: round-robin random least-loaded\n"));
+    CU_ASSERT_TRUE(ss_test_has(out, "default.yaml: ok: scenario 'serverless', 1600 devices, 2 models, 0 instances, "
+                                    "2 workloads, load balancer round-robin, scheduler fifo, model gpt2-xl: one shared "
+                                    "queue, model t5-3b: one shared queue, autoscaler atl every 1 s for 2 models, "
+                                    "replicas cold-start placed by cloud from storage 's3', variants: baseline locality "
+                                    "multicast flashpoint\n"));
+    CU_ASSERT_TRUE(ss_test_has(out, "topology 'flashpoint-dc': 2616 nodes"));
+    free(out);
+    char *dir = ss_test_tmpdir();
+    rc = ss_test_sh(&out, "cd '%s' && '%s' run '%s/scenarios/default.yaml' -o r.csv --set duration_s=300 "
+                          "--set replications=2",
+                    dir, SS_BIN, SS_SRC_DIR);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_TRUE(ss_test_has(out, "servesim: serverless, seed 1, 4 variants x 2 replications -> r.csv\n"
+                                    "variant          model             completed    dropped     tput/s        "
+                                    "e2e mean s         e2e p99 s    cold starts    cold mean s        replica-s    "
+                                    "util\n"));
+    static const char *const variants[] = {"baseline", "locality", "multicast", "flashpoint"};
+    static const char *const models[] = {"gpt2-xl", "t5-3b", "all"};
+    for (size_t v = 0; v < 4; v++)
+        for (size_t m = 0; m < 3; m++) {
+            char row[64];
+            snprintf(row, sizeof row, "\n%-16s %-16s ", variants[v], models[m]);
+            CU_ASSERT_TRUE(ss_test_has(out, row));
+        }
+    CU_ASSERT_TRUE(ss_test_has(out, "(e2e = arrival to completion, waits for cold starts included; cold starts = "
+                                    "replicas started and up, cold mean s = their mean start-up time; replica-s = "
+                                    "replica-seconds in the measured window)\n"));
+    free(out);
+    ss_test_rmtree(dir);
+    /* the load-balancer comparison, as it was */
+    rc = ss_test_sh(&out, "cd / && env -u SERVESIM_MODEL_PATH '%s' check '%s/scenarios/tour/load-balancers.yaml'",
+                    SS_BIN, SS_SRC_DIR);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_TRUE(ss_test_has(out, "load-balancers.yaml: ok: scenario 'default', 4 devices, 1 model, 4 instances, "
+                                    "1 workload, load balancer round-robin, scheduler fifo, variants: round-robin random "
+                                    "least-loaded\n"));
     free(out);
 }
 

@@ -15,7 +15,7 @@ static void installed_binary_works(void)
     char *out = NULL;
     int rc = ss_test_sh(&out,
                         "cp -a '%s' '%s/build' && make -s -C '%s' install PREFIX='%s/prefix' BUILD='%s/build' >/dev/null && "
-                        "mkdir -p '%s/elsewhere' && cp '%s/scenarios/default.yaml' '%s/elsewhere/s.yaml' && "
+                        "mkdir -p '%s/elsewhere' && cp '%s/scenarios/tour/load-balancers.yaml' '%s/elsewhere/s.yaml' && "
                         "cd '%s/elsewhere' && env -u SERVESIM_PLUGIN_PATH -u SERVESIM_MODEL_PATH '%s/prefix/bin/servesim' run s.yaml "
                         "-o r.csv --set replications=1 --set duration_s=3 --set warmup_s=1 && "
                         "cp '%s/scenarios/ensemble/imn1-1gpu.yaml' e.yaml && "

@@ -52,7 +52,8 @@ static int holds(const char *rel)
 
 static void shipped_hold(void)
 {
-    static const char *const all[] = {"scenarios/default.yaml", "scenarios/blockflow/single-gv100.yaml",
+    static const char *const all[] = {"scenarios/default.yaml", "scenarios/tour/load-balancers.yaml",
+                                      "scenarios/blockflow/single-gv100.yaml",
                                       "scenarios/blockflow/two-hosts.yaml", "scenarios/blockflow/l40s-pdi.yaml",
                                       "scenarios/masa/fig4.yaml",
                                       "scenarios/masa/calib-memnet.yaml", NULL};

@@ -14,7 +14,7 @@ static char *setup(void)
 {
     char *dir = ss_test_tmpdir();
     ss_test_sh(NULL,
-               "cd '%s' && cp '%s/scenarios/default.yaml' s.yaml && mkdir -p models d && cp '%s/models/resnet50.json' models/ && "
+               "cd '%s' && cp '%s/scenarios/tour/load-balancers.yaml' s.yaml && mkdir -p models d && cp '%s/models/resnet50.json' models/ && "
                "printf 'name: sw\\nscenario: s.yaml\\nvariants: []\\nset: {duration_s: %%s, warmup_s: 1}\\naxes:\\n  - key: seed\\n    values: [1, 2]\\n' 2 > sw.yaml && "
                "printf 'name: sw\\nscenario: s.yaml\\nvariants: []\\nset: {duration_s: %%s, warmup_s: 1}\\naxes:\\n  - key: seed\\n    values: [1, 2]\\n' 100000 > long.yaml",
                dir, SS_SRC_DIR, SS_SRC_DIR);

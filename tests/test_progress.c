@@ -9,7 +9,7 @@
 static void progress_line(void)
 {
     char *dir = ss_test_tmpdir();
-    ss_test_sh(NULL, "cd '%s' && cp '%s/scenarios/default.yaml' s.yaml && mkdir models && cp '%s/models/resnet50.json' models/",
+    ss_test_sh(NULL, "cd '%s' && cp '%s/scenarios/tour/load-balancers.yaml' s.yaml && mkdir models && cp '%s/models/resnet50.json' models/",
                dir, SS_SRC_DIR, SS_SRC_DIR);
     if (ss_test_sh(NULL, "command -v script >/dev/null") != 0) {
         fprintf(stderr, " SKIPPED (no script(1)) ");

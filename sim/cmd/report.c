@@ -332,16 +332,76 @@ static const metric *metric_named(const char *col)
     return NULL;
 }
 
+/* The autoscaling columns of the printed table, from the extra columns of
+ * entry e's run: task t's cold starts, their mean duration and its
+ * replica-seconds (`what` 0, 1, 2); the last task ("all") adds its models'
+ * up (the cold starts' mean weighted by their counts).  NaN where the run
+ * has none: a model not autoscaled, not placed, or no cold start done. */
+static double scaling_value(const entry *e, size_t t, int what)
+{
+    static const char *const prefix[] = {"coldstarts_", "coldstart_mean_s_", "instance_s_"};
+    size_t n = e->r.ntasks;
+    if (n > 1 && t == n - 1) {
+        double sum = NAN, colds = 0, cold_s = 0;
+        for (size_t k = 0; k + 1 < n; k++) {
+            double v = scaling_value(e, k, what == 1 ? 0 : what);
+            if (isnan(v)) continue;
+            sum = isnan(sum) ? v : sum + v;
+            double mean = what == 1 ? scaling_value(e, k, 1) : NAN;
+            if (!isnan(mean)) colds += v, cold_s += v * mean;
+        }
+        return what != 1 ? sum : colds > 0 ? cold_s / colds : NAN;
+    }
+    char *col = ss_xasprintf("%s%s", prefix[what], e->r.tasks[t].name);
+    double v = extra_of(e, col);
+    free(col);
+    if (what == 1 && !(scaling_value(e, t, 0) > 0)) return NAN;
+    return v;
+}
+
+/* One right-aligned cell `w` columns wide: mean (and its 95% half-width
+ * when there is one) of scaling_value over the entries [i, j); "-" if none
+ * of them has it. */
+static void scaling_cell(const ss_report *rep, size_t i, size_t j, size_t t, int what, int w, int prec, FILE *fp)
+{
+    double *x = ss_xcalloc(j - i, sizeof *x), mean = NAN, hw = NAN;
+    size_t n = 0;
+    for (size_t k = i; k < j; k++) {
+        double v = scaling_value(&rep->e[k], t, what);
+        if (!isnan(v)) x[n++] = v;
+    }
+    if (n) hw = ss_ci95(x, n, &mean);
+    if (n == 1) mean = x[0];
+    free(x);
+    char cell[96];
+    int len; /* display width: the +- sign is two bytes, one column */
+    if (isnan(mean)) len = snprintf(cell, sizeof cell, "-");
+    else if (isnan(hw)) len = snprintf(cell, sizeof cell, "%.*f", what == 0 && j - i == 1 ? 0 : prec, mean);
+    else len = snprintf(cell, sizeof cell, "%.*f \xc2\xb1%.*f", prec, mean, prec, hw) - 1;
+    fprintf(fp, " %*s%s", len < w ? w - len : 0, "", cell);
+}
+
 void ss_report_print(const ss_report *rep, FILE *fp)
 {
     static const char *const shown[] = {"completed", "dropped", "throughput_rps", "latency_mean_ms",
                                         "latency_p50_ms", "latency_p99_ms", "latency_p999_ms"};
     static const char *const titles[] = {"completed", "dropped", "tput/s", "mean ms", "p50 ms", "p99 ms", "p99.9 ms"};
-    enum { NSHOWN = sizeof shown / sizeof *shown };
+    /* With an autoscaler (instance_s_ columns): end-to-end mean and p99 in seconds (cold starts take
+     * seconds to minutes), then cold starts and replica-seconds. */
+    static const char *const shown_as[] = {"completed", "dropped", "throughput_rps", "latency_mean_ms",
+                                           "latency_p99_ms"};
+    static const char *const titles_as[] = {"completed", "dropped", "tput/s", "e2e mean s", "e2e p99 s"};
+    static const char *const titles_scaling[] = {"cold starts", "cold mean s", "replica-s"};
+    static const int width_scaling[] = {14, 14, 16}, prec_scaling[] = {1, 1, 0};
+    int scaling = 0;
+    for (size_t x = 0; x < rep->nextras; x++) scaling |= strncmp(rep->extras[x], "instance_s_", 11) == 0;
+    const char *const *cols = scaling ? shown_as : shown, *const *heads = scaling ? titles_as : titles;
+    size_t ncols = scaling ? sizeof shown_as / sizeof *shown_as : sizeof shown / sizeof *shown;
     if (rep->n == 0) return;
     size_t nrep = group_end(rep, 0);
     fprintf(fp, "%-16s %-16s", "variant", "model");
-    for (size_t c = 0; c < NSHOWN; c++) fprintf(fp, " %*s", c < 3 ? 10 : 17, titles[c]);
+    for (size_t c = 0; c < ncols; c++) fprintf(fp, " %*s", c < 3 ? 10 : 17, heads[c]);
+    for (size_t c = 0; scaling && c < 3; c++) fprintf(fp, " %*s", width_scaling[c], titles_scaling[c]);
     fprintf(fp, " %7s\n", "util");
     for (size_t i = 0; i < rep->n; i = group_end(rep, i)) {
         size_t j = group_end(rep, i);
@@ -349,10 +409,11 @@ void ss_report_print(const ss_report *rep, FILE *fp)
         for (size_t t = 0; t < e->r.ntasks; t++) {
             if (e->r.ntasks == 2 && t == 1) continue; /* "all" would repeat the one model's row */
             fprintf(fp, "%-16s %-16s", e->variant[0] ? e->variant : "-", e->r.tasks[t].name);
-            for (size_t c = 0; c < NSHOWN; c++) {
-                const metric *m = metric_named(shown[c]);
+            for (size_t c = 0; c < ncols; c++) {
+                const metric *m = metric_named(cols[c]);
                 double mean, hw;
                 summarise(rep, i, j, t, m, &mean, &hw);
+                if (scaling && c >= 3) mean /= 1e3, hw /= 1e3;
                 if (c < 3) fprintf(fp, " %10.*f", m->count ? 0 : 1, mean);
                 else if (isnan(hw)) fprintf(fp, " %17.3f", mean);
                 else { /* right-aligned however wide: the +- sign is two bytes, one column */
@@ -362,6 +423,7 @@ void ss_report_print(const ss_report *rep, FILE *fp)
                     fprintf(fp, " %*s%s", len - 1 < 17 ? 17 - (len - 1) : 0, "", cell);
                 }
             }
+            for (int c = 0; scaling && c < 3; c++) scaling_cell(rep, i, j, t, c, width_scaling[c], prec_scaling[c], fp);
             double u = 0;
             for (size_t k = i; k < j; k++) { /* mean over the devices with something deployed */
                 double s = 0;
@@ -388,6 +450,10 @@ void ss_report_print(const ss_report *rep, FILE *fp)
         fprintf(fp, "(%zu replications per variant; \xc2\xb1 is the 95%% confidence half-width; util = mean over the "
                     "devices in use)\n",
                 nrep);
+    if (scaling)
+        fprintf(fp, "(e2e = arrival to completion, waits for cold starts included; cold starts = replicas started "
+                    "and up, cold mean s = their mean start-up time; replica-s = replica-seconds in the measured "
+                    "window)\n");
 }
 
 void ss_report_free(ss_report *rep)

@@ -5,7 +5,7 @@
  * exit) and hands the loader that path.  The folder holds links to the
  * repository's models/, scenarios/, traces/, topologies/ and
  * topologies/hosts/ (as hosts/), so inputs may name them relatively
- * ("scenarios/default.yaml", "traces/example-bursty.csv",
+ * ("scenarios/tour/load-balancers.yaml", "traces/example-bursty.csv",
  * "hosts/dgx1-v100.yaml"), as the seed corpora do.
  *
  * Reproducing a finding: run the harness on the file libFuzzer saved,

@@ -1,9 +1,9 @@
 /* fuzz_sweep.c: libFuzzer harness for the sweep file reader
  * (ss_sweep_load, sim/cmd/sweep.c): the input is a sweep YAML file, whose
  * base scenario is one of the repository's (`scenario:
- * scenarios/default.yaml`).  Loading a sweep loads and builds every point,
- * so inputs whose axes make more than MAX_POINTS points are skipped: a
- * huge sweep is valid input, only slow.  Seeds: tests/fuzz/sweep/. */
+ * scenarios/tour/load-balancers.yaml`).  Loading a sweep loads and builds
+ * every point, so inputs whose axes make more than MAX_POINTS points are
+ * skipped: a huge sweep is valid input, only slow.  Seeds: tests/fuzz/sweep/. */
 #include <stdlib.h>
 
 #include "cmd/sweep.h"
