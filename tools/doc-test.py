@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""doc-test.py: run every shell command README.md and docs/*.md show, in a
-copy of the tree, and check that each exits 0 (or as its marker says).
+"""doc-test.py: run every shell command README.md and docs/**/*.md show, in a
+copy of the tree, and check that each exits 0 (or as its marker says); and,
+before that, check the docs against the tree for the kinds of drift that
+have happened (the drift checks, below).
 
 Run by `make test` (suite `docs`, tests/test_docs.c); the rules are in
 docs/doc-test.md.  In short:
@@ -28,9 +30,18 @@ docs/doc-test.md.  In short:
     /dev/null and no make or servesim variables from the caller.  Within
     one file the commands run in order and the working folder and exported
     variables carry over from one to the next.
+  * The drift checks (run with every page, or alone with --drift; --root
+    checks another copy of the tree): every page under docs/ is linked from
+    docs/README.md; every relative link of README.md and docs/ reaches a
+    file; nothing in README.md or docs/ points into ../shared (the docs
+    stand alone: cite the publication); docs/plugins.md's policy table
+    names every policies/*.c plugin (with the kind `servesim plugins`
+    gives it) and no other, names every SS_KIND_ of
+    include/servesim/policy.h, and its ABI history reaches SS_POLICY_ABI.
 
-Usage: tools/doc-test.py [--build DIR] [--list] [--keep] [FILE.md ...]
-Exit status: 0 all passed, 1 a command failed, 2 bad markup or usage.
+Usage: tools/doc-test.py [--build DIR] [--list] [--keep] [--drift] [--root DIR] [FILE.md ...]
+Exit status: 0 all passed, 1 a command failed or the docs drifted, 2 bad
+markup or usage.
 """
 
 import argparse
@@ -332,19 +343,164 @@ def run_file(rel, cmds, build, keep, tmp):
     return failed
 
 
+def doc_pages(root):
+    """Every markdown page under docs/, at any depth, sorted."""
+    return sorted(glob.glob(os.path.join(root, "docs", "**", "*.md"), recursive=True))
+
+
 def doc_files(args):
     if args.files:
         return [os.path.abspath(f) for f in args.files]
-    return [os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "docs", "*.md")))
+    return [os.path.join(ROOT, "README.md")] + doc_pages(ROOT)
+
+
+# ---- drift: the docs against the tree -------------------------------------
+
+# Pages the ../shared check passes over, each with its reason (printed with --drift):
+# a visible decision, as a skip marker is.  Remove an entry as soon as it can go.
+SHARED_EXEMPT = {}
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+SHARED = re.compile(r"(?:\.\./)+shared\b|/work/shared\b")
+
+
+def prose(path):
+    """The lines of a markdown file outside its code blocks, numbered from 1."""
+    out, fence = [], None
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f.read().split("\n"), 1):
+            m = FENCE.match(line)
+            if m and fence is None:
+                fence = m.group(1)
+            elif fence is not None and re.match(r"^\s*" + re.escape(fence[0]) + "{%d,}\\s*$" % len(fence), line):
+                fence = None
+            elif fence is None:
+                out.append((n, line))
+    return out
+
+
+def links(path):
+    """(line, target) of every relative link of a markdown file, less its #anchor."""
+    found = []
+    for n, line in prose(path):
+        for t in LINK.findall(line):
+            if re.match(r"[a-z][a-z0-9+.-]*:", t) or t.startswith("#"):
+                continue  # a URL (https:, mailto:) or an anchor on the same page
+            found.append((n, t.split("#")[0]))
+    return found
+
+
+def plugin_kinds(build):
+    """{name: kind} as `servesim plugins` of the build lists them ({} without a build)."""
+    exe = os.path.join(build, "servesim")
+    if not os.path.exists(exe):
+        return {}
+    env = {k: v for k, v in os.environ.items() if k not in SCRUB_ENV}
+    p = subprocess.run([exe, "plugins"], capture_output=True, text=True, env=env)
+    return {m.group(1): m.group(2) for m in re.finditer(r"(?m)^(\S+)\s+(\S+)\s+\d+\s", p.stdout)}
+
+
+def drift(root, build):
+    """What in the docs no longer matches the tree at root: a list of messages."""
+    bad = []
+    rel = lambda p: os.path.relpath(p, root)
+    index = os.path.join(root, "docs", "README.md")
+    pages = doc_pages(root)
+    everything = [os.path.join(root, "README.md")] + pages
+    # 1. Every page is reachable from the index, and every relative link lands.
+    linked = set()
+    if os.path.exists(index):
+        linked = {os.path.normpath(os.path.join(root, "docs", t)) for _, t in links(index)}
+    else:
+        bad.append("docs/README.md: missing (the index of the docs)")
+    for p in pages:
+        if p != index and os.path.normpath(p) not in linked:
+            bad.append(f"{rel(p)}: not linked from docs/README.md (add it to the index, with one line)")
+    for p in everything:
+        for n, t in links(p):
+            if not os.path.exists(os.path.normpath(os.path.join(os.path.dirname(p), t))):
+                bad.append(f"{rel(p)}:{n}: link to '{t}', which is not there")
+    # 2. The docs stand alone: no path into ../shared (cite the publication instead).
+    for p in [os.path.join(root, "README.md")] + sorted(glob.glob(os.path.join(root, "docs", "**", "*"), recursive=True)):
+        if not os.path.isfile(p) or rel(p) in SHARED_EXEMPT:
+            continue
+        try:
+            with open(p, encoding="utf-8") as f:
+                text = f.read()
+        except UnicodeDecodeError:
+            continue
+        for n, line in enumerate(text.split("\n"), 1):
+            m = SHARED.search(line)
+            if m:
+                bad.append(f"{rel(p)}:{n}: '{m.group(0)}': the docs must not point outside the repository "
+                           f"(cite the publication; docs/README.md lists them)")
+    # 3. docs/plugins.md against the plugins and the ABI.
+    plugins_md = os.path.join(root, "docs", "plugins.md")
+    header = os.path.join(root, "include", "servesim", "policy.h")
+    if not os.path.exists(plugins_md) or not os.path.exists(header):
+        bad.append("docs/plugins.md or include/servesim/policy.h: missing")
+        return bad
+    lines = prose(plugins_md)
+    table = {}
+    for n, line in lines:
+        m = re.match(r"^\|\s*`([a-z0-9][a-z0-9_-]*)`\s*\|\s*([a-z_]+)\s*\|", line)
+        if m:
+            table[m.group(1)] = (n, m.group(2))
+    shipped = sorted(os.path.splitext(os.path.basename(c))[0] for c in glob.glob(os.path.join(root, "policies", "*.c")))
+    kinds = plugin_kinds(build)
+    for name in shipped:
+        if name not in table:
+            bad.append(f"docs/plugins.md: the policy table lacks '{name}' (policies/{name}.c)")
+        elif name in kinds and table[name][1] != kinds[name]:
+            bad.append(f"docs/plugins.md:{table[name][0]}: '{name}' is a {kinds[name]} (servesim plugins), "
+                       f"the table says {table[name][1]}")
+    for name, (n, _) in sorted(table.items()):
+        if name not in shipped:
+            bad.append(f"docs/plugins.md:{n}: the policy table names '{name}', which policies/ does not ship")
+    with open(header, encoding="utf-8") as f:
+        h = f.read()
+    text = "\n".join(line for _, line in lines)
+    for kind in sorted(set(re.findall(r"\b(SS_KIND_[A-Z_]+)\b", h))):
+        if kind not in text:
+            bad.append(f"docs/plugins.md: {kind} (include/servesim/policy.h) is not described")
+    m = re.search(r"#define\s+SS_POLICY_ABI\s+(\d+)", h)
+    abi = int(m.group(1)) if m else None
+    history, inside = [], False
+    for n, line in lines:
+        if re.match(r"^#+\s", line):
+            inside = bool(re.match(r"^#+\s+ABI history\b", line))
+        elif inside:
+            r = re.match(r"^\|\s*(\d+)\s*\|", line)
+            if r:
+                history.append(int(r.group(1)))
+    if abi is None:
+        bad.append("include/servesim/policy.h: no #define SS_POLICY_ABI")
+    elif history != list(range(1, abi + 1)):
+        got = f"{history[0]}..{history[-1]}" if history else "nothing"
+        bad.append(f"docs/plugins.md: its 'ABI history' table runs {got}, "
+                   f"include/servesim/policy.h says SS_POLICY_ABI {abi} (one row per ABI, 1 to {abi})")
+    return bad
 
 
 def main():
-    ap = argparse.ArgumentParser(description="Run every command README.md and docs/*.md show (docs/doc-test.md).")
+    ap = argparse.ArgumentParser(description="Run every command README.md and docs/**/*.md show, and check the docs "
+                                             "for drift (docs/doc-test.md).")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="the built folder to copy as build/")
     ap.add_argument("--list", action="store_true", help="list the commands and skips, run nothing")
     ap.add_argument("--keep", action="store_true", help="keep the copies (their paths are printed)")
-    ap.add_argument("files", nargs="*", help="markdown files (default: README.md docs/*.md)")
+    ap.add_argument("--drift", action="store_true", help="only the drift checks, run no command")
+    ap.add_argument("--root", default=ROOT, help="with --drift: the tree to check (default: this one)")
+    ap.add_argument("files", nargs="*", help="markdown files (default: README.md docs/**/*.md and the drift checks)")
     args = ap.parse_args()
+    drifted = []
+    if args.drift or (not args.files and not args.list):
+        drifted = drift(os.path.abspath(args.root), os.path.abspath(args.build))
+        for d in drifted:
+            print(f"doc-test: drift: {d}", file=sys.stderr)
+        for page, why in sorted(SHARED_EXEMPT.items()):
+            print(f"doc-test: drift: {page}: not checked for ../shared ({why})", file=sys.stderr)
+        if args.drift:
+            print(f"doc-test: drift checks: {len(drifted)} found", file=sys.stderr)
+            return 1 if drifted else 0
     per_file = []
     try:
         for path in doc_files(args):
@@ -373,10 +529,13 @@ def main():
         print(f"doc-test: {c.where}: skipped ({c.skip}): {c.text}", file=sys.stderr)
     for f in failed:
         sys.stderr.write(f)
+    for d in drifted:
+        print(f"doc-test: drift: {d}", file=sys.stderr)
     ran = len(everything) - len(skipped)
-    print(f"doc-test: {ran} commands run, {ran - len(failed)} passed, {len(failed)} failed, {len(skipped)} skipped "
-          f"({time.monotonic() - t0:.0f} s)", file=sys.stderr)
-    return 1 if failed else 0
+    print(f"doc-test: {ran} commands run, {ran - len(failed)} passed, {len(failed)} failed, {len(skipped)} skipped"
+          + (f", {len(drifted)} drift problems" if drifted else "") + f" ({time.monotonic() - t0:.0f} s)",
+          file=sys.stderr)
+    return 1 if failed or drifted else 0
 
 
 if __name__ == "__main__":
