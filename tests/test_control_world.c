@@ -241,7 +241,7 @@ static void static_anchors(void)
         for (int v = 0; v < 2; v++) {
             char *out = NULL;
             int rc = ss_test_sh(&out,
-                                "cd '%s' && '%s/servesim' run scenarios/roma/%s.yaml --variant %s -o /dev/stdout "
+                                "cd '%s' && '%s/servesim' run scenarios/roma/%s.yaml --variant %s -o - "
                                 "--quiet | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } "
                                 "{ print $c[\"core_s\"] }' | sort -u",
                                 SS_SRC_DIR, SS_BUILD_DIR, tests[t], v ? "rr-min" : "rr-max");

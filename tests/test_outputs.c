@@ -52,7 +52,7 @@ static void outputs_refused(void)
     snprintf(cmd, sizeof cmd, "'%s' run s.yaml -o r.csv --timeseries-csv r.summary.csv", B);
     refused(dir, cmd, "the time-series CSV and the summary CSV are one file", "s.yaml");
     snprintf(cmd, sizeof cmd, "'%s' run s.yaml -o d", B);
-    refused(dir, cmd, "d: cannot create: it is a directory", "s.yaml");
+    refused(dir, cmd, "d: cannot write: it is a folder", "s.yaml");
     CU_ASSERT_NOT_EQUAL(ss_test_sh(NULL, "test -e '%s/d.summary.csv'", dir), 0);
     snprintf(cmd, sizeof cmd, "'%s' sweep sw.yaml -o sw.yaml", B);
     refused(dir, cmd, "the results CSV would overwrite the sweep file 'sw.yaml'", "sw.yaml");
@@ -120,27 +120,36 @@ static void unrelated_library_not_loaded(void)
     free(dir);
 }
 
-/* An output that is not a regular file (a FIFO here; /dev/null for a user)
- * is written in place: the rename of a temporary file would replace it
- * with a plain file (as root, /dev/null itself).  Two outputs may share it,
- * and no summary is made beside it. */
-static void special_output_written_in_place(void)
+/* An output that is not a regular file (a FIFO, which would wait for a
+ * reader; a device such as /dev/null, which a rename would replace) is refused before
+ * anything runs: exit 2, the path named, nothing written, no folder made
+ * for the other outputs left behind (issue 40). */
+static void special_output_refused(void)
 {
     char *dir = setup(), *out = NULL;
     int rc = ss_test_sh(&out,
-                        "cd '%s' && mkfifo pipe && (timeout 30 cat pipe > got.txt 2>/dev/null &) && "
-                        "'%s' run s.yaml --set duration_s=20 -o pipe --requests-csv pipe --quiet && sleep 0.2 && "
-                        "test -p pipe && echo still-a-fifo && grep -c 'scenario,variant,replication,' got.txt && "
-                        "grep -c 'variant,replication,request,' got.txt && ls",
+                        "cd '%s' && mkfifo pipe && timeout 20 '%s' run s.yaml -o new/r.csv --requests-csv pipe --quiet; "
+                        "echo rc=$?; test -p pipe && echo still-a-fifo; ls",
                         dir, SS_BIN);
     CU_ASSERT_EQUAL(rc, 0);
-    CU_ASSERT(ss_test_has(out, "still-a-fifo\n1\n1\n")); /* both outputs came through it */
-    CU_ASSERT(!strstr(out, "summary"));
+    CU_ASSERT(ss_test_has(out, "pipe: cannot write: it is a FIFO, not a regular file"));
+    CU_ASSERT(ss_test_has(out, "rc=2\nstill-a-fifo\n"));
+    CU_ASSERT(!strstr(out, "new")); /* the folder made for r.csv was removed with it */
+    CU_ASSERT(!strstr(out, ".tmp."));
     free(out);
+    out = NULL;
+    /* A device node of its own (as root): a refusal that broke would replace it, not /dev/null. */
+    if (ss_test_sh(NULL, "cd '%s' && mknod nulldev c 1 3 2>/dev/null", dir) == 0) {
+        rc = ss_test_sh(&out, "cd '%s' && '%s' run s.yaml -o nulldev --quiet; echo rc=$?; test -c nulldev && echo device",
+                        dir, SS_BIN);
+        CU_ASSERT(ss_test_has(out, "nulldev: cannot write: it is a character device"));
+        CU_ASSERT(ss_test_has(out, "rc=2\ndevice\n"));
+        free(out);
+    }
     ss_test_rmtree(dir);
 }
 
 SS_TEST_SUITE("outputs", {"an unrelated library beside the scenario is never loaded", unrelated_library_not_loaded}, {"an output that is an input or another output is refused", outputs_refused},
               {"SIGTERM leaves no temporary file", sigterm_leaves_no_temp},
               {"a sweep's workers die with it", workers_die_with_the_sweep},
-              {"a device or FIFO output is written in place", special_output_written_in_place})
+              {"a device or FIFO output is refused", special_output_refused})

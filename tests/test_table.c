@@ -24,7 +24,8 @@ static size_t width(const char *s, size_t len)
 static void table(void)
 {
     char *out = NULL;
-    CU_ASSERT_EQUAL(ss_test_sh(&out, "cd '%s' && '%s/servesim' run scenarios/masa/fig4.yaml -o /dev/null 2>&1 | tail -1",
+    CU_ASSERT_EQUAL(ss_test_sh(&out, "cd '%s' && t=$(mktemp -d) && '%s/servesim' run scenarios/masa/fig4.yaml -o \"$t/r.csv\" 2>&1 "
+                               "| tail -1; rm -rf \"$t\"",
                                SS_SRC_DIR, SS_BUILD_DIR),
                     0);
     CU_ASSERT(ss_test_has(out, "62.5%"));

@@ -61,7 +61,7 @@ def cmd_run(argv):
     for v in ("roma", "rr-rules"):
         out = ts + "." + v
         subprocess.run([binary, "run", "scenarios/roma/allapps.yaml", "--variant", v, "--replication", "0",
-                        "-o", os.devnull, "--timeseries-csv", out, "--quiet"], check=True)
+                        "-o", "-", "--timeseries-csv", out, "--quiet"], check=True, stdout=subprocess.DEVNULL)
         parts.append(out)
     with open(ts + ".tmp", "w") as f:
         for i, p in enumerate(parts):

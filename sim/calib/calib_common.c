@@ -96,7 +96,7 @@ double ss_cal_round10(double x)
     if (!isfinite(x) || x == 0) return x;
     char buf[64];
     snprintf(buf, sizeof buf, "%.10g", x);
-    return strtod(buf, NULL);
+    return ss_strtod(buf, NULL);
 }
 
 void ss_cal_put_num(cJSON *o, const char *key, double x)

@@ -174,7 +174,7 @@ int ss_cmd_calibrate(int argc, char **argv)
     } else {
         ss_afile f;
         if (ss_afile_open(&f, output, &err) < 0) {
-            rc = 1;
+            rc = 2; /* the path named: bad input (afile.h) */
         } else {
             fputs(json, f.fp);
             if (ss_afile_commit(&f, &err) < 0) rc = 1;

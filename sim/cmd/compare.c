@@ -161,7 +161,7 @@ static int collect(cmp *c, long metric, const char *model, ss_err *err)
         }
         char *end;
         const char *txt = r->f[metric];
-        double v = strtod(txt, &end);
+        double v = ss_strtod(txt, &end);
         if (!txt[0] || *end || !isfinite(v)) {
             return ss_err_at(err, csv->path, r->line, ss_csv_field_col(r, (size_t)metric),
                              "%s: expected a number, got '%s'", h->f[metric], txt);
@@ -175,7 +175,7 @@ static int collect(cmp *c, long metric, const char *model, ss_err *err)
             if (!rt[0] || rt[strspn(rt, "0123456789")] || strlen(rt) > 5)
                 return ss_err_at(err, csv->path, r->line, ss_csv_field_col(r, (size_t)c->rep_col),
                                  "replication: expected a whole number from 0 to 99999, got '%s'", rt);
-            rep = (size_t)strtoull(rt, NULL, 10);
+            rep = (size_t)ss_strtou64(rt, NULL);
         } else {
             rep = s->n;
         }

@@ -72,7 +72,7 @@ static int node_of(const ss_topo *t, const ss_csv_row *r, size_t k, const char *
 {
     const char *s = r->f[k];
     if (s[0] && s[strspn(s, "0123456789")] == '\0') {
-        unsigned long long i = strtoull(s, NULL, 10);
+        unsigned long long i = ss_strtou64(s, NULL);
         if (i >= ss_topo_nhosts(t))
             return ss_err_at(err, path, r->line, ss_csv_field_col(r, k), "host index %s out of range (the topology has %zu hosts)",
                              s, ss_topo_nhosts(t));
@@ -95,7 +95,7 @@ static int num_of(const ss_csv_row *r, size_t k, const char *what, const char *p
 {
     char *end;
     errno = 0;
-    *out = strtod(r->f[k], &end);
+    *out = ss_strtod(r->f[k], &end);
     if (!r->f[k][0] || *end || errno || !isfinite(*out) || *out < 0)
         return ss_err_at(err, path, r->line, ss_csv_field_col(r, k), "%s: expected a number >= 0, got '%s'", what, r->f[k]);
     return 0;
@@ -215,13 +215,13 @@ int ss_cmd_flows(int argc, char **argv)
         if (!strcmp(a, "-o") || !strcmp(a, "--output")) out = val;
         else if (!strcmp(a, "--links-csv")) links_out = val;
         else if (!strcmp(a, "--goodput")) {
-            goodput = strtod(val, &end);
+            goodput = ss_strtod(val, &end);
             if (*end || !(goodput > 0 && goodput <= 1)) return ss_bad_usage("flows", "--goodput expects a number in (0, 1], got '%s'", val);
         } else if (!strcmp(a, "--setup-s")) {
-            setup_s = strtod(val, &end);
+            setup_s = ss_strtod(val, &end);
             if (*end || !(setup_s >= 0 && setup_s < 1e12)) return ss_bad_usage("flows", "--setup-s expects a number >= 0, got '%s'", val);
         } else if (!strcmp(a, "--seed")) {
-            seed = strtoull(val, &end, 10);
+            seed = ss_strtou64(val, &end);
             if (*end || !val[0]) return ss_bad_usage("flows", "--seed expects an integer, got '%s'", val);
         } else if (!strcmp(a, "--stats")) stats = 1;
         else if (a[0] == '-' && a[1]) return ss_bad_usage("flows", "unknown option '%s'", a);

@@ -62,7 +62,8 @@ static const char usage_main[] =
 static const char usage_run[] =
     "usage: servesim run SCENARIO.yaml [options]\n"
     "\n"
-    "  -o, --output PATH       results CSV (default: outputs.csv of the scenario, else results/<name>.csv)\n"
+    "  -o, --output PATH       results CSV (default: outputs.csv of the scenario, else results/<name>.csv;\n"
+    "                          -: the standard output, no summary CSV; with --quiet for the CSV alone)\n"
     "  --set KEY.PATH=VALUE    override any scenario key; repeatable; sequence items by index or name\n"
     "                          (e.g. --set workloads.chat.rate_rps=40); the value is YAML\n"
     "  --seed N                same as --set seed=N\n"
@@ -177,7 +178,7 @@ static int parse_opts(const char *cmd, const char *help, int argc, char **argv, 
         } else if (run && strcmp(a, "--timeseries-interval") == 0) {
             NEED();
             char *end;
-            o->timeseries_interval_s = strtod(val, &end);
+            o->timeseries_interval_s = ss_strtod(val, &end);
             if (*end || !val[0] || !(o->timeseries_interval_s >= SS_MIN_SAMPLE_S) || o->timeseries_interval_s > 1e12)
                 return ss_bad_usage(cmd, "--timeseries-interval expects a number of seconds >= 1e-06, got '%s'", val);
         } else if (run && strcmp(a, "--timeline") == 0) {
@@ -186,14 +187,14 @@ static int parse_opts(const char *cmd, const char *help, int argc, char **argv, 
         } else if (run && strcmp(a, "--timeline-window") == 0) {
             NEED();
             char *mid, *end = NULL;
-            o->tl.from_s = strtod(val, &mid);
-            o->tl.to_s = *mid == ':' ? strtod(mid + 1, &end) : NAN;
+            o->tl.from_s = ss_strtod(val, &mid);
+            o->tl.to_s = *mid == ':' ? ss_strtod(mid + 1, &end) : NAN;
             if (*mid != ':' || !end || *end || !(o->tl.from_s >= 0) || !(o->tl.to_s >= o->tl.from_s) || o->tl.to_s > 1e15)
                 return ss_bad_usage(cmd, "--timeline-window expects FROM:TO seconds with 0 <= FROM <= TO, got '%s'", val);
         } else if (run && (strcmp(a, "--timeline-sample") == 0 || strcmp(a, "--timeline-max-events") == 0)) {
             NEED();
             char *end;
-            double v = strtod(val, &end);
+            double v = ss_strtod(val, &end);
             int sample = strcmp(a, "--timeline-sample") == 0;
             if (*end || !val[0] || !(v >= 1) || v > 1e15 || v != floor(v))
                 return ss_bad_usage(cmd,
@@ -549,7 +550,7 @@ static int cmd_run(int argc, char **argv)
     }
     ss_report_csv(rep, csv.fp);
     /* Results to a device (-o /dev/null): no summary beside it. */
-    char *spath = ss_special_file(csv_path) ? NULL : summary_path(csv_path);
+    char *spath = strcmp(csv_path, "-") == 0 ? NULL : summary_path(csv_path); /* none beside the standard output */
     int sum_rc = spath ? ss_afile_open(&summary, spath, &err) : 0, stale = 0;
     if (spath && sum_rc == 0) {
         have_summary = 1;

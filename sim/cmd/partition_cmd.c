@@ -55,7 +55,7 @@ static int read_list(const char *what, const char *text, double **out, size_t *n
     const char *p = text;
     while (*p) {
         char *end;
-        double v = strtod(p, &end);
+        double v = ss_strtod(p, &end);
         if (end == p || (*end && *end != ',') || !(v >= 1) || v > 1e7 || (whole && v != floor(v))) {
             free(*out);
             *out = NULL;
@@ -74,7 +74,7 @@ static int read_list(const char *what, const char *text, double **out, size_t *n
 static int read_pos(const char *what, const char *text, double *out, int allow_zero)
 {
     char *end;
-    double v = strtod(text, &end);
+    double v = ss_strtod(text, &end);
     if (end == text || *end || !isfinite(v) || v < 0 || (!allow_zero && v == 0))
         return ss_bad_usage("partition", allow_zero ? "%s: expected a number >= 0" : "%s: expected a number > 0",
                             what);
@@ -258,7 +258,7 @@ int ss_cmd_partition(int argc, char **argv)
     if (c.output) {
         ss_afile f;
         if (ss_afile_open(&f, c.output, &err) < 0) {
-            rc = 1;
+            rc = 2; /* the path named: bad input (afile.h) */
         } else {
             fputs("model,partitioner,gpus,x,parts,cuts_after,c_s,e_s,n_s,in_s,t_s,whole_t_s\n", f.fp);
             for (size_t i = 0; i < nrows; i++) {

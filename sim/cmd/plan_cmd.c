@@ -53,7 +53,7 @@ int ss_cmd_plan(int argc, char **argv)
     if (c.output) {
         ss_afile f;
         if (ss_afile_open(&f, c.output, &err) < 0) {
-            rc = 1;
+            rc = 2; /* the path named: bad input (afile.h) */
         } else {
             ss_plan_csv(p, f.fp);
             if (ss_afile_commit(&f, &err) < 0) rc = 1;

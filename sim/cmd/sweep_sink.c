@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/readlog.h"
 #include "core/afile.h"
 #include "core/csvread.h"
 #include "cmd/sweep.h"
@@ -213,7 +214,7 @@ static int find_units(ss_sweep_sink *s, const ss_csv *csv, size_t limit, size_t 
         const ss_csv_row *r = &csv->rows[i];
         if (r->n != h->n) return ss_err_at(err, s->path, r->line, 1, "--resume: expected %zu fields, found %zu", h->n, r->n);
         char *e1, *e2;
-        unsigned long long p = strtoull(r->f[cp], &e1, 10), rep = strtoull(r->f[cr], &e2, 10);
+        unsigned long long p = ss_strtou64(r->f[cp], &e1), rep = ss_strtou64(r->f[cr], &e2);
         size_t u = *e1 || *e2 || !r->f[cp][0] || !r->f[cr][0]
                        ? (size_t)-1
                        : ss_sweep_unit_find(s->sw, (size_t)p, r->f[cv], (unsigned)rep);
@@ -287,7 +288,11 @@ ss_sweep_sink *ss_sweep_sink_open(const ss_sweep *sw, const char *path, int resu
     s->ok = ss_xcalloc(n + 1, sizeof *s->ok);
     s->progress = progress;
     clock_gettime(CLOCK_MONOTONIC, &s->t0);
+    /* What the sink reads to resume is its own output (results, checksums,
+     * fingerprint), not an input of the sweep that an output may not replace. */
+    ss_read_note_pause(1);
     int rc = resume_it ? resume(s, err) : start_fresh(s, err);
+    ss_read_note_pause(0);
     if (rc == 0) {
         s->fd = open(path, O_WRONLY | O_APPEND);
         if (s->fd < 0) rc = ss_err_at(err, path, 0, 0, "cannot open for appending: %s", strerror(errno));
@@ -395,10 +400,13 @@ static int by_unit(const void *a, const void *b)
 static int rewrite_in_unit_order(ss_sweep_sink *s, ss_err *err)
 {
     size_t len = 0;
+    ss_read_note_pause(1); /* the sink's own file, not an input (core/readlog.h) */
     char *buf = ss_read_file(s->path, &len, err);
     ss_csv csv;
+    int read = buf && ss_csv_read(s->path, &csv, err) == 0;
+    ss_read_note_pause(0);
     if (!buf) return -1;
-    if (ss_csv_read(s->path, &csv, err) < 0) {
+    if (!read) {
         free(buf);
         return -1;
     }
@@ -409,8 +417,8 @@ static int rewrite_in_unit_order(ss_sweep_sink *s, ss_err *err)
     for (size_t i = 1; i < csv.nrows; i++) {
         const ss_csv_row *r = &csv.rows[i];
         if (strcmp(r->f[cm], "all") != 0) continue;
-        size_t u = ss_sweep_unit_find(s->sw, strtoull(r->f[cp], NULL, 10), r->f[cv],
-                                      (unsigned)strtoull(r->f[cr], NULL, 10));
+        size_t u = ss_sweep_unit_find(s->sw, ss_strtou64(r->f[cp], NULL), r->f[cv],
+                                      (unsigned)ss_strtou64(r->f[cr], NULL));
         sp[n++] = (span){u, start, r->end};
         start = r->end;
     }

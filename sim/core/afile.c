@@ -3,6 +3,8 @@
  * CSV field quoting (see afile.h). */
 #include "core/afile.h"
 
+#include "core/readlog.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -34,6 +36,28 @@ static mode_t current_umask(void)
     return m;
 }
 
+/* The folders made for outputs, in the order made: an aborted output
+ * removes those that are empty again (the newest first), so a refused or
+ * failed command leaves no empty folder behind. */
+static char **made_dirs;
+static size_t nmade, made_cap;
+
+static void note_made(const char *dir)
+{
+    if (nmade == made_cap) made_dirs = ss_xrealloc(made_dirs, (made_cap = made_cap ? 2 * made_cap : 8) * sizeof *made_dirs);
+    made_dirs[nmade++] = ss_xstrdup(dir);
+}
+
+static void remove_empty_made(void)
+{
+    while (nmade > 0) {
+        size_t k = nmade - 1;
+        if (rmdir(made_dirs[k]) != 0 && errno != ENOENT) break; /* not empty: it holds a committed output */
+        free(made_dirs[k]);
+        nmade = k;
+    }
+}
+
 /* mkdir -p of directory `dir`.  0 ok; -1 with errno set and *failed
  * (malloc'd) naming the directory that could not be made. */
 static int make_dirs(const char *dir, char **failed)
@@ -46,7 +70,8 @@ static int make_dirs(const char *dir, char **failed)
         if (*s == '/' || end) {
             char save = *s;
             *s = '\0';
-            if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+            if (mkdir(p, 0777) == 0) note_made(p);
+            else if (errno != EEXIST) {
                 int e = errno;
                 *failed = p;
                 errno = e;
@@ -119,6 +144,8 @@ static void untrack(const char *tmp)
 void ss_afile_forget(void)
 {
     for (int i = 0; i < MAX_TMP; i++) live_tmp[i] = NULL;
+    for (size_t k = 0; k < nmade; k++) free(made_dirs[k]);
+    nmade = 0; /* the parent's folders are not this process's to remove */
     if (handlers_set)
         for (size_t k = 0; k < sizeof fatal / sizeof *fatal; k++) signal(fatal[k], SIG_DFL);
     handlers_set = 0;
@@ -134,19 +161,34 @@ static void afile_clear(ss_afile *f)
     f->tmp = NULL;
 }
 
+int ss_afile_check(const char *path, ss_err *err)
+{
+    if (!path || !*path) return ss_err_at(err, "(empty path)", 0, 0, "cannot create: empty file name");
+    if (strcmp(path, "-") == 0) return 0; /* the standard output */
+    struct stat st;
+    if (stat(path, &st) != 0) return 0; /* a new file (a path that cannot be made fails at open) */
+    const char *kind = ss_file_kind(st.st_mode);
+    if (kind)
+        return ss_err_at(err, path, 0, 0, "cannot write: it is %s, not a regular file (outputs are written to files)",
+                         kind);
+    const char *in = ss_read_input_path((unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
+    if (in)
+        return ss_err_at(err, path, 0, 0,
+                         strcmp(in, path) == 0 ? "would overwrite an input of this command: choose another output path"
+                                               : "would overwrite an input of this command ('%s', the same file): "
+                                                 "choose another output path",
+                         in);
+    return 0;
+}
+
 int ss_afile_open(ss_afile *f, const char *path, ss_err *err)
 {
     f->fp = NULL;
     f->path = NULL;
     f->tmp = NULL;
-    if (!path || !*path) return ss_err_at(err, "(empty path)", 0, 0, "cannot create: empty file name");
-    struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-        return ss_err_at(err, path, 0, 0, "cannot create: it is a directory (give a file name)");
-    if (ss_special_file(path)) { /* /dev/null, a FIFO: written in place, never replaced by a rename */
-        FILE *fp = fopen(path, "w");
-        if (!fp) return ss_err_at(err, path, 0, 0, "cannot create: %s", strerror(errno));
-        f->fp = fp;
+    if (ss_afile_check(path, err) < 0) return -1;
+    if (strcmp(path, "-") == 0) {
+        f->fp = stdout;
         f->path = ss_xstrdup(path);
         return 0;
     }
@@ -158,6 +200,7 @@ int ss_afile_open(ss_afile *f, const char *path, ss_err *err)
         ss_err_at(err, path, 0, 0, "cannot create: %s (making directory %s)", strerror(e), bad);
         free(bad);
         free(dir);
+        remove_empty_made();
         return -1;
     }
     free(dir);
@@ -167,6 +210,7 @@ int ss_afile_open(ss_afile *f, const char *path, ss_err *err)
     if (fd < 0) {
         int e = errno;
         free(tmp);
+        remove_empty_made();
         return ss_err_at(err, path, 0, 0, "cannot create: %s", strerror(e));
     }
     /* mkstemp makes the file 0600; give the result the usual permissions. */
@@ -175,6 +219,7 @@ int ss_afile_open(ss_afile *f, const char *path, ss_err *err)
         close(fd);
         unlink(tmp);
         free(tmp);
+        remove_empty_made();
         return ss_err_at(err, path, 0, 0, "cannot create: %s", strerror(e));
     }
     FILE *fp = fdopen(fd, "w");
@@ -183,6 +228,7 @@ int ss_afile_open(ss_afile *f, const char *path, ss_err *err)
         close(fd);
         unlink(tmp);
         free(tmp);
+        remove_empty_made();
         return ss_err_at(err, path, 0, 0, "cannot create: %s", strerror(e));
     }
     f->fp = fp;
@@ -227,16 +273,17 @@ int ss_afile_commit(ss_afile *f, ss_err *err)
         what = "cannot write";
     }
     errno = 0;
+    if (!f->tmp) { /* the standard output: flushed, left open */
+        if (what) ss_err_at(err, "(standard output)", 0, 0, "%s: %s", what, strerror(e ? e : EIO));
+        f->fp = NULL;
+        afile_clear(f);
+        return what ? -1 : 0;
+    }
     if (fclose(f->fp) != 0 && !what) {
         e = errno;
         what = "cannot write";
     }
     f->fp = NULL;
-    if (!f->tmp) { /* written in place */
-        if (what) ss_err_at(err, f->path, 0, 0, "%s: %s", what, strerror(e ? e : EIO));
-        afile_clear(f);
-        return what ? -1 : 0;
-    }
     if (!what && rename(f->tmp, f->path) != 0) {
         e = errno;
         what = "cannot create";
@@ -255,9 +302,10 @@ int ss_afile_commit(ss_afile *f, ss_err *err)
 void ss_afile_abort(ss_afile *f)
 {
     if (!f) return;
-    if (f->fp) fclose(f->fp);
+    if (f->fp && f->tmp) fclose(f->fp); /* the standard output (no temporary) stays open */
     if (f->tmp) unlink(f->tmp);
     afile_clear(f);
+    remove_empty_made();
 }
 
 void ss_csv_field(FILE *fp, const char *s)

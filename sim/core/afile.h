@@ -1,13 +1,23 @@
-/* afile.h: output files that appear whole or not at all.
+/* afile.h: output files that appear whole or not at all, and never in
+ * place of an input.
  *
  * Writes go to a temporary file beside the target ("<path>.tmp.XXXXXX");
  * commit flushes, fsyncs and renames it over the target; abort unlinks it.
  * A crash or a bad-input exit therefore never leaves a half-written result,
  * and SIGINT, SIGTERM, SIGHUP or SIGQUIT leave no temporary file behind
  * (a handler unlinks the open ones, then the signal takes its course).
- * Missing parent directories of the target are created.  A target that
- * exists and is not a regular file (/dev/null, a FIFO) is written in place:
- * renaming over it would replace the device with a file. */
+ * Missing parent folders of the target are created, and removed again
+ * when the output is aborted and they are empty.
+ *
+ * An output path is refused (ss_afile_check, which ss_afile_open makes
+ * first) when it is a folder, a FIFO, a device or a socket (a rename
+ * would replace the device with a file, a FIFO would wait for a reader),
+ * or any file the process has read as an input (core/readlog.h: the same
+ * device and inode, so through hard and symbolic links too).  The path
+ * "-" is the standard output, written as it goes (a pipe's reader, a
+ * terminal): no temporary file, commit flushes it.  Open fails
+ * on what the user named (exit 2); commit fails on what the machine could
+ * not do, a full disk say (exit 1). */
 #ifndef SS_AFILE_H
 #define SS_AFILE_H
 
@@ -20,6 +30,8 @@ typedef struct ss_afile {
     char *tmp;   /* temporary path */
 } ss_afile;
 
+/* 0 if path may be an output (above), else -1 with err set. */
+int ss_afile_check(const char *path, ss_err *err);
 /* 0 ok, -1 with err set ("path: cannot create: reason"). */
 int ss_afile_open(ss_afile *f, const char *path, ss_err *err);
 int ss_afile_commit(ss_afile *f, ss_err *err);

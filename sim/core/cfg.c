@@ -291,7 +291,7 @@ static long set_find(const ss_node *c, const char *seg, const char *where, const
     }
     if (seg[strspn(seg, "0123456789")] == '\0') {
         errno = 0;
-        unsigned long long i = strtoull(seg, NULL, 10);
+        unsigned long long i = ss_strtou64(seg, NULL);
         if (errno || i >= c->n)
             return ss_err_at(err, file, line, col, "index %s out of range in %s (%zu item%s)", seg, where, c->n,
                              c->n == 1 ? "" : "s");
@@ -493,7 +493,7 @@ static int parse_double(const char *s, double *out)
 {
     if (!*s || strchr(" \t\n\r\f\v", *s)) return -1;
     char *end;
-    double v = strtod(s, &end);
+    double v = ss_strtod(s, &end);
     if (*end || !isfinite(v)) return -1;
     *out = v;
     return 0;
@@ -548,7 +548,7 @@ int ss_cfg_u64(const ss_node *map, const char *key, unsigned long long *out, int
     int ok = n->kind == SS_NODE_SCALAR && !n->quoted;
     if (ok && n->value[0] >= '0' && n->value[0] <= '9' && !n->value[strspn(n->value, "0123456789")]) {
         errno = 0;  /* plain digits: exact, even above 2^53 */
-        u = strtoull(n->value, NULL, 10);
+        u = ss_strtou64(n->value, NULL);
         ok = errno == 0;
     } else if (ok) {
         double v;  /* 1e6 and friends */

@@ -213,7 +213,7 @@ static int jc_value(jcheck *v, int depth)
     memcpy(num, v->t + v->pos, n);
     num[n] = '\0';
     char *end;
-    strtod(num, &end);
+    ss_strtod(num, &end);
     if (end == num) return jc_fail(v, JWANT_VALUE);
     v->pos += (size_t)(end - num);
     return 0;

@@ -4,10 +4,53 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static int on;
 static char **paths;
 static size_t npaths;
+
+/* Every input read, by identity, with the first path it was read by. */
+typedef struct input_id {
+    unsigned long long dev, ino;
+    char *path;
+} input_id;
+static input_id *inputs;
+static size_t ninputs, inputs_cap;
+
+static void out_of_memory(void)
+{
+    fputs("servesim: out of memory\n", stderr);
+    abort();
+}
+
+void ss_read_note_input(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) return; /* the reader reports it */
+    unsigned long long dev = (unsigned long long)st.st_dev, ino = (unsigned long long)st.st_ino;
+    if (ss_read_input_path(dev, ino)) return;
+    if (ninputs == inputs_cap) {
+        inputs_cap = inputs_cap ? 2 * inputs_cap : 16;
+        input_id *more = realloc(inputs, inputs_cap * sizeof *inputs);
+        if (!more) out_of_memory();
+        inputs = more;
+    }
+    char *copy = strdup(path);
+    if (!copy) out_of_memory();
+    inputs[ninputs++] = (input_id){.dev = dev, .ino = ino, .path = copy};
+}
+
+static int paused;
+
+void ss_read_note_pause(int p) { paused = p; }
+
+const char *ss_read_input_path(unsigned long long dev, unsigned long long ino)
+{
+    for (size_t i = 0; i < ninputs; i++)
+        if (inputs[i].dev == dev && inputs[i].ino == ino) return inputs[i].path;
+    return NULL;
+}
 
 static void drop(void)
 {
@@ -27,6 +70,8 @@ void ss_read_log_start(void)
  * depend on this module both ways.) */
 void ss_read_log_note(const char *path)
 {
+    if (paused) return;
+    ss_read_note_input(path);
     if (!on) return;
     for (size_t i = 0; i < npaths; i++)
         if (strcmp(paths[i], path) == 0) return;

@@ -3,9 +3,12 @@
 #include "core/util.h"
 #include "core/readlog.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -168,14 +171,56 @@ FILE *ss_xmemstream(char **buf, size_t *len)
     return fp;
 }
 
-char *ss_read_file(const char *path, size_t *len, ss_err *err)
+const char *ss_file_kind(unsigned mode)
+{
+    if (S_ISREG(mode)) return NULL;
+    if (S_ISDIR(mode)) return "a folder";
+    if (S_ISFIFO(mode)) return "a FIFO";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    if (S_ISSOCK(mode)) return "a socket";
+    return "not a regular file";
+}
+
+FILE *ss_open_input(const char *path, ss_err *err)
 {
     ss_read_log_note(path);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    /* Non-blocking, so that opening a FIFO with no writer returns at once
+     * (and is then refused); a regular file reads as it always does. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
         ss_err_at(err, path, 0, 0, "cannot read: %s", strerror(errno));
         return NULL;
     }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        ss_err_at(err, path, 0, 0, "cannot read: %s", strerror(e));
+        return NULL;
+    }
+    const char *kind = ss_file_kind(st.st_mode);
+    if (kind) {
+        close(fd);
+        ss_err_at(err, path, 0, 0, "cannot read: it is %s, not a regular file (give the path of a file)", kind);
+        return NULL;
+    }
+    int flags = fcntl(fd, F_GETFL);
+    if (flags >= 0) (void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        int e = errno;
+        close(fd);
+        ss_err_at(err, path, 0, 0, "cannot read: %s", strerror(e));
+        return NULL;
+    }
+    return f;
+}
+
+char *ss_read_file(const char *path, size_t *len, ss_err *err)
+{
+    FILE *f = ss_open_input(path, err);
+    if (!f) return NULL;
     size_t cap = 4096, n = 0;
     char *buf = ss_xmalloc(cap);
     for (;;) {
@@ -327,4 +372,57 @@ int ss_check_outputs(const char *const *ins, const char *const *in_what, size_t 
                                  out_what[o], out_what[k]);
     }
     return 0;
+}
+
+double ss_strtod(const char *s, char **end)
+{
+    const char *p = s;
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\f' || *p == '\v') p++;
+    const char *start = p;
+    if (*p == '+' || *p == '-') p++;
+    size_t digits = 0;
+    while (*p >= '0' && *p <= '9') p++, digits++;
+    if (*p == '.') {
+        p++;
+        while (*p >= '0' && *p <= '9') p++, digits++;
+    }
+    if (digits == 0) { /* no number here (hexadecimal and the like are no decimal number) */
+        if (end) *end = (char *)s;
+        return 0;
+    }
+    if (*p == 'e' || *p == 'E') {
+        const char *q = p + 1;
+        if (*q == '+' || *q == '-') q++;
+        if (*q >= '0' && *q <= '9') {
+            while (*q >= '0' && *q <= '9') q++;
+            p = q;
+        }
+    }
+    /* strtod on exactly the decimal text: "0x10" is 0 followed by "x10" */
+    size_t n = (size_t)(p - start);
+    char small[64], *buf = n < sizeof small ? small : ss_xmalloc(n + 1);
+    memcpy(buf, start, n);
+    buf[n] = '\0';
+    double v = strtod(buf, NULL);
+    if (buf != small) free(buf);
+    if (end) *end = (char *)p;
+    return v;
+}
+
+unsigned long long ss_strtou64(const char *s, char **end)
+{
+    const char *p = s;
+    unsigned long long v = 0;
+    int over = 0;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        unsigned d = (unsigned)(*p - '0');
+        if (v > (ULLONG_MAX - d) / 10) over = 1;
+        else v = v * 10 + d;
+    }
+    if (end) *end = (char *)p;
+    if (over) {
+        errno = ERANGE;
+        return ULLONG_MAX;
+    }
+    return v;
 }

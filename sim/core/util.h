@@ -55,8 +55,17 @@ typedef struct ss_cli {
 int ss_cli_take(ss_cli *c, const char *cmd, int argc, char **argv, int *i);
 void ss_cli_free(ss_cli *c);
 
+/* An input file opened for reading, noted as an input (readlog.h); NULL
+ * with err set ("path: cannot read: reason") when it cannot be opened or
+ * is not a regular file: a folder, a FIFO (whose read would wait for a
+ * writer), a device (/dev/zero would never end) or a socket is refused
+ * before a byte is read. */
+FILE *ss_open_input(const char *path, ss_err *err);
+/* What a file of mode `mode` is, in words ("a FIFO", "a character device",
+ * ...), for a message; NULL for a regular file. */
+const char *ss_file_kind(unsigned mode);
 /* The whole file, NUL-terminated, length in *len; NULL with err set
- * ("path: cannot read: reason"). */
+ * ("path: cannot read: reason").  Opened by ss_open_input. */
 char *ss_read_file(const char *path, size_t *len, ss_err *err);
 
 /* Index of string s in list[0..*n-1], appending a copy first if it is not
@@ -104,6 +113,16 @@ int ss_same_file(const char *a, const char *b);
 int ss_special_file(const char *path);
 int ss_check_outputs(const char *const *ins, const char *const *in_what, size_t nin, const char *const *outs,
                      const char *const *out_what, size_t nout, ss_err *err);
+/* The one number syntax of every input (YAML, JSON, CSV, traces, --set and
+ * the command line): decimal only.  ss_strtod is strtod restricted to
+ * [space][sign]digits[.digits][(e|E)[sign]digits] (".5" and "5." too):
+ * hexadecimal numbers and floats, "inf", "nan" and "infinity" convert
+ * nothing (*end == s), so each caller's "expected a number" refuses them
+ * as it refuses any other text.  ss_strtou64 is strtoull restricted to
+ * plain decimal digits: no space, no sign ("-1" is not 2^64 - 1), errno
+ * ERANGE past 2^64 - 1. */
+double ss_strtod(const char *s, char **end);
+unsigned long long ss_strtou64(const char *s, char **end);
 /* `rel` resolved against directory `dir` unless absolute; newly allocated. */
 char *ss_path_join(const char *dir, const char *rel);
 

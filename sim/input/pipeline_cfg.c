@@ -49,7 +49,7 @@ static void import_numbers(ss_policy_cfg *p, const ss_node *n, const char *prefi
             import_numbers(p, c, key, file, line, col);
         } else if (c->kind == SS_NODE_SCALAR && !c->quoted && !c->is_null) {
             char *end;
-            double x = strtod(c->value, &end);
+            double x = ss_strtod(c->value, &end);
             if (end != c->value && *end == '\0' && isfinite(x)) add_param(p, key, c->value, file, line, col);
         }
         free(key);

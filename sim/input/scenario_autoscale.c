@@ -61,7 +61,7 @@ static int read_windows(ss_autoscale_cfg *a, const ss_node *as, ss_err *err)
     for (size_t i = 0; i < seq->n; i++) {
         const ss_node *n = seq->items[i];
         char *end = NULL;
-        double v = n->kind == SS_NODE_SCALAR ? strtod(n->value, &end) : NAN;
+        double v = n->kind == SS_NODE_SCALAR ? ss_strtod(n->value, &end) : NAN;
         if (!end || *end || !(v > 0) || v > 1e7)
             return ss_node_err(n, err, "windows_s: expected a window in seconds (0 to 1e7), got '%s'",
                                n->kind == SS_NODE_SCALAR ? n->value : "(not a number)");

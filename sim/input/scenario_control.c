@@ -138,7 +138,7 @@ static int read_controls(ss_scenario *sc, ss_control_cfg *c, const ss_node *sec,
     const ss_node *pn = ss_map_find(sec, "period_s");
     if (pn && pn->kind == SS_NODE_SCALAR) {
         char *end = NULL;
-        double v = strtod(pn->value, &end);
+        double v = ss_strtod(pn->value, &end);
         if (end && !*end && v <= 0)
             return ss_node_err(pn, err, "period_s: the control period must be positive (seconds), got %g", v);
     }

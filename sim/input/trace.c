@@ -70,9 +70,8 @@ static size_t parse_azure_time(const char *s, long long *secs, double *frac_out,
 
 int ss_trace_load(const char *path, double time_scale, double **times_s, size_t *n, ss_err *err)
 {
-    ss_read_log_note(path);
-    FILE *fp = fopen(path, "r");
-    if (!fp) return ss_err_at(err, path, 0, 0, "cannot read trace: %s", strerror(errno));
+    FILE *fp = ss_open_input(path, err);
+    if (!fp) return -1;
     char *line = NULL;
     size_t cap = 0, count = 0, alloc = 0;
     double *t = NULL, first = 0, prev = -INFINITY;
@@ -100,7 +99,7 @@ int ss_trace_load(const char *path, double time_scale, double **times_s, size_t 
         if (fmt == FMT_SERVESIM) {
             char *end;
             errno = 0;
-            v = strtod(line, &end);
+            v = ss_strtod(line, &end);
             if (end == line || (*end != ',' && *end != '\0') || !isfinite(v) || errno) {
                 /* junk after a number is pointed at; a number out of range as a whole */
                 size_t col = end == line || !isfinite(v) || errno ? 1 : (size_t)(end - line) + 1;

@@ -211,7 +211,7 @@ int ss_azure_fn_steps(const char *path, const ss_node *wl, const char *function,
         for (long m = 0; m < minutes; m++) {
             const char *v = row->f[4 + from_minute - 1 + m];
             char *end;
-            double c = strtod(v, &end);
+            double c = ss_strtod(v, &end);
             if (end == v || *end || !(c >= 0) || c > 1e12) {
                 ss_err_at(err, path, row->line, ss_csv_field_col(row, (size_t)(4 + from_minute - 1 + m)),
                           "minute %ld: expected an invocation count, got '%s'", from_minute + m, v);

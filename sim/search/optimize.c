@@ -55,7 +55,7 @@ static int uint_opt(const char *opt, const char *v, uint64_t lo, uint64_t hi, ui
 {
     char *end = NULL;
     errno = 0;
-    unsigned long long x = v && v[0] >= '0' && v[0] <= '9' ? strtoull(v, &end, 10) : 0;
+    unsigned long long x = v && v[0] >= '0' && v[0] <= '9' ? ss_strtou64(v, &end) : 0;
     if (!v || !end || *end || errno || x < lo || x > hi) {
         char msg[160];
         snprintf(msg, sizeof msg, "%s expects a whole number from %" PRIu64 " to %" PRIu64 ", got '%%s'", opt, lo, hi);
@@ -172,6 +172,13 @@ static int optimize(int argc, char **argv)
         ss_cli_free(&c);
         return 2;
     }
+    /* The outputs are refused now (an input, a folder, a FIFO, a device; afile.h), before the search. */
+    if ((c.output && ss_afile_check(c.output, &err) < 0) || (trace && ss_afile_check(trace, &err) < 0)) {
+        fprintf(stderr, "%s\n", err.msg);
+        ss_scenario_free(&sc);
+        ss_cli_free(&c);
+        return 2;
+    }
     ss_ensemble_cfg *e = sc.ensemble;
     ss_opt_ctx ctx = {.sc = &sc, .e = e, .ndev = e->ndevices, .nmem = e->nmembers, .jobs = (unsigned)jobs,
                       .budget = SIZE_MAX, .algo = algo};
@@ -188,7 +195,7 @@ static int optimize(int argc, char **argv)
     if (trace) {
         if (ss_afile_open(&tf, trace, &err) < 0) {
             fprintf(stderr, "%s\n", err.msg);
-            rc = 1;
+            rc = 2; /* the path named: bad input (afile.h) */
             goto out;
         }
         fputs(ss_opt_trace_header, tf.fp);
@@ -220,7 +227,7 @@ static int optimize(int argc, char **argv)
     }
     if (c.output) {
         ss_afile of;
-        if (ss_afile_open(&of, c.output, &err) < 0) rc = 1;
+        if (ss_afile_open(&of, c.output, &err) < 0) rc = 2; /* the path named: bad input (afile.h) */
         else {
             fprintf(of.fp, "# servesim optimize %s --algo %s --seed %" PRIu64 ": the best of %zu evaluations\n",
                     c.path, algo, seed, ctx.used);

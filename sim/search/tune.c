@@ -390,7 +390,7 @@ out:
 static int number(const char *opt, const char *s, double *out)
 {
     char *end;
-    *out = s ? strtod(s, &end) : NAN;
+    *out = s ? ss_strtod(s, &end) : NAN;
     if (!s || end == s || *end || !isfinite(*out)) return ss_bad_usage("tune", "%s: expected a number", opt);
     return 0;
 }

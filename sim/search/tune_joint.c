@@ -98,7 +98,7 @@ static int run(solver *s, const double *z, double *f, int *done, const char *why
     char buf[32];
     for (size_t i = 0; i < p->n; i++) { /* as printed, so that a value printed is the value run */
         snprintf(buf, sizeof buf, "%.6g", to_value(s, z[i]));
-        s->value[i] = strtod(buf, NULL);
+        s->value[i] = ss_strtod(buf, NULL);
     }
     if (p->eval(p->ctx, s->value, s->rs_s, err) < 0) return -1;
     s->runs++;

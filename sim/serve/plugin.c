@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/readlog.h"
+
 #ifndef SS_PLUGIN_DIR
 #define SS_PLUGIN_DIR "/usr/local/lib/servesim/policies"
 #endif
@@ -178,6 +180,7 @@ static int load_path(ss_plugin *p, const char *name, const char *path, ss_policy
         return ss_err_at(err, file, line, col, "plugin '%s' (%s) could not be loaded: %s", name, path,
                          why ? why : "unknown dlopen error");
     }
+    ss_read_note_input(path); /* an input of the command: no output may replace it */
     const ss_policy *pol = dlsym(h, SS_POLICY_SYMBOL);
     if (pol && (uintptr_t)pol % _Alignof(ss_policy) != 0) { /* some other object of that name: never read it */
         dlclose(h);

@@ -1,0 +1,162 @@
+/* test_io_contract.c: every command under one input/output contract
+ * (issue 40, items 1, 2 and 8; core/afile.h, core/util.h ss_open_input):
+ *
+ *  - an output path that is one of the command's inputs (by its own name
+ *    or through a symbolic link), a folder, a FIFO or a device is refused:
+ *    exit 2, the output path named, the input unchanged byte for byte, no
+ *    temporary file and no new folder left behind;
+ *  - an input that is a FIFO or a device is refused at once (no hang on a
+ *    FIFO without a writer, no endless read of /dev/zero): exit 2, named.
+ *
+ * A table: each command with the files it reads, and each hostile output
+ * or input tried on each, in a copy of the files it needs. */
+#include "test.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* One command: how to run it with OUT as its output (a printf format with
+ * one %s), and the inputs it reads (paths in the fixture folder). */
+typedef struct io_cmd {
+    const char *name;
+    const char *with_out; /* the command line, %s for the output path */
+    const char *inputs[3];
+    const char *with_in;  /* the command line, %s for the first input */
+} io_cmd;
+
+static const io_cmd cmds[] = {
+    {"run", "run s.yaml --quiet --set duration_s=2 --set warmup_s=1 -o %s", {"s.yaml", "models/resnet50.json"},
+     "run %s --quiet"},
+    {"run (requests CSV)", "run s.yaml --quiet --set duration_s=2 --set warmup_s=1 -o r2.csv --requests-csv %s",
+     {"s.yaml", "models/resnet50.json"}, NULL},
+    {"sweep", "sweep sw.yaml -j 1 --quiet -o %s", {"sw.yaml", "s.yaml"}, "sweep %s --quiet"},
+    {"compare", "compare r.csv --by variant --baseline round-robin --csv -o %s", {"r.csv"},
+     "compare %s --by variant --baseline round-robin"},
+    {"plan", "plan scenarios/blockflow/plan-vram.yaml --quiet -o %s",
+     {"scenarios/blockflow/plan-vram.yaml", "models/resnet50-split.json"}, "plan %s --quiet"},
+    {"partition", "partition models/t5-3b-layers.json --quiet -o %s", {"models/t5-3b-layers.json"},
+     "partition %s --quiet"},
+    {"flows", "flows t.yaml x.csv -o %s", {"t.yaml", "x.csv"}, "flows %s x.csv"},
+    {"flows (links CSV)", "flows t.yaml x.csv -o f.csv --links-csv %s", {"t.yaml", "x.csv"}, "flows t.yaml %s"},
+    {"calibrate", "calibrate prof.json --quiet -o %s", {"prof.json"}, "calibrate %s --quiet -o m.json"},
+    {"validate", "validate val/v.yaml prof-e2e.json --quiet --set replications=1 -o %s",
+     {"val/v.yaml", "prof-e2e.json", "val/models/example-cpu.json"}, "validate %s prof-e2e.json --quiet"},
+    {"optimize", "optimize tiny.yaml --algo wfd -o %s", {"tiny.yaml"}, "optimize %s --algo wfd"},
+    {"optimize (trace)", "optimize tiny.yaml --algo wfd --trace %s", {"tiny.yaml"}, NULL},
+};
+enum { NCMDS = sizeof cmds / sizeof *cmds };
+
+/* The files the commands read, in a fresh folder. */
+static char *fixture(void)
+{
+    char *dir = ss_test_tmpdir();
+    int rc = ss_test_sh(
+        NULL,
+        "cd '%s' && mkdir -p models scenarios/blockflow val/models && S='%s' && "
+        "cp \"$S/scenarios/tour/load-balancers.yaml\" s.yaml && cp \"$S\"/models/*.json models/ && "
+        "cp \"$S/scenarios/blockflow/plan-vram.yaml\" scenarios/blockflow/ && "
+        "cp \"$S/topologies/three-hosts-one-tor.yaml\" t.yaml && printf 'start_s,src,dst,bytes\\n0,0,1,1000000\\n' > x.csv && "
+        "cp \"$S/docs/profile-example.json\" prof.json && cp \"$S/docs/validation-example.json\" prof-e2e.json && "
+        "cp \"$S/docs/validation-example.yaml\" val/v.yaml && "
+        "cp \"$S/scenarios/ensemble/tiny-benchmark.yaml\" tiny.yaml && cp -r \"$S/models/ensemble\" models/ && "
+        "printf 'name: sw\\nscenario: s.yaml\\nvariants: []\\nset: {duration_s: 2, warmup_s: 1}\\n"
+        "axes:\\n  - key: seed\\n    values: [1]\\n' > sw.yaml && "
+        "'%s' calibrate prof.json --quiet -o val/models/example-cpu.json && "
+        "'%s' run s.yaml --quiet --set duration_s=2 --set warmup_s=1 --replications 2 -o r.csv && rm -f r.summary.csv && "
+        "mkfifo fifo && mkdir folder && "
+        /* Device nodes of its own (as root; else none): a refusal that broke would replace
+         * these copies, never the system's /dev/null and /dev/zero. */
+        "{ mknod nulldev c 1 3 2>/dev/null && mknod zerodev c 1 5 2>/dev/null || true; }",
+        dir, SS_SRC_DIR, SS_BIN, SS_BIN);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    return dir;
+}
+
+/* Run `cmdline` in dir; expect exit 2 with `named` in its messages, every
+ * input of c unchanged, no temporary file and no folder `new` left. */
+static void refused(const char *dir, const io_cmd *c, const char *cmdline, const char *named)
+{
+    char *out = NULL;
+    int rc = ss_test_sh(&out,
+                        "cd '%s' && for f in %s %s %s; do md5sum \"$f\"; done > ../sums.$$ && "
+                        "timeout 20 '%s' %s; echo \"rc=$?\"; md5sum -c --quiet ../sums.$$ && echo inputs-unchanged; "
+                        "rm -f ../sums.$$; find . -name '*.tmp.*' | head -1; test -e new && echo new-left; true",
+                        dir, c->inputs[0], c->inputs[1] ? c->inputs[1] : "", c->inputs[2] ? c->inputs[2] : "",
+                        SS_BIN, cmdline);
+    CU_ASSERT_EQUAL(rc, 0);
+    int ok = ss_test_has(out, "rc=2\n") && ss_test_has(out, named) && ss_test_has(out, "inputs-unchanged") &&
+             !strstr(out, ".tmp.") && !strstr(out, "new-left");
+    CU_ASSERT(ok);
+    if (!ok) fprintf(stderr, "\n%s: `%s`: expected exit 2 naming '%s', inputs unchanged, nothing left:\n%s", c->name,
+                     cmdline, named, out ? out : "");
+    free(out);
+}
+
+static char *line_with(const char *fmt, const char *arg)
+{
+    size_t n = strlen(fmt) + strlen(arg) + 1;
+    char *s = malloc(n);
+    snprintf(s, n, fmt, arg);
+    return s;
+}
+
+/* The output is one of the command's inputs, by its name and through a link. */
+static void output_is_an_input(void)
+{
+    char *dir = fixture();
+    for (size_t i = 0; i < NCMDS; i++)
+        for (size_t k = 0; k < 3 && cmds[i].inputs[k]; k++) {
+            char *l = line_with(cmds[i].with_out, cmds[i].inputs[k]);
+            refused(dir, &cmds[i], l, cmds[i].inputs[k]);
+            free(l);
+            char *link = line_with("ln -sf '%s' link", cmds[i].inputs[k]);
+            char *abs = NULL;
+            ss_test_sh(&abs, "cd '%s' && realpath '%s'", dir, cmds[i].inputs[k]);
+            if (abs) abs[strcspn(abs, "\n")] = '\0';
+            ss_test_sh(NULL, "cd '%s' && ln -sf '%s' link", dir, abs ? abs : "");
+            l = line_with(cmds[i].with_out, "link");
+            refused(dir, &cmds[i], l, "link");
+            free(l);
+            free(link);
+            free(abs);
+        }
+    ss_test_rmtree(dir);
+}
+
+/* The output is a folder, a FIFO or a device; or it is new, in a new
+ * folder, beside another output that is refused (the folder goes too). */
+static void output_not_a_file(void)
+{
+    char *dir = fixture();
+    static const char *const bad[] = {"folder", "fifo", "nulldev", "zerodev"};
+    int devices = ss_test_sh(NULL, "test -c '%s/nulldev' && test -c '%s/zerodev'", dir, dir) == 0;
+    if (!devices) fprintf(stderr, "\n  (not root: no device nodes of its own, the device outputs are not tried)\n");
+    for (size_t i = 0; i < NCMDS; i++)
+        for (size_t b = 0; b < (devices ? 4u : 2u); b++) {
+            char *l = line_with(cmds[i].with_out, bad[b]);
+            refused(dir, &cmds[i], l, bad[b]);
+            free(l);
+        }
+    refused(dir, &cmds[0], "run s.yaml --quiet -o new/deep/r.csv --requests-csv fifo", "fifo");
+    refused(dir, &cmds[0], "run s.yaml --quiet -o new/r.csv --timeseries-csv s.yaml", "s.yaml");
+    ss_test_rmtree(dir);
+}
+
+/* An input that is a FIFO (no writer: reading would wait for ever) or a
+ * device (/dev/zero: reading would never end). */
+static void input_not_a_file(void)
+{
+    char *dir = fixture();
+    static const char *const bad[] = {"fifo", "/dev/zero", "/dev/urandom", "folder"};
+    for (size_t i = 0; i < NCMDS; i++)
+        for (size_t b = 0; cmds[i].with_in && b < sizeof bad / sizeof *bad; b++) {
+            char *l = line_with(cmds[i].with_in, bad[b]);
+            refused(dir, &cmds[i], l, bad[b]);
+            free(l);
+        }
+    ss_test_rmtree(dir);
+}
+
+SS_TEST_SUITE("io-contract", {"an output that is an input is refused, by name and through a link", output_is_an_input},
+              {"an output that is a folder, a FIFO or a device is refused", output_not_a_file},
+              {"an input that is a FIFO, a device or a folder is refused", input_not_a_file})
