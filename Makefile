@@ -6,7 +6,8 @@
 #   PREFIX=dir     install prefix (default /usr/local)
 #   SAN=1          AddressSanitizer + UndefinedBehaviorSanitizer build (used by test-asan)
 #   FUZZ_SECONDS=n how long `make fuzz` runs each libFuzzer harness (default 60); `make test`
-#                  runs them too when CI=true or when FUZZ_SECONDS is given (docs/fuzzing.md)
+#                  runs them too when CI=true or when FUZZ_SECONDS is given, unless TESTS= names
+#                  some suites only (docs/fuzzing.md)
 #   MPI=1          build with mpicc for `mpirun servesim sweep` (default folder build/mpi)
 #   CFLAGS=...     optimisation and debug flags (default -O2 -g)
 #   V=1            print full compiler command lines
@@ -65,7 +66,8 @@ FUZZ_CC      ?= clang
 FUZZ_BUILD   := build/fuzz
 FUZZERS      := scenario profile trace sweep topo
 FUZZ_BINS    := $(FUZZERS:%=$(FUZZ_BUILD)/fuzz_%)
-FUZZ_IN_TEST := $(if $(filter true,$(CI)),1,$(filter command line environment,$(origin FUZZ_SECONDS)))
+# Not with TESTS=...: some suites only is the edit loop, never the fuzzers.
+FUZZ_IN_TEST := $(if $(TESTS),,$(if $(filter true,$(CI)),1,$(filter command line environment,$(origin FUZZ_SECONDS))))
 FUZZ_SECONDS ?= 60
 
 .PHONY: all deps build run test profiles check-built mpi-for-tests test-asan fuzz fuzz-built fuzz-bins bench plots reference \

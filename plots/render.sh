@@ -39,14 +39,14 @@ mkdir -p "$ref"
 
 masa_sweeps="det-small det-mixed det-lifelogging scenario1 scenario2 workers mem-estimate"
 if [ "$rerun" = "--rerun" ]; then
-    "$bin" sweep scenarios/sweeps/lb-load.yaml -o "$ref/lb-load.csv" --quiet
-    "$bin" sweep scenarios/sweeps/blockflow-rate.yaml -j 2 -o "$ref/blockflow-rate.csv" --quiet
-    "$bin" sweep scenarios/sweeps/blockflow-clients.yaml -j 2 -o "$ref/blockflow-clients.csv" --quiet
-    "$bin" sweep scenarios/sweeps/blockflow-rate-shared.yaml -j 2 -o "$ref/blockflow-rate-shared.csv" --quiet
-    "$bin" sweep scenarios/sweeps/blockflow-cores.yaml -j 2 -o "$ref/blockflow-cores.csv" --quiet
-    for s in $masa_sweeps; do "$bin" sweep "scenarios/masa/sweeps/$s.yaml" -j 2 -o "$ref/masa-$s.csv" --quiet; done
-    "$bin" sweep scenarios/sweeps/flashpoint-eval.yaml -j 2 -o "$ref/flashpoint-eval.csv" --quiet
-    "$bin" sweep scenarios/sweeps/flashpoint-ablation.yaml -j 2 -o "$ref/flashpoint-ablation.csv" --quiet
+    "$bin" sweep scenarios/sweeps/lb-load.yaml -o "$ref/lb-load.csv" --quiet --force
+    "$bin" sweep scenarios/sweeps/blockflow-rate.yaml -j 2 -o "$ref/blockflow-rate.csv" --quiet --force
+    "$bin" sweep scenarios/sweeps/blockflow-clients.yaml -j 2 -o "$ref/blockflow-clients.csv" --quiet --force
+    "$bin" sweep scenarios/sweeps/blockflow-rate-shared.yaml -j 2 -o "$ref/blockflow-rate-shared.csv" --quiet --force
+    "$bin" sweep scenarios/sweeps/blockflow-cores.yaml -j 2 -o "$ref/blockflow-cores.csv" --quiet --force
+    for s in $masa_sweeps; do "$bin" sweep "scenarios/masa/sweeps/$s.yaml" -j 2 -o "$ref/masa-$s.csv" --quiet --force; done
+    "$bin" sweep scenarios/sweeps/flashpoint-eval.yaml -j 2 -o "$ref/flashpoint-eval.csv" --quiet --force
+    "$bin" sweep scenarios/sweeps/flashpoint-ablation.yaml -j 2 -o "$ref/flashpoint-ablation.csv" --quiet --force
 fi
 "$bin" compare "$ref/lb-load.csv" --by load_balancer --baseline round-robin \
     --metric latency_mean_ms --metric latency_p99_ms --csv -o "$ref/lb-load.compare.csv"

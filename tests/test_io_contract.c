@@ -157,6 +157,24 @@ static void input_not_a_file(void)
     ss_test_rmtree(dir);
 }
 
+/* A rerun of a sweep without --resume would replace the results a resume
+ * would have kept: refused, the file untouched, unless --force. */
+static void sweep_results_kept(void)
+{
+    char *dir = fixture(), *out = NULL;
+    ss_test_sh(&out,
+               "cd '%s' && '%s' sweep sw.yaml -j 1 --quiet -o out.csv && md5sum out.csv > ../m.$$ && "
+               "'%s' sweep sw.yaml -j 1 --quiet -o out.csv; echo rc=$?; md5sum -c --quiet ../m.$$ && echo kept; "
+               "'%s' sweep sw.yaml -j 1 --quiet -o out.csv --force; echo force-rc=$?; "
+               "'%s' sweep sw.yaml -j 1 --quiet -o out.csv --resume; echo resume-rc=$?; rm -f ../m.$$",
+               dir, SS_BIN, SS_BIN, SS_BIN, SS_BIN);
+    CU_ASSERT(ss_test_has(out, "out.csv: holds a sweep's results"));
+    CU_ASSERT(ss_test_has(out, "rc=2\nkept\nforce-rc=0\nresume-rc=0\n"));
+    free(out);
+    ss_test_rmtree(dir);
+}
+
 SS_TEST_SUITE("io-contract", {"an output that is an input is refused, by name and through a link", output_is_an_input},
               {"an output that is a folder, a FIFO or a device is refused", output_not_a_file},
-              {"an input that is a FIFO, a device or a folder is refused", input_not_a_file})
+              {"an input that is a FIFO, a device or a folder is refused", input_not_a_file},
+              {"a sweep's results are not replaced without --resume or --force", sweep_results_kept})

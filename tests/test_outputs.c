@@ -149,7 +149,25 @@ static void special_output_refused(void)
     ss_test_rmtree(dir);
 }
 
+/* The outputs of one run appear together or not at all: a requests CSV
+ * that fails to be written (a file-size limit standing in for a full disk)
+ * leaves no results CSV and no summary either, exit 1 (issue 40). */
+static void outputs_all_or_none(void)
+{
+    char *dir = setup(), *out = NULL;
+    ss_test_sh(&out,
+               "cd '%s' && sh -c \"trap '' XFSZ; ulimit -f 200; exec '%s' run s.yaml -o r.csv --requests-csv req.csv "
+               "--quiet --set duration_s=20\"; echo rc=$?; ls",
+               dir, SS_BIN);
+    CU_ASSERT(ss_test_has(out, "req.csv: cannot write: File too large"));
+    CU_ASSERT(ss_test_has(out, "rc=1\n"));
+    CU_ASSERT(!strstr(out, "r.csv\n") && !strstr(out, "summary") && !strstr(out, "req.csv\n") && !strstr(out, ".tmp."));
+    free(out);
+    ss_test_rmtree(dir);
+}
+
 SS_TEST_SUITE("outputs", {"an unrelated library beside the scenario is never loaded", unrelated_library_not_loaded}, {"an output that is an input or another output is refused", outputs_refused},
               {"SIGTERM leaves no temporary file", sigterm_leaves_no_temp},
               {"a sweep's workers die with it", workers_die_with_the_sweep},
-              {"a device or FIFO output is refused", special_output_refused})
+              {"a device or FIFO output is refused", special_output_refused},
+              {"a run's outputs appear together or not at all", outputs_all_or_none})

@@ -332,14 +332,12 @@ int ss_cmd_flows(int argc, char **argv)
                 100 * u_max, (double)peak_rss_kib() / 1024.0);
     }
     rc = 0;
-    if (have_af) {
-        have_af = 0;
-        if (ss_afile_commit(&af, &err) < 0) rc = 1;
-    }
-    if (have_lf) {
-        have_lf = 0;
-        if (ss_afile_commit(&lf, &err) < 0) rc = 1;
-    }
+    ss_afile *all[2];
+    size_t nall = 0;
+    if (have_af) all[nall++] = &af;
+    if (have_lf) all[nall++] = &lf;
+    have_af = have_lf = 0;
+    if (ss_afile_commit_all(all, nall, &err) < 0) rc = 1; /* both, or neither */
 out:
     if (err.set) fprintf(stderr, "%s\n", err.msg);
     if (have_af) ss_afile_abort(&af);

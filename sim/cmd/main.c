@@ -97,6 +97,8 @@ static const char usage_sweep[] =
     "  -j, --jobs N            worker processes (default: the number of cores)\n"
     "  -o, --output PATH       results CSV (default: output: of the sweep, else results/<name>.csv)\n"
     "  --resume                keep the runs already in the results CSV, run the rest\n"
+    "  --force                 replace a results CSV that holds a sweep's results (refused without\n"
+    "                          --resume or --force, so a rerun never loses what a resume would keep)\n"
     "  --set KEY.PATH=VALUE    override a key of the base scenario at every point; repeatable\n"
     "  --quiet                 no progress line and no closing summary\n"
     "\n"
@@ -549,35 +551,42 @@ static int cmd_run(int argc, char **argv)
         }
     }
     ss_report_csv(rep, csv.fp);
-    /* Results to a device (-o /dev/null): no summary beside it. */
-    char *spath = strcmp(csv_path, "-") == 0 ? NULL : summary_path(csv_path); /* none beside the standard output */
-    int sum_rc = spath ? ss_afile_open(&summary, spath, &err) : 0, stale = 0;
-    if (spath && sum_rc == 0) {
+    /* No summary beside the standard output. */
+    char *spath = strcmp(csv_path, "-") == 0 ? NULL : summary_path(csv_path);
+    int stale = 0;
+    if (spath) {
+        if (ss_afile_open(&summary, spath, &err) < 0) {
+            free(spath);
+            goto out;
+        }
         have_summary = 1;
-        if (ss_report_summary_csv(rep, summary.fp)) {
+        if (!ss_report_summary_csv(rep, summary.fp)) {
+            ss_afile_abort(&summary); /* one replication per variant: no summary, and none left from before */
             have_summary = 0;
-            sum_rc = ss_afile_commit(&summary, &err);
-        } else {
-            stale = 1; /* one replication per variant: no summary, and none left from an earlier run */
+            stale = 1;
         }
     }
-    if (sum_rc == 0 && ss_afile_commit(&csv, &err) == 0) {
-        have_csv = 0;
-        if (stale && unlink(spath) < 0 && errno != ENOENT)
-            fprintf(stderr, "servesim: warning: cannot remove stale %s: %s\n", spath, strerror(errno));
-    }
-    free(spath);
-    if (have_csv) goto out;
-    if (have_reqs && ss_afile_commit(&reqs, &err) < 0) goto out;
-    have_reqs = 0;
-    if (have_ts && ss_afile_commit(&ts, &err) < 0) goto out;
-    have_ts = 0;
-    if (have_cold && ss_afile_commit(&cold, &err) < 0) goto out;
-    have_cold = 0;
+    /* Every output together: all renamed into place, or none (a full disk under the requests CSV
+     * leaves no results CSV either). */
+    ss_afile *all[6];
+    size_t nall = 0;
+    if (have_summary) all[nall++] = &summary;
+    all[nall++] = &csv;
+    if (have_reqs) all[nall++] = &reqs;
+    if (have_ts) all[nall++] = &ts;
+    if (have_cold) all[nall++] = &cold;
     if (have_tl) {
         ss_timeline_end(tl.fp);
-        if (ss_afile_commit(&tl, &err) < 0) goto out;
-        have_tl = 0;
+        all[nall++] = &tl;
+    }
+    int committed = ss_afile_commit_all(all, nall, &err) == 0;
+    have_summary = have_csv = have_reqs = have_ts = have_cold = have_tl = 0;
+    if (committed && stale && unlink(spath) < 0 && errno != ENOENT)
+        fprintf(stderr, "servesim: warning: cannot remove stale %s: %s\n", spath, strerror(errno));
+    free(spath);
+    if (!committed) {
+        rc = EXIT_FAIL;
+        goto out;
     }
     if (!o.quiet) {
         int same = 1; /* variants may set their own replications */
@@ -619,7 +628,7 @@ static int cmd_sweep(int argc, char **argv)
 {
     ss_cli c = {0};
     long jobs = sysconf(_SC_NPROCESSORS_ONLN);
-    int resume = 0, rc = EXIT_OK;
+    int resume = 0, force = 0, rc = EXIT_OK;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
         int t = ss_cli_take(&c, "sweep", argc, argv, &i);
@@ -641,6 +650,8 @@ static int cmd_sweep(int argc, char **argv)
             }
         } else if (strcmp(a, "--resume") == 0) {
             resume = 1;
+        } else if (strcmp(a, "--force") == 0) {
+            force = 1;
         } else {
             rc = ss_bad_usage("sweep", "unknown option '%s'", a);
             goto done;
@@ -665,7 +676,7 @@ static int cmd_sweep(int argc, char **argv)
         const char *ins[] = {path, ss_sweep_base(sw)}, *outs[] = {out};
         static const char *const in_what[] = {"sweep file", "base scenario"}, *const out_what[] = {"results CSV"};
         if (ss_check_outputs(ins, in_what, 2, outs, out_what, 1, &err) == 0)
-            sink = ss_sweep_sink_open(sw, out, resume, !quiet && isatty(2), &err);
+            sink = ss_sweep_sink_open(sw, out, resume, force, !quiet && isatty(2), &err);
         int drc;
         if (ranks > 1) drc = ss_sweep_run_mpi_master(sw, sink, &err);
         else drc = sink ? ss_sweep_run_local(sw, sink, (unsigned)jobs, &err) : 0;

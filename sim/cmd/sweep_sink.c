@@ -275,8 +275,20 @@ static int resume(ss_sweep_sink *s, ss_err *err)
     return rc;
 }
 
-ss_sweep_sink *ss_sweep_sink_open(const ss_sweep *sw, const char *path, int resume_it, int progress, ss_err *err)
+ss_sweep_sink *ss_sweep_sink_open(const ss_sweep *sw, const char *path, int resume_it, int force, int progress,
+                                  ss_err *err)
 {
+    if (!resume_it && !force && access(path, F_OK) == 0) {
+        char *fpath = ss_xasprintf("%s.fingerprint", path);
+        int kept = access(fpath, F_OK) == 0;
+        free(fpath);
+        if (kept) {
+            ss_err_at(err, path, 0, 0,
+                      "holds a sweep's results (its fingerprint is beside it): --resume continues that sweep, "
+                      "--force replaces the file, or choose another -o");
+            return NULL;
+        }
+    }
     ss_sweep_sink *s = ss_xcalloc(1, sizeof *s);
     size_t n = ss_sweep_units(sw);
     s->sw = sw;

@@ -28,9 +28,13 @@ typedef struct ss_sweep_sink ss_sweep_sink;
 /* Open `path` for the sweep: fresh (the header is written atomically over
  * any old file), or with `resume` the existing file checked against this
  * sweep's header and cut after its last whole unit (a missing file starts
- * fresh).  `progress`: draw a progress line on stderr.  NULL with err set
- * (unwritable path, a file from another sweep). */
-ss_sweep_sink *ss_sweep_sink_open(const ss_sweep *sw, const char *path, int resume, int progress, ss_err *err);
+ * fresh).  Fresh over an existing file that holds a sweep's results (its
+ * fingerprint beside it) only with `force`: a rerun without --resume must
+ * not lose what a resume would have kept.  `progress`: draw a progress line
+ * on stderr.  NULL with err set (unwritable path, a file from another sweep,
+ * results not to be replaced). */
+ss_sweep_sink *ss_sweep_sink_open(const ss_sweep *sw, const char *path, int resume, int force, int progress,
+                                  ss_err *err);
 /* 1 if the unit's rows are already in the file (resume). */
 int ss_sweep_sink_has(const ss_sweep_sink *s, size_t unit);
 /* Units already in the file. */

@@ -250,7 +250,10 @@ static void sync_dir_of(const char *path)
     free(dir);
 }
 
-int ss_afile_commit(ss_afile *f, ss_err *err)
+/* Phase one of a commit: flushed, synced and closed, the temporary kept
+ * for the rename (the standard output: flushed, left open, done).  -1 with
+ * err set, the temporary removed, on a failed write. */
+static int flush_one(ss_afile *f, ss_err *err)
 {
     if (!f->fp || !f->path) {
         afile_clear(f);
@@ -284,19 +287,50 @@ int ss_afile_commit(ss_afile *f, ss_err *err)
         what = "cannot write";
     }
     f->fp = NULL;
-    if (!what && rename(f->tmp, f->path) != 0) {
-        e = errno;
-        what = "cannot create";
-    }
     if (what) {
         unlink(f->tmp);
         ss_err_at(err, f->path, 0, 0, "%s: %s", what, strerror(e ? e : EIO));
         afile_clear(f);
         return -1;
     }
+    return 0;
+}
+
+/* Phase two: the flushed temporary renamed over the target. */
+static int rename_one(ss_afile *f, ss_err *err)
+{
+    if (!f->tmp) return 0; /* the standard output, done in phase one */
+    if (rename(f->tmp, f->path) != 0) {
+        int e = errno;
+        unlink(f->tmp);
+        ss_err_at(err, f->path, 0, 0, "cannot create: %s", strerror(e ? e : EIO));
+        afile_clear(f);
+        return -1;
+    }
     sync_dir_of(f->path);
     afile_clear(f);
     return 0;
+}
+
+int ss_afile_commit(ss_afile *f, ss_err *err)
+{
+    ss_afile *one[] = {f};
+    return ss_afile_commit_all(one, 1, err);
+}
+
+int ss_afile_commit_all(ss_afile *const *fs, size_t n, ss_err *err)
+{
+    size_t i = 0;
+    for (; i < n; i++)
+        if (flush_one(fs[i], err) < 0) break;
+    if (i < n) { /* one failed: none appears */
+        for (size_t k = 0; k < n; k++) ss_afile_abort(fs[k]);
+        return -1;
+    }
+    int rc = 0;
+    for (size_t k = 0; k < n; k++)
+        if (rename_one(fs[k], err) < 0) rc = -1;
+    return rc;
 }
 
 void ss_afile_abort(ss_afile *f)

@@ -35,6 +35,11 @@ int ss_afile_check(const char *path, ss_err *err);
 /* 0 ok, -1 with err set ("path: cannot create: reason"). */
 int ss_afile_open(ss_afile *f, const char *path, ss_err *err);
 int ss_afile_commit(ss_afile *f, ss_err *err);
+/* The outputs of one command together: every one flushed and synced
+ * first, and renamed into place only when all of them were; if one fails
+ * (a full disk), none appears and every temporary is removed.  0, or -1
+ * with err naming the one that failed. */
+int ss_afile_commit_all(ss_afile *const *fs, size_t n, ss_err *err);
 void ss_afile_abort(ss_afile *f);
 /* In a forked child: the parent's temporary files are not this process's
  * to remove; forget them (and the signal handlers that would). */

@@ -208,11 +208,6 @@ static int optimize(int argc, char **argv)
         rc = rc == -2 ? 2 : 1; /* a search that cannot start on these devices is bad input; a failed run is not */
         goto out;
     }
-    if (trace && ss_afile_commit(&tf, &err) < 0) {
-        fprintf(stderr, "%s\n", err.msg);
-        rc = 1;
-        goto out;
-    }
     char *best = ss_opt_matrix_str(r.best, e->ndevices, e->nmembers);
     char *first = ss_opt_matrix_str(r.start, e->ndevices, e->nmembers);
     char *set = set_arg(e, r.best);
@@ -225,8 +220,11 @@ static int optimize(int argc, char **argv)
         printf("best  %12.3f img/s  %s\n", r.best_score, best);
         printf("run it: servesim run %s --set '%s'\n", c.path, set);
     }
+    /* The trace and the best matrix together: both appear, or neither (afile.h). */
+    ss_afile of = {0}, *all[2];
+    size_t nall = 0;
+    if (trace) all[nall++] = &tf;
     if (c.output) {
-        ss_afile of;
         if (ss_afile_open(&of, c.output, &err) < 0) rc = 2; /* the path named: bad input (afile.h) */
         else {
             fprintf(of.fp, "# servesim optimize %s --algo %s --seed %" PRIu64 ": the best of %zu evaluations\n",
@@ -234,10 +232,15 @@ static int optimize(int argc, char **argv)
             fprintf(of.fp, "# throughput_img_s: %.6f (start %.6f)\n", r.best_score, r.start_score);
             fprintf(of.fp, "# run it: servesim run %s --set '%s'\n", c.path, set);
             write_matrix(of.fp, &sc, e, r.best);
-            if (ss_afile_commit(&of, &err) < 0) rc = 1;
+            all[nall++] = &of;
         }
-        if (rc) fprintf(stderr, "%s\n", err.msg);
     }
+    if (rc) {
+        for (size_t k = 0; k < nall; k++) ss_afile_abort(all[k]);
+    } else if (ss_afile_commit_all(all, nall, &err) < 0) {
+        rc = 1;
+    }
+    if (rc) fprintf(stderr, "%s\n", err.msg);
     free(best);
     free(first);
     free(set);
