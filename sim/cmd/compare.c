@@ -30,7 +30,7 @@ static const char usage[] =
     "Rows for every policy, the baseline included, per point (a combination of the other setting\n"
     "columns and the model), then an aggregate over points.  Ratios pair runs of one replication\n"
     "and seed (common random numbers); intervals are 95% Student t, over replications per point and\n"
-    "over points for the aggregate.  Exit status 0, or 2 on bad input.\n";
+    "over points for the aggregate.  Exit status 0, 1 if the output cannot be written, 2 on bad input.\n";
 
 typedef struct series {
     char *policy;
@@ -506,7 +506,7 @@ int ss_cmd_compare(int argc, char **argv)
     }
     if (rc == 0 && have_af) {
         have_af = 0;
-        if (ss_afile_commit(&af, &err) < 0) rc = 2;
+        if (ss_afile_commit(&af, &err) < 0) rc = 1; /* the machine (a full disk), not the input */
     }
 out_csv:
     ss_csv_free(&table);

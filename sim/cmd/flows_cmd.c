@@ -39,7 +39,8 @@ static const char usage[] =
     "\n"
     "TRANSFERS.csv: start_s,src,dst,bytes per line (header optional); src/dst are node names\n"
     "(h3, h3/gpu0, s3) or host indices in generator order.  Output columns: transfer, start_s,\n"
-    "src, dst, bytes, finish_s, duration_s (seconds, 9 decimals).  Exit 0, or 2 on bad input.\n";
+    "src, dst, bytes, finish_s, duration_s (seconds, 9 decimals).  Exit 0, 1 if an output cannot be\n"
+    "written, 2 on bad input.\n";
 
 typedef struct transfer {
     double start_s, bytes, finish_s;
