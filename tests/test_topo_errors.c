@@ -113,7 +113,7 @@ static void test_err_names(void)
     static const char slash[] = "nodes:\n"
                                 "  - {name: a/b, kind: switch}\n";
     expect_refused(slash, 2, ss_test_col_of(slash, 2, "a/b"),
-                   "name: expected a non-empty name without '/' (it separates a host from its inside)");
+                   "name: expected a name, got one with '/' (it separates a host from its device)");
     static const char pre[] = "spine_leaf:\n"
                               "  spines: 2\n"
                               "  leaves: 2\n"

@@ -133,6 +133,8 @@ static int yevent(ybuild *b, const yaml_event_t *ev)
         if (anchor) break;
         const char *tag = (const char *)ev->data.scalar.tag;
         int plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+        if (memchr(ev->data.scalar.value, '\0', ev->data.scalar.length)) /* "\0" in a quoted string */
+            return yerr(b, ev->start_mark, "a NUL byte inside a value: every value is text without NUL");
         ss_node *n = ss_cfg_node_new(SS_NODE_SCALAR, b->file, line, col);
         n->value = ss_xmalloc(ev->data.scalar.length + 1);
         memcpy(n->value, ev->data.scalar.value, ev->data.scalar.length);
@@ -567,6 +569,18 @@ int ss_cfg_str(const ss_node *map, const char *key, const char **out, int flags,
     if (r <= 0) return r;
     if (n->kind != SS_NODE_SCALAR) return expected(n, key, "a string", err);
     *out = n->value;
+    return 1;
+}
+
+int ss_cfg_name(const ss_node *map, const char *key, const char **out, int flags, ss_err *err)
+{
+    const char *s;
+    int r = ss_cfg_str(map, key, &s, flags, err);
+    if (r <= 0) return r;
+    const ss_node *n = ss_map_find(map, key);
+    const char *why = ss_name_problem(s);
+    if (why) return ss_node_err(n, err, "%s: expected a name, got %s", key, why);
+    *out = s;
     return 1;
 }
 

@@ -97,6 +97,10 @@ enum {
  * "file:line:col: rate_rps: expected a number > 0, got '-3'". */
 int ss_cfg_num(const ss_node *map, const char *key, double *out, int flags, ss_err *err);
 int ss_cfg_u64(const ss_node *map, const char *key, unsigned long long *out, int flags, ss_err *err);
+/* A string that names something (a host, device, model, task, workload,
+ * variant, node, scenario): as ss_cfg_str, then refused unless it is a
+ * name (ss_name_problem in util.h). */
+int ss_cfg_name(const ss_node *map, const char *key, const char **out, int flags, ss_err *err);
 int ss_cfg_str(const ss_node *map, const char *key, const char **out, int flags, ss_err *err);
 int ss_cfg_bool(const ss_node *map, const char *key, int *out, int flags, ss_err *err);
 /* One of `names` (NULL-terminated); *out is its index.  A wrong word gets

@@ -426,3 +426,32 @@ unsigned long long ss_strtou64(const char *s, char **end)
     }
     return v;
 }
+
+const char *ss_name_problem(const char *s)
+{
+    if (!s || !*s) return "an empty one";
+    size_t n = strlen(s);
+    if (n > SS_NAME_MAX) return "one longer than 256 bytes";
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        if (*p == '/') return "one with '/' (it separates a host from its device)";
+        if (*p < 0x20 || *p == 0x7f) return "one with a control character";
+        if (*p < 0x80) {
+            p++;
+            continue;
+        }
+        /* UTF-8: a lead byte and its continuation bytes, no overlong form, no surrogate, <= U+10FFFF */
+        int len = *p >= 0xf0 && *p <= 0xf4 ? 4 : *p >= 0xe0 && *p <= 0xef ? 3 : *p >= 0xc2 && *p <= 0xdf ? 2 : 0;
+        if (!len) return "one that is not UTF-8";
+        unsigned cp = *p & (len == 2 ? 0x1f : len == 3 ? 0x0f : 0x07);
+        for (int k = 1; k < len; k++) {
+            if ((p[k] & 0xc0) != 0x80) return "one that is not UTF-8";
+            cp = cp << 6 | (p[k] & 0x3f);
+        }
+        if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+            (cp >= 0xd800 && cp <= 0xdfff))
+            return "one that is not UTF-8";
+        if (cp >= 0x80 && cp < 0xa0) return "one with a control character";
+        p += len;
+    }
+    return NULL;
+}

@@ -123,6 +123,12 @@ int ss_check_outputs(const char *const *ins, const char *const *in_what, size_t 
  * ERANGE past 2^64 - 1. */
 double ss_strtod(const char *s, char **end);
 unsigned long long ss_strtou64(const char *s, char **end);
+/* What keeps s from being a name, in words for "expected a name, got ...",
+ * or NULL if it is one: non-empty, at most SS_NAME_MAX bytes, valid UTF-8
+ * with no control character, and no '/' (it separates a host from its
+ * device, and a name may become part of an output path). */
+enum { SS_NAME_MAX = 256 };
+const char *ss_name_problem(const char *s);
 /* `rel` resolved against directory `dir` unless absolute; newly allocated. */
 char *ss_path_join(const char *dir, const char *rel);
 

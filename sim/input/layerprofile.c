@@ -21,7 +21,7 @@ static int load(const ss_doc *doc, ss_layer_profile *lp, ss_err *err)
     TRY(ss_node_expect(root, SS_NODE_MAP, "layer profile", err));
     TRY(ss_cfg_check_keys(root, top_keys, "layer profile", err));
     const char *name, *model;
-    TRY(ss_cfg_str(root, "name", &name, SS_REQ, err));
+    TRY(ss_cfg_name(root, "name", &name, SS_REQ, err));
     TRY(ss_cfg_str(root, "model", &model, SS_REQ, err));
     lp->name = ss_xstrdup(name);
     lp->model = ss_xstrdup(model);

@@ -69,7 +69,7 @@ static int read_transport(ss_scenario *sc, ss_pipeline_cfg *pl, const ss_node *n
     } else {
         TRY(ss_node_expect(n, SS_NODE_MAP, "transport", err));
         const char *name;
-        TRY(ss_cfg_str(n, "name", &name, SS_REQ, err));
+        TRY(ss_cfg_name(n, "name", &name, SS_REQ, err));
         p->name = ss_xstrdup(name);
         prof = ss_map_find(n, "profile");
     }

@@ -91,7 +91,7 @@ static int read_devices(ss_scenario *sc, const ss_node *hosts, ss_err *err)
         TRY(ss_cfg_check_keys(host, host_keys, "host", err));
         const char *hname;
         ss_node *devs;
-        TRY(ss_cfg_str(host, "name", &hname, SS_REQ, err));
+        TRY(ss_cfg_name(host, "name", &hname, SS_REQ, err));
         TRY(ss_cfg_seq(host, "devices", &devs, SS_REQ, err));
         if (devs->n == 0) return ss_node_err(devs, err, "devices: a host needs at least one device");
         for (size_t d = 0; d < devs->n; d++) {
@@ -101,7 +101,7 @@ static int read_devices(ss_scenario *sc, const ss_node *hosts, ss_err *err)
             const char *dname, *type = "";
             int kind = SS_DEV_GPU;
             double vram_gib = 0, ram_gib = 0, cores = 1, power_w = 0;
-            TRY(ss_cfg_str(dn, "name", &dname, SS_REQ, err));
+            TRY(ss_cfg_name(dn, "name", &dname, SS_REQ, err));
             TRY(ss_cfg_enum(dn, "kind", kinds, &kind, SS_REQ, err));
             TRY(ss_cfg_str(dn, "type", &type, 0, err));
             TRY(ss_cfg_num(dn, "vram_gib", &vram_gib, SS_NONNEG, err));
@@ -358,7 +358,7 @@ static int variant_node(const ss_doc *doc, const char *want, ss_node **out, ss_e
         TRY(ss_cfg_check_keys(v, keys, "variant", err));
         const char *name;
         ss_node *set;
-        TRY(ss_cfg_str(v, "name", &name, SS_REQ, err));
+        TRY(ss_cfg_name(v, "name", &name, SS_REQ, err));
         TRY(ss_cfg_map(v, "set", &set, SS_REQ, err));
         for (size_t k = 0; k < i; k++)
             if (strcmp(str_of(vs->items[k], "name"), name) == 0)
@@ -507,7 +507,7 @@ static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
     TRY(other_kind(root, err));
     TRY(ss_cfg_check_keys(root, top, "scenario", err));
     const char *name = NULL, *desc;
-    TRY(ss_cfg_str(root, "name", &name, 0, err));
+    TRY(ss_cfg_name(root, "name", &name, 0, err));
     TRY(ss_cfg_str(root, "description", &desc, 0, err));
     if (!name) { /* default: the file name without folder and extension */
         const char *base = strrchr(sc->path, '/');

@@ -24,8 +24,7 @@ int ss_sc_find_name(char *const *names, size_t n, const char *name)
 int ss_sc_read_name(const ss_node *map, const char *key, char **out, ss_err *err)
 {
     const char *s;
-    TRY(ss_cfg_str(map, key, &s, SS_REQ, err));
-    if (!s[0]) return ss_node_err(ss_map_find(map, key), err, "%s: expected a non-empty name", key);
+    TRY(ss_cfg_name(map, key, &s, SS_REQ, err));
     *out = ss_xstrdup(s);
     return 0;
 }

@@ -166,7 +166,7 @@ static int read_type(ss_host_type *ht, const ss_node *m, ss_err *err)
     TRY(ss_node_expect(m, SS_NODE_MAP, "host type", err));
     TRY(ss_cfg_check_keys(m, keys, "host type", err));
     const char *name, *desc;
-    TRY(ss_cfg_str(m, "name", &name, SS_REQ, err));
+    TRY(ss_cfg_name(m, "name", &name, SS_REQ, err));
     TRY(ss_cfg_str(m, "description", &desc, 0, err));
     if (!name[0] || strchr(name, '/'))
         return ss_node_err(ss_map_find(m, "name"), err, "name: expected a non-empty name without '/'");

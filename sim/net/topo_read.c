@@ -38,14 +38,6 @@ static void mark(builder *b, const ss_node *def)
     for (; b->npos < b->t->nnodes; b->npos++) b->pos[b->npos] = (ss_tpos){def->file, def->line, def->col};
 }
 
-static int check_name(const ss_node *n, const char *what, ss_err *err)
-{
-    if (!n->value[0] || strchr(n->value, '/'))
-        return ss_node_err(n, err, "%s: expected a non-empty name without '/' (it separates a host from its inside)",
-                           what);
-    return 0;
-}
-
 /* The per_connection_{gbps,mbps,bps} cap of a storage or endpoint entry. */
 static int read_conn_cap(builder *b, const ss_node *m, uint32_t node, ss_err *err)
 {
@@ -154,9 +146,8 @@ static int read_nodes(builder *b, const ss_node *seq, ss_err *err)
         TRY(ss_cfg_check_keys(it, keys, "node", err));
         const char *name;
         int k;
-        TRY(ss_cfg_str(it, "name", &name, SS_REQ, err));
+        TRY(ss_cfg_name(it, "name", &name, SS_REQ, err));
         const ss_node *nn = ss_map_find(it, "name");
-        TRY(check_name(nn, "name", err));
         TRY(ss_cfg_enum(it, "kind", kinds, &k, SS_REQ, err));
         if (ss_topo_find(b->t, name) != SS_TOPO_NONE) return ss_node_err(nn, err, "duplicate node name '%s'", name);
         const ss_node *type = ss_map_find(it, "type");
@@ -197,9 +188,8 @@ static int read_storage(builder *b, const ss_node *seq, ss_err *err)
         TRY(ss_node_expect(it, SS_NODE_MAP, "storage", err));
         TRY(ss_cfg_check_keys(it, keys, "storage", err));
         const char *name;
-        TRY(ss_cfg_str(it, "name", &name, SS_REQ, err));
+        TRY(ss_cfg_name(it, "name", &name, SS_REQ, err));
         const ss_node *nn = ss_map_find(it, "name");
-        TRY(check_name(nn, "name", err));
         if (ss_topo_find(b->t, name) != SS_TOPO_NONE) return ss_node_err(nn, err, "duplicate node name '%s'", name);
         const ss_node *at = ss_map_find(it, "attach");
         if (!at) return ss_node_err(it, err, "storage '%s': missing key 'attach' (the switch it hangs off)", name);
@@ -280,7 +270,7 @@ static int read_topo(builder *b, const ss_node *root, ss_err *err)
     TRY(ss_node_expect(root, SS_NODE_MAP, "topology", err));
     TRY(ss_cfg_check_keys(root, top, "topology", err));
     const char *name = NULL, *desc;
-    TRY(ss_cfg_str(root, "name", &name, 0, err));
+    TRY(ss_cfg_name(root, "name", &name, 0, err));
     TRY(ss_cfg_str(root, "description", &desc, 0, err));
     if (name) {
         free(b->t->name);
