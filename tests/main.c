@@ -112,6 +112,16 @@ int ss_test_sweep_reproduces(const char *sweep, const char *reference)
     return rc == 0;
 }
 
+void ss_test_cmd_refused(const char *dir, const char *args, const char *said)
+{
+    char *out = NULL;
+    ss_test_sh(&out, "cd '%s' && timeout 20 '%s' %s; echo \"rc=$?\"", dir, SS_BIN, args);
+    int ok = out && strstr(out, "rc=2\n") && strstr(out, said);
+    CU_ASSERT(ok);
+    if (!ok) fprintf(stderr, "\n`servesim %s`: expected exit 2 saying '%s':\n%s", args, said, out ? out : "");
+    free(out);
+}
+
 int ss_test_has(const char *hay, const char *needle)
 {
     int ok = hay && strstr(hay, needle) != NULL;

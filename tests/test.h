@@ -48,6 +48,9 @@ int ss_test_has(const char *hay, const char *needle);
 void ss_test_refused(const char *yaml, const char *msg);
 /* The same, and the message is positioned on line `line` of s.yaml (s.yaml:line:). */
 void ss_test_refused_at(const char *yaml, int line, const char *msg);
+/* `servesim ARGS` run in dir (within 20 s) exits 2 and prints `said`
+ * (asserted; the command and its output printed when not). */
+void ss_test_cmd_refused(const char *dir, const char *args, const char *said);
 /* 1-based column of the first `needle` on 1-based line `line` of `text`
  * (0 if absent): expected positions are computed from the text a test
  * wrote, not typed in by hand. */

@@ -88,15 +88,7 @@ static void refused_everywhere(void)
         {"flows t.yaml ok.csv --goodput 0x1p-1", "0x1p-1"},
         {"partition t5-3b --gpus 0x8", "--gpus: expected whole numbers"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        char *out = NULL;
-        ss_test_sh(&out, "cd '%s' && timeout 20 '%s' %s; echo \"rc=$?\"", dir, SS_BIN, cases[i].cmd);
-        int ok = ss_test_has(out, "rc=2\n") && ss_test_has(out, cases[i].quoted);
-        CU_ASSERT(ok);
-        if (!ok) fprintf(stderr, "\n`servesim %s`: expected exit 2 quoting '%s':\n%s", cases[i].cmd, cases[i].quoted,
-                         out ? out : "");
-        free(out);
-    }
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) ss_test_cmd_refused(dir, cases[i].cmd, cases[i].quoted);
     ss_test_rmtree(dir);
 }
 
