@@ -109,16 +109,10 @@ static void output_is_an_input(void)
             char *l = line_with(cmds[i].with_out, cmds[i].inputs[k]);
             refused(dir, &cmds[i], l, cmds[i].inputs[k]);
             free(l);
-            char *link = line_with("ln -sf '%s' link", cmds[i].inputs[k]);
-            char *abs = NULL;
-            ss_test_sh(&abs, "cd '%s' && realpath '%s'", dir, cmds[i].inputs[k]);
-            if (abs) abs[strcspn(abs, "\n")] = '\0';
-            ss_test_sh(NULL, "cd '%s' && ln -sf '%s' link", dir, abs ? abs : "");
+            CU_ASSERT_EQUAL(ss_test_sh(NULL, "cd '%s' && ln -sf \"$(realpath '%s')\" link", dir, cmds[i].inputs[k]), 0);
             l = line_with(cmds[i].with_out, "link");
             refused(dir, &cmds[i], l, "link");
             free(l);
-            free(link);
-            free(abs);
         }
     ss_test_rmtree(dir);
 }

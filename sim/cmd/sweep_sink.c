@@ -275,20 +275,23 @@ static int resume(ss_sweep_sink *s, ss_err *err)
     return rc;
 }
 
+/* start_fresh, but not over results a resume would continue: a file with
+ * this sink's fingerprint file beside it is refused (--resume or --force). */
+static int start_fresh_unless_kept(ss_sweep_sink *s, ss_err *err)
+{
+    char *fpath = fingerprint_path(s);
+    int kept = access(s->path, F_OK) == 0 && access(fpath, F_OK) == 0;
+    free(fpath);
+    if (kept)
+        return ss_err_at(err, s->path, 0, 0,
+                         "holds a sweep's results (its fingerprint is beside it): --resume continues that sweep, "
+                         "--force replaces the file, or choose another -o");
+    return start_fresh(s, err);
+}
+
 ss_sweep_sink *ss_sweep_sink_open(const ss_sweep *sw, const char *path, int resume_it, int force, int progress,
                                   ss_err *err)
 {
-    if (!resume_it && !force && access(path, F_OK) == 0) {
-        char *fpath = ss_xasprintf("%s.fingerprint", path);
-        int kept = access(fpath, F_OK) == 0;
-        free(fpath);
-        if (kept) {
-            ss_err_at(err, path, 0, 0,
-                      "holds a sweep's results (its fingerprint is beside it): --resume continues that sweep, "
-                      "--force replaces the file, or choose another -o");
-            return NULL;
-        }
-    }
     ss_sweep_sink *s = ss_xcalloc(1, sizeof *s);
     size_t n = ss_sweep_units(sw);
     s->sw = sw;
@@ -303,7 +306,7 @@ ss_sweep_sink *ss_sweep_sink_open(const ss_sweep *sw, const char *path, int resu
     /* What the sink reads to resume is its own output (results, checksums,
      * fingerprint), not an input of the sweep that an output may not replace. */
     ss_read_note_pause(1);
-    int rc = resume_it ? resume(s, err) : start_fresh(s, err);
+    int rc = resume_it ? resume(s, err) : force ? start_fresh(s, err) : start_fresh_unless_kept(s, err);
     ss_read_note_pause(0);
     if (rc == 0) {
         s->fd = open(path, O_WRONLY | O_APPEND);

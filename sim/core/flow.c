@@ -134,7 +134,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/flow_state.h"
+#include "core/flow_internal.h"
 
 #define TIME_EPS_REL 1e-14 /* completions this close (relative to now) are one batch */
 

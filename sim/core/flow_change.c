@@ -32,7 +32,7 @@
 #include <assert.h>
 #include <math.h>
 
-#include "core/flow_state.h"
+#include "core/flow_internal.h"
 
 void ss_flownet_set_capacity(ss_flownet *net, uint32_t link, double capacity_bps)
 {

@@ -27,7 +27,7 @@
 #include <assert.h>
 #include <math.h>
 
-#include "core/flow_state.h"
+#include "core/flow_internal.h"
 
 #define EV_CAP 0x80000000u   /* ev_idx: the flow's cap, not its old rate */
 #define EV_GROUP 0x40000000u /* ev_idx: a link (slot) whose touched flows that it froze

@@ -7,7 +7,7 @@
 
 #include <assert.h>
 
-#include "core/flow_state.h"
+#include "core/flow_internal.h"
 
 ss_flow_phase ss_flow_phase_of(const ss_flownet *net, ss_flow_id id)
 {

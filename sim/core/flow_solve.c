@@ -23,7 +23,7 @@
 #include <assert.h>
 #include <math.h>
 
-#include "core/flow_state.h"
+#include "core/flow_internal.h"
 
 #define CAND_FLOW 0x80000000u /* cand_idx: a flow slot (its cap), not a link id */
 #define ALWAYS_INLINE static inline __attribute__((always_inline))

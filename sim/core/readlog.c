@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static int on;
 static char **paths;
@@ -17,6 +16,7 @@ typedef struct input_id {
 } input_id;
 static input_id *inputs;
 static size_t ninputs, inputs_cap;
+static int paused; /* ss_read_note_pause */
 
 static void out_of_memory(void)
 {
@@ -24,12 +24,9 @@ static void out_of_memory(void)
     abort();
 }
 
-void ss_read_note_input(const char *path)
+void ss_read_note_input(const char *path, unsigned long long dev, unsigned long long ino)
 {
-    struct stat st;
-    if (stat(path, &st) != 0) return; /* the reader reports it */
-    unsigned long long dev = (unsigned long long)st.st_dev, ino = (unsigned long long)st.st_ino;
-    if (ss_read_input_path(dev, ino)) return;
+    if (paused || ss_read_input_path(dev, ino)) return;
     if (ninputs == inputs_cap) {
         inputs_cap = inputs_cap ? 2 * inputs_cap : 16;
         input_id *more = realloc(inputs, inputs_cap * sizeof *inputs);
@@ -40,8 +37,6 @@ void ss_read_note_input(const char *path)
     if (!copy) out_of_memory();
     inputs[ninputs++] = (input_id){.dev = dev, .ino = ino, .path = copy};
 }
-
-static int paused;
 
 void ss_read_note_pause(int p) { paused = p; }
 
@@ -70,9 +65,7 @@ void ss_read_log_start(void)
  * depend on this module both ways.) */
 void ss_read_log_note(const char *path)
 {
-    if (paused) return;
-    ss_read_note_input(path);
-    if (!on) return;
+    if (paused || !on) return;
     for (size_t i = 0; i < npaths; i++)
         if (strcmp(paths[i], path) == 0) return;
     char **grown = realloc(paths, (npaths + 1) * sizeof *paths);

@@ -7,10 +7,10 @@
  *    command read - by whatever path, through links - is refused, so no
  *    command overwrites its own input.  This set is always kept.
  *
- * Every reader of input files notes its path here (ss_read_file does, so
- * YAML, JSON and CSV inputs are covered; the trace reader and the plugin
- * loader do too).  Process-wide, which is fine for the single-threaded
- * loading it watches. */
+ * Every reader of input files notes its path here (ss_open_input does, under
+ * ss_read_file and the trace reader, so YAML, JSON, CSV and trace inputs
+ * are covered; the plugin loader notes its plugins' identity).
+ * Process-wide, which is fine for the single-threaded loading it watches. */
 #ifndef SS_READLOG_H
 #define SS_READLOG_H
 
@@ -18,12 +18,11 @@
 
 /* Start recording (an earlier, untaken log is dropped). */
 void ss_read_log_start(void);
-/* Note that `path` was read: into the log while it is on, and always into
- * the set of inputs by identity (device and inode). */
+/* Note that `path` is read, into the log while it is on. */
 void ss_read_log_note(const char *path);
-/* Note into the set of inputs only, not the log (a plugin loaded: an input
- * a sweep's fingerprint does not hash). */
-void ss_read_note_input(const char *path);
+/* Note the file of identity (dev, ino), opened as `path`, into the set of
+ * inputs (always kept; the reader has the identity from its fstat). */
+void ss_read_note_input(const char *path, unsigned long long dev, unsigned long long ino);
 /* While paused (1), reads note nothing: a command reading back what it
  * writes itself (a resumed sweep's results and checksums), which is not an
  * input.  Pause and resume (0) around those reads only. */

@@ -205,6 +205,7 @@ FILE *ss_open_input(const char *path, ss_err *err)
         ss_err_at(err, path, 0, 0, "cannot read: it is %s, not a regular file (give the path of a file)", kind);
         return NULL;
     }
+    ss_read_note_input(path, (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
     int flags = fcntl(fd, F_GETFL);
     if (flags >= 0) (void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
     FILE *f = fdopen(fd, "rb");
@@ -351,17 +352,11 @@ int ss_same_file(const char *a, const char *b)
     return same;
 }
 
-int ss_special_file(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
-}
-
 int ss_check_outputs(const char *const *ins, const char *const *in_what, size_t nin, const char *const *outs,
                      const char *const *out_what, size_t nout, ss_err *err)
 {
     for (size_t o = 0; o < nout; o++) {
-        if (!outs[o] || ss_special_file(outs[o])) continue; /* /dev/null may take several outputs */
+        if (!outs[o]) continue; /* a device or FIFO is refused when it is opened (afile.h) */
         for (size_t i = 0; i < nin; i++)
             if (ins[i] && ss_same_file(outs[o], ins[i]))
                 return ss_err_at(err, outs[o], 0, 0, "the %s would overwrite the %s '%s': choose another output path",

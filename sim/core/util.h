@@ -108,9 +108,6 @@ int ss_same_file(const char *a, const char *b);
 /* The first output of outs[0..nout-1] (NULL entries skipped) that names
  * the same file as an input or as another output: 0 if none, else -1 with
  * err set ("out: is also the <what> 'in': choose another output path"). */
-/* 1 if path exists and is neither a regular file nor a directory (a
- * device such as /dev/null, a FIFO, a socket). */
-int ss_special_file(const char *path);
 int ss_check_outputs(const char *const *ins, const char *const *in_what, size_t nin, const char *const *outs,
                      const char *const *out_what, size_t nout, ss_err *err);
 /* The one number syntax of every input (YAML, JSON, CSV, traces, --set and

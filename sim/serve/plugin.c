@@ -180,7 +180,8 @@ static int load_path(ss_plugin *p, const char *name, const char *path, ss_policy
         return ss_err_at(err, file, line, col, "plugin '%s' (%s) could not be loaded: %s", name, path,
                          why ? why : "unknown dlopen error");
     }
-    ss_read_note_input(path); /* an input of the command: no output may replace it */
+    struct stat st; /* an input of the command: no output may replace it */
+    if (stat(path, &st) == 0) ss_read_note_input(path, (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
     const ss_policy *pol = dlsym(h, SS_POLICY_SYMBOL);
     if (pol && (uintptr_t)pol % _Alignof(ss_policy) != 0) { /* some other object of that name: never read it */
         dlclose(h);

@@ -1,4 +1,4 @@
-/* flow_state.h: the flow model's records and the functions its files
+/* flow_internal.h: the flow model's records and the functions its files
  * share: flow.c (time line, completions, API), flow_change.c (capacities
  * and caps changed in flight), flow_query.c (questions), flow_solve.c and
  * flow_prop.c (max-min re-solve); nothing else includes it.  Each file
@@ -6,8 +6,8 @@
  * flow_change.c call the solver, never the other way), so the records
  * live here and not in any one file.  The algorithm is described at the
  * top of flow.c. */
-#ifndef SS_FLOW_STATE_H
-#define SS_FLOW_STATE_H
+#ifndef SS_FLOW_INTERNAL_H
+#define SS_FLOW_INTERNAL_H
 
 #include <stdint.h>
 
