@@ -48,7 +48,7 @@ static double latency(const char *net, const char *dev, const char *b)
     char *path = ss_xasprintf("%s/models/ensemble/%s.json", SS_SRC_DIR, net);
     size_t len;
     ss_err err = {0};
-    char *text = ss_read_file(path, &len, &err);
+    char *text = ss_read_file(path, SS_INPUT_DOCUMENT, &len, &err);
     free(path);
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
     cJSON *j = cJSON_Parse(text);

@@ -12,8 +12,12 @@
  * or input tried on each, in a copy of the files it needs. */
 #include "test.h"
 
+#include <regex.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "core/util.h"
 
 /* One command: how to run it with OUT as its output (a printf format with
  * one %s), and the inputs it reads (paths in the fixture folder). */
@@ -151,6 +155,89 @@ static void input_not_a_file(void)
     ss_test_rmtree(dir);
 }
 
+/* A number or a name in a file a command reads, replaced: the first
+ * match of `pattern` (POSIX ERE) in the command's first input becomes
+ * `repl` with V replaced by the variant, in a copy named `copy` given to
+ * with_in; every variant is refused, at the copy's file:line:col. */
+typedef struct content_case {
+    size_t cmd;          /* index in cmds[] (with_in set) */
+    const char *copy;    /* the altered copy */
+    const char *pattern, *repl;
+    const char *variants[8];
+} content_case;
+
+static const content_case contents[] = {
+    /* run: a rate (> 0, requests/s), a seed (a count), a name */
+    {0, "bad.yaml", "rate_rps: [0-9.]+", "rate_rps: V", {"0x1F", "1e300", "1e-300", "nan", ".inf", "-0", "1e9999", NULL}},
+    {0, "bad.yaml", "\nseed: [0-9]+", "\nseed: V", {"2.5", "-1", "0x10", "1e30", "18446744073709551616", NULL}},
+    {0, "bad.yaml", "name: images", "name: V", {"''", "a/b", "\"a\\0b\"", "\"\\x01\"", NULL}},
+    /* sweep: an axis value that is a seed */
+    {2, "bad.yaml", "values: \\[1\\]", "values: [V]", {"2.5", "-1", "0x1F", "1e300", NULL}},
+    /* plan: a count of tasks */
+    {4, "bad.yaml", "\ntasks: [0-9]+", "\ntasks: V", {"2.5", "-3", "0x64", "1e300", "nan", NULL}},
+    /* partition: a layer's time (>= 0, s) */
+    {5, "bad.json", "\"exec_s\": 0.001195695669", "\"exec_s\": V", {"1e300", "-1", "0x1F", "\"1\"", NULL}},
+    /* flows: a link's bandwidth (> 0, Gbit/s) and a transfer's bytes */
+    {6, "bad.yaml", "bandwidth_gbps: 100", "bandwidth_gbps: V", {"1e300", "1e-300", "0x64", "0", "nan", NULL}},
+    {7, "bad.csv", "\n0,0,1,1000000", "\n0,0,1,V", {"1e300", "0x10", "nan", "-5", "0.5", NULL}},
+    /* calibrate: a measured latency (s) */
+    {8, "bad.json", "0.0212,", "V,", {"1e300", "0x1F", "nan", "-0.02", NULL}},
+    /* optimize: a count of images */
+    {10, "bad.yaml", "\n  images: [0-9]+", "\n  images: V", {"2.5", "0x10", "1e300", "-1", NULL}},
+};
+
+/* dir/from with the first match of pattern replaced, written to dir/to;
+ * 0, or -1 if nothing matched. */
+static int altered_copy(const char *dir, const char *from, const char *to, const char *pattern, const char *repl,
+                        const char *variant)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, from);
+    size_t len = 0;
+    ss_err err = {0};
+    char *text = ss_read_file(path, SS_INPUT_DOCUMENT, &len, &err);
+    if (!text) return -1;
+    regex_t re;
+    regmatch_t m;
+    int found = regcomp(&re, pattern, REG_EXTENDED) == 0 && regexec(&re, text, 1, &m, 0) == 0;
+    regfree(&re);
+    if (found) {
+        snprintf(path, sizeof path, "%s/%s", dir, to);
+        FILE *f = fopen(path, "w");
+        fwrite(text, 1, (size_t)m.rm_so, f);
+        for (const char *r = repl; *r; r++)
+            if (*r == 'V') fputs(variant, f);
+            else fputc(*r, f);
+        fwrite(text + m.rm_eo, 1, len - (size_t)m.rm_eo, f);
+        fclose(f);
+    }
+    free(text);
+    return found ? 0 : -1;
+}
+
+/* Each variant of each case: exit 2, the copy named with a position, the
+ * inputs unchanged, nothing left. */
+static void content_refused(void)
+{
+    char *dir = fixture();
+    for (size_t i = 0; i < sizeof contents / sizeof *contents; i++) {
+        const content_case *k = &contents[i];
+        const io_cmd *c = &cmds[k->cmd];
+        for (size_t v = 0; k->variants[v]; v++) {
+            const char *from = k->cmd == 7 ? c->inputs[1] : c->inputs[0]; /* flows' CSV comes second */
+            int rc = altered_copy(dir, from, k->copy, k->pattern, k->repl, k->variants[v]);
+            CU_ASSERT_EQUAL(rc, 0);
+            if (rc) fprintf(stderr, "\n%s: '%s' matched nothing in %s\n", c->name, k->pattern, from);
+            char named[64];
+            snprintf(named, sizeof named, "%s:", k->copy);
+            char *l = line_with(c->with_in, k->copy);
+            refused(dir, c, l, named);
+            free(l);
+        }
+    }
+    ss_test_rmtree(dir);
+}
+
 /* A rerun of a sweep without --resume would replace the results a resume
  * would have kept: refused, the file untouched, unless --force. */
 static void sweep_results_kept(void)
@@ -171,4 +258,5 @@ static void sweep_results_kept(void)
 SS_TEST_SUITE("io-contract", {"an output that is an input is refused, by name and through a link", output_is_an_input},
               {"an output that is a folder, a FIFO or a device is refused", output_not_a_file},
               {"an input that is a FIFO, a device or a folder is refused", input_not_a_file},
-              {"a sweep's results are not replaced without --resume or --force", sweep_results_kept})
+              {"a sweep's results are not replaced without --resume or --force", sweep_results_kept},
+              {"hex, inf, nan, out-of-range and fractional numbers and bad names in every kind of input", content_refused})

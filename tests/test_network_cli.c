@@ -75,8 +75,10 @@ static void bad_flows(const char *csv, const char *want)
 static void test_flows_bad_input(void)
 {
     bad_flows("start_s,src,dst,bytes\n0,h0,h999,100\n", "t.csv:2:6: unknown node 'h999' (did you mean 'h99'?)");
-    bad_flows("0,h0,h1,abc\n", "t.csv:1:9: bytes: expected a number >= 0, got 'abc'");
-    bad_flows("0,h0,h1,-5\n", "t.csv:1:9: bytes: expected a number >= 0, got '-5'");
+    bad_flows("0,h0,h1,abc\n", "t.csv:1:9: bytes: expected a number >= 0, at most 1e+18 bytes, 0 or at least 1, got 'abc'");
+    bad_flows("0,h0,h1,-5\n", "t.csv:1:9: bytes: expected a number >= 0, at most 1e+18 bytes, 0 or at least 1, got '-5'");
+    bad_flows("0,h0,h1,0.5\n", "t.csv:1:9: bytes: expected a number >= 0, at most 1e+18 bytes, 0 or at least 1, got '0.5'");
+    bad_flows("1e300,h0,h1,5\n", "t.csv:1:1: start_s: expected a number >= 0, at most 1e+09 s, got '1e300'");
     bad_flows("0,200,h1,5\n", "t.csv:1:3: host index 200 out of range (the topology has 200 hosts)");
     bad_flows("0,h0,h1\n", "t.csv:1:1: expected 4 fields start_s,src,dst,bytes, found 3");
 }

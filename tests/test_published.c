@@ -54,7 +54,7 @@ static void edit(const char *dir, const char *path, const char *from, const char
     char *full = ss_xasprintf("%s/%s", dir, path);
     size_t len;
     ss_err err = {0};
-    char *text = ss_read_file(full, &len, &err);
+    char *text = ss_read_file(full, SS_INPUT_DOCUMENT, &len, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
     char *at = strstr(text, from);
     CU_ASSERT_PTR_NOT_NULL_FATAL(at);
@@ -123,7 +123,7 @@ static void test_numbers_reach_the_file(void)
 {
     size_t len;
     ss_err err = {0};
-    char *text = ss_read_file(SS_SRC_DIR "/models/resnet50-split.json", &len, &err);
+    char *text = ss_read_file(SS_SRC_DIR "/models/resnet50-split.json", SS_INPUT_DOCUMENT, &len, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
     cJSON *m = cJSON_Parse(text);
     free(text);
@@ -146,7 +146,7 @@ static void test_numbers_reach_the_file(void)
     CU_ASSERT_TRUE(ss_test_has(at(v, "blocks[2].service")->valuestring, "Table 4.2, SCRIPTED block3"));
     cJSON_Delete(m);
     /* MASA: a layer's time in us, the input layer apart, the totals its sums */
-    text = ss_read_file(SS_SRC_DIR "/models/masa/agenet.json", &len, &err);
+    text = ss_read_file(SS_SRC_DIR "/models/masa/agenet.json", SS_INPUT_DOCUMENT, &len, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
     m = cJSON_Parse(text);
     free(text);

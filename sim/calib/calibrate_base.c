@@ -371,7 +371,7 @@ int ss_cal_fill_base(calib *c, const ss_dist_fits *dfits, ss_hwprofile *const *p
         return ss_err_at(err, c->o->base, 1, 1, "--base: expected a JSON object (a model file)");
     }
     size_t tlen;
-    char *text = ss_read_file(c->o->base, &tlen, err);
+    char *text = ss_read_file(c->o->base, SS_INPUT_DOCUMENT, &tlen, err);
     cJSON *root = text ? cJSON_Parse(text) : NULL;
     free(text);
     if (!root) {

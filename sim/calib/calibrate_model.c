@@ -70,7 +70,7 @@ static int mp_load_base(const ss_calib_opts *o, int need_service, cJSON **base, 
     ss_doc_free(doc);
     if (rc < 0) return -1;
     size_t len;
-    char *text = ss_read_file(o->base, &len, err);
+    char *text = ss_read_file(o->base, SS_INPUT_DOCUMENT, &len, err);
     if (!text) return -1;
     *base = cJSON_Parse(text);
     free(text);

@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "core/afile.h"
+#include "core/cfg.h"
 #include "core/csvread.h"
 #include "core/engine.h"
 #include "core/flow.h"
@@ -92,13 +93,20 @@ static int node_of(const ss_topo *t, const ss_csv_row *r, size_t k, const char *
     return -1;
 }
 
-static int num_of(const ss_csv_row *r, size_t k, const char *what, const char *path, double *out, ss_err *err)
+/* Field k as a number >= 0 within the physical range of `unit_key`'s unit
+ * (core/cfg.h ss_key_range_of: a time up to 1e9 s, bytes 0 or from one
+ * byte to an exabyte). */
+static int num_of(const ss_csv_row *r, size_t k, const char *what, const char *unit_key, const char *path, double *out,
+                  ss_err *err)
 {
     char *end;
     errno = 0;
     *out = ss_strtod(r->f[k], &end);
-    if (!r->f[k][0] || *end || errno || !isfinite(*out) || *out < 0)
-        return ss_err_at(err, path, r->line, ss_csv_field_col(r, k), "%s: expected a number >= 0, got '%s'", what, r->f[k]);
+    const ss_key_range *u = ss_key_range_of(unit_key);
+    if (!r->f[k][0] || *end || errno || !isfinite(*out) || *out < 0 || *out > u->hi ||
+        (*out > 0 && *out < u->lo && u->lo >= 1))
+        return ss_err_at(err, path, r->line, ss_csv_field_col(r, k), "%s: expected a number >= 0, at most %g%s%s%s, got '%s'",
+                         what, u->hi, *u->unit ? " " : "", u->unit, u->lo >= 1 ? ", 0 or at least 1" : "", r->f[k]);
     return 0;
 }
 
@@ -117,8 +125,8 @@ static int read_transfers(replay *rp, const char *path, ss_err *err)
             break;
         }
         transfer *t = &rp->t[rp->n];
-        if (num_of(r, 0, "start_s", path, &t->start_s, err) < 0 || node_of(rp->topo, r, 1, path, &t->src, err) < 0 ||
-            node_of(rp->topo, r, 2, path, &t->dst, err) < 0 || num_of(r, 3, "bytes", path, &t->bytes, err) < 0) {
+        if (num_of(r, 0, "start_s", "start_s", path, &t->start_s, err) < 0 || node_of(rp->topo, r, 1, path, &t->src, err) < 0 ||
+            node_of(rp->topo, r, 2, path, &t->dst, err) < 0 || num_of(r, 3, "bytes", "transfer_bytes", path, &t->bytes, err) < 0) {
             rc = -1;
             break;
         }

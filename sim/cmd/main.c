@@ -57,6 +57,8 @@ static const char usage_main[] =
     "  plugins [SCENARIO]     list the policy plugins found on the search path\n"
     "\n"
     "`servesim <command> --help` describes each command.  --version prints the version.\n"
+    "Every command also takes --max-input-bytes SIZE (the cap on an input file) and --max-memory SIZE\n"
+    "(on a scenario's estimated memory, default 8G): docs/limits.md.\n"
     "Exit status: 0 ok, 1 run failed, 2 bad input.\n";
 
 static const char usage_run[] =
@@ -753,6 +755,13 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "--version") == 0) {
         printf("servesim %s (policy ABI %u)\n", SS_VERSION, SS_POLICY_ABI);
         return EXIT_OK;
+    }
+    const char *opt = NULL, *val = NULL;
+    if (ss_limits_take_args(&argc, argv, 2, &opt, &val) < 0) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "%s expects a size in bytes (e.g. 100000000, 512M, 16G), got %s%.64s%s", opt,
+                 val ? "'" : "nothing", val ? val : "", val ? "'" : "");
+        return ss_bad_usage(cmd, "%s", msg);
     }
     if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2);
     if (strcmp(cmd, "check") == 0) return cmd_check(argc - 2, argv + 2);

@@ -380,7 +380,7 @@ static uint64_t file_hash(const char *path)
 {
     size_t len = 0;
     ss_err err = {0};
-    char *buf = ss_read_file(path, &len, &err);
+    char *buf = ss_read_file(path, SS_INPUT_DOCUMENT, &len, &err);
     if (!buf) return 0;
     uint64_t h = ss_hash_bytes(buf, len);
     free(buf);

@@ -117,7 +117,7 @@ static int same_sweep(const ss_sweep_sink *s, int *kept, ss_err *err)
     char *fpath = fingerprint_path(s), *now = ss_sweep_fingerprint(s->sw);
     size_t len = 0;
     ss_err rerr = {0};
-    char *then = ss_read_file(fpath, &len, &rerr);
+    char *then = ss_read_file(fpath, SS_INPUT_TABLE, &len, &rerr);
     int rc = 0;
     *kept = then != NULL;
     if (!then) {
@@ -154,7 +154,7 @@ static int check_rows(const ss_sweep_sink *s, const char *buf, size_t len, size_
     char *spath = sums_path(s);
     size_t slen = 0;
     ss_err rerr = {0};
-    char *sums = ss_read_file(spath, &slen, &rerr);
+    char *sums = ss_read_file(spath, SS_INPUT_TABLE, &slen, &rerr);
     const char *nl = memchr(buf, '\n', len);
     size_t at = nl ? (size_t)(nl - buf) + 1 : len, nsums = slen / SUM_LEN;
     int rc = sums ? 0
@@ -188,7 +188,7 @@ static int check_header(const ss_sweep_sink *s, const ss_csv *csv, ss_err *err)
     int rc = 0;
     if (csv->nrows == 0 && csv->size < strlen(want)) {
         size_t got = 0;
-        char *buf = ss_read_file(s->path, &got, err);
+        char *buf = ss_read_file(s->path, SS_INPUT_TABLE, &got, err);
         rc = !buf ? -1 : memcmp(buf, want, got) == 0 ? 1 : 0;
         free(buf);
     }
@@ -265,7 +265,7 @@ static int resume(ss_sweep_sink *s, ss_err *err)
         return start_fresh(s, err);
     }
     size_t len = 0, limit = (size_t)-1, keep = 0;
-    char *buf = rc == 0 && kept ? ss_read_file(s->path, &len, err) : NULL;
+    char *buf = rc == 0 && kept ? ss_read_file(s->path, SS_INPUT_TABLE, &len, err) : NULL;
     if (rc == 0 && kept) rc = buf ? check_rows(s, buf, len, &limit, err) : -1;
     if (rc == 0) rc = find_units(s, &csv, limit, &keep, err);
     if (rc == 0) rc = cut_after(s, buf, csv.rows[0].end, keep, err);
@@ -416,7 +416,7 @@ static int rewrite_in_unit_order(ss_sweep_sink *s, ss_err *err)
 {
     size_t len = 0;
     ss_read_note_pause(1); /* the sink's own file, not an input (core/readlog.h) */
-    char *buf = ss_read_file(s->path, &len, err);
+    char *buf = ss_read_file(s->path, SS_INPUT_TABLE, &len, err);
     ss_csv csv;
     int read = buf && ss_csv_read(s->path, &csv, err) == 0;
     ss_read_note_pause(0);

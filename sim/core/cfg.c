@@ -259,7 +259,7 @@ ss_doc *ss_doc_parse_yaml(const char *text, size_t len, const char *name, ss_err
 ss_doc *ss_doc_load_yaml(const char *path, ss_err *err)
 {
     size_t len;
-    char *text = ss_read_file(path, &len, err);
+    char *text = ss_read_file(path, SS_INPUT_DOCUMENT, &len, err);
     if (!text) return NULL;
     ss_doc *doc = ss_doc_parse_yaml(text, len, path, err);
     free(text);
@@ -505,12 +505,22 @@ int ss_node_num(const ss_node *n, const char *what, double *out, int flags, ss_e
 {
     const char *want = flags & SS_INT ? "an integer" : "a number";
     const char *bound = flags & SS_POS ? " > 0" : flags & SS_NONNEG ? " >= 0" : "";
-    char wbuf[64];
+    char wbuf[160];
     snprintf(wbuf, sizeof wbuf, "%s%s", want, bound);
     double v;
     if (!n || n->kind != SS_NODE_SCALAR || n->is_null || n->quoted || parse_double(n->value, &v) < 0 ||
         ((flags & SS_INT) && v != floor(v)) || ((flags & SS_POS) && !(v > 0)) || ((flags & SS_NONNEG) && v < 0))
         return n ? expected(n, what, wbuf, err) : ss_node_expect(n, SS_NODE_SCALAR, what, err);
+    /* The floor guards what divides or scales (a key that must be > 0); a
+     * key that may be 0 may also be as near 0 as measurement noise leaves
+     * it (a fitted -4e-16 s).  The ceiling holds for every key. */
+    const ss_key_range *r = ss_key_range_of(what);
+    double lo = flags & SS_INT && r->lo < 1 ? 1 : r->lo; /* a count's smallest step */
+    if (fabs(v) > r->hi || ((flags & (SS_POS | SS_INT)) && v != 0 && fabs(v) < lo)) {
+        snprintf(wbuf, sizeof wbuf, "%s%s%s %g to %g%s%s", want, bound, flags & SS_POS ? ", from" : ": 0 or from", lo,
+                 r->hi, *r->unit ? " " : "", r->unit);
+        return expected(n, what, wbuf, err);
+    }
     *out = v;
     return 0;
 }
@@ -690,9 +700,16 @@ char *ss_node_readable(const ss_node *n, const char *what, ss_err *err)
     struct stat st;
     int dir = stat(p, &st) == 0 && S_ISDIR(st.st_mode);
     if (!dir && access(p, R_OK) == 0) return p;
+    if (dir) {
+        ss_node_err(n, err, "%s '%s' is a directory: expected a file", what, n->value);
+    } else {
+        /* Name the file as resolved, and the base it was resolved against. */
+        const char *base = n->value[0] == '/'                          ? ""
+                           : !n->file || strcmp(n->file, SET_FILE) == 0 ? " (a path in --set is relative to the working folder)"
+                                                                        : " (a path in a file is relative to that file's folder)";
+        ss_node_err(n, err, "%s '%s' not found or not readable: looked for '%s'%s", what, n->value, p, base);
+    }
     free(p);
-    if (dir) ss_node_err(n, err, "%s '%s' is a directory: expected a file", what, n->value);
-    else ss_node_err(n, err, "%s '%s' not found or not readable", what, n->value);
     return NULL;
 }
 

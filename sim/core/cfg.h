@@ -110,6 +110,19 @@ int ss_cfg_enum(const ss_node *map, const char *key, const char *const *names, i
 int ss_cfg_map(const ss_node *map, const char *key, ss_node **out, int flags, ss_err *err);
 int ss_cfg_seq(const ss_node *map, const char *key, ss_node **out, int flags, ss_err *err);
 
+/* The physical range of a key's numbers, told by its unit suffix (_s,
+ * _bytes, _gbps, ...; cfg_range.c, docs/limits.md): a value other than 0
+ * must lie in [lo, hi] in magnitude.  A key without a unit suffix is
+ * dimensionless: [1e-15, 1e15].  ss_node_num enforces it on every number
+ * it reads; readers of other formats (CSV columns) call it themselves. */
+typedef struct ss_key_range {
+    const char *suffix;
+    double lo, hi;
+    const char *unit;
+} ss_key_range;
+const ss_key_range *ss_key_range_of(const char *key);
+int ss_key_range_holds(const ss_key_range *r, double v);
+
 /* The same checks on a node itself (a sequence item, say); `what` names it
  * in messages.  0 ok, -1 error. */
 int ss_node_num(const ss_node *n, const char *what, double *out, int flags, ss_err *err);

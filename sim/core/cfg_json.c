@@ -234,7 +234,7 @@ static void jfound(const char *t, size_t len, size_t off, char *out, size_t cap)
 ss_doc *ss_doc_load_json(const char *path, ss_err *err)
 {
     size_t len;
-    char *text = ss_read_file(path, &len, err);
+    char *text = ss_read_file(path, SS_INPUT_DOCUMENT, &len, err);
     if (!text) return NULL;
     ss_doc *doc = ss_cfg_doc_new(path);
     jscan s = {.t = text, .len = len, .line = 1, .col = 1, .file = doc->path, .err = err};

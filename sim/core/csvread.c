@@ -23,7 +23,7 @@ int ss_csv_read(const char *path, ss_csv *out, ss_err *err)
 {
     memset(out, 0, sizeof *out);
     size_t len;
-    char *text = ss_read_file(path, &len, err);
+    char *text = ss_read_file(path, SS_INPUT_TABLE, &len, err);
     if (!text) return -1;
     out->path = ss_xstrdup(path);
     out->size = len;

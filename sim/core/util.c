@@ -182,7 +182,7 @@ const char *ss_file_kind(unsigned mode)
     return "not a regular file";
 }
 
-FILE *ss_open_input(const char *path, ss_err *err)
+FILE *ss_open_input(const char *path, ss_input_kind kind, ss_err *err)
 {
     ss_read_log_note(path);
     /* Non-blocking, so that opening a FIFO with no writer returns at once
@@ -199,13 +199,21 @@ FILE *ss_open_input(const char *path, ss_err *err)
         ss_err_at(err, path, 0, 0, "cannot read: %s", strerror(e));
         return NULL;
     }
-    const char *kind = ss_file_kind(st.st_mode);
-    if (kind) {
+    const char *special = ss_file_kind(st.st_mode);
+    if (special) {
         close(fd);
-        ss_err_at(err, path, 0, 0, "cannot read: it is %s, not a regular file (give the path of a file)", kind);
+        ss_err_at(err, path, 0, 0, "cannot read: it is %s, not a regular file (give the path of a file)", special);
         return NULL;
     }
     ss_read_note_input(path, (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
+    if ((uint64_t)st.st_size > ss_limit_input_bytes(kind)) {
+        close(fd);
+        ss_err_at(err, path, 0, 0,
+                  "cannot read: %llu bytes, more than the %llu that %s may have (--max-input-bytes SIZE raises it)",
+                  (unsigned long long)st.st_size, (unsigned long long)ss_limit_input_bytes(kind),
+                  ss_input_kind_words(kind));
+        return NULL;
+    }
     int flags = fcntl(fd, F_GETFL);
     if (flags >= 0) (void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
     FILE *f = fdopen(fd, "rb");
@@ -218,15 +226,22 @@ FILE *ss_open_input(const char *path, ss_err *err)
     return f;
 }
 
-char *ss_read_file(const char *path, size_t *len, ss_err *err)
+char *ss_read_file(const char *path, ss_input_kind kind, size_t *len, ss_err *err)
 {
-    FILE *f = ss_open_input(path, err);
+    FILE *f = ss_open_input(path, kind, err);
     if (!f) return NULL;
     size_t cap = 4096, n = 0;
     char *buf = ss_xmalloc(cap);
     for (;;) {
         n += fread(buf + n, 1, cap - n - 1, f);
         if (n < cap - 1) break;
+        if (n > ss_limit_input_bytes(kind)) { /* grew since it was opened */
+            fclose(f);
+            free(buf);
+            ss_err_at(err, path, 0, 0, "cannot read: more than the %llu bytes that %s may have (--max-input-bytes SIZE raises it)",
+                      (unsigned long long)ss_limit_input_bytes(kind), ss_input_kind_words(kind));
+            return NULL;
+        }
         buf = ss_xrealloc(buf, cap *= 2);
     }
     if (ferror(f)) {

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "core/limits.h"
 
 typedef struct ss_err {
     int set;         /* 1 once a message is recorded; later ones are ignored */
@@ -59,14 +60,15 @@ void ss_cli_free(ss_cli *c);
  * with err set ("path: cannot read: reason") when it cannot be opened or
  * is not a regular file: a folder, a FIFO (whose read would wait for a
  * writer), a device (/dev/zero would never end) or a socket is refused
- * before a byte is read. */
-FILE *ss_open_input(const char *path, ss_err *err);
+ * before a byte is read, and so is a file larger than its kind's cap
+ * (limits.h). */
+FILE *ss_open_input(const char *path, ss_input_kind kind, ss_err *err);
 /* What a file of mode `mode` is, in words ("a FIFO", "a character device",
  * ...), for a message; NULL for a regular file. */
 const char *ss_file_kind(unsigned mode);
 /* The whole file, NUL-terminated, length in *len; NULL with err set
  * ("path: cannot read: reason").  Opened by ss_open_input. */
-char *ss_read_file(const char *path, size_t *len, ss_err *err);
+char *ss_read_file(const char *path, ss_input_kind kind, size_t *len, ss_err *err);
 
 /* Index of string s in list[0..*n-1], appending a copy first if it is not
  * there (first-seen order; linear, for the short lists of column names). */

@@ -391,6 +391,14 @@ static int run_queues_numbers(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err
 {
     TRY(ss_cfg_num(m, "slice_s", &pl->rq_slice_s, SS_REQ | SS_POS, err));
     TRY(ss_cfg_num(m, "tick_s", &pl->rq_tick_s, SS_REQ | SS_POS, err));
+    /* A kernel's tick is 1 to 10 ms (CONFIG_HZ 1000 to 100), its slice a few
+     * ms: past these ranges a core would tick more often than it serves. */
+    if (pl->rq_tick_s < 1e-5 || pl->rq_tick_s > 1)
+        return ss_node_err(ss_map_find(m, "tick_s"), err, "tick_s: expected a scheduler tick of 1e-05 to 1 s, got %g",
+                           pl->rq_tick_s);
+    if (pl->rq_slice_s < 1e-6 || pl->rq_slice_s > 10)
+        return ss_node_err(ss_map_find(m, "slice_s"), err, "slice_s: expected a time slice of 1e-06 to 10 s, got %g",
+                           pl->rq_slice_s);
     TRY(ss_cfg_num(m, "migration_cost_s", &pl->rq_migration_cost_s, SS_REQ | SS_NONNEG, err));
     unsigned long long every = 0;
     TRY(ss_cfg_u64(m, "balance_ticks", &every, SS_REQ, err));

@@ -19,7 +19,7 @@ typedef enum { SS_DEV_GPU, SS_DEV_CPU } ss_device_kind;
 /* What a scenario may ask for (docs/scenarios.md, "Bounds"): the requests a
  * time-bounded run is expected to create, and the finest time-series
  * sampling. */
-#define SS_MAX_REQUESTS 1e10
+#define SS_MAX_REQUESTS 1e9
 #define SS_MIN_SAMPLE_S 1e-6
 
 typedef struct ss_device_cfg {
@@ -161,7 +161,10 @@ typedef struct ss_control_cfg {
 } ss_control_cfg;
 
 /* `autoscaling:` (docs/autoscaling.md): an autoscaler plugin resizing the
- * models behind shared queues every period_s. */
+ * models behind shared queues every period_s.
+ * Its longest window and its stabilization are each at most
+ * SS_AS_MAX_PERIODS periods (one slot each in memory). */
+#define SS_AS_MAX_PERIODS 1e6
 typedef struct ss_autoscale_cfg {
     ss_policy_cfg policy;
     double period_s;          /* > 0 */

@@ -177,6 +177,22 @@ static int read_section(ss_scenario *sc, ss_autoscale_cfg *a, const ss_node *as,
         return ss_node_err(ss_map_find(as, "rate_quantile"), err, "rate_quantile: expected 0 to 1, got %g",
                            a->rate_quantile);
     TRY_(read_windows(a, as, err));
+    /* The autoscaler keeps one slot per period of its longest window and of
+     * its stabilization (elastic/autoscale.c): their lengths in periods are
+     * memory, bounded here rather than by the allocator. */
+    if (a->windows_s[a->nwindows - 1] / a->period_s > SS_AS_MAX_PERIODS) {
+        ss_node *wn = ss_map_find(as, "windows_s");
+        return ss_node_err(wn ? wn : as, err,
+                           "windows_s: the longest window, %g s, is %.3g periods of period_s %g; at most %.0e: "
+                           "lengthen period_s or shorten the window",
+                           a->windows_s[a->nwindows - 1], a->windows_s[a->nwindows - 1] / a->period_s, a->period_s,
+                           SS_AS_MAX_PERIODS);
+    }
+    if (a->stabilization_s / a->period_s > SS_AS_MAX_PERIODS)
+        return ss_node_err(ss_map_find(as, "stabilization_s"), err,
+                           "stabilization_s: %g s is %.3g periods of period_s %g; at most %.0e: lengthen period_s or "
+                           "shorten stabilization_s",
+                           a->stabilization_s, a->stabilization_s / a->period_s, a->period_s, SS_AS_MAX_PERIODS);
     ss_node *cat = NULL;
     TRY_(ss_cfg_map(as, "cat", &cat, 0, err));
     if (cat) { /* `cat: {low_rps: ..., high_rps: ...}` */

@@ -89,6 +89,9 @@ static int read_entry(ss_scenario *sc, ss_deploy_cfg *d, const ss_node *it, uint
         if (v > devcap)
             return ss_node_err(n, err, "%s: %g is above the capacity of device '%s' (%g %s)", key, v, dc->name, devcap,
                                unit);
+        if (v < 1e-3) /* a millicore: the finest share a container runtime (CFS quota, k8s) gives */
+            return ss_node_err(n, err, "%s: %g is below 0.001 %s, the finest share a device's compute is divided in",
+                               key, v, unit);
         if (k) d->threads = v;
         else d->cap = v;
     }

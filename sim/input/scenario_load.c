@@ -3,6 +3,7 @@
  * anything unknown, mistyped or inconsistent with one file:line:col message.
  * docs/scenarios.md documents the same schema for users. */
 #include "input/scenario_load.h"
+#include "input/scenario_totals.h"
 #include "input/scenario_autoscale.h"
 #include "input/scenario_control.h"
 #include "input/scenario_partitioning.h"
@@ -47,11 +48,8 @@ static int read_topology(ss_scenario *sc, const ss_node *root, ss_err *err)
     const ss_node *t = ss_map_find(root, "topology");
     if (!t) return 0;
     if (t->kind == SS_NODE_SCALAR && !t->is_null) {
-        char *path = ss_node_path(t, t->value);
-        if (access(path, R_OK) != 0) {
-            free(path);
-            return ss_node_err(t, err, "topology file '%s' not found or not readable", t->value);
-        }
+        char *path = ss_node_readable(t, "topology file", err);
+        if (!path) return -1;
         sc->topo = ss_topo_load(path, err);
         free(path);
     } else if (t->kind == SS_NODE_MAP) {
@@ -436,7 +434,17 @@ static int bounded(const ss_scenario *sc, const ss_node *wls, ss_err *err)
             break;
         }
         case SS_WL_TRACE: n = (double)w->ntimes; break;
-        case SS_WL_CLOSED: n = 0; break; /* bounded by its clients' service */
+        case SS_WL_CLOSED: { /* each client: a think, then the task's stages one after another */
+            double cycle_s = ss_dist_mean(&w->think);
+            if (!(isfinite(cycle_s) && cycle_s > 0)) cycle_s = 0;
+            const ss_task_cfg *t = &sc->tasks[w->task];
+            for (uint32_t k = 0; k < t->nstages; k++) {
+                double s_ = ss_dist_mean(&sc->models[t->stages[k]].service);
+                if (isfinite(s_) && s_ > 0) cycle_s += s_;
+            }
+            n = cycle_s > 0 ? w->clients * span / cycle_s : 0; /* 0: no stated time bounds it */
+            break;
+        }
         default: {
             double mean = ss_dist_mean(&w->interarrival);
             n = mean > 0 ? span / mean : INFINITY;
@@ -615,6 +623,7 @@ static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
     TRY(ss_sc_read_partitioning(sc, root, err));
     TRY(ss_sc_read_control(sc, root, err));
     TRY(bounded(sc, wls, err));
+    TRY(ss_sc_check_totals(sc, root, err));
     /* Every stage a workload can reach needs somewhere to run. */
     for (size_t w = 0; w < sc->nworkloads; w++) {
         const ss_task_cfg *t = &sc->tasks[sc->workloads[w].task];

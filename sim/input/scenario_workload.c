@@ -58,12 +58,8 @@ static int read_azure(ss_workload_cfg *w, const ss_node *it, ss_err *err)
     if (from > 1e6 || minutes > 1e6)
         return ss_node_err(it, err, "from_minute, minutes: at most 1000000");
     const ss_node *fn = ss_map_find(it, "file");
-    char *path = ss_node_path(fn, file);
-    if (access(path, R_OK) != 0) {
-        int r = ss_node_err(fn, err, "trace file '%s' not found or not readable", path);
-        free(path);
-        return r;
-    }
+    char *path = ss_node_readable(fn, "trace file", err);
+    if (!path) return -1;
     int rc = ss_azure_fn_steps(path, it, function, (long)from, (long)minutes, scale, w->start_s, &w->steps,
                                &w->nsteps, err);
     free(path);
@@ -127,12 +123,8 @@ static int read_trace(ss_workload_cfg *w, const ss_node *it, ss_err *err)
     }
     const char *file;
     TRY(ss_cfg_str(it, "file", &file, SS_REQ, err));
-    char *path = ss_node_path(fn, file);
-    if (access(path, R_OK) != 0) {
-        int r = ss_node_err(fn, err, "trace file '%s' not found or not readable", path);
-        free(path);
-        return r;
-    }
+    char *path = ss_node_readable(fn, "trace file", err);
+    if (!path) return -1;
     int rc = ss_trace_load(path, scale, &w->times_s, &w->ntimes, err);
     free(path);
     return rc;

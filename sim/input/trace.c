@@ -68,9 +68,29 @@ static size_t parse_azure_time(const char *s, long long *secs, double *frac_out,
     return i;
 }
 
+/* The next line into *line (NUL-terminated, the newline kept), as getline,
+ * but never longer than SS_MAX_LINE_BYTES: -2 past that, -1 at the end. */
+static ssize_t bounded_line(FILE *fp, char **line, size_t *cap)
+{
+    size_t n = 0;
+    int c;
+    while ((c = getc_unlocked(fp)) != EOF) {
+        if (n + 2 > *cap) {
+            if (n >= SS_MAX_LINE_BYTES) return -2;
+            *cap = *cap ? 2 * *cap : 256;
+            *line = ss_xrealloc(*line, *cap);
+        }
+        (*line)[n++] = (char)c;
+        if (c == '\n') break;
+    }
+    if (n == 0) return -1;
+    (*line)[n] = '\0';
+    return (ssize_t)n;
+}
+
 int ss_trace_load(const char *path, double time_scale, double **times_s, size_t *n, ss_err *err)
 {
-    FILE *fp = ss_open_input(path, err);
+    FILE *fp = ss_open_input(path, SS_INPUT_TRACE, err);
     if (!fp) return -1;
     char *line = NULL;
     size_t cap = 0, count = 0, alloc = 0;
@@ -78,8 +98,12 @@ int ss_trace_load(const char *path, double time_scale, double **times_s, size_t 
     long long first_secs = 0;
     int fmt = -1, lineno = 0, rc = 0;
     ssize_t len;
-    while ((len = getline(&line, &cap, fp)) >= 0) {
+    while ((len = bounded_line(fp, &line, &cap)) != -1) {
         lineno++;
+        if (len == -2) {
+            rc = ss_err_at(err, path, lineno, 1, "line longer than %u bytes: not a trace", SS_MAX_LINE_BYTES);
+            break;
+        }
         while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = '\0';
         if (fmt < 0) {
             if (strncmp(line, "timestamp_s", 11) == 0 && (line[11] == ',' || line[11] == '\0'))

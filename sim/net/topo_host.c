@@ -248,12 +248,8 @@ int ss_host_types_read(const ss_node *seq, ss_host_type ***out, size_t *n, ss_er
         int rc;
         const ss_node *name_at;
         if (it->kind == SS_NODE_SCALAR && !it->is_null) { /* a file holding one host type */
-            char *path = ss_node_path(it, it->value);
-            if (access(path, R_OK) != 0) {
-                rc = ss_node_err(it, err, "host type file '%s' not found or not readable", path);
-                free(path);
-                return rc;
-            }
+            char *path = ss_node_readable(it, "host type file", err);
+            if (!path) return -1;
             ss_doc *doc = ss_doc_load(path, err);
             free(path);
             if (!doc) return -1;

@@ -1,0 +1,134 @@
+/* scenario_totals.c: the totals of a serving scenario (instances, clients,
+ * devices, scripted events, trace arrivals) and the peak memory they are
+ * estimated to need, checked against --max-memory before anything runs
+ * (issue 40: 40 deployment entries of a million instances each passed
+ * `check` and died of memory after a minute, at 18 GiB).
+ *
+ * The bytes per item are what one costs in a run, measured with
+ * /usr/bin/time's peak RSS on this machine (Debian 12, x86-64, 2026-12-07):
+ * 3 million instances of one model took 2.85 GB (about 950 bytes each:
+ * the instance, its queue, its slot in the load balancer's tables), 10
+ * million closed-loop clients 0.76 GB (about 76 bytes each, with the
+ * request each holds).  The figures below round those up; a device and an
+ * event are charged their configuration and run-time records.  Requests
+ * queued under overload are not counted: how many there will be is what
+ * the run finds out (docs/limits.md). */
+#include "input/scenario_totals.h"
+
+#include <math.h>
+
+#include "core/limits.h"
+
+enum {
+    INSTANCE_BYTES = 1024,
+    CLIENT_BYTES = 128,
+    DEVICE_BYTES = 1024,
+    EVENT_BYTES = (int)sizeof(ss_event_cfg) + 64,
+    ARRIVAL_BYTES = 8
+};
+
+/* The replicas an autoscaler may start: a GPU holds one, a CPU one per
+ * core (elastic/autoscale.c), and no model more than its cap. */
+static double autoscaled(const ss_scenario *sc)
+{
+    const ss_autoscale_cfg *a = sc->autoscale;
+    if (!a) return 0;
+    double slots = 0, capped = 0;
+    for (size_t d = 0; d < sc->ndevices; d++) slots += sc->devices[d].kind == SS_DEV_GPU ? 1 : sc->devices[d].cores;
+    for (size_t m = 0; m < sc->nmodels; m++)
+        if (a->models && a->models[m])
+            capped += a->max_replicas_m && m < a->nper_model && a->max_replicas_m[m] ? a->max_replicas_m[m] : a->max_replicas;
+    return capped < slots ? capped : slots;
+}
+
+void ss_sc_totals_of(const ss_scenario *sc, ss_sc_totals *t)
+{
+    *t = (ss_sc_totals){0};
+    for (size_t d = 0; d < sc->ndeploys; d++) t->instances += sc->deploys[d].instances;
+    for (size_t e = 0; e < sc->nevents; e++)
+        if (sc->events[e].kind == SS_EV_ADD) t->instances += sc->events[e].count;
+    t->instances += autoscaled(sc);
+    for (size_t w = 0; w < sc->nworkloads; w++) {
+        if (sc->workloads[w].kind == SS_WL_CLOSED) t->clients += sc->workloads[w].clients;
+        t->arrivals += (double)sc->workloads[w].ntimes;
+    }
+    t->devices = (double)sc->ndevices;
+    t->events = (double)sc->nevents;
+    t->memory_bytes = t->instances * INSTANCE_BYTES + t->clients * CLIENT_BYTES + t->devices * DEVICE_BYTES +
+                      t->events * EVENT_BYTES + t->arrivals * ARRIVAL_BYTES;
+}
+
+/* The sequence item under root[key] whose `field` (read by get) is
+ * largest, or the key's own node. */
+static const ss_node *largest(const ss_node *root, const char *key, double (*get)(const ss_scenario *, size_t),
+                              const ss_scenario *sc, size_t n)
+{
+    const ss_node *seq = ss_map_find(root, key);
+    if (!seq || seq->kind != SS_NODE_SEQ || seq->n != n || !get) return seq ? seq : root;
+    size_t best = 0;
+    for (size_t i = 1; i < n; i++)
+        if (get(sc, i) > get(sc, best)) best = i;
+    return seq->items[best];
+}
+
+static double deploy_instances(const ss_scenario *sc, size_t i) { return sc->deploys[i].instances; }
+static double workload_clients(const ss_scenario *sc, size_t i) { return sc->workloads[i].clients; }
+
+/* A periodic decision (the autoscaler's, a controller's) ticks over the
+ * whole run and `extra_s` past it (a start-up, a stabilization it waits
+ * out): at most SS_MAX_TICKS ticks, else refused at its period. */
+static int ticks(const ss_scenario *sc, const ss_node *sec, const char *what, double period_s, double extra_s,
+                 ss_err *err)
+{
+    double h_s = sc->duration_s + extra_s;
+    if (!sec || !isfinite(h_s) || !(period_s > 0) || h_s / period_s <= SS_MAX_TICKS) return 0;
+    const ss_node *at = ss_map_find(sec, "period_s");
+    return ss_node_err(at ? at : sec, err,
+                       "%s period_s: %g s is %.3g ticks over the run's %g s (duration_s and what a start-up or a "
+                       "stabilization adds), more than %.0e: lengthen period_s or shorten the run",
+                       what, period_s, h_s / period_s, h_s, SS_MAX_TICKS);
+}
+
+/* The longest a started instance may wait before it serves. */
+static double longest_startup_s(const ss_scenario *sc)
+{
+    double m = 0;
+    for (size_t d = 0; d < sc->ndeploys; d++) m = sc->deploys[d].startup_s > m ? sc->deploys[d].startup_s : m;
+    for (size_t e = 0; e < sc->nevents; e++) m = sc->events[e].startup_s > m ? sc->events[e].startup_s : m;
+    return m;
+}
+
+int ss_sc_check_totals(const ss_scenario *sc, const ss_node *root, ss_err *err)
+{
+    if (sc->autoscale &&
+        ticks(sc, ss_map_find(root, "autoscaling"), "autoscaling:", sc->autoscale->period_s,
+              longest_startup_s(sc) + sc->autoscale->stabilization_s + sc->autoscale->decision_delay_s, err) < 0)
+        return -1;
+    if (sc->control && sc->control->period_s > 0 &&
+        ticks(sc, ss_map_find(root, "control"), "control:", sc->control->period_s, longest_startup_s(sc), err) < 0)
+        return -1;
+    ss_sc_totals t;
+    ss_sc_totals_of(sc, &t);
+    double cap = ss_limit_memory_bytes();
+    if (t.memory_bytes <= cap) return 0;
+    /* Point at what costs most. */
+    double share[] = {t.instances * INSTANCE_BYTES, t.clients * CLIENT_BYTES, t.devices * DEVICE_BYTES,
+                      t.events * EVENT_BYTES, t.arrivals * ARRIVAL_BYTES};
+    size_t top = 0;
+    for (size_t i = 1; i < sizeof share / sizeof *share; i++)
+        if (share[i] > share[top]) top = i;
+    static const char *const what[] = {"instances", "closed-loop clients", "devices", "scripted events",
+                                       "trace arrivals"};
+    double count[] = {t.instances, t.clients, t.devices, t.events, t.arrivals};
+    const ss_node *at = top == 0   ? (autoscaled(sc) > t.instances / 2
+                                          ? ss_map_find(root, "autoscaling")
+                                          : largest(root, "deployment", deploy_instances, sc, sc->ndeploys))
+                        : top == 1 ? largest(root, "workloads", workload_clients, sc, sc->nworkloads)
+                        : top == 2 ? (ss_map_find(root, "hosts") ? ss_map_find(root, "hosts") : ss_map_find(root, "topology"))
+                        : top == 3 ? ss_map_find(root, "events")
+                                   : ss_map_find(root, "workloads");
+    return ss_node_err(at ? at : root, err,
+                       "the scenario asks for %.0f %s in all: with the rest, about %.3g GiB of memory, more than the "
+                       "%.3g GiB allowed (--max-memory SIZE raises it; docs/limits.md)",
+                       count[top], what[top], t.memory_bytes / 1073741824.0, cap / 1073741824.0);
+}
