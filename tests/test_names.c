@@ -33,7 +33,8 @@ static void refused_in_scenarios(void)
     char *dir = ss_test_tmpdir();
     int rc = ss_test_sh(NULL,
                         "cd '%s' && S='%s' && mkdir models && cp \"$S/scenarios/tour/load-balancers.yaml\" s.yaml && "
-                        "cp \"$S/models/resnet50.json\" models/ && "
+                        "cp \"$S/models/resnet50.json\" models/ && mkdir nul && "
+                        "sed '0,/\"resnet50\"/s//\"res\\\\u0000net50\"/' models/resnet50.json > nul/resnet50.json && "
                         "python3 -c \"import re; t = open('s.yaml').read(); "
                         "open('big.yaml', 'w').write(re.sub('(?m)^name: .*$', 'name: ' + 'n' * 10000000, t))\"",
                         dir, SS_SRC_DIR);
@@ -45,6 +46,8 @@ static void refused_in_scenarios(void)
         {"check s.yaml --set 'hosts.0.devices.0.name=\"\"'", "name: expected a name, got an empty one"},
         {"check s.yaml --set 'name=\"x\\0y\"'", "a NUL byte inside a value"},
         {"check s.yaml --set name=../../etc", "name: expected a name, got one with '/'"},
+        /* cJSON would end the name at the NUL and read "res" */
+        {"check s.yaml --set 'models.0={name: resnet50, profile: nul/resnet50.json}'", "resnet50.json:2:14: a NUL character (\\u0000) in a string"},
         {"check big.yaml", "name: expected a name, got one longer than 256 bytes"},
         {"check s.yaml --set \"workloads.0.name=$(printf 'w\\377')\"", "invalid leading UTF-8 octet"}, /* libyaml's */
     };

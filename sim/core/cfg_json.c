@@ -231,6 +231,22 @@ static void jfound(const char *t, size_t len, size_t off, char *out, size_t cap)
     else snprintf(out, cap, "byte 0x%02x", c);
 }
 
+/* The offset of the first \u0000 escape inside a string of valid JSON
+ * text t, or len if none: cJSON would end the string there and drop the
+ * rest unseen (issue 40: "res\u0000net50" read as "res"). */
+static size_t nul_escape(const char *t, size_t len)
+{
+    int in_str = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (t[i] == '"') in_str = !in_str;
+        else if (in_str && t[i] == '\\' && i + 1 < len) {
+            if (t[i + 1] == 'u' && i + 5 < len && memcmp(t + i + 2, "0000", 4) == 0) return i;
+            i++; /* the escaped character */
+        }
+    }
+    return len;
+}
+
 ss_doc *ss_doc_load_json(const char *path, ss_err *err)
 {
     size_t len;
@@ -251,6 +267,16 @@ ss_doc *ss_doc_load_json(const char *path, ss_err *err)
     while (ws < len && (unsigned char)text[ws] <= ' ') ws++;
     jcheck v = {.t = text, .len = len, .pos = bom};
     if (!j && ws < len && jc_value(&v, 0) < 0) off = v.pos; /* else cJSON's place, said plainly */
+    size_t nul = j && off >= len ? nul_escape(text, len) : len;
+    if (nul < len) {
+        int line, col;
+        jpos(&s, nul, &line, &col);
+        ss_err_at(err, path, line, col, "a NUL character (\\u0000) in a string: no name, path or text may hold one");
+        cJSON_Delete(j);
+        free(text);
+        ss_doc_free(doc);
+        return NULL;
+    }
     if (!j || off < len) {
         int line, col;
         jpos(&s, off, &line, &col);
