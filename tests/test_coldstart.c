@@ -412,7 +412,7 @@ static void bad_input(void)
         "s.yaml:10:21: policy 'atl' (" SS_BUILD_DIR "/policies/atl.so) is an autoscaler, expected a placement");
     bad(BASE "deployment:\n  - {model: t5-3b, devices: \"h*/gpu*\", queue: shared, instances: 0}\n"
              "autoscaling: {policy: atl}\nplacement: {policy: cloud, goodput: 1.5}\n",
-        "s.yaml:10:37: goodput: expected a share in (0, 1], got 1.5");
+        "s.yaml:10:37: goodput: expected a share from 0.001 to 1, got 1.5");
     /* a model larger than every GPU (22.49 GiB A10s) */
     bad("seed: 1\nduration_s: 10\ntopology: topo.yaml\n"
         "models:\n  - {name: big, service: {dist: deterministic, value_s: 1}, weights_bytes: 30e9, "

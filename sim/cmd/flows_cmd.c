@@ -33,7 +33,7 @@ static const char usage[] =
     "\n"
     "  -o, --output PATH      one row per transfer (default: standard output)\n"
     "  --links-csv PATH       per directed link: bytes carried and mean utilisation\n"
-    "  --goodput G            payload fraction of the wire rate, (0, 1] (default 1)\n"
+    "  --goodput G            payload fraction of the wire rate, 0.001 to 1 (default 1)\n"
     "  --setup-s S            connection set-up time per transfer (default 0)\n"
     "  --seed N               ECMP hash seed (default 1)\n"
     "  --stats                print transfers/s, peak flows in flight, uplink load, peak memory to stderr\n"
@@ -225,10 +225,11 @@ int ss_cmd_flows(int argc, char **argv)
         else if (!strcmp(a, "--links-csv")) links_out = val;
         else if (!strcmp(a, "--goodput")) {
             goodput = ss_strtod(val, &end);
-            if (*end || !(goodput > 0 && goodput <= 1)) return ss_bad_usage("flows", "--goodput expects a number in (0, 1], got '%s'", val);
+            if (*end || !(goodput >= 1e-3 && goodput <= 1)) /* a thousandth: past any protocol's overhead */
+                return ss_bad_usage("flows", "--goodput expects a payload fraction from 0.001 to 1, got '%s'", val);
         } else if (!strcmp(a, "--setup-s")) {
             setup_s = ss_strtod(val, &end);
-            if (*end || !(setup_s >= 0 && setup_s < 1e12)) return ss_bad_usage("flows", "--setup-s expects a number >= 0, got '%s'", val);
+            if (*end || !(setup_s >= 0 && setup_s <= 1e9)) return ss_bad_usage("flows", "--setup-s expects a number >= 0, got '%s'", val);
         } else if (!strcmp(a, "--seed")) {
             seed = ss_strtou64(val, &end);
             if (*end || !val[0]) return ss_bad_usage("flows", "--seed expects an integer, got '%s'", val);

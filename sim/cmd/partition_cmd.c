@@ -71,13 +71,22 @@ static int read_list(const char *what, const char *text, double **out, size_t *n
     return 0;
 }
 
+/* A number >= 0 (> 0 unless allow_zero) within the physical range of the
+ * option's unit (--storage-mbps: Mbit/s, --net-latency-s: s; core/cfg.h
+ * ss_key_range_of, docs/limits.md). */
 static int read_pos(const char *what, const char *text, double *out, int allow_zero)
 {
-    char *end;
+    char *end, key[64];
     double v = ss_strtod(text, &end);
-    if (end == text || *end || !isfinite(v) || v < 0 || (!allow_zero && v == 0))
-        return ss_bad_usage("partition", allow_zero ? "%s: expected a number >= 0" : "%s: expected a number > 0",
-                            what);
+    snprintf(key, sizeof key, "%s", what + 2); /* --net-latency-s -> net_latency_s */
+    for (char *k = key; *k; k++) *k = *k == '-' ? '_' : *k;
+    const ss_key_range *r = ss_key_range_of(key);
+    if (end == text || *end || !isfinite(v) || v < 0 || (!allow_zero && v == 0) || v > r->hi || (v > 0 && v < r->lo)) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "%%s: expected %s%g to %g%s%s, got '%s'", allow_zero ? "0 or " : "", r->lo, r->hi,
+                 *r->unit ? " " : "", r->unit, text);
+        return ss_bad_usage("partition", msg, what);
+    }
     *out = v;
     return 0;
 }

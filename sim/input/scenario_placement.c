@@ -113,8 +113,9 @@ static int read_section(ss_scenario *sc, ss_placement_cfg *p, const ss_node *sec
     p->peer_cap_bps = peer_mbps * 1e6;
     p->goodput = 1;
     TRY(ss_cfg_num(sec, "goodput", &p->goodput, SS_POS, err));
-    if (p->goodput > 1)
-        return ss_node_err(ss_map_find(sec, "goodput"), err, "goodput: expected a share in (0, 1], got %g", p->goodput);
+    if (p->goodput > 1 || p->goodput < 1e-3) /* a thousandth: past any protocol's overhead */
+        return ss_node_err(ss_map_find(sec, "goodput"), err, "goodput: expected a share from 0.001 to 1, got %g",
+                           p->goodput);
     TRY(ss_cfg_num(sec, "chain_ttfb_s", &p->chain_ttfb_s, SS_NONNEG, err));
     if (p->chain_ttfb_s > 1e6)
         return ss_node_err(ss_map_find(sec, "chain_ttfb_s"), err, "chain_ttfb_s: expected at most 1e6 s, got %g",
