@@ -267,7 +267,8 @@ static void command_refuses_bad_input(void)
     } bad[] = {
         {"t5-3b --gpus 0", "--gpus: expected whole numbers >= 1"},
         {"t5-3b --x 1,,2", "--x: expected whole numbers >= 1"},
-        {"t5-3b --net-gbps -1", "--net-gbps: expected a number > 0"},
+        {"t5-3b --net-gbps -1", "--net-gbps: expected 1e-09 to 1e+06 Gbit/s, got '-1'"},
+        {"t5-3b --net-latency-s 1e300", "--net-latency-s: expected 0 or 1e-09 to 1e+09 s, got '1e300'"},
         {"t5-3b --set bogus=1", "--set bogus=1: partitioner 'flashpoint-mp' takes KEY=VALUE"},
         {"t5-3b --set max_parts=-1", "partitioner 'flashpoint-mp': max_part_mb wants"},
         {"t5-3b --partitioner atl", "is an autoscaler, expected a partitioner"},
