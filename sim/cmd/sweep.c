@@ -96,6 +96,21 @@ static int load_point(const ss_sweep *sw, size_t p, size_t v, ss_scenario *sc, s
     return rc;
 }
 
+/* One value of an axis twice would run the same points twice and give
+ * them the same name in the results: refused, as a name given twice is
+ * (compared as written). */
+static int distinct_values(const axis *ax, ss_err *err)
+{
+    size_t n = ax->values->n;
+    char **t = ss_xcalloc(n, sizeof *t);
+    for (size_t k = 0; k < n; k++) t[k] = ss_node_flow(ax->values->items[k]);
+    size_t k = ss_first_repeat((const char *const *)t, n);
+    int rc = k < n ? ss_node_err(ax->values->items[k], err, "values of axis '%s': %s appears twice", ax->key, t[k]) : 0;
+    for (size_t j = 0; j < n; j++) free(t[j]);
+    free(t);
+    return rc;
+}
+
 static int read_axes(ss_sweep *sw, const ss_node *root, ss_err *err)
 {
     static const char *const keys[] = {"key", "values", NULL};
@@ -118,6 +133,7 @@ static int read_axes(ss_sweep *sw, const ss_node *root, ss_err *err)
         for (size_t k = 0; k < i; k++)
             if (strcmp(sw->axes[k].key, ax->key) == 0)
                 return ss_node_err(ax->key_node, err, "axis '%s' appears twice", ax->key);
+        TRY(distinct_values(ax, err));
         if (sw->zip) {
             if (i > 0 && vals->n != sw->axes[0].values->n)
                 return ss_node_err(vals, err, "mode zip: axis '%s' has %zu values, axis '%s' has %zu", ax->key,

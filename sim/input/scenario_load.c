@@ -111,11 +111,6 @@ static int read_devices(ss_scenario *sc, const ss_node *hosts, ss_err *err)
             int shared = 0;
             TRY(ss_cfg_bool(dn, "time_shared", &shared, 0, err));
             char *full = ss_xasprintf("%s/%s", hname, dname);
-            for (size_t k = 0; k < sc->ndevices; k++)
-                if (strcmp(sc->devices[k].name, full) == 0) {
-                    free(full);
-                    return ss_node_err(ss_map_find(dn, "name"), err, "duplicate device '%s/%s'", hname, dname);
-                }
             if (sc->ndevices == cap) {
                 cap = cap ? 2 * cap : 8;
                 sc->devices = ss_xrealloc(sc->devices, cap * sizeof *sc->devices);
@@ -126,7 +121,29 @@ static int read_devices(ss_scenario *sc, const ss_node *hosts, ss_err *err)
                 .time_shared = shared};
         }
     }
-    return 0;
+    /* Names that identify are unique: a host's, and a device's within its
+     * host (n log n: a scenario may list 100k devices). */
+    const char **names = ss_xcalloc(hosts->n + sc->ndevices + 1, sizeof *names);
+    for (size_t h = 0; h < hosts->n; h++) names[h] = str_of(hosts->items[h], "name");
+    size_t k = ss_first_repeat(names, hosts->n);
+    int rc = 0;
+    if (k < hosts->n) {
+        rc = ss_node_err(ss_map_find(hosts->items[k], "name"), err, "duplicate host '%s'", names[k]);
+    } else {
+        for (size_t d = 0; d < sc->ndevices; d++) names[d] = sc->devices[d].name;
+        k = ss_first_repeat(names, sc->ndevices);
+        for (size_t h = 0, d = 0; k < sc->ndevices && h < hosts->n; h++) { /* the k-th device's node */
+            const ss_node *devs = ss_map_find(hosts->items[h], "devices");
+            if (k < d + devs->n) {
+                rc = ss_node_err(ss_map_find(devs->items[k - d], "name"), err, "duplicate device '%s'",
+                                 sc->devices[k].name);
+                break;
+            }
+            d += devs->n;
+        }
+    }
+    free(names);
+    return rc;
 }
 
 /* ---- models ----------------------------------------------------------- */
