@@ -98,7 +98,10 @@ static void physical_ranges(void)
          "bandwidth_gbps: expected a number > 0, from 1e-09 to 1e+06 Gbit/s, got '1e300'"},
         {"scenarios/roma/pair-ii.yaml", "deployment.2.threads=1e-8", "threads: 1e-08 is below 0.001 cores"},
         {"scenarios/default.yaml", "autoscaling.stabilization_s=1e8", "stabilization_s: 1e+08 s is 1e+08 periods of period_s 1; at most 1e+06"},
-        {"scenarios/blockflow/single-gv100.yaml", "duration_s=1e8", "workload 'client': about 8.54e+09 requests over duration_s 1e+08"}};
+        {"scenarios/blockflow/single-gv100.yaml", "duration_s=1e8", "workload 'client': about 8.54e+09 requests over duration_s 1e+08"},
+        /* a segfault (no run queue at all), then out of memory (a queue per core) */
+        {"scenarios/probe/resnet50-cpu.yaml", "pipeline.host_cores={vm: 1e-15}", "host_cores: expected 0.001 to 8192 for host 'vm', got 1e-15"},
+        {"scenarios/probe/resnet50-cpu.yaml", "hosts.0.devices.0.cores=100000", "run_queues: host of device 'vm/cpu' has 100000 cores"}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char cmd[2048];
         snprintf(cmd, sizeof cmd, "timeout 20 '%s/servesim' run '%s/%s' -o o.csv --set '%s'", SS_BUILD_DIR, SS_SRC_DIR,

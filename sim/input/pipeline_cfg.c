@@ -199,6 +199,11 @@ static int read_host_map(ss_scenario *sc, const ss_node *m, const char *key, cha
         }
         double v = 0;
         TRY(ss_node_num(c, key, &v, SS_POS, err));
+        /* A host's cores: a thousandth (a container's finest share) to Linux's
+         * NR_CPUS of 8192; a host's time factor: a thousand times faster or
+         * slower than the machine measured at most. */
+        double lo = 1e-3, hi = strcmp(key, "host_cores") == 0 ? 8192 : 1e3;
+        if (v < lo || v > hi) return ss_node_err(c, err, "%s: expected %g to %g for host '%s', got %g", key, lo, hi, c->key, v);
         (*names_out)[*n] = ss_xstrdup(c->key);
         (*vals)[(*n)++] = v;
     }
@@ -559,7 +564,20 @@ int ss_pipeline_read(ss_scenario *sc, const ss_node *root, ss_err *err)
     pl->max_batch = ss_xcalloc(sc->nmodels ? sc->nmodels : 1, sizeof *pl->max_batch);
     pl->max_wait_s = ss_xcalloc(sc->nmodels ? sc->nmodels : 1, sizeof *pl->max_wait_s);
     for (size_t k = 0; k < sc->nmodels; k++) pl->max_batch[k] = 1;
-    return read_section(sc, pl, n, err);
+    TRY(read_section(sc, pl, n, err));
+    /* Run queues keep a queue per core of a host: at most Linux's NR_CPUS. */
+    for (size_t d = 0; pl->run_queues && d < sc->ndevices; d++) {
+        char *host = ss_xstrdup(sc->devices[d].name);
+        host[host_len(host)] = '\0';
+        double cores = host_cores_of(sc, pl, host);
+        free(host);
+        if (cores > 8192)
+            return ss_node_err(ss_map_find(n, "run_queues"), err,
+                               "run_queues: host of device '%s' has %g cores, more than the 8192 a kernel schedules "
+                               "(declare fewer in pipeline.host_cores or on its cpu devices)",
+                               sc->devices[d].name, cores);
+    }
+    return 0;
 }
 
 void ss_pipeline_free(ss_pipeline_cfg *p)
