@@ -6,8 +6,8 @@
 #   PREFIX=dir     install prefix (default /usr/local)
 #   SAN=1          AddressSanitizer + UndefinedBehaviorSanitizer build (used by test-asan)
 #   FUZZ_SECONDS=n how long `make fuzz` runs each libFuzzer harness (default 60); `make test`
-#                  runs them too when CI=true or when FUZZ_SECONDS is given, unless TESTS= names
-#                  some suites only (docs/fuzzing.md)
+#                  runs them too when CI=true (for FUZZ_CI_SECONDS each, default 30) or when
+#                  FUZZ_SECONDS is given, unless TESTS= names some suites only (docs/fuzzing.md)
 #   MPI=1          build with mpicc for `mpirun servesim sweep` (default folder build/mpi)
 #   CFLAGS=...     optimisation and debug flags (default -O2 -g)
 #   V=1            print full compiler command lines
@@ -64,11 +64,15 @@ BIN      := $(BUILD)/servesim
 # Fuzzing (the fuzz targets below): clang builds the library with SAN=1 FUZZ=1 into FUZZ_BUILD.
 FUZZ_CC      ?= clang
 FUZZ_BUILD   := build/fuzz
-FUZZERS      := scenario profile trace sweep topo
+FUZZERS      := scenario profile trace sweep topo plan layers hwprofile calibrate transfers compare
 FUZZ_BINS    := $(FUZZERS:%=$(FUZZ_BUILD)/fuzz_%)
 # Not with TESTS=...: some suites only is the edit loop, never the fuzzers.
-FUZZ_IN_TEST := $(if $(TESTS),,$(if $(filter true,$(CI)),1,$(filter command line environment,$(origin FUZZ_SECONDS))))
+FUZZ_GIVEN   := $(filter command line environment,$(origin FUZZ_SECONDS))
+FUZZ_IN_TEST := $(if $(TESTS),,$(if $(filter true,$(CI)),1,$(FUZZ_GIVEN)))
 FUZZ_SECONDS ?= 60
+# CI's slice per harness when FUZZ_SECONDS is not given: 11 harnesses x 30 s
+# keep the fuzzing near the 5 minutes five harnesses x 60 s took.
+FUZZ_CI_SECONDS ?= 30
 
 .PHONY: all deps build run test profiles check-built mpi-for-tests test-asan fuzz fuzz-built fuzz-bins bench plots reference \
         install clean probe probe-deps probe-check probe-calibrate
@@ -162,7 +166,7 @@ run: deps
 test: deps
 	@$(MAKE) --no-print-directory check-built
 ifneq ($(FUZZ_IN_TEST),)
-	@$(MAKE) --no-print-directory fuzz-built
+	@$(MAKE) --no-print-directory fuzz-built $(if $(FUZZ_GIVEN),,FUZZ_SECONDS=$(FUZZ_CI_SECONDS))
 endif
 
 # The sweep tests compare `mpirun` against -j 2: beside a plain build, an MPI

@@ -262,7 +262,7 @@ static void test_run_rules(void)
  * without it only the reader's half runs. */
 static void test_schema_agrees(void)
 {
-    static const char *const good[] = {"docs/profile-example.json", "tests/fuzz/profile/measured.json",
+    static const char *const good[] = {"docs/profile-example.json", "tests/fuzz/hwprofile/measured.json",
                                        "profiles/published/blockflow/table-4-2.json",
                                        "profiles/published/blockflow/table-4-3.json",
                                        "profiles/published/blockflow/pipeline-overhead.json",
@@ -288,7 +288,7 @@ static void test_schema_agrees(void)
         "jsonschema.Draft202012Validator.check_schema(s)\n"
         "v = jsonschema.Draft202012Validator(s)\n"
         "import glob\n"
-        "for f in [\"docs/profile-example.json\", \"tests/fuzz/profile/measured.json\"] + "
+        "for f in [\"docs/profile-example.json\", \"tests/fuzz/hwprofile/measured.json\"] + "
         "[p for p in sorted(glob.glob(\"profiles/published/*/*.json\")) if not p.endswith(\".base.json\")] + "
         "sorted(glob.glob(\"profiles/measured/*.json\") + glob.glob(\"profiles/measured/*/*.json\")):\n"
         "    for e in v.iter_errors(json.load(open(f))): print(\"refused\", f, e.message); sys.exit(1)\n"

@@ -10,7 +10,7 @@
 #include "core/csvread.h"
 #include "core/metrics.h"
 
-enum { STAT_RATIO, STAT_CHANGE, STAT_THESIS };
+enum { STAT_RATIO = SS_COMPARE_RATIO, STAT_CHANGE = SS_COMPARE_CHANGE, STAT_THESIS = SS_COMPARE_THESIS };
 static const char *const stat_names[] = {"ratio", "change", "thesis", NULL};
 
 static const char usage[] =
@@ -45,8 +45,11 @@ typedef struct point {
     size_t ns;
 } point;
 
-typedef struct cmp {
-    const ss_csv *csv;
+struct ss_compare {
+    ss_csv table;   /* the results, read whole */
+    const ss_csv *csv; /* &table */
+    long *mcols;    /* the metric columns */
+    size_t nmetrics;
     long by;
     long *ids;      /* identity columns */
     int *varies;    /* per identity column: differs between points */
@@ -56,7 +59,8 @@ typedef struct cmp {
     size_t np;
     char **policies; /* first-seen order */
     size_t npol;
-} cmp;
+};
+typedef ss_compare cmp;
 
 /* The column `name` names: exact, else a unique column ending in ".name",
  * else a unique column containing it. */
@@ -275,15 +279,16 @@ static void emit(const cmp *c, FILE *fp, int csv, int stat, const char *metric, 
     fprintf(fp, "  n=%zu\n", l->n);
 }
 
-static int compare_metric(cmp *c, FILE *fp, int csv, int first, int stat, const char *metric, const char *baseline)
+static int compare_metric(cmp *c, FILE *fp, FILE *diag, int csv, int first, int stat, const char *metric,
+                          const char *baseline)
 {
     int known = 0;
     for (size_t i = 0; i < c->npol; i++) known |= strcmp(c->policies[i], baseline) == 0;
     if (!known) {
-        fprintf(stderr, "servesim compare: baseline '%s' is not a value of column '%s'; values:", baseline,
+        fprintf(diag, "servesim compare: baseline '%s' is not a value of column '%s'; values:", baseline,
                 c->csv->rows[0].f[c->by]);
-        for (size_t i = 0; i < c->npol; i++) fprintf(stderr, " %s", c->policies[i]);
-        fputc('\n', stderr);
+        for (size_t i = 0; i < c->npol; i++) fprintf(diag, " %s", c->policies[i]);
+        fputc('\n', diag);
         return 2;
     }
     /* Some point must hold the baseline and another value, or there is
@@ -298,10 +303,10 @@ static int compare_metric(cmp *c, FILE *fp, int csv, int first, int stat, const 
         paired = has_base && has_other;
     }
     if (!paired && c->npol > 1) {
-        fprintf(stderr, "servesim compare: no point has both '%s' and another value of column '%s' (values:", baseline,
+        fprintf(diag, "servesim compare: no point has both '%s' and another value of column '%s' (values:", baseline,
                 c->csv->rows[0].f[c->by]);
-        for (size_t i = 0; i < c->npol; i++) fprintf(stderr, " %s", c->policies[i]);
-        fprintf(stderr, "): the rows of each value differ in another column too (a setting each variant makes?); "
+        for (size_t i = 0; i < c->npol; i++) fprintf(diag, " %s", c->policies[i]);
+        fprintf(diag, "): the rows of each value differ in another column too (a setting each variant makes?); "
                         "compare --by that column instead\n");
         return 2;
     }
@@ -355,7 +360,7 @@ static int compare_metric(cmp *c, FILE *fp, int csv, int first, int stat, const 
                 np++;
             }
             if (zero)
-                fprintf(stderr,
+                fprintf(diag,
                         "servesim compare: %s, %s: %zu of %zu pair%s left out: the baseline's %s is 0 there, and a "
                         "ratio to 0 is undefined\n",
                         p->label, c->policies[q], zero, zero + np, zero + np == 1 ? "" : "s", metric);
@@ -402,6 +407,76 @@ static int names_by(const ss_csv *t, long v, long by)
             if ((strcmp(a->f[v], b->f[v]) == 0) != (strcmp(a->f[by], b->f[by]) == 0)) return 0;
         }
     return 1;
+}
+
+ss_compare *ss_compare_read(const char *path, const char *by, const char *const *metrics, size_t nmetrics, ss_err *err)
+{
+    cmp *c = ss_xcalloc(1, sizeof *c);
+    if (ss_csv_read_whole(path, &c->table, err) < 0) {
+        free(c);
+        return NULL;
+    }
+    c->csv = &c->table;
+    c->mcols = ss_xcalloc(nmetrics + 1, sizeof *c->mcols);
+    c->nmetrics = nmetrics;
+    const ss_csv *table = &c->table;
+    if (table->nrows < 2) {
+        ss_err_at(err, path, 1, 1, "expected a header and at least one row");
+        goto bad;
+    }
+    const ss_csv_row *h = &table->rows[0];
+    if ((c->by = find_col(h, by, err, path)) < 0) goto bad;
+    for (size_t m = 0; m < nmetrics; m++)
+        if ((c->mcols[m] = find_col(h, metrics[m], err, path)) < 0) goto bad;
+    c->rep_col = ss_csv_col(h, "replication");
+    c->model_col = ss_csv_col(h, "model");
+    long last_ident = c->model_col >= 0 ? c->model_col : (long)h->n;
+    c->ids = ss_xcalloc(h->n + 1, sizeof *c->ids);
+    c->varies = ss_xcalloc(h->n + 1, sizeof *c->varies);
+    for (long k = 0; k <= last_ident && k < (long)h->n; k++) {
+        const char *f = h->f[k];
+        if (k == c->by || strcmp(f, "point") == 0 || strcmp(f, "replication") == 0 || strcmp(f, "seed") == 0 ||
+            strcmp(f, "replications") == 0 || (strcmp(f, "variant") == 0 && names_by(table, k, c->by)))
+            continue;
+        c->ids[c->nids++] = k;
+    }
+    return c;
+bad:
+    ss_compare_free(c);
+    return NULL;
+}
+
+int ss_compare_write(ss_compare *c, const char *baseline, const char *model, int stat, int csv, FILE *fp, FILE *diag,
+                     ss_err *err)
+{
+    const ss_csv_row *h = &c->table.rows[0];
+    int rc = 0;
+    for (size_t m = 0; m < c->nmetrics && rc == 0; m++) {
+        if (collect(c, c->mcols[m], model, err) < 0) {
+            rc = 2;
+            break;
+        }
+        if (c->np == 0) {
+            ss_err_at(err, c->table.path, 1, 1, "no rows for model '%s'", model);
+            rc = 2;
+            break;
+        }
+        rc = compare_metric(c, fp, diag, csv, m == 0, stat, h->f[c->mcols[m]], baseline);
+        points_clear(c);
+    }
+    points_clear(c);
+    return rc;
+}
+
+void ss_compare_free(ss_compare *c)
+{
+    if (!c) return;
+    points_clear(c);
+    ss_csv_free(&c->table);
+    free(c->ids);
+    free(c->varies);
+    free(c->mcols);
+    free(c);
 }
 
 int ss_cmd_compare(int argc, char **argv)
@@ -453,70 +528,29 @@ int ss_cmd_compare(int argc, char **argv)
         metrics[nmetrics++] = default_metric[0];
     }
     ss_err err = {0};
-    ss_csv table;
-    cmp c = {0};
+    ss_compare *c = NULL;
     ss_afile af = {0};
     int have_af = 0;
-    long *mcols = ss_xcalloc(nmetrics, sizeof *mcols);
     rc = 2;
     const char *ins[] = {path}, *outs[] = {out};
     static const char *const in_what[] = {"results CSV"}, *const out_what[] = {"comparison output"};
     if (ss_check_outputs(ins, in_what, 1, outs, out_what, 1, &err) < 0) goto out;
-    if (ss_csv_read_whole(path, &table, &err) < 0) goto out;
-    if (table.nrows < 2) {
-        ss_err_at(&err, path, 1, 1, "expected a header and at least one row");
-        goto out_csv;
-    }
-    c.csv = &table;
-    const ss_csv_row *h = &table.rows[0];
-    if ((c.by = find_col(h, by, &err, path)) < 0) goto out_csv;
-    for (size_t m = 0; m < nmetrics; m++)
-        if ((mcols[m] = find_col(h, metrics[m], &err, path)) < 0) goto out_csv;
-    c.rep_col = ss_csv_col(h, "replication");
-    c.model_col = ss_csv_col(h, "model");
-    long last_ident = c.model_col >= 0 ? c.model_col : (long)h->n;
-    c.ids = ss_xcalloc(h->n + 1, sizeof *c.ids);
-    c.varies = ss_xcalloc(h->n + 1, sizeof *c.varies);
-    for (long k = 0; k <= last_ident && k < (long)h->n; k++) {
-        const char *f = h->f[k];
-        if (k == c.by || strcmp(f, "point") == 0 || strcmp(f, "replication") == 0 || strcmp(f, "seed") == 0 ||
-            strcmp(f, "replications") == 0 || (strcmp(f, "variant") == 0 && names_by(&table, k, c.by)))
-            continue;
-        c.ids[c.nids++] = k;
-    }
+    if (!(c = ss_compare_read(path, by, metrics, nmetrics, &err))) goto out;
     FILE *fp = stdout;
     if (out) {
-        if (ss_afile_open(&af, out, &err) < 0) goto out_csv;
+        if (ss_afile_open(&af, out, &err) < 0) goto out;
         have_af = 1;
         fp = af.fp;
     }
-    rc = 0;
-    for (size_t m = 0; m < nmetrics && rc == 0; m++) {
-        if (collect(&c, mcols[m], model, &err) < 0) {
-            rc = 2;
-            break;
-        }
-        if (c.np == 0) {
-            ss_err_at(&err, path, 1, 1, "no rows for model '%s'", model);
-            rc = 2;
-            break;
-        }
-        rc = compare_metric(&c, fp, csv, m == 0, stat, h->f[mcols[m]], baseline);
-        points_clear(&c);
-    }
+    rc = ss_compare_write(c, baseline, model, stat, csv, fp, stderr, &err);
     if (rc == 0 && have_af) {
         have_af = 0;
         if (ss_afile_commit(&af, &err) < 0) rc = 1; /* the machine (a full disk), not the input */
     }
-out_csv:
-    ss_csv_free(&table);
 out:
     if (have_af) ss_afile_abort(&af);
     if (err.set) fprintf(stderr, "%s\n", err.msg);
-    points_clear(&c);
-    free(c.ids);
-    free(c.varies);
-    free(mcols);
+    ss_compare_free(c);
     free(metrics);
     return rc;
 }

@@ -20,6 +20,32 @@
 #ifndef SS_COMPARE_H
 #define SS_COMPARE_H
 
+#include <stddef.h>
+#include <stdio.h>
+
+#include "core/util.h"
+
+/* The statistics, in the order of --stat's words. */
+enum { SS_COMPARE_RATIO, SS_COMPARE_CHANGE, SS_COMPARE_THESIS };
+
+/* A results CSV read for comparison, with its columns found. */
+typedef struct ss_compare ss_compare;
+
+/* Read the results CSV at `path` and find the compared column `by` and the
+ * metric columns (a unique suffix after a dot or a unique part is enough).
+ * NULL with err set ("file:line:col: message"): unreadable, a record cut
+ * short, no header and row, a column missing or ambiguous. */
+ss_compare *ss_compare_read(const char *path, const char *by, const char *const *metrics, size_t nmetrics,
+                            ss_err *err);
+/* Compare every metric against `baseline` (rows of `model`; "*": each
+ * model) with statistic `stat`, as a table or (csv) CSV on fp.  0; or 2 on
+ * bad input, with err set (a short row, a value not a number) or the
+ * message written to diag (the baseline is not a value of the column, or
+ * no point holds it and another value).  Notes (pairs left out) go to diag. */
+int ss_compare_write(ss_compare *c, const char *baseline, const char *model, int stat, int csv, FILE *fp, FILE *diag,
+                     ss_err *err);
+void ss_compare_free(ss_compare *c);
+
 /* The whole command: argv after "compare".  Exit status 0, or 2 on bad
  * input (unknown column, baseline not in the column, a non-number). */
 int ss_cmd_compare(int argc, char **argv);

@@ -43,11 +43,6 @@ static const char usage[] =
     "src, dst, bytes, finish_s, duration_s (seconds, 9 decimals).  Exit 0, 1 if an output cannot be\n"
     "written, 2 on bad input.\n";
 
-typedef struct transfer {
-    double start_s, bytes, finish_s;
-    uint32_t src, dst;
-} transfer;
-
 typedef struct replay replay;
 
 /* What a finished flow reports back: which transfer it was. */
@@ -59,7 +54,7 @@ typedef struct done_ctx {
 struct replay {
     const ss_topo *topo;
     ss_flownet *net;
-    transfer *t;
+    ss_transfer *t;
     size_t n, next;
     size_t *order;       /* by start time, stable */
     uint32_t *route;     /* scratch */
@@ -110,12 +105,14 @@ static int num_of(const ss_csv_row *r, size_t k, const char *what, const char *u
     return 0;
 }
 
-static int read_transfers(replay *rp, const char *path, ss_err *err)
+int ss_transfers_read(const ss_topo *topo, const char *path, ss_transfer **out, size_t *nout, ss_err *err)
 {
+    *out = NULL;
+    *nout = 0;
     ss_csv csv;
     if (ss_csv_read_whole(path, &csv, err) < 0) return -1;
-    size_t first = csv.nrows && csv.rows[0].n >= 1 && strcmp(csv.rows[0].f[0], "start_s") == 0;
-    rp->t = ss_xcalloc(csv.nrows + 1, sizeof *rp->t);
+    size_t first = csv.nrows && csv.rows[0].n >= 1 && strcmp(csv.rows[0].f[0], "start_s") == 0, n = 0;
+    ss_transfer *ts = ss_xcalloc(csv.nrows + 1, sizeof *ts);
     int rc = 0;
     for (size_t i = first; rc == 0 && i < csv.nrows; i++) {
         const ss_csv_row *r = &csv.rows[i];
@@ -124,25 +121,31 @@ static int read_transfers(replay *rp, const char *path, ss_err *err)
             rc = ss_err_at(err, path, r->line, 1, "expected 4 fields start_s,src,dst,bytes, found %zu", r->n);
             break;
         }
-        transfer *t = &rp->t[rp->n];
-        if (num_of(r, 0, "start_s", "start_s", path, &t->start_s, err) < 0 || node_of(rp->topo, r, 1, path, &t->src, err) < 0 ||
-            node_of(rp->topo, r, 2, path, &t->dst, err) < 0 || num_of(r, 3, "bytes", "transfer_bytes", path, &t->bytes, err) < 0) {
+        ss_transfer *t = &ts[n];
+        if (num_of(r, 0, "start_s", "start_s", path, &t->start_s, err) < 0 || node_of(topo, r, 1, path, &t->src, err) < 0 ||
+            node_of(topo, r, 2, path, &t->dst, err) < 0 || num_of(r, 3, "bytes", "transfer_bytes", path, &t->bytes, err) < 0) {
             rc = -1;
             break;
         }
         double lat;
-        if (ss_topo_route(rp->topo, t->src, t->dst, 0, NULL, 0, &lat) == SS_TOPO_NO_ROUTE) {
+        if (ss_topo_route(topo, t->src, t->dst, 0, NULL, 0, &lat) == SS_TOPO_NO_ROUTE) {
             rc = ss_err_at(err, path, r->line, ss_csv_field_col(r, 1), "no route from '%s' to '%s'", r->f[1], r->f[2]);
             break;
         }
         t->finish_s = NAN;
-        rp->n++;
+        n++;
     }
     ss_csv_free(&csv);
-    return rc;
+    if (rc < 0) {
+        free(ts);
+        return -1;
+    }
+    *out = ts;
+    *nout = n;
+    return 0;
 }
 
-static const transfer *sort_base;
+static const ss_transfer *sort_base;
 static int by_start(const void *a, const void *b)
 {
     size_t i = *(const size_t *)a, j = *(const size_t *)b;
@@ -162,7 +165,7 @@ static void start_next(ss_engine *eng, void *ctx, uint64_t arg)
 {
     replay *rp = ctx;
     size_t i = rp->order[rp->next++];
-    transfer *t = &rp->t[i];
+    ss_transfer *t = &rp->t[i];
     uint64_t key = ss_mix64(rp->seed * 0x9e3779b97f4a7c15ULL + i);
     double lat = 0;
     size_t len = ss_topo_route(rp->topo, t->src, t->dst, key, rp->route, rp->route_cap, &lat);
@@ -252,7 +255,7 @@ int ss_cmd_flows(int argc, char **argv)
     rp.topo = topo;
     rp.seed = seed;
     rp.opts = (ss_flow_opts){.goodput = goodput, .setup_s = setup_s};
-    if (read_transfers(&rp, xfer_path, &err) < 0) goto out;
+    if (ss_transfers_read(topo, xfer_path, &rp.t, &rp.n, &err) < 0) goto out;
     /* Outputs are opened before anything runs. */
     if (out && ss_afile_open(&af, out, &err) < 0) goto out;
     have_af = out != NULL;
@@ -281,7 +284,7 @@ int ss_cmd_flows(int argc, char **argv)
     char *line = NULL;
     size_t line_cap = 0;
     for (size_t i = 0; i < rp.n; i++) {
-        const transfer *t = &rp.t[i];
+        const ss_transfer *t = &rp.t[i];
         const char *src = ss_topo_node_name(topo, t->src), *dst = ss_topo_node_name(topo, t->dst);
         size_t need = 5 * SS_FMT_FIXED_MAX + 2 * (strlen(src) + strlen(dst)) + 16;
         if (need > line_cap) {

@@ -57,6 +57,10 @@ struct ss_plan {
     size_t nmodels;
 };
 
+/* With gpu_vram_mib, the processes are packed onto GPUs one by one
+ * (gpus_needed): a deployment of more than this many is refused. */
+enum { MAX_GPU_PROCS = 100000 };
+
 #define TRY(x)                      \
     do {                            \
         if ((x) < 0) return -1;     \
@@ -161,6 +165,14 @@ static int read_mixes(ss_plan *p, const ss_node *root, unsigned long long tasks,
     for (size_t i = 0; i < seq->n; i++) {
         p->nmixes++;
         TRY(read_mix(p, seq->items[i], tasks, &p->mixes[i], err));
+        unsigned long long total = 0;
+        for (size_t c = 0; c < p->nclasses; c++) total += p->mixes[i].count[c];
+        /* a mix deploys at most the shared prefix and every task's blocks */
+        double procs = (double)(total + 1) * (double)p->nblocks;
+        if (p->gpu_vram_mib > 0 && procs > MAX_GPU_PROCS)
+            return ss_node_err(seq->items[i], err, "mix '%s': up to %.0f processes (%llu tasks, %zu blocks), more "
+                               "than the %d whose GPUs gpu_vram_mib: counts", p->mixes[i].name, procs, total,
+                               p->nblocks, MAX_GPU_PROCS);
     }
     return 0;
 }
@@ -299,6 +311,10 @@ static int read_plan(ss_plan *p, const ss_node *root, ss_err *err)
     p->ram_per_process_mib = 700; /* "~700MB" of RAM per process (seed §8) */
     TRY(ss_cfg_num(root, "host_ram_per_process_mib", &p->ram_per_process_mib, SS_NONNEG, err));
     TRY(ss_cfg_num(root, "gpu_vram_mib", &p->gpu_vram_mib, SS_POS, err));
+    if (p->gpu_vram_mib > 0 && p->tasks_trad > MAX_GPU_PROCS)
+        return ss_node_err(ss_map_find(root, "traditional_tasks"), err,
+                           "traditional_tasks: at most %d with gpu_vram_mib: (it counts their processes' GPUs), got %llu",
+                           MAX_GPU_PROCS, p->tasks_trad);
     TRY(read_blocks(p, root, err));
     TRY(read_classes(p, root, err));
     TRY(read_mixes(p, root, tasks, err));
@@ -457,13 +473,15 @@ static unsigned long long gpus_needed(const cost *c, double gpu_mib)
         for (unsigned long long t = 0; t < c->times[i]; t++) items[n++] = c->fig[i];
     qsort(items, n, sizeof *items, by_size_desc);
     double *left = ss_xcalloc(n + 1, sizeof *left);
-    size_t bins = 0;
+    size_t bins = 0, b = 0;
     for (size_t i = 0; i < n; i++) {
         if (items[i] > gpu_mib) {
             bins = 0;
             break;
         }
-        size_t b = 0;
+        /* the bins before the one an item of the same size went to had no
+         * room for it, and have less now: the search starts there */
+        if (i == 0 || items[i] != items[i - 1]) b = 0;
         while (b < bins && left[b] < items[i]) b++;
         if (b == bins) left[bins++] = gpu_mib;
         left[b] -= items[i];

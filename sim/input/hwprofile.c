@@ -157,13 +157,24 @@ static int count(const ss_node *m, const char *key, unsigned *out, int flags, ss
     return 1;
 }
 
+/* *t, read from node n in the file's unit, converted to seconds; with
+ * SS_POS in flags, a time too small to stay > 0 in seconds (1e-320 us) is
+ * refused at n. */
+static int to_seconds(const ss_node *n, const char *what, const ss_hwprofile *p, int flags, double *t, ss_err *err)
+{
+    *t *= unit_scale(p->time_unit);
+    if ((flags & SS_POS) && !(*t > 0))
+        return ss_node_err(n, err, "%s: expected a number > 0, got '%s', which is 0 in seconds", what, n->value);
+    return 0;
+}
+
 /* A time field `base_<unit>` of the file's unit, in seconds, > 0 (or >= 0). */
 static int time1(const ss_node *m, const char *base, const ss_hwprofile *p, double *out, int flags, ss_err *err)
 {
     char key[64];
     snprintf(key, sizeof key, "%s_%s", base, p->time_unit);
     int rc = ss_cfg_num(m, key, out, flags, err);
-    if (rc > 0) *out *= unit_scale(p->time_unit);
+    if (rc > 0) TRY(to_seconds(ss_map_find(m, key), key, p, flags, out, err));
     return rc;
 }
 
@@ -190,6 +201,7 @@ static int summary(const ss_node *m, const ss_node *sum, const char *key, const 
     const ss_node *mn = ss_map_find(sum, "mean");
     if (!mn) return ss_node_err(sum, err, "%s: a summary needs its mean ({mean, sd, n, dist})", key);
     TRY(ss_node_num(mn, what, &mean, SS_POS, err));
+    TRY(to_seconds(mn, what, p, SS_POS, &mean, err));
     s->decimals = decimals_of(mn->value);
     const ss_node *sn = ss_map_find(sum, "sd");
     if (sn) {
@@ -215,7 +227,7 @@ static int summary(const ss_node *m, const ss_node *sum, const char *key, const 
     s->sd_s = sd * unit_scale(p->time_unit);
     s->n_obs = (unsigned)n;
     s->times_s = ss_xcalloc(1, sizeof *s->times_s);
-    s->times_s[0] = mean * unit_scale(p->time_unit);
+    s->times_s[0] = mean;
     s->ntimes = 1;
     return 0;
 }
@@ -230,7 +242,7 @@ static int time_seq(const ss_node *seq, const char *key, const ss_hwprofile *p, 
         char what[96];
         snprintf(what, sizeof what, "%s[%zu]", key, i);
         TRY(ss_node_num(seq->items[i], what, &s->times_s[i], flags, err));
-        s->times_s[i] *= unit_scale(p->time_unit);
+        TRY(to_seconds(seq->items[i], what, p, flags, &s->times_s[i], err));
         s->ntimes++;
     }
     return 0;

@@ -1,6 +1,7 @@
 /* layerprofile.c: read a per-layer profile (layerprofile.h). */
 #include "input/layerprofile.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +48,10 @@ static int load(const ss_doc *doc, ss_layer_profile *lp, ss_err *err)
         TRY(ss_cfg_num(l, "exec_s", &lp->layers[i].exec_s, SS_REQ | SS_NONNEG, err));
         lp->weights_bytes += lp->layers[i].weights_bytes;
         lp->exec_s += lp->layers[i].exec_s;
+        if (!isfinite(lp->weights_bytes) || !isfinite(lp->exec_s))
+            return ss_node_err(ss_map_find(l, isfinite(lp->weights_bytes) ? "exec_s" : "weights_bytes"), err,
+                               "%s: the layers' total up to here is too large for a number",
+                               isfinite(lp->weights_bytes) ? "exec_s" : "weights_bytes");
     }
     return 0;
 }

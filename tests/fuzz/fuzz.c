@@ -1,5 +1,5 @@
-/* fuzz.c: the scratch folder, input writing and the refusal check shared by
- * the fuzz harnesses (see fuzz.h). */
+/* fuzz.c: the scratch folder, input writing, the refusal check and the
+ * profile-of-real-runs reading shared by the fuzz harnesses (see fuzz.h). */
 #include "fuzz.h"
 
 #include <dirent.h>
@@ -83,4 +83,14 @@ void fuzz_check(int rc, const ss_err *err)
         fputs("fuzz: the loader failed without a message\n", stderr);
         abort();
     }
+}
+
+int fuzz_hwprofile(const uint8_t *data, size_t size, ss_hwprofile *p)
+{
+    char *path = fuzz_write("profile.json", data, size);
+    ss_err err = {0};
+    int rc = ss_hwprofile_load(path, p, &err);
+    fuzz_check(rc, &err);
+    free(path);
+    return rc;
 }

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "core/util.h"
+#include "input/hwprofile.h"
 
 /* The entry point libFuzzer calls (defined by each harness). */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -35,5 +36,11 @@ char *fuzz_write(const char *name, const uint8_t *data, size_t size);
  * set in the environment, prints that message (or "loaded") to stderr:
  * what an input does, when reproducing or checking seeds. */
 void fuzz_check(int rc, const ss_err *err);
+
+/* Write the input as profile.json and read it as a profile of real runs
+ * (ss_hwprofile_load), a refusal checked by fuzz_check: 0 with *p loaded
+ * (free it with ss_hwprofile_free), or -1.  For fuzz_hwprofile and
+ * fuzz_calibrate. */
+int fuzz_hwprofile(const uint8_t *data, size_t size, ss_hwprofile *p);
 
 #endif

@@ -3,17 +3,14 @@
  * fixed scenario whose model `fuzz` names it: ss_doc_load_json and
  * scenario_load.c's profile reader) and as a BlockFlow split profile
  * (ss_blockmodel_load, sim/input/blockmodel.c) for a block and for a fused
- * process, as a per-layer profile (ss_layer_profile_load,
- * sim/input/layerprofile.c), and as a profile of real runs
- * (ss_hwprofile_load, sim/input/hwprofile.c), calibrated when it reads
- * (ss_calibrate, sim/calib/calibrate.c).  Seeds: tests/fuzz/profile/. */
+ * process.  Per-layer profiles and profiles of real runs have their own
+ * harnesses (fuzz_layers.c, fuzz_hwprofile.c, fuzz_calibrate.c).  Seeds:
+ * tests/fuzz/profile/. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "fuzz.h"
-#include "calib/calib.h"
 #include "input/blockmodel.h"
-#include "input/layerprofile.h"
 #include "input/scenario_load.h"
 
 static const char scenario_yaml[] =
@@ -48,22 +45,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_check(ss_scenario_load(&sc, scenario, NULL, NULL, 0, &err), &err);
     ss_scenario_free(&sc);
     for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) load_split(path, parts[i]);
-    ss_layer_profile lp;
-    fuzz_check(ss_layer_profile_load(path, &lp, &err), &err);
-    ss_layer_profile_free(&lp);
-    ss_hwprofile hp;
-    int read = ss_hwprofile_load(path, &hp, &err);
-    fuzz_check(read, &err);
-    if (read == 0) {
-        ss_hwprofile *one = &hp;
-        ss_calib_opts o = {.name = "fuzz", .no_batch_law = 1};
-        char *json = NULL, *summary = NULL;
-        ss_err cerr = {0};
-        fuzz_check(ss_calibrate(&one, 1, &o, &json, &summary, &cerr), &cerr);
-        free(json);
-        free(summary);
-        ss_hwprofile_free(&hp);
-    }
     free(path);
     return 0;
 }
