@@ -130,6 +130,15 @@ static void totals(void)
     refused(dir, cmd, "more than the 1 GiB allowed");
     snprintf(cmd, sizeof cmd, "timeout 20 '%s/servesim' check i.yaml --max-memory=12x", SS_BUILD_DIR);
     refused(dir, cmd, "servesim check: --max-memory expects a size in bytes (e.g. 100000000, 512M, 16G), got '12x'");
+    /* A storage link of 1 kbit/s: a cold start of T5-3B would take three
+     * years of autoscaler ticks (it ran past any timeout). */
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p fp/scenarios && cp -r '%s/topologies' fp/ && cp '%s/scenarios/default.yaml' fp/scenarios/ && "
+             "sed -i 's/    bandwidth_mbps: 2000/    bandwidth_mbps: 1e-3/' fp/topologies/flashpoint-dc.yaml && "
+             "SERVESIM_MODEL_PATH='%s/models' timeout 20 '%s/servesim' run fp/scenarios/default.yaml -o o.csv",
+             SS_SRC_DIR, SS_SRC_DIR, SS_SRC_DIR, SS_BUILD_DIR);
+    refused(dir, cmd, "default.yaml:53:11: topology: the largest model's weights take 9.13e+07 s at 1000 bit/s over the link "
+                      "border -> s3 (the slowest), which is 9.13e+07 autoscaler ticks of period_s 1, more than 1e+07");
     /* A file past its kind's cap is refused before it is read. */
     snprintf(cmd, sizeof cmd, "'%s/servesim' check i.yaml --max-input-bytes 1K", SS_BUILD_DIR);
     refused(dir, cmd, "i.yaml: cannot read: 2059 bytes, more than the 1024 that a YAML or JSON file may have (--max-input-bytes SIZE raises it)");

@@ -16,8 +16,10 @@
 #include "input/scenario_totals.h"
 
 #include <math.h>
+#include <stdio.h>
 
 #include "core/limits.h"
+#include "net/topo.h"
 
 enum {
     INSTANCE_BYTES = 1024,
@@ -98,8 +100,48 @@ static double longest_startup_s(const ss_scenario *sc)
     return m;
 }
 
+/* The longest a model's weights may take to cross the slowest link of the
+ * topology (a cold start's download from storage, a copy between GPUs):
+ * the run goes on at least that long after the load that starts it. */
+static double longest_transfer_s(const ss_scenario *sc, char *link_out, size_t cap, double *bps_out)
+{
+    if (!sc->topo) return 0;
+    double slowest_bps = INFINITY, bytes = 0;
+    uint32_t at = 0;
+    for (uint32_t l = 0; l < ss_topo_nlinks(sc->topo); l++)
+        if (ss_topo_link_capacity_bps(sc->topo, l) < slowest_bps) {
+            slowest_bps = ss_topo_link_capacity_bps(sc->topo, l);
+            at = l;
+        }
+    for (uint32_t n = 0; n < ss_topo_nnodes(sc->topo); n++)
+        if (ss_topo_conn_cap_bps(sc->topo, n) < slowest_bps) {
+            slowest_bps = ss_topo_conn_cap_bps(sc->topo, n);
+            at = UINT32_MAX - n;
+        }
+    for (size_t m = 0; m < sc->nmodels; m++) bytes = sc->models[m].weights_bytes > bytes ? sc->models[m].weights_bytes : bytes;
+    if (!isfinite(slowest_bps) || !(bytes > 0)) return 0;
+    if (at < ss_topo_nlinks(sc->topo))
+        snprintf(link_out, cap, "the link %s -> %s", ss_topo_node_name(sc->topo, ss_topo_link_from(sc->topo, at)),
+                 ss_topo_node_name(sc->topo, ss_topo_link_to(sc->topo, at)));
+    else
+        snprintf(link_out, cap, "a connection to %s", ss_topo_node_name(sc->topo, UINT32_MAX - at));
+    *bps_out = slowest_bps;
+    return 8 * bytes / slowest_bps;
+}
+
 int ss_sc_check_totals(const ss_scenario *sc, const ss_node *root, ss_err *err)
 {
+    char slow_at[600] = "";
+    double slow_bps = 0, move_s = sc->autoscale ? longest_transfer_s(sc, slow_at, sizeof slow_at, &slow_bps) : 0;
+    if (sc->autoscale && sc->duration_s + move_s > sc->duration_s * 2 &&
+        (sc->duration_s + move_s) / sc->autoscale->period_s > SS_MAX_TICKS) {
+        const ss_node *t = ss_map_find(root, "topology");
+        return ss_node_err(t ? t : root, err,
+                           "topology: the largest model's weights take %.3g s at %g bit/s over %s (the slowest), "
+                           "which is %.3g autoscaler ticks of period_s %g, more than %.0e: no run ends",
+                           move_s, slow_bps, slow_at, (sc->duration_s + move_s) / sc->autoscale->period_s,
+                           sc->autoscale->period_s, SS_MAX_TICKS);
+    }
     if (sc->autoscale &&
         ticks(sc, ss_map_find(root, "autoscaling"), "autoscaling:", sc->autoscale->period_s,
               longest_startup_s(sc) + sc->autoscale->stabilization_s + sc->autoscale->decision_delay_s, err) < 0)
