@@ -131,6 +131,14 @@ static double longest_transfer_s(const ss_scenario *sc, char *link_out, size_t c
 
 int ss_sc_check_totals(const ss_scenario *sc, const ss_node *root, ss_err *err)
 {
+    /* Every variant runs every replication, one after another. */
+    const ss_node *vs = ss_map_find(root, "variants");
+    double nvar = vs && vs->kind == SS_NODE_SEQ && vs->n ? (double)vs->n : 1, runs = nvar * sc->replications;
+    if (runs > SS_MAX_RUNS) {
+        const ss_node *r = ss_map_find(root, "replications");
+        return ss_node_err(r ? r : vs, err, "replications: %u replications of %.0f variants are %.3g runs, more than %.0e",
+                           sc->replications, nvar, runs, SS_MAX_RUNS);
+    }
     char slow_at[600] = "";
     double slow_bps = 0, move_s = sc->autoscale ? longest_transfer_s(sc, slow_at, sizeof slow_at, &slow_bps) : 0;
     if (sc->autoscale && sc->duration_s + move_s > sc->duration_s * 2 &&

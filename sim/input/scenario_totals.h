@@ -22,6 +22,8 @@ void ss_sc_totals_of(const ss_scenario *sc, ss_sc_totals *t);
 /* The most ticks a periodic decision (autoscaler, controller) may take
  * over a run. */
 #define SS_MAX_TICKS 1e7
+/* The most runs (replications x variants) one scenario may ask for. */
+#define SS_MAX_RUNS 1e6
 
 /* Refuse (-1, at the key that adds most) a scenario whose estimate is
  * above ss_limit_memory_bytes() (--max-memory), or whose autoscaler or
