@@ -66,14 +66,17 @@ static int read_topology(ss_scenario *sc, const ss_node *root, ss_err *err)
 static void devices_from_topology(ss_scenario *sc)
 {
     const ss_topo *t = sc->topo;
+    size_t n = 0;
+    for (size_t h = 0; h < ss_topo_nhosts(t); h++) n += ss_topo_host_ngpus(t, h);
+    sc->devices = ss_xrealloc(sc->devices, (n ? n : 1) * sizeof *sc->devices);
     for (size_t h = 0; h < ss_topo_nhosts(t); h++) {
         uint32_t g = 0, node;
         while ((node = ss_topo_host_gpu(t, h, g++)) != SS_TOPO_NONE) {
-            sc->devices = ss_xrealloc(sc->devices, (sc->ndevices + 1) * sizeof *sc->devices);
-            sc->devices[sc->ndevices++] = (ss_device_cfg){.name = ss_xstrdup(ss_topo_node_name(t, node)),
-                                                          .kind = SS_DEV_GPU, .type = ss_xstrdup(""), .cores = 1,
-                                                          .vram_bytes = ss_topo_host_gpu_vram_bytes(t, h),
-                                                          .ram_bytes = ss_topo_host_ram_bytes(t, h)};
+            sc->devices[sc->ndevices] = (ss_device_cfg){.name = ss_xstrdup(ss_topo_node_name(t, node)),
+                                                        .kind = SS_DEV_GPU, .type = ss_xstrdup(""), .cores = 1,
+                                                        .vram_bytes = ss_topo_host_gpu_vram_bytes(t, h),
+                                                        .ram_bytes = ss_topo_host_ram_bytes(t, h)};
+            ss_sc_index_device(sc, (uint32_t)sc->ndevices++); /* topology names are unique */
         }
     }
 }
@@ -112,20 +115,16 @@ static int read_devices(ss_scenario *sc, const ss_node *hosts, ss_err *err)
             TRY(ss_cfg_num(dn, "power_w", &power_w, SS_NONNEG, err));
             int shared = 0;
             TRY(ss_cfg_bool(dn, "time_shared", &shared, 0, err));
-            char *full = ss_xasprintf("%s/%s", hname, dname);
-            for (size_t k = 0; k < sc->ndevices; k++)
-                if (strcmp(sc->devices[k].name, full) == 0) {
-                    free(full);
-                    return ss_node_err(ss_map_find(dn, "name"), err, "duplicate device '%s/%s'", hname, dname);
-                }
             if (sc->ndevices == cap) {
                 cap = cap ? 2 * cap : 8;
                 sc->devices = ss_xrealloc(sc->devices, cap * sizeof *sc->devices);
             }
-            sc->devices[sc->ndevices++] = (ss_device_cfg){
-                .name = full, .kind = (ss_device_kind)kind, .type = ss_xstrdup(type),
+            sc->devices[sc->ndevices] = (ss_device_cfg){
+                .name = ss_xasprintf("%s/%s", hname, dname), .kind = (ss_device_kind)kind, .type = ss_xstrdup(type),
                 .vram_bytes = vram_gib * GIB, .ram_bytes = ram_gib * GIB, .cores = (unsigned)cores, .power_w = power_w,
                 .time_shared = shared};
+            if (ss_sc_index_device(sc, (uint32_t)sc->ndevices++) < 0)
+                return ss_node_err(ss_map_find(dn, "name"), err, "duplicate device '%s/%s'", hname, dname);
         }
     }
     return 0;
@@ -701,6 +700,8 @@ int ss_scenario_load_with(ss_scenario *sc, const char *path, const char *variant
 
 void ss_scenario_free(ss_scenario *sc)
 {
+    ss_nameidx_free(&sc->device_names);
+    ss_nameidx_free(&sc->device_short);
     for (size_t i = 0; i < sc->ndevices; i++) {
         free(sc->devices[i].name);
         free(sc->devices[i].type);
