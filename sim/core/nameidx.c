@@ -6,10 +6,13 @@
 
 #include "core/util.h"
 
-/* The slot holding name, or the empty slot where it would go. */
+/* The slot holding name, or the empty slot where it would go.  FNV-1a's
+ * low bits depend on the low bits of the bytes only (its multiply carries
+ * upwards), so the hash is mixed before it is masked: names that differ in a
+ * digit's high bits would otherwise cluster. */
 static ss_nameidx_slot *find_slot(const ss_nameidx *ix, const char *name)
 {
-    size_t mask = ix->nslots - 1, i = (size_t)ss_hash_str(name) & mask;
+    size_t mask = ix->nslots - 1, i = (size_t)ss_mix64(ss_hash_str(name)) & mask;
     while (ix->slots[i].name && strcmp(ix->slots[i].name, name) != 0) i = (i + 1) & mask;
     return &ix->slots[i];
 }
