@@ -142,6 +142,7 @@
 #include "core/flow_internal.h"
 
 #define TIME_EPS_REL 1e-14 /* completions this close (relative to now) are one batch */
+#define PREFETCH_AHEAD 8   /* resolve: the record this far ahead in the list is asked for early */
 
 /* ---- flow pool ---------------------------------------------------------- */
 
@@ -352,6 +353,12 @@ static void resolve(ss_flownet *net, const uint32_t *seeds, size_t n_seeds, doub
     for (size_t i = 0; i < net->comp_flows.n; i++) {
         uint32_t s = net->comp_flows.v[i];
         ss_flow_rec *f = &net->pool[s];
+        if (i + PREFETCH_AHEAD < net->comp_flows.n) { /* records are read at random: ask early */
+            const char *next = (const char *)&net->pool[net->comp_flows.v[i + PREFETCH_AHEAD]];
+            __builtin_prefetch(next);
+            __builtin_prefetch(next + 64);
+            __builtin_prefetch(next + 128);
+        }
         f->bn = f->new_bn;
         double r = f->new_rate_bps, old = f->rate_bps;
         if (fabs(r - old) <= SS_RATE_EPS_REL * (r > old ? r : old)) continue;
