@@ -70,34 +70,29 @@ static void test_index(void)
 
 #define BIG_WORK "workloads: [{name: w, kind: poisson, target: a, rate_rps: 1}]\n"
 
-static char *big(const char *dir, const char *deploy)
+/* The scenario with this deployment section (malloc'd text). */
+static char *big_text(const char *deploy)
 {
-    char *text = ss_xasprintf("duration_s: 10\n" BIG_TOPO BIG_MODELS "%s" BIG_WORK, deploy);
-    char *path = put(dir, "s.yaml", text);
-    free(text);
-    return path;
+    return ss_xasprintf("duration_s: 10\n" BIG_TOPO BIG_MODELS "%s" BIG_WORK, deploy);
 }
 
 static void refused(const char *deploy, int line, int col, const char *rest)
 {
-    char *dir = xdir(), *path = big(dir, deploy);
-    ss_scenario sc;
-    ss_err err = {0};
-    CU_ASSERT_EQUAL(ss_scenario_load(&sc, path, NULL, NULL, 0, &err), -1);
-    expect_err(&err, path, line, col, rest);
-    ss_scenario_free(&sc);
-    free(path);
-    ss_test_rmtree(dir);
+    char *text = big_text(deploy);
+    scenario_refused(text, line, col, rest);
+    free(text);
 }
 
 static void test_big_deployment(void)
 {
     /* every GPU twice (two models, one shared queue each): 2 x 0.4 GB fits 1 GiB */
     char *dir = xdir();
-    char *path = big(dir, "deployment:\n"
+    char *text = big_text("deployment:\n"
                           "  - {model: a, devices: 'h*/gpu*', queue: shared, instances: 1}\n"
                           "  - {model: b, devices: 'h*/gpu*', queue: shared, instances: 1}\n"
                           "  - {model: a, device: h399/gpu7, queue: shared, instances: 0}\n");
+    char *path = put(dir, "s.yaml", text);
+    free(text);
     ss_scenario sc;
     CU_ASSERT_EQUAL_FATAL(load(&sc, path, NULL, NULL, 0), 0);
     CU_ASSERT_EQUAL(sc.ndevices, 3200);
