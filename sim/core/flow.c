@@ -470,15 +470,25 @@ void ss_flownet_hold_joins(ss_flownet *net)
     net->held.n = 0;
 }
 
-/* The held flows' links are the seeds of one re-solve from level 0: every
- * flow of their component is re-filled, the held ones (rate 0) with the
- * rest.  Propagation needs each touched flow's old bottleneck, which the
- * held flows do not have yet: search and fill does it. */
+/* One held flow joins as it would have unheld (activate's re-solve, by
+ * propagation from its join level).  More: their links are the seeds of
+ * one re-solve from level 0, where every flow of their component is
+ * re-filled, the held ones (rate 0) with the rest.  Propagation needs each
+ * touched flow's old bottleneck, which the held flows do not have yet:
+ * search and fill does it. */
 void ss_flownet_release_joins(ss_flownet *net)
 {
     assert(net->hold_joins);
     net->hold_joins = 0;
     if (net->held.n == 0) return;
+    if (net->held.n == 1) {
+        uint32_t s = net->held.v[0];
+        ss_flow_rec *f = &net->pool[s];
+        net->held.n = 0;
+        if (f->phase == SS_PH_ACTIVE) resolve(net, f->links, f->n_links, ss_flow_join_level(net, f), s);
+        arm(net);
+        return;
+    }
     net->seeds.n = 0;
     for (size_t i = 0; i < net->held.n; i++) {
         const ss_flow_rec *f = &net->pool[net->held.v[i]];
