@@ -209,6 +209,7 @@ bench: deps
 	bench/flashpoint.sh $(BIN)
 	bench/roma.sh $(BIN)
 	bench/ensemble.sh $(BIN)
+	bench/big-inputs.sh $(BIN)
 
 # Render the committed reference results (results/reference/) to PNG.
 plots: deps

@@ -1,6 +1,7 @@
 /* test_network_cli.c: the network through the command line - `servesim
  * flows` (transfer-list replay: exact finish times, the Flashpoint
- * two-receiver fan-out, bad input with file:line:col and exit 2), and
+ * two-receiver fan-out, thousands of transfers at once on one link against
+ * processor sharing's finish times, bad input with file:line:col and exit 2), and
  * scenarios with a `topology:` (inline or by file, devices from its GPUs,
  * `check` printing the oversubscription, bad references). */
 #include "test.h"
@@ -38,6 +39,63 @@ static void test_fanout_two_receivers(void)
     CU_ASSERT_TRUE(ss_test_has(out, "0,0.000000000,host1,host2,1250000000,1.500000000,1.500000000\n"
                             "1,0.500000000,host1,host3,1250000000,2.000000000,1.500000000\n"));
     free(out);
+    ss_test_rmtree(dir);
+}
+
+/* Many transfers at once on one shared link, as max-min shares it: 2,000
+ * from host1 to host3 all starting at 0, sizes 1, 2, ..., 2000 MB (listed
+ * out of order), over host1's uplink and host3's downlink, both 10 Gbit/s.
+ * Equal shares of one bottleneck (processor sharing): with the sizes
+ * sorted, the k-th (from 0) finishes (s_k - s_k-1) x 8 x (N - k) / C after
+ * the one before it.  Every start and every end is a re-solve of all the
+ * flows in flight.  Not timed: bench/big-inputs.sh times the big case. */
+static void test_many_concurrent(void)
+{
+    enum { N = 2000 };
+    const double mb = 1e6, cap_bps = 10e9;
+    char *dir = ss_test_tmpdir();
+    char *csv = NULL;
+    size_t len = 0;
+    FILE *f = ss_xmemstream(&csv, &len);
+    fputs("start_s,src,dst,bytes\n", f);
+    for (int i = 0; i < N; i++) fprintf(f, "0,host1,host3,%.0f\n", ((i * 7) % N + 1) * mb); /* 7 is prime to N */
+    fclose(f);
+    free(ss_test_write(dir, "t.csv", csv));
+    free(csv);
+    int rc = ss_test_sh(NULL, "cd '%s' && '%s' flows '%s/topologies/three-hosts-one-tor.yaml' t.csv -o o.csv", dir,
+                        SS_BIN, SS_SRC_DIR);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    double want_s[N + 1] = {0}; /* by size in MB */
+    for (int k = 0; k < N; k++) want_s[k + 1] = want_s[k] + mb * 8 * (N - k) / cap_bps;
+    char *path = ss_xasprintf("%s/o.csv", dir);
+    FILE *o = fopen(path, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    char line[256];
+    CU_ASSERT_PTR_NOT_NULL(fgets(line, sizeof line, o)); /* header */
+    int rows = 0, bad = 0;
+    double worst = 0;
+    while (fgets(line, sizeof line, o)) {
+        unsigned id;
+        double start_s, bytes, finish_s, dur_s;
+        char src[32], dst[32];
+        if (sscanf(line, "%u,%lf,%31[^,],%31[^,],%lf,%lf,%lf", &id, &start_s, src, dst, &bytes, &finish_s, &dur_s) != 7) {
+            bad++;
+            continue;
+        }
+        int size_mb = (int)(bytes / mb + 0.5);
+        bad += size_mb != ((int)id * 7) % N + 1 || start_s != 0 || dur_s != finish_s;
+        double err = fabs(finish_s - want_s[size_mb]);
+        worst = err > worst ? err : worst;
+        rows++;
+    }
+    fclose(o);
+    free(path);
+    CU_ASSERT_EQUAL(rows, N);
+    CU_ASSERT_EQUAL(bad, 0);
+    /* the last ends at the total bytes over the capacity: 2,001,000 MB x 8 / 10 Gbit/s = 1600.8 s */
+    CU_ASSERT_DOUBLE_EQUAL(want_s[N], N * (N + 1) / 2.0 * mb * 8 / cap_bps, 1e-9);
+    CU_ASSERT_TRUE(worst < 2e-9); /* the output's 9 decimals */
+    if (!(worst < 2e-9)) fprintf(stderr, "\n  worst finish time error %.3g s\n", worst);
     ss_test_rmtree(dir);
 }
 
@@ -173,5 +231,6 @@ static void test_fmt_fixed(void)
 
 SS_TEST_SUITE("network-cli", {"fixed-point numbers as printf writes them", test_fmt_fixed}, {"flows: two-receiver fan-out and mid-transfer start, exact", test_fanout_two_receivers},
               {"flows: hosts by index, link counters", test_hosts_by_index},
+              {"flows: 2,000 transfers at once share one link max-min fair, as analysed", test_many_concurrent},
               {"flows: bad input, exit 2, nothing written", test_flows_bad_input},
               {"scenarios with a topology", test_scenario_topology})

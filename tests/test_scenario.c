@@ -41,7 +41,7 @@ void expect_err(const ss_err *err, const char *file, int line, int col, const ch
 }
 
 /* Load `text` written as DIR/s.yaml expecting failure at line:col of it. */
-static void expect_refused(const char *text, int line, int col, const char *rest)
+void scenario_refused(const char *text, int line, int col, const char *rest)
 {
     char *dir = xdir();
     char *path = put(dir, "s.yaml", text);
@@ -486,13 +486,13 @@ static void test_err_undeployed(void)
                                "workloads:\n"
                                "  - {name: ok, kind: poisson, target: m, rate_rps: 1}\n"
                                "  - {name: w, kind: poisson, target: k, rate_rps: 1}\n";
-    expect_refused(text, 8, ss_test_col_of(text, 8, "k, rate"), "model 'k' (used by workload 'w') has no instance in deployment");
+    scenario_refused(text, 8, ss_test_col_of(text, 8, "k, rate"), "model 'k' (used by workload 'w') has no instance in deployment");
     /* through a task's second stage */
     static const char text2[] = "duration_s: 10\n" S_HOSTS S_MODELS
                                 "tasks: [{name: both, path: [m, k]}]\n"
                                 "deployment: [{model: m, device: d}]\n"
                                 "workloads: [{name: w2, kind: closed, target: both, clients: 2}]\n";
-    expect_refused(text2, 6, ss_test_col_of(text2, 6, "both"), "model 'k' (used by workload 'w2') has no instance in deployment");
+    scenario_refused(text2, 6, ss_test_col_of(text2, 6, "both"), "model 'k' (used by workload 'w2') has no instance in deployment");
 }
 
 static void test_err_duplicates(void)
@@ -501,23 +501,23 @@ static void test_err_duplicates(void)
                              "models: [{name: m, service: 0.01}, {name: m, service: 0.02}]\n"
                              "deployment: [{model: m, device: d}]\n"
                              "workloads: [{name: w, kind: poisson, target: m, rate_rps: 1}]\n";
-    expect_refused(dm, 3, ss_test_col_of(dm, 3, "{name: m, service: 0.02"), "duplicate model 'm'");
+    scenario_refused(dm, 3, ss_test_col_of(dm, 3, "{name: m, service: 0.02"), "duplicate model 'm'");
     static const char dw[] = "duration_s: 10\n" S_HOSTS S_MODELS
                              "deployment: [{model: m, device: d}]\n"
                              "workloads:\n"
                              "  - {name: w, kind: poisson, target: m, rate_rps: 1}\n"
                              "  - {name: w, kind: deterministic, target: m, rate_rps: 2}\n";
-    expect_refused(dw, 7, ss_test_col_of(dw, 7, "w,"), "duplicate workload 'w'");
+    scenario_refused(dw, 7, ss_test_col_of(dw, 7, "w,"), "duplicate workload 'w'");
     static const char dd[] = "duration_s: 10\n"
                              "hosts: [{name: h, devices: [{name: d, kind: cpu}, {name: d, kind: gpu}]}]\n" S_MODELS
                              "deployment: [{model: m, device: d}]\n"
                              "workloads: [{name: w, kind: poisson, target: m, rate_rps: 1}]\n";
-    expect_refused(dd, 2, ss_test_col_of(dd, 2, "d, kind: gpu"), "duplicate device 'h/d'");
+    scenario_refused(dd, 2, ss_test_col_of(dd, 2, "d, kind: gpu"), "duplicate device 'h/d'");
     static const char dt[] = "duration_s: 10\n" S_HOSTS S_MODELS
                              "tasks: [{name: k, path: [m]}]\n"
                              "deployment: [{model: m, device: d}]\n"
                              "workloads: [{name: w, kind: poisson, target: m, rate_rps: 1}]\n";
-    expect_refused(dt, 4, ss_test_col_of(dt, 4, "k,"), "task name 'k' is already a model");
+    scenario_refused(dt, 4, ss_test_col_of(dt, 4, "k,"), "task name 'k' is already a model");
     static const char dv[] = "duration_s: 10\n" S_HOSTS S_MODELS
                              "deployment: [{model: m, device: d}]\n"
                              "workloads: [{name: w, kind: poisson, target: m, rate_rps: 1}]\n"
@@ -558,15 +558,15 @@ static void test_err_warmup(void)
     static const char text[] = "duration_s: 10\nwarmup_s: 10\n" S_HOSTS S_MODELS
                                "deployment: [{model: m, device: d}]\n"
                                "workloads: [{name: w, kind: poisson, target: m, rate_rps: 1}]\n";
-    expect_refused(text, 2, 11, "warmup_s (10) must be shorter than duration_s (10)");
+    scenario_refused(text, 2, 11, "warmup_s (10) must be shorter than duration_s (10)");
     static const char text2[] = "duration_s: 10\nwarmup_s: 12.5\n" S_HOSTS S_MODELS
                                 "deployment: [{model: m, device: d}]\n"
                                 "workloads: [{name: w, kind: poisson, target: m, rate_rps: 1}]\n";
-    expect_refused(text2, 2, 11, "warmup_s (12.5) must be shorter than duration_s (10)");
+    scenario_refused(text2, 2, 11, "warmup_s (12.5) must be shorter than duration_s (10)");
     static const char text3[] = "requests: 10\nwarmup_requests: 10\n" S_HOSTS S_MODELS
                                 "deployment: [{model: m, device: d}]\n"
                                 "workloads: [{name: w, kind: poisson, target: m, rate_rps: 1}]\n";
-    expect_refused(text3, 2, 18, "warmup_requests (10) must be fewer than requests (10)");
+    scenario_refused(text3, 2, 18, "warmup_requests (10) must be fewer than requests (10)");
 }
 
 static void test_err_no_end(void)
@@ -574,11 +574,11 @@ static void test_err_no_end(void)
     static const char text[] = "name: x\n" S_HOSTS S_MODELS
                                "deployment: [{model: m, device: d}]\n"
                                "workloads: [{name: w, kind: poisson, target: m, rate_rps: 1}]\n";
-    expect_refused(text, 1, 1, "scenario: give duration_s or requests (or both) to end the run");
+    scenario_refused(text, 1, 1, "scenario: give duration_s or requests (or both) to end the run");
     static const char zero[] = "requests: 0\n" S_HOSTS S_MODELS
                                "deployment: [{model: m, device: d}]\n"
                                "workloads: [{name: w, kind: poisson, target: m, rate_rps: 1}]\n";
-    expect_refused(zero, 1, 11, "requests: expected at least 1");
+    scenario_refused(zero, 1, 11, "requests: expected at least 1");
 }
 
 static void test_err_references(void)
@@ -586,16 +586,16 @@ static void test_err_references(void)
     static const char dev[] = "duration_s: 10\n" S_HOSTS S_MODELS
                               "deployment: [{model: m, device: h/dd}]\n"
                               "workloads: [{name: w, kind: poisson, target: m, rate_rps: 1}]\n";
-    expect_refused(dev, 4, ss_test_col_of(dev, 4, "h/dd"), "unknown device 'h/dd' (did you mean 'h/d'?)");
+    scenario_refused(dev, 4, ss_test_col_of(dev, 4, "h/dd"), "unknown device 'h/dd' (did you mean 'h/d'?)");
     static const char amb[] = "duration_s: 10\n"
                               "hosts: [{name: a, devices: [{name: g, kind: gpu}]}, {name: b, devices: [{name: g, kind: gpu}]}]\n"
                               S_MODELS "deployment: [{model: m, device: g}]\n"
                               "workloads: [{name: w, kind: poisson, target: m, rate_rps: 1}]\n";
-    expect_refused(amb, 4, ss_test_col_of(amb, 4, "g}"), "device 'g' is ambiguous: write it as host/device");
+    scenario_refused(amb, 4, ss_test_col_of(amb, 4, "g}"), "device 'g' is ambiguous: write it as host/device");
     static const char tgt[] = "duration_s: 10\n" S_HOSTS S_MODELS
                               "deployment: [{model: m, device: d}]\n"
                               "workloads: [{name: w, kind: poisson, target: mm, rate_rps: 1}]\n";
-    expect_refused(tgt, 5, ss_test_col_of(tgt, 5, "mm"), "unknown model or task 'mm' (did you mean 'm'?)");
+    scenario_refused(tgt, 5, ss_test_col_of(tgt, 5, "mm"), "unknown model or task 'mm' (did you mean 'm'?)");
     static const char kind[] = "duration_s: 10\n" S_HOSTS S_MODELS
                                "deployment: [{model: m, device: d}]\n"
                                "workloads: [{name: w, kind: poison, target: m, rate_rps: 1}]\n";

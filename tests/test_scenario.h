@@ -1,5 +1,5 @@
 /* test_scenario.h: helpers shared by the scenario suites (test_scenario.c,
- * test_trace.c); defined in test_scenario.c. */
+ * test_trace.c, test_nameidx.c); defined in test_scenario.c. */
 #ifndef SS_TEST_SCENARIO_H
 #define SS_TEST_SCENARIO_H
 
@@ -14,6 +14,8 @@ char *xdir(void);
 char *put(const char *dir, const char *name, const char *text);
 /* err->msg must be exactly "<file>:<line>:<col>: <rest>". */
 void expect_err(const ss_err *err, const char *file, int line, int col, const char *rest);
+/* Load `text` written as DIR/s.yaml expecting failure at line:col of it. */
+void scenario_refused(const char *text, int line, int col, const char *rest);
 /* ss_scenario_load, printing the message if it fails. */
 int load(ss_scenario *sc, const char *path, const char *variant, char *const *sets, size_t nsets);
 

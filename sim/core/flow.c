@@ -52,6 +52,11 @@
  *      is computed, and the flow moves in the completion heap.  The others
  *      keep their completion time bit for bit.
  * Steps 2 and 3 are the fallback.  Propagation (flow_prop.c) is tried first.
+ * Joins held (ss_flownet_hold_joins): flows that join at one instant go on
+ * their links at once, and one re-solve from level 0 (steps 2 and 3) at the
+ * release gives them and their component their rates.  One by one, k flows
+ * joining a component of n cost k re-solves that each touch up to n + k
+ * flows; held, one.
  * A capacity or a cap changed in flight re-solves the same way with
  * lambda = 0 (flow_change.c).
  *
@@ -137,6 +142,7 @@
 #include "core/flow_internal.h"
 
 #define TIME_EPS_REL 1e-14 /* completions this close (relative to now) are one batch */
+#define PREFETCH_AHEAD 8   /* resolve: the record this far ahead in the list is asked for early */
 
 /* ---- flow pool ---------------------------------------------------------- */
 
@@ -347,6 +353,12 @@ static void resolve(ss_flownet *net, const uint32_t *seeds, size_t n_seeds, doub
     for (size_t i = 0; i < net->comp_flows.n; i++) {
         uint32_t s = net->comp_flows.v[i];
         ss_flow_rec *f = &net->pool[s];
+        if (i + PREFETCH_AHEAD < net->comp_flows.n) { /* records are read at random: ask early */
+            const char *next = (const char *)&net->pool[net->comp_flows.v[i + PREFETCH_AHEAD]];
+            __builtin_prefetch(next);
+            __builtin_prefetch(next + 64);
+            __builtin_prefetch(next + 128);
+        }
         f->bn = f->new_bn;
         double r = f->new_rate_bps, old = f->rate_bps;
         if (fabs(r - old) <= SS_RATE_EPS_REL * (r > old ? r : old)) continue;
@@ -442,8 +454,52 @@ static void activate(ss_flownet *net, uint32_t s)
         if (f->w && net->wflows++ == 0 && !net->wsum)
             net->wsum = ss_xcalloc(2 * (net->n_links ? net->n_links : 1), sizeof *net->wsum);
         link_join(net, s);
+        if (net->hold_joins) { /* re-solved with the others at the release */
+            ss_vpush(&net->held, s);
+            return;
+        }
         resolve(net, f->links, f->n_links, ss_flow_join_level(net, f), s);
     }
+    arm(net);
+}
+
+void ss_flownet_hold_joins(ss_flownet *net)
+{
+    assert(!net->hold_joins);
+    net->hold_joins = 1;
+    net->held.n = 0;
+}
+
+/* One held flow joins as it would have unheld (activate's re-solve, by
+ * propagation from its join level).  More: their links are the seeds of
+ * one re-solve from level 0, where every flow of their component is
+ * re-filled, the held ones (rate 0) with the rest.  Propagation needs each
+ * touched flow's old bottleneck, which the held flows do not have yet:
+ * search and fill does it. */
+void ss_flownet_release_joins(ss_flownet *net)
+{
+    assert(net->hold_joins);
+    net->hold_joins = 0;
+    if (net->held.n == 0) return;
+    if (net->held.n == 1) {
+        uint32_t s = net->held.v[0];
+        ss_flow_rec *f = &net->pool[s];
+        net->held.n = 0;
+        if (f->phase == SS_PH_ACTIVE) resolve(net, f->links, f->n_links, ss_flow_join_level(net, f), s);
+        arm(net);
+        return;
+    }
+    net->seeds.n = 0;
+    for (size_t i = 0; i < net->held.n; i++) {
+        const ss_flow_rec *f = &net->pool[net->held.v[i]];
+        if (f->phase != SS_PH_ACTIVE) continue; /* cancelled meanwhile: it left as ever */
+        for (uint32_t k = 0; k < f->n_links; k++) ss_vpush(&net->seeds, f->links[k]);
+    }
+    net->held.n = 0;
+    int propagate = net->propagate;
+    net->propagate = 0;
+    resolve(net, net->seeds.v, net->seeds.n, 0, SS_FLOW_NONE);
+    net->propagate = propagate;
     arm(net);
 }
 
@@ -651,14 +707,14 @@ void ss_flownet_free(ss_flownet *net)
     free(net->shared.v);
     free(net->seeds.v);
     free(net->batch.v);
+    free(net->held.v);
     free(net->cand_key);
     free(net->cand_idx);
     free(net->pick);
     free(net->slack_links.v);
     free(net->wsum);
     free(net->shared_w);
-    free(net->ev_key);
-    free(net->ev_idx);
+    free(net->ev_heap);
     free(net);
 }
 

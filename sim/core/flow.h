@@ -111,6 +111,17 @@ typedef void (*ss_flow_done)(ss_engine *eng, void *ctx, ss_flow_id id, double no
 ss_flow_id ss_flow_start(ss_flownet *net, const uint32_t *links, size_t n_links, double bytes,
                          const ss_flow_opts *opts, ss_flow_done done, void *ctx);
 
+/* Joins held: flows that start carrying bytes between ss_flownet_hold_joins
+ * and ss_flownet_release_joins (at one instant: neither lets the engine
+ * run) join their links at once and are re-solved together, once, at the
+ * release, instead of once each.  n flows starting together then cost one
+ * re-solve of their component (search and fill from level 0, flow_solve.c)
+ * instead of n.  The rates are the same max-min rates; computed by another
+ * path, they may differ from one-by-one joins' in the last bits.  Not
+ * nested.  Flows in set-up become active later, one by one, as ever. */
+void ss_flownet_hold_joins(ss_flownet *net);
+void ss_flownet_release_joins(ss_flownet *net);
+
 /* Per-link consumption weights (the lmm model's): the flow loads links[k]
  * with weights[k] times its rate, so that one flow can stand for work that
  * uses several resources at once (a job whose progress rate r takes r*c

@@ -49,6 +49,13 @@ typedef struct ss_flow_entry {
     uint32_t k;
 } ss_flow_entry;
 
+/* A propagation event (flow_prop.c): its level and what it is about, side
+ * by side, so that sifting reads one place. */
+typedef struct ss_flow_ev {
+    double key;
+    uint32_t idx;
+} ss_flow_ev;
+
 /* A completion heap item: a flow's finish_s and id (its slot in the low 32
  * bits). */
 typedef struct ss_flow_due {
@@ -163,8 +170,7 @@ struct ss_flownet {
     size_t fill_scan_max;  /* more filling candidates than this: a heap, not a scan */
     int propagate;         /* try ss_flow_propagate first (the default) */
     ss_vec32 slack_links;  /* propagation: links with slack that it left out */
-    double *ev_key;        /* propagation: event heap (flow_prop.c) */
-    uint32_t *ev_idx;
+    ss_flow_ev *ev_heap;   /* propagation: event heap (flow_prop.c) */
     size_t ev_n, ev_cap;
     size_t prop_unfrozen;  /* propagation: touched flows not frozen yet */
     double prop_level;     /* propagation: the filling's level */
@@ -179,6 +185,8 @@ struct ss_flownet {
     double *shared_w;      /* parallel to shared: the weight of that entry */
     size_t shared_w_cap;
     ss_flownet_stats st;
+    int hold_joins;        /* joins wait for ss_flownet_release_joins (flow.c) */
+    ss_vec32 held;         /* the flows that joined meanwhile */
 };
 
 /* Weight of the k-th link of f's route. */

@@ -14,7 +14,7 @@
  *   - a flow is touched once fmark >= 2 ep (listed in comp_flows), frozen
  *     once fmark == 2 ep + 1, with new_rate_bps and new_bn.  An untouched
  *     flow keeps its rate;
- *   - pending events in a binary heap with fixed keys (ev_key/ev_idx): a
+ *   - pending events in a binary heap with fixed keys (ev_heap): a
  *     touched flow's old rate (where it froze before: if the link that froze
  *     it, bn, is still clean, it freezes there again), its cap, or, for the
  *     flows that a link turning dirty had frozen, one event for them all at
@@ -29,29 +29,28 @@
 
 #include "core/flow_internal.h"
 
-#define EV_CAP 0x80000000u   /* ev_idx: the flow's cap, not its old rate */
-#define EV_GROUP 0x40000000u /* ev_idx: a link (slot) whose touched flows that it froze
+#define EV_CAP 0x80000000u   /* an event's idx: the flow's cap, not its old rate */
+#define EV_GROUP 0x40000000u /* an event's idx: a link (slot) whose touched flows that it froze
                               * before rise past their old rates from here on */
 #define BN_RISEN (UINT32_MAX - 2) /* new_bn of a touched flow that rose (reached its links) */
 #define PROP_ATTEMPTS 4    /* then search and fill (flow_solve.c) */
+#define PREFETCH_AHEAD 8   /* make_dirty: the record of the entry this far ahead is asked
+                            * for early (records are read at random; the entries in order) */
 
 static void ev_push(ss_flownet *net, double key, uint32_t idx)
 {
     if (net->ev_n == net->ev_cap) {
         net->ev_cap = net->ev_cap ? 2 * net->ev_cap : 64;
-        net->ev_key = ss_xrealloc(net->ev_key, net->ev_cap * sizeof *net->ev_key);
-        net->ev_idx = ss_xrealloc(net->ev_idx, net->ev_cap * sizeof *net->ev_idx);
+        net->ev_heap = ss_xrealloc(net->ev_heap, net->ev_cap * sizeof *net->ev_heap);
     }
     size_t i = net->ev_n++;
     while (i > 0) {
         size_t p = (i - 1) / 2;
-        if (!(key < net->ev_key[p])) break;
-        net->ev_key[i] = net->ev_key[p];
-        net->ev_idx[i] = net->ev_idx[p];
+        if (!(key < net->ev_heap[p].key)) break;
+        net->ev_heap[i] = net->ev_heap[p];
         i = p;
     }
-    net->ev_key[i] = key;
-    net->ev_idx[i] = idx;
+    net->ev_heap[i] = (ss_flow_ev){key, idx};
 }
 
 /* Pop the least: the hole goes down to a leaf by the lesser child (one
@@ -60,25 +59,20 @@ static void ev_pop(ss_flownet *net)
 {
     size_t n = --net->ev_n, i = 0;
     if (n == 0) return;
-    double *key = net->ev_key;
-    uint32_t *idx = net->ev_idx;
+    ss_flow_ev *h = net->ev_heap;
     for (size_t c = 1; c < n; c = 2 * i + 1) {
-        c += c + 1 < n && key[c + 1] < key[c];
-        key[i] = key[c];
-        idx[i] = idx[c];
+        c += c + 1 < n && h[c + 1].key < h[c].key;
+        h[i] = h[c];
         i = c;
     }
-    double k = key[n];
-    uint32_t x = idx[n];
+    ss_flow_ev last = h[n];
     while (i > 0) {
         size_t p = (i - 1) / 2;
-        if (!(k < key[p])) break;
-        key[i] = key[p];
-        idx[i] = idx[p];
+        if (!(last.key < h[p].key)) break;
+        h[i] = h[p];
         i = p;
     }
-    key[i] = k;
-    idx[i] = x;
+    h[i] = last;
 }
 
 /* The dirty links with unfrozen flows, keyed by left/unfrozen, and
@@ -137,6 +131,7 @@ static void make_dirty(ss_flownet *net, uint32_t li)
     double thr = net->prop_level * (1 - SS_FIX_MARGIN_REL), left = l->cap_bps, load = 0, grp = INFINITY;
     uint32_t unfrozen = 0;
     for (uint32_t j = 0; j < l->n; j++) {
+        if (j + PREFETCH_AHEAD < l->n) __builtin_prefetch(&net->pool[l->ent[j + PREFETCH_AHEAD].flow].bn);
         uint32_t g = l->ent[j].flow;
         double r = l->ent[j].rate_bps;
         uint64_t m = net->fmark[g];
@@ -294,9 +289,9 @@ static int propagate_once(ss_flownet *net, const uint32_t *seeds, size_t n_seeds
             net->cand_min = least_at(net->cand_key, net->cand_n);
         uint32_t at = net->cand_min;
         double lk = net->cand_n ? net->cand_key[at] : INFINITY;
-        if (net->ev_n && !(lk < net->ev_key[0])) {
-            double key = net->ev_key[0];
-            uint32_t idx = net->ev_idx[0], s = idx & ~EV_CAP;
+        if (net->ev_n && !(lk < net->ev_heap[0].key)) {
+            double key = net->ev_heap[0].key;
+            uint32_t idx = net->ev_heap[0].idx, s = idx & ~EV_CAP;
             ev_pop(net);
             if (idx & EV_GROUP) {
                 uint32_t li = idx & ~EV_GROUP;

@@ -12,6 +12,7 @@
 
 #include <servesim/policy.h>
 #include "core/cfg.h"
+#include "core/nameidx.h"
 #include "core/dist.h"
 
 typedef enum { SS_DEV_GPU, SS_DEV_CPU } ss_device_kind;
@@ -228,6 +229,8 @@ typedef struct ss_scenario {
     uint64_t warmup_requests;
     struct ss_topo *topo;     /* `topology:` (network, hosts' insides), or NULL */
     ss_device_cfg *devices;   size_t ndevices;
+    ss_nameidx device_names;  /* "host/device" -> device (section.c, ss_sc_index_device) */
+    ss_nameidx device_short;  /* "device" -> the one device of that name, or SS_SC_AMBIGUOUS */
     ss_model_cfg *models;     size_t nmodels;
     ss_task_cfg *tasks;       size_t ntasks;   /* one implicit task per model comes first */
     ss_deploy_cfg *deploys;   size_t ndeploys;

@@ -99,23 +99,21 @@ static int read_entry(ss_scenario *sc, ss_deploy_cfg *d, const ss_node *it, uint
 }
 
 /* A GPU with its memory given must hold the replicas deployed on it: each
- * the model's weights plus its run-time memory. */
-static int fits(const ss_scenario *sc, size_t upto, const ss_node *it, ss_err *err)
+ * the model's weights plus its run-time memory.  used_bytes[device] sums,
+ * in entry order, what the entries before this one put there. */
+static int fits(const ss_scenario *sc, size_t upto, double *used_bytes, const ss_node *it, ss_err *err)
 {
     const ss_deploy_cfg *d = &sc->deploys[upto];
     const ss_device_cfg *dev = &sc->devices[d->device];
     if (dev->kind != SS_DEV_GPU || dev->vram_bytes <= 0) return 0;
     const ss_model_cfg *m = &sc->models[d->model];
-    double one = m->weights_bytes + m->runtime_vram_bytes, used = 0;
+    double one = m->weights_bytes + m->runtime_vram_bytes;
     if (one > dev->vram_bytes)
         return ss_node_err(it, err,
                            "model '%s' needs %.3f GiB of VRAM (weights + run-time memory) and device '%s' has %.3f GiB: "
                            "it cannot run there",
                            m->name, one / 1073741824.0, dev->name, dev->vram_bytes / 1073741824.0);
-    for (size_t k = 0; k <= upto; k++)
-        if (sc->deploys[k].device == d->device)
-            used += (double)sc->deploys[k].instances *
-                    (sc->models[sc->deploys[k].model].weights_bytes + sc->models[sc->deploys[k].model].runtime_vram_bytes);
+    double used = used_bytes[d->device] += (double)d->instances * one;
     if (used > dev->vram_bytes)
         return ss_node_err(it, err, "instances: the replicas deployed on device '%s' need %.3f GiB of VRAM, it has %.3f GiB",
                            dev->name, used / 1073741824.0, dev->vram_bytes / 1073741824.0);
@@ -145,31 +143,36 @@ static int matching(const ss_scenario *sc, const ss_node *it, uint32_t **out, si
     return 0;
 }
 
-/* One model, one kind of queue: a shared queue is the model's. */
-static int same_queue(const ss_scenario *sc, size_t i, const ss_node *it, ss_err *err)
+/* One model, one kind of queue: a shared queue is the model's.  first[m]
+ * is model m's first entry, UINT32_MAX before it has one. */
+static int same_queue(const ss_scenario *sc, size_t i, uint32_t *first, const ss_node *it, ss_err *err)
 {
-    for (size_t k = 0; k < i; k++) {
-        if (sc->deploys[k].model != sc->deploys[i].model) continue;
-        if (sc->deploys[k].shared_queue == sc->deploys[i].shared_queue) return 0;
-        const ss_node *q = ss_map_find(it, "queue");
-        return ss_node_err(q ? q : it, err,
-                           "queue: model '%s' has a shared queue in one entry and not in another (line %d): a "
-                           "shared queue is the model's, so say it in every entry",
-                           sc->models[sc->deploys[i].model].name, sc->deploys[k].line);
+    uint32_t m = sc->deploys[i].model, k = first[m];
+    if (k == UINT32_MAX) {
+        first[m] = (uint32_t)i;
+        return 0;
     }
-    return 0;
+    if (sc->deploys[k].shared_queue == sc->deploys[i].shared_queue) return 0;
+    const ss_node *q = ss_map_find(it, "queue");
+    return ss_node_err(q ? q : it, err,
+                       "queue: model '%s' has a shared queue in one entry and not in another (line %d): a "
+                       "shared queue is the model's, so say it in every entry",
+                       sc->models[m].name, sc->deploys[k].line);
 }
 
 int ss_sc_read_deployment(ss_scenario *sc, const ss_node *seq, ss_err *err)
 {
     size_t cap = seq->n ? seq->n : 1;
     sc->deploys = ss_xcalloc(cap, sizeof *sc->deploys);
-    for (size_t e = 0; e < seq->n; e++) {
+    double *used_bytes = ss_xcalloc(sc->ndevices ? sc->ndevices : 1, sizeof *used_bytes);
+    uint32_t *first = ss_xmalloc((sc->nmodels ? sc->nmodels : 1) * sizeof *first);
+    memset(first, 0xff, (sc->nmodels ? sc->nmodels : 1) * sizeof *first);
+    int rc = 0;
+    for (size_t e = 0; rc == 0 && e < seq->n; e++) {
         const ss_node *it = seq->items[e];
         uint32_t *devs = NULL;
         size_t ndev = 0;
-        TRY_(matching(sc, it, &devs, &ndev, err));
-        int rc = 0;
+        rc = matching(sc, it, &devs, &ndev, err);
         for (size_t k = 0; rc == 0 && k < (devs ? ndev : 1); k++) {
             if (sc->ndeploys == cap) sc->deploys = ss_xrealloc(sc->deploys, (cap *= 2) * sizeof *sc->deploys);
             size_t i = sc->ndeploys;
@@ -177,14 +180,15 @@ int ss_sc_read_deployment(ss_scenario *sc, const ss_node *seq, ss_err *err)
             rc = read_entry(sc, &sc->deploys[i], it, devs ? devs[k] : UINT32_MAX, err);
             if (rc == 0) {
                 sc->ndeploys = i + 1;
-                rc = fits(sc, i, it, err);
+                rc = fits(sc, i, used_bytes, it, err);
             }
-            if (rc == 0) rc = same_queue(sc, i, it, err);
+            if (rc == 0) rc = same_queue(sc, i, first, it, err);
         }
         free(devs);
-        TRY_(rc);
     }
-    return 0;
+    free(used_bytes);
+    free(first);
+    return rc;
 }
 
 /* ---- events ---------------------------------------------------------------- */

@@ -64,14 +64,17 @@ static int read_topology(ss_scenario *sc, const ss_node *root, ss_err *err)
 static void devices_from_topology(ss_scenario *sc)
 {
     const ss_topo *t = sc->topo;
+    size_t n = 0;
+    for (size_t h = 0; h < ss_topo_nhosts(t); h++) n += ss_topo_host_ngpus(t, h);
+    sc->devices = ss_xrealloc(sc->devices, (n ? n : 1) * sizeof *sc->devices);
     for (size_t h = 0; h < ss_topo_nhosts(t); h++) {
         uint32_t g = 0, node;
         while ((node = ss_topo_host_gpu(t, h, g++)) != SS_TOPO_NONE) {
-            sc->devices = ss_xrealloc(sc->devices, (sc->ndevices + 1) * sizeof *sc->devices);
-            sc->devices[sc->ndevices++] = (ss_device_cfg){.name = ss_xstrdup(ss_topo_node_name(t, node)),
-                                                          .kind = SS_DEV_GPU, .type = ss_xstrdup(""), .cores = 1,
-                                                          .vram_bytes = ss_topo_host_gpu_vram_bytes(t, h),
-                                                          .ram_bytes = ss_topo_host_ram_bytes(t, h)};
+            sc->devices[sc->ndevices] = (ss_device_cfg){.name = ss_xstrdup(ss_topo_node_name(t, node)),
+                                                        .kind = SS_DEV_GPU, .type = ss_xstrdup(""), .cores = 1,
+                                                        .vram_bytes = ss_topo_host_gpu_vram_bytes(t, h),
+                                                        .ram_bytes = ss_topo_host_ram_bytes(t, h)};
+            ss_sc_index_device(sc, (uint32_t)sc->ndevices++); /* topology names are unique */
         }
     }
 }
@@ -110,38 +113,24 @@ static int read_devices(ss_scenario *sc, const ss_node *hosts, ss_err *err)
             TRY(ss_cfg_num(dn, "power_w", &power_w, SS_NONNEG, err));
             int shared = 0;
             TRY(ss_cfg_bool(dn, "time_shared", &shared, 0, err));
-            char *full = ss_xasprintf("%s/%s", hname, dname);
             if (sc->ndevices == cap) {
                 cap = cap ? 2 * cap : 8;
                 sc->devices = ss_xrealloc(sc->devices, cap * sizeof *sc->devices);
             }
-            sc->devices[sc->ndevices++] = (ss_device_cfg){
-                .name = full, .kind = (ss_device_kind)kind, .type = ss_xstrdup(type),
+            sc->devices[sc->ndevices] = (ss_device_cfg){
+                .name = ss_xasprintf("%s/%s", hname, dname), .kind = (ss_device_kind)kind, .type = ss_xstrdup(type),
                 .vram_bytes = vram_gib * GIB, .ram_bytes = ram_gib * GIB, .cores = (unsigned)cores, .power_w = power_w,
                 .time_shared = shared};
+            if (ss_sc_index_device(sc, (uint32_t)sc->ndevices++) < 0)
+                return ss_node_err(ss_map_find(dn, "name"), err, "duplicate device '%s/%s'", hname, dname);
         }
     }
-    /* Names that identify are unique: a host's, and a device's within its
-     * host (n log n: a scenario may list 100k devices). */
-    const char **names = ss_xcalloc(hosts->n + sc->ndevices + 1, sizeof *names);
+    /* A host's name identifies it (its devices' names are checked as they
+     * come, by the name index): n log n, for 100k hosts. */
+    const char **names = ss_xcalloc(hosts->n + 1, sizeof *names);
     for (size_t h = 0; h < hosts->n; h++) names[h] = str_of(hosts->items[h], "name");
     size_t k = ss_first_repeat(names, hosts->n);
-    int rc = 0;
-    if (k < hosts->n) {
-        rc = ss_node_err(ss_map_find(hosts->items[k], "name"), err, "duplicate host '%s'", names[k]);
-    } else {
-        for (size_t d = 0; d < sc->ndevices; d++) names[d] = sc->devices[d].name;
-        k = ss_first_repeat(names, sc->ndevices);
-        for (size_t h = 0, d = 0; k < sc->ndevices && h < hosts->n; h++) { /* the k-th device's node */
-            const ss_node *devs = ss_map_find(hosts->items[h], "devices");
-            if (k < d + devs->n) {
-                rc = ss_node_err(ss_map_find(devs->items[k - d], "name"), err, "duplicate device '%s'",
-                                 sc->devices[k].name);
-                break;
-            }
-            d += devs->n;
-        }
-    }
+    int rc = k < hosts->n ? ss_node_err(ss_map_find(hosts->items[k], "name"), err, "duplicate host '%s'", names[k]) : 0;
     free(names);
     return rc;
 }
@@ -727,6 +716,8 @@ int ss_scenario_load_with(ss_scenario *sc, const char *path, const char *variant
 
 void ss_scenario_free(ss_scenario *sc)
 {
+    ss_nameidx_free(&sc->device_names);
+    ss_nameidx_free(&sc->device_short);
     for (size_t i = 0; i < sc->ndevices; i++) {
         free(sc->devices[i].name);
         free(sc->devices[i].type);

@@ -29,29 +29,28 @@ int ss_sc_read_name(const ss_node *map, const char *key, char **out, ss_err *err
     return 0;
 }
 
+int ss_sc_index_device(ss_scenario *sc, uint32_t i)
+{
+    const char *full = sc->devices[i].name, *slash = strchr(full, '/');
+    if (ss_nameidx_put(&sc->device_names, full, i) != SS_NAMEIDX_NONE) return -1;
+    if (slash && ss_nameidx_put(&sc->device_short, slash + 1, i) != SS_NAMEIDX_NONE)
+        ss_nameidx_set(&sc->device_short, slash + 1, SS_SC_AMBIGUOUS);
+    return 0;
+}
+
 /* A device reference: "host/device", or a device name unique across hosts. */
 int ss_scenario_device(const ss_scenario *sc, const ss_node *n, uint32_t *out, ss_err *err)
 {
-    int found = -1, matches = 0;
-    for (size_t i = 0; i < sc->ndevices; i++) {
-        const char *full = sc->devices[i].name, *slash = strchr(full, '/');
-        if (strcmp(full, n->value) == 0) {
-            *out = (uint32_t)i;
-            return 0;
-        }
-        if (slash && strcmp(slash + 1, n->value) == 0) {
-            found = (int)i;
-            matches++;
-        }
-    }
-    if (matches == 1) {
-        *out = (uint32_t)found;
+    uint32_t i = ss_nameidx_get(&sc->device_names, n->value);
+    if (i == SS_NAMEIDX_NONE) i = ss_nameidx_get(&sc->device_short, n->value);
+    if (i == SS_SC_AMBIGUOUS)
+        return ss_node_err(n, err, "device '%s' is ambiguous: write it as host/device", n->value);
+    if (i != SS_NAMEIDX_NONE) {
+        *out = i;
         return 0;
     }
-    if (matches > 1)
-        return ss_node_err(n, err, "device '%s' is ambiguous: write it as host/device", n->value);
     char **names = ss_xcalloc(sc->ndevices + 1, sizeof *names);
-    for (size_t i = 0; i < sc->ndevices; i++) names[i] = sc->devices[i].name;
+    for (size_t k = 0; k < sc->ndevices; k++) names[k] = sc->devices[k].name;
     int rc = ss_node_unknown(n, "device", (const char *const *)names, err);
     free(names);
     return rc;

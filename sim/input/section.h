@@ -31,8 +31,12 @@ int ss_sc_model_ref(const ss_scenario *sc, const ss_node *n, uint32_t *out, ss_e
 typedef int (*ss_model_ok)(const ss_scenario *sc, uint32_t m, const ss_node *at, ss_err *err);
 int ss_sc_read_model_list(const ss_scenario *sc, const ss_node *sec, uint8_t *flags, ss_model_ok ok, ss_err *err);
 /* A device reference ("host/device" or a unique device name) with a
- * positioned error. */
+ * positioned error.  By the indices ss_sc_index_device keeps. */
 int ss_scenario_device(const ss_scenario *sc, const ss_node *n, uint32_t *out, ss_err *err);
+/* Device i, its name set, into sc->device_names and sc->device_short: 0,
+ * or -1 if a device has its full name already (it is left out). */
+#define SS_SC_AMBIGUOUS (SS_NAMEIDX_NONE - 1) /* device_short: several devices have this name */
+int ss_sc_index_device(ss_scenario *sc, uint32_t i);
 /* models/<name>.json in the scenario's folder or any folder above it, then
  * $SERVESIM_MODEL_PATH, then the install folder; NULL if none. */
 char *ss_scenario_find_profile(const char *scenario_dir, const char *name);

@@ -1,6 +1,6 @@
-/* topo.c: the topology graph itself: nodes with unique names (hashed),
- * directed links in duplex pairs, hosts as blocks of node ids, and the
- * accessors of topo.h.  Reading YAML is topo_read.c; routing topo_route.c. */
+/* topo.c: the topology graph itself: nodes with unique names (hashed:
+ * core/nameidx), directed links in duplex pairs, hosts as blocks of node
+ * ids, and the accessors of topo.h.  Reading YAML is topo_read.c; routing topo_route.c. */
 #include "net/topo_internal.h"
 
 #include <assert.h>
@@ -36,38 +36,20 @@ ss_topo *ss_topo_new(void)
 {
     ss_topo *t = ss_xcalloc(1, sizeof *t);
     t->name = ss_xstrdup("");
-    t->nslots = 64;
-    t->slots = ss_xmalloc(t->nslots * sizeof *t->slots);
-    memset(t->slots, 0xff, t->nslots * sizeof *t->slots);
     return t;
-}
-
-static void slot_insert(uint32_t *slots, size_t nslots, const char *name, uint32_t id)
-{
-    size_t i = ss_hash_str(name) & (nslots - 1);
-    while (slots[i] != SS_TOPO_NONE) i = (i + 1) & (nslots - 1);
-    slots[i] = id;
 }
 
 uint32_t ss_topo_add_node(ss_topo *t, const char *name, ss_topo_node_kind kind, uint32_t host)
 {
-    assert(ss_topo_find(t, name) == SS_TOPO_NONE);
     if (t->nnodes == t->cap_nodes) {
         t->cap_nodes = t->cap_nodes ? 2 * t->cap_nodes : 64;
         t->nodes = ss_xrealloc(t->nodes, t->cap_nodes * sizeof *t->nodes);
     }
     uint32_t id = (uint32_t)t->nnodes++;
     t->nodes[id] = (ss_tnode){.name = ss_xstrdup(name), .kind = kind, .host = host, .conn_cap_bps = INFINITY};
-    if (2 * t->nnodes > t->nslots) { /* keep the load factor under 1/2 */
-        size_t n = 2 * t->nslots;
-        uint32_t *s = ss_xmalloc(n * sizeof *s);
-        memset(s, 0xff, n * sizeof *s);
-        for (uint32_t v = 0; v < id; v++) slot_insert(s, n, t->nodes[v].name, v);
-        free(t->slots);
-        t->slots = s;
-        t->nslots = n;
-    }
-    slot_insert(t->slots, t->nslots, name, id);
+    uint32_t had = ss_nameidx_put(&t->names, t->nodes[id].name, id);
+    assert(had == SS_NAMEIDX_NONE);
+    (void)had;
     return id;
 }
 
@@ -144,7 +126,7 @@ void ss_topo_free(ss_topo *t)
     free(t->links);
     free(t->cap_bps);
     free(t->hosts);
-    free(t->slots);
+    ss_nameidx_free(&t->names);
     free(t->adj_off);
     free(t->adj);
     free(t->fab);
@@ -155,12 +137,11 @@ void ss_topo_free(ss_topo *t)
 
 /* ---- names ----------------------------------------------------------------- */
 
+_Static_assert(SS_NAMEIDX_NONE == SS_TOPO_NONE, "a name not found is no node");
+
 uint32_t ss_topo_find(const ss_topo *t, const char *name)
 {
-    size_t i = ss_hash_str(name) & (t->nslots - 1);
-    for (uint32_t id; (id = t->slots[i]) != SS_TOPO_NONE; i = (i + 1) & (t->nslots - 1))
-        if (strcmp(t->nodes[id].name, name) == 0) return id;
-    return SS_TOPO_NONE;
+    return ss_nameidx_get(&t->names, name);
 }
 
 static int unknown_node(const ss_topo *t, const ss_node *n, const char *what, ss_err *err)

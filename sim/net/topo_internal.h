@@ -5,6 +5,7 @@
 #ifndef SS_TOPO_INTERNAL_H
 #define SS_TOPO_INTERNAL_H
 
+#include "core/nameidx.h"
 #include "net/topo.h"
 
 typedef struct ss_tnode {
@@ -50,8 +51,7 @@ struct ss_topo {
     size_t nlinks, cap_links;
     ss_thost *hosts;
     size_t nhosts, cap_hosts;
-    uint32_t *slots;      /* name hash: open addressing, node id or NONE */
-    size_t nslots;
+    ss_nameidx names;     /* node name -> node id */
     uint32_t *adj_off;    /* outgoing links of node v: adj[adj_off[v] .. adj_off[v+1]) */
     uint32_t *adj;
     /* Routing tables, per destination.  "Fabric" nodes are all but the inside
