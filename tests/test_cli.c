@@ -332,7 +332,7 @@ static void test_bad_missing_trace(void)
     char *dir = xdir();
     write_file(dir, "e.yaml", text);
     char want[600];
-    snprintf(want, sizeof want, "trace file '%s/nothere.csv' not found or not readable", dir);
+    snprintf(want, sizeof want, "trace file 'nothere.csv' not found or not readable: looked for '%s/nothere.csv'", dir);
     expect_bad_run(dir, "e.yaml", "", "", "e.yaml", 12, ss_test_col_of(text, 12, "nothere"), NEEDLES(want));
     ss_test_rmtree(dir);
 }

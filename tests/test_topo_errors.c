@@ -211,7 +211,9 @@ static void test_err_host_types(void)
     ss_topo *t = load_text(file, &dir, &path, &err);
     CU_ASSERT_PTR_NULL(t);
     char want[1200];
-    snprintf(want, sizeof want, "%s:1:14: host type file '%s/hosts/none.yaml' not found or not readable", path, dir);
+    snprintf(want, sizeof want,
+             "%s:1:14: host type file 'hosts/none.yaml' not found or not readable: looked for '%s/hosts/none.yaml'"
+             " (a path in a file is relative to that file's folder)", path, dir);
     CU_ASSERT_STRING_EQUAL(err.msg, want);
     free(path);
     ss_test_rmtree(dir);

@@ -173,7 +173,9 @@ static void test_trace_in_scenario(void)
     ss_err err = {0};
     CU_ASSERT_EQUAL(ss_scenario_load(&sc, path, NULL, NULL, 0, &err), -1);
     char want[700];
-    snprintf(want, sizeof want, "trace file '%s/sub/tr.csv' not found or not readable", dir);
+    snprintf(want, sizeof want,
+             "trace file 'sub/tr.csv' not found or not readable: looked for '%s/sub/tr.csv' (a path in a file is relative "
+             "to that file's folder)", dir);
     expect_err(&err, path, 5, ss_test_col_of(text, 5, "sub/"), want);
     ss_scenario_free(&sc);
     char *tr = put(dir, "sub/tr.csv", "timestamp_s\n5\n4\n");
