@@ -374,22 +374,23 @@ int ss_sc_read_events(ss_scenario *sc, const ss_node *seq, const ss_node *deploy
     }
     free(t);
     free(order);
-    /* A shared queue needs an instance to pull from at some point. */
-    for (size_t m = 0; rc == 0 && m < sc->nmodels; m++) {
-        int shared = 0, line = 0, col = 0;
-        uint64_t have = 0;
-        for (size_t d = 0; d < sc->ndeploys; d++)
-            if (sc->deploys[d].model == m) {
-                if (sc->deploys[d].shared_queue && !shared) line = sc->deploys[d].line, col = sc->deploys[d].col;
-                shared |= sc->deploys[d].shared_queue;
-                have += sc->deploys[d].instances + added[d];
-            }
-        if (shared && have == 0 && !(sc->autoscale && sc->autoscale->models[m]))
-            rc = ss_err_at(err, deploy->file, line, col,
+    /* A shared queue needs an instance to pull from at some point: per
+     * model, its first shared entry and its instances, in one pass. */
+    size_t *first_shared = ss_xcalloc(sc->nmodels + 1, sizeof *first_shared); /* entry + 1, 0: none */
+    uint64_t *have = ss_xcalloc(sc->nmodels + 1, sizeof *have);
+    for (size_t d = 0; d < sc->ndeploys; d++) {
+        uint32_t m = sc->deploys[d].model;
+        if (sc->deploys[d].shared_queue && !first_shared[m]) first_shared[m] = d + 1;
+        have[m] += sc->deploys[d].instances + added[d];
+    }
+    for (size_t m = 0; rc == 0 && m < sc->nmodels; m++)
+        if (first_shared[m] && have[m] == 0 && !(sc->autoscale && sc->autoscale->models[m]))
+            rc = ss_err_at(err, deploy->file, sc->deploys[first_shared[m] - 1].line, sc->deploys[first_shared[m] - 1].col,
                            "queue: model '%s' has a shared queue but no instance: deploy one "
                            "(instances >= 1) or add one with an event",
                            sc->models[m].name);
-    }
+    free(first_shared);
+    free(have);
     free(added);
     return rc;
 }
