@@ -195,32 +195,73 @@ int ss_sc_read_deployment(ss_scenario *sc, const ss_node *seq, ss_err *err)
 
 static const char *const actions[] = {"add", "remove", "fail", "capacity", NULL};
 
+/* The deployment entries sorted by (model, device, place), so that an
+ * event finds its model's entries on a device by binary search: events x
+ * log(entries), not events x entries. */
+typedef struct deploy_index {
+    const ss_scenario *sc;
+    uint32_t *order;
+} deploy_index;
+
+static const ss_scenario *index_sc; /* qsort has no context argument */
+
+static int by_model_device(const void *a, const void *b)
+{
+    const ss_deploy_cfg *x = &index_sc->deploys[*(const uint32_t *)a], *y = &index_sc->deploys[*(const uint32_t *)b];
+    if (x->model != y->model) return x->model < y->model ? -1 : 1;
+    if (x->device != y->device) return x->device < y->device ? -1 : 1;
+    return (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
+}
+
+static void index_build(deploy_index *ix, const ss_scenario *sc)
+{
+    ix->sc = sc;
+    ix->order = ss_xcalloc(sc->ndeploys + 1, sizeof *ix->order);
+    for (uint32_t d = 0; d < sc->ndeploys; d++) ix->order[d] = d;
+    index_sc = sc;
+    qsort(ix->order, sc->ndeploys, sizeof *ix->order, by_model_device);
+}
+
+/* The place in ix->order of (model, device)'s first entry, or ndeploys. */
+static size_t index_first(const deploy_index *ix, uint32_t model, uint32_t device)
+{
+    size_t lo = 0, hi = ix->sc->ndeploys;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const ss_deploy_cfg *d = &ix->sc->deploys[ix->order[mid]];
+        if (d->model < model || (d->model == model && d->device < device)) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+static int index_has(const deploy_index *ix, size_t k, uint32_t model, uint32_t device)
+{
+    return k < ix->sc->ndeploys && ix->sc->deploys[ix->order[k]].model == model &&
+           ix->sc->deploys[ix->order[k]].device == device;
+}
+
 /* Instances of (model, device) created by deployment entries. */
-static uint32_t deployed_count(const ss_scenario *sc, uint32_t model, uint32_t device, uint32_t *entry)
+static uint32_t deployed_count(const deploy_index *ix, uint32_t model, uint32_t device)
 {
     uint32_t n = 0;
-    for (size_t d = 0; d < sc->ndeploys; d++)
-        if (sc->deploys[d].model == model && sc->deploys[d].device == device) {
-            if (n == 0 && entry) *entry = (uint32_t)d;
-            n += sc->deploys[d].instances;
-        }
+    for (size_t k = index_first(ix, model, device); index_has(ix, k, model, device); k++)
+        n += ix->sc->deploys[ix->order[k]].instances;
     return n;
 }
 
-static int entry_of(const ss_scenario *sc, uint32_t model, uint32_t device, uint32_t *entry)
+static int entry_of(const deploy_index *ix, uint32_t model, uint32_t device, uint32_t *entry)
 {
-    for (size_t d = 0; d < sc->ndeploys; d++)
-        if (sc->deploys[d].model == model && sc->deploys[d].device == device) {
-            *entry = (uint32_t)d;
-            return 0;
-        }
-    return -1;
+    size_t k = index_first(ix, model, device);
+    if (!index_has(ix, k, model, device)) return -1;
+    *entry = ix->order[k];
+    return 0;
 }
 
 /* `model@device[#k]` -> entry and ordinal; `added` counts the instances
  * that earlier add events started per deployment entry. */
-static int instance_ref(const ss_scenario *sc, const ss_node *n, const uint32_t *added, ss_event_cfg *e,
-                        ss_err *err)
+static int instance_ref(const ss_scenario *sc, const deploy_index *ix, const ss_node *n, const uint32_t *added,
+                        ss_event_cfg *e, ss_err *err)
 {
     const char *v = n->value, *at = strchr(v, '@');
     if (!at || at == v || !at[1])
@@ -249,10 +290,10 @@ static int instance_ref(const ss_scenario *sc, const ss_node *n, const uint32_t 
     free(dev);
     TRY_(rc);
     uint32_t entry = 0;
-    if (entry_of(sc, m, d, &entry) < 0)
+    if (entry_of(ix, m, d, &entry) < 0)
         return ss_node_err(n, err, "instance: model '%s' has no deployment entry on device '%s'", sc->models[m].name,
                            sc->devices[d].name);
-    uint32_t have = deployed_count(sc, m, d, NULL) + added[entry];
+    uint32_t have = deployed_count(ix, m, d) + added[entry];
     if (k >= have)
         return ss_node_err(n, err, "instance: '%s' names instance #%lu, but model '%s' has %u on device '%s' by then",
                            v, k, sc->models[m].name, have, sc->devices[d].name);
@@ -261,7 +302,8 @@ static int instance_ref(const ss_scenario *sc, const ss_node *n, const uint32_t 
     return 0;
 }
 
-static int read_event(ss_scenario *sc, const ss_node *it, uint32_t *added, ss_event_cfg *e, ss_err *err)
+static int read_event(ss_scenario *sc, const deploy_index *ix, const ss_node *it, uint32_t *added, ss_event_cfg *e,
+                      ss_err *err)
 {
     static const char *const keys[] = {"at_s", "action", "model", "device", "instances", "startup_s",
                                        "instance", "requests", "capacity", NULL};
@@ -296,7 +338,7 @@ static int read_event(ss_scenario *sc, const ss_node *it, uint32_t *added, ss_ev
         uint32_t m, d;
         TRY_(ss_sc_model_ref(sc, mn, &m, err));
         TRY_(ss_scenario_device(sc, dn, &d, err));
-        if (entry_of(sc, m, d, &e->deploy) < 0)
+        if (entry_of(ix, m, d, &e->deploy) < 0)
             return ss_node_err(it, err,
                                "event: model '%s' has no deployment entry on device '%s' to copy: add one "
                                "(with instances: 0 if none should run from the start)",
@@ -314,7 +356,7 @@ static int read_event(ss_scenario *sc, const ss_node *it, uint32_t *added, ss_ev
     case SS_EV_FAIL: {
         if (!inst) return ss_node_err(it, err, "event: a '%s' event needs 'instance'", actions[act]);
         TRY_(ss_node_expect(inst, SS_NODE_SCALAR, "instance", err));
-        TRY_(instance_ref(sc, inst, added, e, err));
+        TRY_(instance_ref(sc, ix, inst, added, e, err));
         int fate = 1;
         TRY_(ss_cfg_enum(it, "requests", fates, &fate, 0, err));
         e->requeue = fate;
@@ -332,7 +374,7 @@ static int read_event(ss_scenario *sc, const ss_node *it, uint32_t *added, ss_ev
             return 0;
         }
         TRY_(ss_node_expect(inst, SS_NODE_SCALAR, "instance", err));
-        TRY_(instance_ref(sc, inst, added, e, err));
+        TRY_(instance_ref(sc, ix, inst, added, e, err));
         const ss_deploy_cfg *d = &sc->deploys[e->deploy];
         if (d->discipline != SS_DISC_PS)
             return ss_node_err(inst, err, "instance: a capacity event changes the cap of a ps instance, and '%s' is not one",
@@ -345,6 +387,15 @@ static int read_event(ss_scenario *sc, const ss_node *it, uint32_t *added, ss_ev
     }
     }
     return 0;
+}
+
+static const double *event_times; /* qsort has no context argument */
+
+static int by_time_then_place(const void *a, const void *b)
+{
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    if (event_times[i] != event_times[j]) return event_times[i] < event_times[j] ? -1 : 1;
+    return (i > j) - (i < j);
 }
 
 int ss_sc_read_events(ss_scenario *sc, const ss_node *seq, const ss_node *deploy, ss_err *err)
@@ -362,18 +413,21 @@ int ss_sc_read_events(ss_scenario *sc, const ss_node *seq, const ss_node *deploy
             free(added), free(t), free(order);
             return -1;
         }
-        size_t k = i; /* stable insertion by time */
-        for (; k > 0 && t[order[k - 1]] > t[i]; k--) order[k] = order[k - 1];
-        order[k] = i;
+        order[i] = i;
     }
+    event_times = t; /* by time, then file order: n log n */
+    qsort(order, n, sizeof *order, by_time_then_place);
+    deploy_index ix;
+    index_build(&ix, sc);
     sc->events = ss_xcalloc(n + 1, sizeof *sc->events);
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
-        rc = read_event(sc, seq->items[order[i]], added, &sc->events[i], err);
+        rc = read_event(sc, &ix, seq->items[order[i]], added, &sc->events[i], err);
         if (rc == 0) sc->nevents = i + 1;
     }
     free(t);
     free(order);
+    free(ix.order);
     /* A shared queue needs an instance to pull from at some point: per
      * model, its first shared entry and its instances, in one pass. */
     size_t *first_shared = ss_xcalloc(sc->nmodels + 1, sizeof *first_shared); /* entry + 1, 0: none */
