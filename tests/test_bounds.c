@@ -139,6 +139,17 @@ static void totals(void)
              SS_SRC_DIR, SS_SRC_DIR, SS_SRC_DIR, SS_BUILD_DIR);
     refused(dir, cmd, "default.yaml:53:11: topology: the largest model's weights take 9.13e+07 s at 1000 bit/s over the link "
                       "border -> s3 (the slowest), which is 9.13e+07 autoscaler ticks of period_s 1, more than 1e+07");
+    /* Every model and task keeps its statistics (about 111 KB): 1,000 of
+     * them are more than 100 MB; and the model references among them are
+     * looked up by index, not by a scan per reference. */
+    snprintf(cmd, sizeof cmd,
+             "python3 -c \"print('seed: 1\\nrequests: 5\\nhosts: [{name: h, devices: [{name: c, kind: cpu, cores: 8}]}]\\nmodels:'); "
+             "[print('  - {name: m%%d, service: {dist: deterministic, value_s: 0.001}}' %% i) for i in range(1000)]; "
+             "print('deployment:'); [print('  - {model: m%%d, device: c}' %% i) for i in range(1000)]; "
+             "print('workloads: [{name: w, kind: poisson, target: m999, rate_rps: 1}]')\" > m.yaml && "
+             "'%s/servesim' check m.yaml --max-memory 100M",
+             SS_BUILD_DIR);
+    refused(dir, cmd, "m.yaml:5:3: the scenario asks for 1000 models and tasks in all: with the rest, about 0.104 GiB of memory");
     /* A file past its kind's cap is refused before it is read. */
     snprintf(cmd, sizeof cmd, "'%s/servesim' check i.yaml --max-input-bytes 1K", SS_BUILD_DIR);
     refused(dir, cmd, "i.yaml: cannot read: 2059 bytes, more than the 1024 that a YAML or JSON file may have (--max-input-bytes SIZE raises it)");

@@ -124,8 +124,8 @@ static int read_transport(ss_scenario *sc, ss_pipeline_cfg *pl, const ss_node *n
 
 static int model_index(const ss_scenario *sc, const ss_node *n, ss_err *err)
 {
-    for (size_t k = 0; k < sc->nmodels; k++)
-        if (strcmp(sc->models[k].name, n->value) == 0) return (int)k;
+    uint32_t m = ss_nameidx_get(&sc->model_names, n->value);
+    if (m != SS_NAMEIDX_NONE) return (int)m;
     char **names = ss_xcalloc(sc->nmodels + 1, sizeof *names);
     for (size_t k = 0; k < sc->nmodels; k++) names[k] = sc->models[k].name;
     int rc = ss_node_unknown(n, "model", (const char *const *)names, err);

@@ -232,7 +232,9 @@ typedef struct ss_scenario {
     ss_nameidx device_names;  /* "host/device" -> device (section.c, ss_sc_index_device) */
     ss_nameidx device_short;  /* "device" -> the one device of that name, or SS_SC_AMBIGUOUS */
     ss_model_cfg *models;     size_t nmodels;
+    ss_nameidx model_names;   /* model name -> model */
     ss_task_cfg *tasks;       size_t ntasks;   /* one implicit task per model comes first */
+    ss_nameidx task_names;    /* task name (a model's own included) -> task */
     ss_deploy_cfg *deploys;   size_t ndeploys;
     ss_event_cfg *events;     size_t nevents;  /* sorted by at_s (stable) */
     ss_workload_cfg *workloads; size_t nworkloads;

@@ -253,9 +253,8 @@ static int read_models(ss_scenario *sc, const ss_node *seq, ss_err *err)
                 TRY(read_model_fields(m, it, err));
             }
         }
-        for (size_t k = 0; k < i; k++)
-            if (strcmp(sc->models[k].name, m->name) == 0)
-                return ss_node_err(it, err, "duplicate model '%s'", m->name);
+        if (ss_nameidx_put(&sc->model_names, m->name, (uint32_t)i) != SS_NAMEIDX_NONE)
+            return ss_node_err(it, err, "duplicate model '%s'", m->name);
     }
     return 0;
 }
@@ -273,6 +272,7 @@ static int read_tasks(ss_scenario *sc, const ss_node *seq, ss_err *err)
         sc->tasks[i].stages = ss_xmalloc(sizeof(uint32_t));
         sc->tasks[i].stages[0] = (uint32_t)i;
         sc->tasks[i].nstages = 1;
+        ss_nameidx_put(&sc->task_names, sc->tasks[i].name, (uint32_t)i); /* models are unique */
     }
     sc->ntasks = sc->nmodels;
     for (size_t i = 0; seq && i < seq->n; i++) {
@@ -282,10 +282,10 @@ static int read_tasks(ss_scenario *sc, const ss_node *seq, ss_err *err)
         ss_task_cfg *t = &sc->tasks[sc->ntasks];
         TRY(ss_sc_read_name(it, "name", &t->name, err));
         sc->ntasks++;
-        for (size_t k = 0; k + 1 < sc->ntasks; k++)
-            if (strcmp(sc->tasks[k].name, t->name) == 0)
-                return ss_node_err(ss_map_find(it, "name"), err, "task name '%s' is already a %s", t->name,
-                                   k < sc->nmodels ? "model" : "task");
+        uint32_t was = ss_nameidx_put(&sc->task_names, t->name, (uint32_t)(sc->ntasks - 1));
+        if (was != SS_NAMEIDX_NONE)
+            return ss_node_err(ss_map_find(it, "name"), err, "task name '%s' is already a %s", t->name,
+                               was < sc->nmodels ? "model" : "task");
         ss_node *path;
         TRY(ss_cfg_seq(it, "path", &path, SS_REQ, err));
         if (path->n == 0) return ss_node_err(path, err, "path: a task needs at least one stage");
@@ -293,15 +293,13 @@ static int read_tasks(ss_scenario *sc, const ss_node *seq, ss_err *err)
         for (size_t s = 0; s < path->n; s++) {
             const ss_node *st = path->items[s];
             TRY(ss_node_expect(st, SS_NODE_SCALAR, "stage (a model name)", err));
-            int m = -1;
-            for (size_t k = 0; k < sc->nmodels; k++)
-                if (strcmp(sc->models[k].name, st->value) == 0) m = (int)k;
-            if (m < 0) {
+            uint32_t m = ss_nameidx_get(&sc->model_names, st->value);
+            if (m == SS_NAMEIDX_NONE) {
                 char **names = ss_xcalloc(sc->nmodels + 1, sizeof *names);
                 for (size_t k = 0; k < sc->nmodels; k++) names[k] = sc->models[k].name;
                 return ss_sc_unknown_ref(st, "model", names, err);
             }
-            t->stages[t->nstages++] = (uint32_t)m;
+            t->stages[t->nstages++] = m;
         }
     }
     return 0;
@@ -717,6 +715,8 @@ int ss_scenario_load_with(ss_scenario *sc, const char *path, const char *variant
 void ss_scenario_free(ss_scenario *sc)
 {
     ss_nameidx_free(&sc->device_names);
+    ss_nameidx_free(&sc->model_names);
+    ss_nameidx_free(&sc->task_names);
     ss_nameidx_free(&sc->device_short);
     for (size_t i = 0; i < sc->ndevices; i++) {
         free(sc->devices[i].name);

@@ -9,7 +9,9 @@
  * 3 million instances of one model took 2.85 GB (about 950 bytes each:
  * the instance, its queue, its slot in the load balancer's tables), 10
  * million closed-loop clients 0.76 GB (about 76 bytes each, with the
- * request each holds).  The figures below round those up; a device and an
+ * request each holds), 1,000 models 118 MB and 5,000 models with 5,000
+ * tasks 1.14 GB (about 114 KB a task, a model's own included: two latency
+ * histograms of 54 KiB, core/metrics.h).  The figures below round those up; a device and an
  * event are charged their configuration and run-time records.  Requests
  * queued under overload are not counted: how many there will be is what
  * the run finds out (docs/limits.md). */
@@ -19,9 +21,12 @@
 #include <stdio.h>
 
 #include "core/limits.h"
+#include "core/metrics.h"
 #include "net/topo.h"
 
 enum {
+    /* a task (each model is one too) keeps two latency histograms */
+    TASK_BYTES = 2 * (int)sizeof(ss_hist) + 256,
     INSTANCE_BYTES = 1024,
     CLIENT_BYTES = 128,
     DEVICE_BYTES = 1024,
@@ -55,9 +60,10 @@ void ss_sc_totals_of(const ss_scenario *sc, ss_sc_totals *t)
         t->arrivals += (double)sc->workloads[w].ntimes;
     }
     t->devices = (double)sc->ndevices;
+    t->tasks = (double)sc->ntasks;
     t->events = (double)sc->nevents;
     t->memory_bytes = t->instances * INSTANCE_BYTES + t->clients * CLIENT_BYTES + t->devices * DEVICE_BYTES +
-                      t->events * EVENT_BYTES + t->arrivals * ARRIVAL_BYTES;
+                      t->events * EVENT_BYTES + t->arrivals * ARRIVAL_BYTES + t->tasks * TASK_BYTES;
 }
 
 /* The sequence item under root[key] whose `field` (read by get) is
@@ -163,20 +169,21 @@ int ss_sc_check_totals(const ss_scenario *sc, const ss_node *root, ss_err *err)
     if (t.memory_bytes <= cap) return 0;
     /* Point at what costs most. */
     double share[] = {t.instances * INSTANCE_BYTES, t.clients * CLIENT_BYTES, t.devices * DEVICE_BYTES,
-                      t.events * EVENT_BYTES, t.arrivals * ARRIVAL_BYTES};
+                      t.events * EVENT_BYTES, t.arrivals * ARRIVAL_BYTES, t.tasks * TASK_BYTES};
     size_t top = 0;
     for (size_t i = 1; i < sizeof share / sizeof *share; i++)
         if (share[i] > share[top]) top = i;
     static const char *const what[] = {"instances", "closed-loop clients", "devices", "scripted events",
-                                       "trace arrivals"};
-    double count[] = {t.instances, t.clients, t.devices, t.events, t.arrivals};
+                                       "trace arrivals", "models and tasks"};
+    double count[] = {t.instances, t.clients, t.devices, t.events, t.arrivals, t.tasks};
     const ss_node *at = top == 0   ? (autoscaled(sc) > t.instances / 2
                                           ? ss_map_find(root, "autoscaling")
                                           : largest(root, "deployment", deploy_instances, sc, sc->ndeploys))
                         : top == 1 ? largest(root, "workloads", workload_clients, sc, sc->nworkloads)
                         : top == 2 ? (ss_map_find(root, "hosts") ? ss_map_find(root, "hosts") : ss_map_find(root, "topology"))
                         : top == 3 ? ss_map_find(root, "events")
-                                   : ss_map_find(root, "workloads");
+                        : top == 4 ? ss_map_find(root, "workloads")
+                                   : (ss_map_find(root, "tasks") ? ss_map_find(root, "tasks") : ss_map_find(root, "models"));
     return ss_node_err(at ? at : root, err,
                        "the scenario asks for %.0f %s in all: with the rest, about %.3g GiB of memory, more than the "
                        "%.3g GiB allowed (--max-memory SIZE raises it; docs/limits.md)",

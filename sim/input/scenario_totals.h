@@ -14,6 +14,7 @@ typedef struct ss_sc_totals {
     double devices;
     double events;       /* scripted events */
     double arrivals;     /* trace arrivals held in memory */
+    double tasks;        /* tasks, one per model included: each keeps its statistics */
     double memory_bytes; /* the estimate: each of the above times its bytes */
 } ss_sc_totals;
 

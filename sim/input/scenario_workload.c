@@ -161,11 +161,9 @@ static int read_workload(ss_scenario *sc, ss_workload_cfg *w, const ss_node *it,
     TRY(ss_sc_read_name(it, "name", &w->name, err));
     const char *target;
     TRY(ss_cfg_str(it, "target", &target, SS_REQ, err));
-    char **names = ss_sc_task_names(sc);
-    int t = ss_sc_find_name(names, sc->ntasks, target);
-    if (t < 0) return ss_sc_unknown_ref(ss_map_find(it, "target"), "model or task", names, err);
-    free(names);
-    w->task = (uint32_t)t;
+    uint32_t t = ss_nameidx_get(&sc->task_names, target);
+    if (t == SS_NAMEIDX_NONE) return ss_sc_unknown_ref(ss_map_find(it, "target"), "model or task", ss_sc_task_names(sc), err);
+    w->task = t;
     TRY(ss_cfg_num(it, "priority", &w->priority, 0, err));
     TRY(ss_cfg_num(it, "start_s", &w->start_s, SS_NONNEG, err));
     double rate = 0;
@@ -220,14 +218,15 @@ int ss_sc_read_workloads(ss_scenario *sc, const ss_node *seq, ss_err *err)
 {
     if (seq->n == 0) return ss_node_err(seq, err, "workloads: expected at least one workload");
     sc->workloads = ss_xcalloc(seq->n, sizeof *sc->workloads);
-    for (size_t i = 0; i < seq->n; i++) {
+    ss_nameidx names = SS_NAMEIDX_INIT;
+    int rc = 0;
+    for (size_t i = 0; i < seq->n && rc == 0; i++) {
         sc->nworkloads = i + 1;
-        TRY(read_workload(sc, &sc->workloads[i], seq->items[i], err));
-        for (size_t k = 0; k < i; k++)
-            if (strcmp(sc->workloads[k].name, sc->workloads[i].name) == 0)
-                return ss_node_err(ss_map_find(seq->items[i], "name"), err, "duplicate workload '%s'",
-                                   sc->workloads[i].name);
+        rc = read_workload(sc, &sc->workloads[i], seq->items[i], err);
+        if (rc == 0 && ss_nameidx_put(&names, sc->workloads[i].name, (uint32_t)i) != SS_NAMEIDX_NONE)
+            rc = ss_node_err(ss_map_find(seq->items[i], "name"), err, "duplicate workload '%s'", sc->workloads[i].name);
     }
-    return 0;
+    ss_nameidx_free(&names);
+    return rc < 0 ? -1 : 0;
 }
 

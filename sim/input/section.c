@@ -13,13 +13,6 @@
 #define SS_MODEL_DIR "/usr/local/share/servesim/models"
 #endif
 
-int ss_sc_find_name(char *const *names, size_t n, const char *name)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(names[i], name) == 0) return (int)i;
-    return -1;
-}
-
 /* Required string naming something: "name" keys, references. */
 int ss_sc_read_name(const ss_node *map, const char *key, char **out, ss_err *err)
 {
@@ -118,12 +111,13 @@ int ss_sc_unknown_ref(const ss_node *n, const char *what, char **names, ss_err *
 
 int ss_sc_model_ref(const ss_scenario *sc, const ss_node *n, uint32_t *out, ss_err *err)
 {
-    char **names = ss_xcalloc(sc->nmodels + 1, sizeof *names);
-    for (size_t k = 0; k < sc->nmodels; k++) names[k] = sc->models[k].name;
-    int m = ss_sc_find_name(names, sc->nmodels, n->value);
-    if (m < 0) return ss_sc_unknown_ref(n, "model", names, err);
-    free(names);
-    *out = (uint32_t)m;
+    uint32_t m = ss_nameidx_get(&sc->model_names, n->value);
+    if (m == SS_NAMEIDX_NONE) { /* the names, for "did you mean" */
+        char **names = ss_xcalloc(sc->nmodels + 1, sizeof *names);
+        for (size_t k = 0; k < sc->nmodels; k++) names[k] = sc->models[k].name;
+        return ss_sc_unknown_ref(n, "model", names, err);
+    }
+    *out = m;
     return 0;
 }
 

@@ -14,8 +14,6 @@
         if ((x) < 0) return -1;    \
     } while (0)
 
-/* Index of `name` in names[0..n-1], or -1. */
-int ss_sc_find_name(char *const *names, size_t n, const char *name);
 /* Required non-empty string naming something ("name" keys, references). */
 int ss_sc_read_name(const ss_node *map, const char *key, char **out, ss_err *err);
 /* The task names, NULL-terminated (free the array, not the names). */
