@@ -150,6 +150,14 @@ static void totals(void)
              "'%s/servesim' check m.yaml --max-memory 100M",
              SS_BUILD_DIR);
     refused(dir, cmd, "m.yaml:5:3: the scenario asks for 1000 models and tasks in all: with the rest, about 0.104 GiB of memory");
+    /* Each variant is the whole scenario read again: at most 1,000. */
+    snprintf(cmd, sizeof cmd,
+             "sed '/^variants:/,$d' '%s/scenarios/tour/load-balancers.yaml' > v.yaml && "
+             "python3 -c \"print('variants:'); [print('  - {name: v%%d, set: {seed: %%d}}' %% (i, i + 1)) for i in range(1001)]\" "
+             ">> v.yaml && cp -r '%s/models' . && '%s/servesim' check v.yaml",
+             SS_SRC_DIR, SS_SRC_DIR, SS_BUILD_DIR);
+    refused(dir, cmd, "v.yaml:");
+    refused(dir, cmd, "variants: 1001, more than the 1000 a scenario may have");
     /* A file past its kind's cap is refused before it is read. */
     snprintf(cmd, sizeof cmd, "'%s/servesim' check i.yaml --max-input-bytes 1K", SS_BUILD_DIR);
     refused(dir, cmd, "i.yaml: cannot read: 2059 bytes, more than the 1024 that a YAML or JSON file may have (--max-input-bytes SIZE raises it)");

@@ -21,6 +21,7 @@ typedef enum { SS_DEV_GPU, SS_DEV_CPU } ss_device_kind;
  * time-bounded run is expected to create, and the finest time-series
  * sampling. */
 #define SS_MAX_REQUESTS 1e9
+#define SS_MAX_VARIANTS 1000
 #define SS_MIN_SAMPLE_S 1e-6
 
 typedef struct ss_device_cfg {

@@ -354,20 +354,28 @@ static int variant_node(const ss_doc *doc, const char *want, ss_node **out, ss_e
     *out = NULL;
     ss_node *vs = NULL;
     TRY(ss_cfg_seq(doc->root, "variants", &vs, 0, err));
-    for (size_t i = 0; vs && i < vs->n; i++) {
+    /* Each variant is read as a scenario of its own, the whole file each
+     * time: past a thousand, a sweep says the same in less. */
+    if (vs && vs->n > SS_MAX_VARIANTS)
+        return ss_node_err(vs->items[SS_MAX_VARIANTS], err,
+                           "variants: %zu, more than the %d a scenario may have (a sweep file runs a grid of points "
+                           "without a variant each: docs/sweeps.md)", vs->n, SS_MAX_VARIANTS);
+    ss_nameidx seen = SS_NAMEIDX_INIT; /* a name given twice: by index, not by a scan of those before */
+    int rc = 0;
+    for (size_t i = 0; vs && i < vs->n && rc == 0; i++) {
         const ss_node *v = vs->items[i];
-        TRY(ss_node_expect(v, SS_NODE_MAP, "variant", err));
-        TRY(ss_cfg_check_keys(v, keys, "variant", err));
-        const char *name;
-        ss_node *set;
-        TRY(ss_cfg_name(v, "name", &name, SS_REQ, err));
-        TRY(ss_cfg_map(v, "set", &set, SS_REQ, err));
-        for (size_t k = 0; k < i; k++)
-            if (strcmp(str_of(vs->items[k], "name"), name) == 0)
-                return ss_node_err(ss_map_find(v, "name"), err, "duplicate variant '%s'", name);
-        if (want && strcmp(name, want) == 0) *out = set;
+        const char *name = NULL;
+        ss_node *set = NULL;
+        if (ss_node_expect(v, SS_NODE_MAP, "variant", err) < 0 || ss_cfg_check_keys(v, keys, "variant", err) < 0 ||
+            ss_cfg_name(v, "name", &name, SS_REQ, err) < 0 || ss_cfg_map(v, "set", &set, SS_REQ, err) < 0)
+            rc = -1;
+        else if (ss_nameidx_put(&seen, name, (uint32_t)i) != SS_NAMEIDX_NONE)
+            rc = ss_node_err(ss_map_find(v, "name"), err, "duplicate variant '%s'", name);
+        else if (want && strcmp(name, want) == 0)
+            *out = set;
     }
-    return 0;
+    ss_nameidx_free(&seen);
+    return rc;
 }
 
 int ss_scenario_variants(const char *path, char ***names, size_t *n, ss_err *err)
