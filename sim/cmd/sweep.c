@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/cfg.h"
+#include "core/nameidx.h"
 #include "core/readlog.h"
 #include "cmd/report.h"
 #include "input/scenario.h"
@@ -103,10 +104,15 @@ static int distinct_values(const axis *ax, ss_err *err)
 {
     size_t n = ax->values->n;
     char **t = ss_xcalloc(n, sizeof *t);
-    for (size_t k = 0; k < n; k++) t[k] = ss_node_flow(ax->values->items[k]);
-    size_t k = ss_first_repeat((const char *const *)t, n);
-    int rc = k < n ? ss_node_err(ax->values->items[k], err, "values of axis '%s': %s appears twice", ax->key, t[k]) : 0;
-    for (size_t j = 0; j < n; j++) free(t[j]);
+    ss_nameidx seen = SS_NAMEIDX_INIT; /* holds t's texts: freed after it */
+    int rc = 0;
+    for (size_t k = 0; k < n && rc == 0; k++) {
+        t[k] = ss_node_flow(ax->values->items[k]);
+        if (ss_nameidx_put(&seen, t[k], (uint32_t)k) != SS_NAMEIDX_NONE)
+            rc = ss_node_err(ax->values->items[k], err, "values of axis '%s': %s appears twice", ax->key, t[k]);
+    }
+    ss_nameidx_free(&seen);
+    for (size_t k = 0; k < n; k++) free(t[k]);
     free(t);
     return rc;
 }

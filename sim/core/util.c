@@ -266,29 +266,6 @@ size_t ss_intern(char ***list, size_t *n, const char *s)
     return (*n)++;
 }
 
-static const char *const *repeat_names; /* qsort has no context argument */
-
-static int by_name_then_place(const void *a, const void *b)
-{
-    size_t i = *(const size_t *)a, j = *(const size_t *)b;
-    int c = strcmp(repeat_names[i], repeat_names[j]);
-    return c ? c : (i > j) - (i < j);
-}
-
-size_t ss_first_repeat(const char *const *names, size_t n)
-{
-    size_t *order = ss_xcalloc(n ? n : 1, sizeof *order), first = n;
-    for (size_t k = 0; k < n; k++) order[k] = k;
-    repeat_names = names;
-    qsort(order, n, sizeof *order, by_name_then_place);
-    for (size_t k = 1; k < n; k++)
-        if (strcmp(names[order[k - 1]], names[order[k]]) == 0 && order[k] < first &&
-            (k < 2 || strcmp(names[order[k - 2]], names[order[k]]) != 0))
-            first = order[k];
-    free(order);
-    return first;
-}
-
 int ss_bad_usage(const char *cmd, const char *fmt, const char *arg)
 {
     fprintf(stderr, "servesim %s: ", cmd);

@@ -74,11 +74,6 @@ char *ss_read_file(const char *path, ss_input_kind kind, size_t *len, ss_err *er
  * there (first-seen order; linear, for the short lists of column names). */
 size_t ss_intern(char ***list, size_t *n, const char *s);
 
-/* The first place k in names[0..n-1] whose name came before it (the
- * earliest second occurrence), or n if all differ; n log n, for names
- * that must be unique however many there are. */
-size_t ss_first_repeat(const char *const *names, size_t n);
-
 /* Are a and b the same string, or both NULL (an optional field)? */
 int ss_same_str(const char *a, const char *b);
 

@@ -125,13 +125,16 @@ static int read_devices(ss_scenario *sc, const ss_node *hosts, ss_err *err)
                 return ss_node_err(ss_map_find(dn, "name"), err, "duplicate device '%s/%s'", hname, dname);
         }
     }
-    /* A host's name identifies it (its devices' names are checked as they
-     * come, by the name index): n log n, for 100k hosts. */
-    const char **names = ss_xcalloc(hosts->n + 1, sizeof *names);
-    for (size_t h = 0; h < hosts->n; h++) names[h] = str_of(hosts->items[h], "name");
-    size_t k = ss_first_repeat(names, hosts->n);
-    int rc = k < hosts->n ? ss_node_err(ss_map_find(hosts->items[k], "name"), err, "duplicate host '%s'", names[k]) : 0;
-    free(names);
+    /* A host's name identifies it too (its devices' names are checked as
+     * they come): by a name index of its own, in file order. */
+    ss_nameidx seen = SS_NAMEIDX_INIT;
+    int rc = 0;
+    for (size_t h = 0; h < hosts->n && rc == 0; h++) {
+        const char *name = str_of(hosts->items[h], "name");
+        if (ss_nameidx_put(&seen, name, (uint32_t)h) != SS_NAMEIDX_NONE)
+            rc = ss_node_err(ss_map_find(hosts->items[h], "name"), err, "duplicate host '%s'", name);
+    }
+    ss_nameidx_free(&seen);
     return rc;
 }
 
