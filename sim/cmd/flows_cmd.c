@@ -101,8 +101,8 @@ static int num_of(const ss_csv_row *r, size_t k, const char *what, const char *u
     errno = 0;
     *out = ss_strtod(r->f[k], &end);
     const ss_key_range *u = ss_key_range_of(unit_key);
-    if (!r->f[k][0] || *end || errno || !isfinite(*out) || *out < 0 || *out > u->hi ||
-        (*out > 0 && *out < u->lo && u->lo >= 1))
+    if (!r->f[k][0] || *end || errno || !isfinite(*out) || *out < 0 ||
+        !ss_key_range_holds(u, *out, u->lo >= 1 ? u->lo : 0)) /* a floor for counts (bytes) only */
         return ss_err_at(err, path, r->line, ss_csv_field_col(r, k), "%s: expected a number >= 0, at most %g%s%s%s, got '%s'",
                          what, u->hi, *u->unit ? " " : "", u->unit, u->lo >= 1 ? ", 0 or at least 1" : "", r->f[k]);
     return 0;

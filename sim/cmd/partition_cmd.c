@@ -81,7 +81,7 @@ static int read_pos(const char *what, const char *text, double *out, int allow_z
     snprintf(key, sizeof key, "%s", what + 2); /* --net-latency-s -> net_latency_s */
     for (char *k = key; *k; k++) *k = *k == '-' ? '_' : *k;
     const ss_key_range *r = ss_key_range_of(key);
-    if (end == text || *end || !isfinite(v) || v < 0 || (!allow_zero && v == 0) || v > r->hi || (v > 0 && v < r->lo)) {
+    if (end == text || *end || !isfinite(v) || v < 0 || (!allow_zero && v == 0) || !ss_key_range_holds(r, v, r->lo)) {
         char msg[160];
         snprintf(msg, sizeof msg, "%%s: expected %s%g to %g%s%s, got '%s'", allow_zero ? "0 or " : "", r->lo, r->hi,
                  *r->unit ? " " : "", r->unit, text);

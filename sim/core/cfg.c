@@ -516,7 +516,7 @@ int ss_node_num(const ss_node *n, const char *what, double *out, int flags, ss_e
      * it (a fitted -4e-16 s).  The ceiling holds for every key. */
     const ss_key_range *r = ss_key_range_of(what);
     double lo = flags & SS_INT && r->lo < 1 ? 1 : r->lo; /* a count's smallest step */
-    if (fabs(v) > r->hi || ((flags & (SS_POS | SS_INT)) && v != 0 && fabs(v) < lo)) {
+    if (!ss_key_range_holds(r, v, flags & (SS_POS | SS_INT) ? lo : 0)) {
         snprintf(wbuf, sizeof wbuf, "%s%s%s %g to %g%s%s", want, bound, flags & SS_POS ? ", from" : ": 0 or from", lo,
                  r->hi, *r->unit ? " " : "", r->unit);
         return expected(n, what, wbuf, err);

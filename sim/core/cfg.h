@@ -111,17 +111,20 @@ int ss_cfg_map(const ss_node *map, const char *key, ss_node **out, int flags, ss
 int ss_cfg_seq(const ss_node *map, const char *key, ss_node **out, int flags, ss_err *err);
 
 /* The physical range of a key's numbers, told by its unit suffix (_s,
- * _bytes, _gbps, ...; cfg_range.c, docs/limits.md): a value other than 0
- * must lie in [lo, hi] in magnitude.  A key without a unit suffix is
- * dimensionless: [1e-15, 1e15].  ss_node_num enforces it on every number
- * it reads; readers of other formats (CSV columns) call it themselves. */
+ * _bytes, _gbps, ...; cfg_range.c, docs/limits.md): [lo, hi] in
+ * magnitude.  A key without a unit suffix is dimensionless: [1e-15, 1e15].
+ * ss_node_num enforces it on every number it reads; readers of other
+ * formats (CSV columns, options) call ss_key_range_holds themselves. */
 typedef struct ss_key_range {
     const char *suffix;
     double lo, hi;
     const char *unit;
 } ss_key_range;
 const ss_key_range *ss_key_range_of(const char *key);
-int ss_key_range_holds(const ss_key_range *r, double v);
+/* Is |v| at most r->hi and, unless v is 0, at least floor?  The floor is
+ * r->lo (or 1 for a count) where the value divides or scales something,
+ * 0 where a value may be as near 0 as measurement noise leaves it. */
+int ss_key_range_holds(const ss_key_range *r, double v, double floor);
 
 /* The same checks on a node itself (a sequence item, say); `what` names it
  * in messages.  0 ok, -1 error. */

@@ -55,8 +55,8 @@ const ss_key_range *ss_key_range_of(const char *key)
     return &dimensionless;
 }
 
-int ss_key_range_holds(const ss_key_range *r, double v)
+int ss_key_range_holds(const ss_key_range *r, double v, double floor)
 {
     double a = v < 0 ? -v : v;
-    return a == 0 || (a >= r->lo && a <= r->hi);
+    return a <= r->hi && (a == 0 || a >= floor);
 }
