@@ -68,6 +68,20 @@ static inline void pl_pareto_greedy(pl_acc *a)
     pl_spread(a);
 }
 
+/* Flashpoint's locality (LC, and LC+MC): what GPU-enabled FaaS does, then
+ * the Pareto-optimal greedy.  "In comparison, Flashpoint provides these
+ * improvements and enables the use of the remote host memory of other
+ * machines" (FP §8.2.2, seed flashpoint.md §1.9a): GPU-enabled FaaS's lazy
+ * eviction, its caching of model data from the host to the GPU and its
+ * preference for GPUs whose host holds the data.  So the GPUs that still
+ * hold the model's weights come first (warm at once), then the hosts
+ * holding or downloading it, then one GPU per other host. */
+static inline void pl_locality_greedy(pl_acc *a)
+{
+    pl_fill_cached(a);
+    pl_pareto_greedy(a);
+}
+
 /* Run `fill` over a fresh accumulator: the place op of a policy that is
  * only an order of filling. */
 static inline uint32_t pl_run(const ss_place_ctx *ctx, uint32_t *out, void (*fill)(pl_acc *a))
@@ -85,6 +99,14 @@ static inline uint32_t pl_place_pareto(void *state, const ss_place_ctx *ctx, uin
 {
     (void)state;
     return pl_run(ctx, out, pl_pareto_greedy);
+}
+
+/* The place op of Flashpoint's policies with locality (flashpoint-lc,
+ * flashpoint). */
+static inline uint32_t pl_place_locality(void *state, const ss_place_ctx *ctx, uint32_t *out)
+{
+    (void)state;
+    return pl_run(ctx, out, pl_locality_greedy);
 }
 
 /* The holder in the receiver's rack with the fewest uploads in flight,

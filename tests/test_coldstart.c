@@ -122,8 +122,10 @@ static void from_storage(void)
 }
 
 /* flashpoint-lc: one replica from storage, gone at 100 s; at 200 s three
- * more: two on the host that keeps the loaded model (send only), one on
- * the other host from its peer's RAM (transfer, load, send). */
+ * more: two on the host that keeps the loaded model - the GPU that kept
+ * its weights (warm at once: GPU-enabled FaaS's caching, which LC keeps,
+ * FP §8.2.2) and the other GPU (send only) - and one on the other host
+ * from its peer's RAM (transfer, load, send). */
 static void lc_local_and_peer(void)
 {
     char *dir = ss_test_tmpdir(), src[16];
@@ -135,13 +137,13 @@ static void lc_local_and_peer(void)
     CU_ASSERT(!row(out, 4, src, &d[0]));
     CU_ASSERT_STRING_EQUAL(s[0], "storage");
     CU_ASSERT_DOUBLE_EQUAL(d[0], DOWNLOAD_S + LOAD_S + SEND_S, 1e-6);
-    CU_ASSERT_STRING_EQUAL(s[1], "local");
+    CU_ASSERT_STRING_EQUAL(s[1], "gpu");
     CU_ASSERT_STRING_EQUAL(s[2], "local");
-    CU_ASSERT_DOUBLE_EQUAL(d[1], SEND_S, 1e-6);
+    CU_ASSERT_DOUBLE_EQUAL(d[1], 0, 1e-12);
     CU_ASSERT_DOUBLE_EQUAL(d[2], SEND_S, 1e-6);
     CU_ASSERT_STRING_EQUAL(s[3], "peer");
     CU_ASSERT_DOUBLE_EQUAL(d[3], PEER_S + LOAD_S + SEND_S, 1e-6);
-    CU_ASSERT(d[1] < d[3] && d[3] < d[0]); /* local < peer < storage */
+    CU_ASSERT(d[1] < d[2] && d[2] < d[3] && d[3] < d[0]); /* GPU < local < peer < storage */
     CU_ASSERT_DOUBLE_EQUAL(col(out, "model_gb_peer_t5-3b"), 11.408, 1e-6);
     free(out);
     ss_test_rmtree(dir);
@@ -425,7 +427,7 @@ static void bad_input(void)
 }
 
 SS_TEST_SUITE("coldstart", {"T5-3B from storage: download + load + send", from_storage},
-              {"flashpoint-lc: local (send only) and peer (7,507 Mbit/s)", lc_local_and_peer},
+              {"flashpoint-lc: kept on the GPU, local (send only), peer (7,507 Mbit/s)", lc_local_and_peer},
               {"atoll reloads from host RAM, cloud keeps nothing", atoll_reloads},
               {"gpu-faas: weights kept on the GPU", gpufaas_warm_gpu},
               {"one download per host for eight GPUs", one_download_per_host},

@@ -6,6 +6,7 @@
  * its refusals positioned in the file. */
 #include "test.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,6 +108,36 @@ static void synthetic_statistics(void)
     ss_scenario_free(&c);
 }
 
+/* lead_s: one step of that length at the shape's first rate, then the
+ * same shape shifted by it; scale 0: every rate 0 (no requests). */
+static void synthetic_lead_and_off(void)
+{
+    ss_scenario a, b, z;
+    ss_err err = {0};
+    CU_ASSERT_EQUAL_FATAL(load("{name: t, kind: synthetic, target: m, shape: twitter}", &a, &err, 1), 0);
+    CU_ASSERT_EQUAL_FATAL(load("{name: t, kind: synthetic, target: m, shape: twitter, lead_s: 600}", &b, &err, 1), 0);
+    CU_ASSERT_EQUAL_FATAL(load("{name: t, kind: synthetic, target: m, shape: twitter, scale: 0}", &z, &err, 1), 0);
+    CU_ASSERT_EQUAL_FATAL(b.workloads[0].nsteps, a.workloads[0].nsteps + 1);
+    ss_rate_step *sa = steps_of(&a.workloads[0]), *sb = steps_of(&b.workloads[0]), *sz = steps_of(&z.workloads[0]);
+    CU_ASSERT_DOUBLE_EQUAL(sb[0].until_s, 600, 1e-12);
+    CU_ASSERT_EQUAL(sb[0].rate_rps, sa[0].rate_rps);
+    int same = 1;
+    for (size_t i = 0; i < a.workloads[0].nsteps; i++)
+        same &= sb[i + 1].rate_rps == sa[i].rate_rps && fabs(sb[i + 1].until_s - 600 - sa[i].until_s) < 1e-9;
+    CU_ASSERT(same);
+    double zmax = 0;
+    for (size_t i = 0; i < z.workloads[0].nsteps; i++) zmax = sz[i].rate_rps > zmax ? sz[i].rate_rps : zmax;
+    CU_ASSERT_EQUAL(zmax, 0);
+    free(sa);
+    free(sb);
+    free(sz);
+    ss_scenario_free(&a);
+    ss_scenario_free(&b);
+    ss_scenario_free(&z);
+    CU_ASSERT_NOT_EQUAL(load("{name: t, kind: synthetic, target: m, lead_s: -1}", &a, &err, 1), 0);
+    CU_ASSERT(strstr(err.msg, "lead_s") != NULL);
+}
+
 static void azure_functions(void)
 {
     ss_scenario sc;
@@ -138,4 +169,5 @@ static void azure_functions(void)
 }
 
 SS_TEST_SUITE("shapes", {"synthetic: Flashpoint's median and peak-to-median, reproducible", synthetic_statistics},
+              {"synthetic: lead_s before the shape, scale 0 sends nothing", synthetic_lead_and_off},
               {"azure_functions: per-minute counts, refusals", azure_functions})

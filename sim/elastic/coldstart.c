@@ -76,10 +76,13 @@ void cs_record(ss_coldstart *cs, const ss_cold *c, double now)
     if (cs->w->tl) tl_span(cs, c, now);
     if (cs->csv) {
         const ss_scenario *sc = cs->w->sc;
-        fprintf(cs->csv, "%s,%u,%s,%s,%s,%s,%.9f,%.9f,%.9f\n", sc->variant, cs->w->rep, sc->models[c->model].name,
-                ss_topo_node_name(cs->topo, cs->hosts[c->host].nic), sc->devices[c->in->device].name,
-                source_names[c->source], c->born_s, now, now - c->born_s);
+        double data_s = c->data_s > c->born_s ? c->data_s : c->born_s, sent_s = c->sent_s > data_s ? c->sent_s : data_s;
+        fprintf(cs->csv, "%s,%u,%s,%s,%s,%s,%.9f,%.9f,%.9f,%.9f,%.9f,%.9f\n", sc->variant, cs->w->rep,
+                sc->models[c->model].name, ss_topo_node_name(cs->topo, cs->hosts[c->host].nic),
+                sc->devices[c->in->device].name, source_names[c->source], c->born_s, now, now - c->born_s,
+                data_s - c->born_s, sent_s - data_s, now - sent_s);
     }
+    if (c->born_s < cs->w->warmup_end_s) return; /* begun in the warm-up: not measured */
     cs_model_stats *s = &cs->stats[c->model];
     if (s->n == s->cap) {
         s->cap = s->cap ? 2 * s->cap : 16;
@@ -217,7 +220,7 @@ static void shared_load_done(ss_engine *eng, void *ctx, ss_flow_id id, double no
 void cs_own_download_over(ss_coldstart *cs, ss_cold *c, double bytes)
 {
     c->flow = 0;
-    cs->stats[c->model].bytes[c->source] += bytes;
+    if (c->born_s >= cs->w->warmup_end_s) cs->stats[c->model].bytes[c->source] += bytes;
     cs_upload_over(cs, c->peer, c->model);
     c->peer = NONE;
 }
@@ -267,7 +270,7 @@ void cs_delivered(hm_entry *e, double now)
     e->data = HAS_DATA;
     e->used_s = now;
     e->peer = NONE;
-    cs->stats[e->model].bytes[e->source] += cs_model_bytes(cs, e->model);
+    if (now >= cs->w->warmup_end_s) cs->stats[e->model].bytes[e->source] += cs_model_bytes(cs, e->model);
     if (!e->pins && !(cs->flags & SS_PLACE_KEEP_DATA)) { /* everyone who wanted it left */
         e->data = NO_DATA;
         cs_release(cs, e->host, cs_model_bytes(cs, e->model));

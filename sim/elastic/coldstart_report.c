@@ -31,7 +31,11 @@ void ss_world_coldstarts(ss_world *w, FILE *fp)
     if (w->cs) w->cs->csv = fp;
 }
 
-void ss_world_coldstarts_header(FILE *fp) { fputs("variant,replication,model,host,gpu,source,start_s,up_s,duration_s\n", fp); }
+/* duration_s = data_s (waiting for and moving the data to the host) + load_s + send_s */
+void ss_world_coldstarts_header(FILE *fp)
+{
+    fputs("variant,replication,model,host,gpu,source,start_s,up_s,duration_s,data_s,load_s,send_s\n", fp);
+}
 
 void ss_cs_declare(ss_world *w)
 {

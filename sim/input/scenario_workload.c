@@ -37,7 +37,8 @@ static int read_synthetic(ss_scenario *sc, ss_workload_cfg *w, const ss_node *it
     TRY(ss_cfg_num(it, "length_s", &p.length_s, SS_POS, err));
     TRY(ss_cfg_num(it, "step_s", &p.step_s, SS_POS, err));
     TRY(ss_cfg_num(it, "correlation_s", &p.correlation_s, SS_POS, err));
-    TRY(ss_cfg_num(it, "scale", &p.scale, SS_POS, err));
+    TRY(ss_cfg_num(it, "scale", &p.scale, SS_NONNEG, err)); /* 0: no requests */
+    TRY(ss_cfg_num(it, "lead_s", &p.lead_s, SS_NONNEG, err));
     if (p.length_s / p.step_s > 1e7)
         return ss_node_err(ss_map_find(it, "length_s"), err, "length_s / step_s: at most 1e7 steps, got %g",
                            p.length_s / p.step_s);
@@ -54,7 +55,7 @@ static int read_azure(ss_workload_cfg *w, const ss_node *it, ss_err *err)
     TRY(ss_cfg_str(it, "function", &function, 0, err));
     TRY(ss_cfg_num(it, "from_minute", &from, SS_POS | SS_INT, err));
     TRY(ss_cfg_num(it, "minutes", &minutes, SS_POS | SS_INT, err));
-    TRY(ss_cfg_num(it, "scale", &scale, SS_POS, err));
+    TRY(ss_cfg_num(it, "scale", &scale, SS_NONNEG, err)); /* 0: no requests */
     if (from > 1e6 || minutes > 1e6)
         return ss_node_err(it, err, "from_minute, minutes: at most 1000000");
     const ss_node *fn = ss_map_find(it, "file");
@@ -142,7 +143,8 @@ static int read_workload(ss_scenario *sc, ss_workload_cfg *w, const ss_node *it,
         [SS_WL_STEPS] = {"steps", "scale"},
         [SS_WL_CLOSED] = {"clients", "think"},
         [SS_WL_TRACE] = {"file", "times_s", "time_scale"},
-        [SS_WL_SYNTHETIC] = {"shape", "median_rps", "peak_to_median", "length_s", "step_s", "correlation_s", "scale"},
+        [SS_WL_SYNTHETIC] = {"shape", "median_rps", "peak_to_median", "length_s", "step_s", "correlation_s", "scale",
+                             "lead_s"},
         [SS_WL_AZURE_FN] = {"file", "function", "from_minute", "minutes", "scale"},
     };
     TRY(ss_node_expect(it, SS_NODE_MAP, "workload", err));

@@ -17,6 +17,10 @@
  * the workload's own arrival stream, times `scale`.  The steps are not
  * held: they are drawn again from the stream whenever they are read
  * (ss_step_iter), so memory does not grow with the length of the shape.
+ * `lead_s` puts one step of that length before the shape, at the rate of
+ * its first step, so that a run can start already serving the load the
+ * shape begins with (measured from `warmup_s`); the shape then begins at
+ * start_s + lead_s, its steps and arrivals otherwise the same.
  *
  * `azure_functions`: the public Azure Functions 2019 trace's per-minute
  * invocation counts (invocations_per_function_md.anon.dNN.csv: columns
@@ -49,6 +53,7 @@ typedef struct synth_gen {
     gsl_rng *rng;
     double x, phi, innov;
     size_t i;
+    int lead;              /* the lead step is still to come: the first draw is in x */
 } synth_gen;
 
 static void gen_start(synth_gen *g, const ss_synth_shape *s)
@@ -58,6 +63,7 @@ static void gen_start(synth_gen *g, const ss_synth_shape *s)
     g->phi = exp(-s->p.step_s / s->p.correlation_s);
     g->innov = sqrt(1 - g->phi * g->phi);
     g->i = 0;
+    g->lead = 0;
 }
 
 static double gen_next(synth_gen *g)
@@ -126,8 +132,15 @@ ss_synth_shape *ss_synth_shape_new(const ss_synth *p, uint64_t seed, const char 
     /* Stretch about the median: rate = median x exp(a (x - med)), with the
      * largest step at peak_to_median x median. */
     s->a = s->top > s->med ? log(p->peak_to_median) / (s->top - s->med) : 0;
-    *nsteps = s->n;
+    *nsteps = s->n + (p->lead_s > 0);
     return s;
+}
+
+/* The rate of the step whose draw is x. */
+static double synth_rate(const ss_synth_shape *s, double x)
+{
+    double rate = x == s->top ? s->p.median_rps * s->p.peak_to_median : s->p.median_rps * exp(s->a * (x - s->med));
+    return rate * s->p.scale;
 }
 
 void ss_synth_shape_free(ss_synth_shape *s)
@@ -145,6 +158,10 @@ void ss_steps_begin(ss_step_iter *it, const ss_workload_cfg *w)
     if (w->shape) {
         synth_gen *g = ss_xmalloc(sizeof *g);
         gen_start(g, w->shape);
+        if (w->shape->p.lead_s > 0) { /* the lead step's rate is the first step's */
+            gen_next(g);
+            g->lead = 1;
+        }
         it->gen = g;
     }
 }
@@ -158,10 +175,17 @@ int ss_steps_next(ss_step_iter *it, ss_rate_step *out)
         return 1;
     }
     const ss_synth_shape *s = w->shape;
-    double x = gen_next(it->gen);
-    double rate = x == s->top ? s->p.median_rps * s->p.peak_to_median : s->p.median_rps * exp(s->a * (x - s->med));
-    it->i++;
-    *out = (ss_rate_step){.until_s = s->start_s + (double)it->i * s->p.step_s, .rate_rps = rate * s->p.scale};
+    synth_gen *g = it->gen;
+    double lead_s = s->p.lead_s;
+    if (lead_s > 0 && it->i == 0) { /* the lead, then the first step from the same draw */
+        it->i++;
+        *out = (ss_rate_step){.until_s = s->start_s + lead_s, .rate_rps = synth_rate(s, g->x)};
+        return 1;
+    }
+    double x = g->lead ? g->x : gen_next(g);
+    g->lead = 0;
+    size_t k = ++it->i - (lead_s > 0); /* steps of the shape so far */
+    *out = (ss_rate_step){.until_s = s->start_s + lead_s + (double)k * s->p.step_s, .rate_rps = synth_rate(s, x)};
     return 1;
 }
 

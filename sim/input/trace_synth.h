@@ -14,6 +14,7 @@
 typedef struct ss_synth {
     double median_rps, peak_to_median; /* of the shape before `scale` */
     double length_s, step_s, correlation_s, scale;
+    double lead_s; /* before the shape, one step this long at its first step's rate (0: none) */
 } ss_synth;
 
 /* A synthetic shape from start_s (the stream is (seed, 0,
