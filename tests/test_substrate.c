@@ -492,6 +492,44 @@ static void owk_not_ready(void)
     ss_plugin_unload(&pl);
 }
 
+/* sm behind SageMaker's target-tracking alarms (3 datapoints above the
+ * target to scale out, 15 below 90% of it to scale in), target 60 a
+ * minute, one replica, a tick a datapoint: */
+static void sm_alarms(void)
+{
+    ss_plugin pl;
+    ss_err err = {0};
+    setenv("SERVESIM_PLUGIN_PATH", SS_BUILD_DIR "/policies", 1);
+    CU_ASSERT_EQUAL_FATAL(ss_plugin_load(&pl, "sm", SS_KIND_AUTOSCALER, NULL, "t.yaml", 1, 1, &err), 0);
+    ss_param kv[] = {{"target_per_min", "60"}, {"out_datapoints", "3"}, {"in_datapoints", "15"}, {"in_ratio", "0.9"}};
+    ss_params params = {kv, 4};
+    ss_policy_init init = {.params = &params, .ngroups = 2};
+    char msg[256];
+    void *st = NULL;
+    CU_ASSERT_EQUAL_FATAL(pl.pol->init(&st, &init, msg, sizeof msg), 0);
+    uint32_t (*desired)(void *, const ss_autoscale_view *) = pl.pol->ops.autoscaler.desired;
+    ss_autoscale_view v = {.model = 1, .up = 1, .nwindows = 1, .window_s = {60}, .rate_rps = {2.5}};
+    CU_ASSERT_EQUAL(desired(st, &v), 1); /* 150 a minute: 3 wanted, 1st datapoint above */
+    CU_ASSERT_EQUAL(desired(st, &v), 1); /* 2nd */
+    v.model = 0;                         /* another model's alarms are its own */
+    CU_ASSERT_EQUAL(desired(st, &v), 1);
+    v.model = 1;
+    CU_ASSERT_EQUAL(desired(st, &v), 3); /* 3rd in a row: ceil(150 / 60) */
+    v = (ss_autoscale_view){.model = 1, .up = 3, .nwindows = 1, .window_s = {60}, .rate_rps = {2.6}};
+    int held = 1;                        /* 156 a minute: 2.6 x 60 < 0.9 x 60 x 3 = 162, below */
+    for (int i = 0; i < 14; i++) held &= desired(st, &v) == 3;
+    CU_ASSERT(held);
+    CU_ASSERT_EQUAL(desired(st, &v), 3); /* 15th below, but ceil(156 / 60) = 3: nothing to do */
+    v.rate_rps[0] = 1;                   /* 60 a minute: 1 wanted, and 16 datapoints below */
+    CU_ASSERT_EQUAL(desired(st, &v), 1);
+    v.rate_rps[0] = 3;                   /* 180 a minute, not below 162: the run of datapoints restarts */
+    CU_ASSERT_EQUAL(desired(st, &v), 3);
+    v.rate_rps[0] = 1;                   /* below again, 1 wanted: the 1st datapoint of 15, held */
+    CU_ASSERT_EQUAL(desired(st, &v), 3);
+    pl.pol->fini(st);
+    ss_plugin_unload(&pl);
+}
+
 static void bad_input(void)
 {
     char b[2048];
@@ -567,5 +605,6 @@ SS_TEST_SUITE("substrate", {"shared queue: two GPUs, one queue", shared_queue_tw
               {"autoscaling: the CAT rule gates scaling", cat_gates},
               {"autoscaling: tsk, atl, owk, sm, knative follow a load", policies_follow_load},
               {"autoscaling: owk treats starting replicas as HPA's not-ready pods", owk_not_ready},
+              {"autoscaling: sm behind SageMaker's target-tracking alarms", sm_alarms},
               {"a model's request overhead delays its queue", request_overhead},
               {"bad input: file:line:col, exit 2, no output", bad_input})
