@@ -270,6 +270,27 @@ static void keepalive_by_hand(void)
     free(dir);
 }
 
+/* The same with keep-alive 5 s and decisions that take 0.25 s: the 1 s
+ * tick's replica starts at 1.25 s (up at 3.25 s, the first request done at
+ * 4.25 s); the second is served at once (6 to 7 s).  Then the run ends:
+ * once drained, a decision that changes nothing is not scheduled (each
+ * one was, and kept the run alive for ever). */
+static void decision_delay_by_hand(void)
+{
+    char *dir = ss_test_tmpdir();
+    const char *body = "deployment:\n  - {model: m, device: g0, queue: shared, instances: 0, startup_s: 2}\n"
+                       "workloads:\n  - {name: w, kind: trace, target: m, file: t.csv}\n"
+                       "autoscaling:\n  policy: {name: keepalive, timeout_s: 5}\n  period_s: 1\n"
+                       "  decision_delay_s: 0.25\n";
+    char *out = run(dir, 2, "1.0", "timestamp_s\n0\n6\n", body, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_DOUBLE_EQUAL(finish_of(out, 0), 4.25, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(finish_of(out, 1), 7.0, 1e-9);
+    free(out);
+    ss_test_sh(NULL, "rm -rf '%s'", dir);
+    free(dir);
+}
+
 /* A Poisson load of 3 requests/s of 1 s each for 600 s on 16 GPUs behind
  * one queue, every replica started by the autoscaler (start-up 1 s). */
 static char *loaded(const char *dir, const char *policy)
@@ -606,5 +627,6 @@ SS_TEST_SUITE("substrate", {"shared queue: two GPUs, one queue", shared_queue_tw
               {"autoscaling: tsk, atl, owk, sm, knative follow a load", policies_follow_load},
               {"autoscaling: owk treats starting replicas as HPA's not-ready pods", owk_not_ready},
               {"autoscaling: sm behind SageMaker's target-tracking alarms", sm_alarms},
+              {"autoscaling: decisions that take time, and a run that still ends", decision_delay_by_hand},
               {"a model's request overhead delays its queue", request_overhead},
               {"bad input: file:line:col, exit 2, no output", bad_input})

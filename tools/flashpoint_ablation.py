@@ -5,14 +5,13 @@ flashpoint.md §4 items 14-25, §5), the part that is not the simulator.
   variants                 rewrite the variants of scenarios/flashpoint/ablation.yaml:
                            technique x load x autoscaler, plus the baselines tuned to
                            each technique's resources (scenarios/flashpoint/ablation-tuned.json)
-  tune [-j N] [--only A,B] [--cells L/A/T,...] [--again] [--max-runs N]
-                           run `servesim tune --per-model` for every (load, autoscaler,
-                           technique), or the cells named: the baseline's parameter for each
-                           model until it uses the technique's replica-seconds for that model
-                           (5%); writes ablation-tuned.json ($SERVESIM: the binary,
-                           default build/servesim); --again: TSK's joint solves go on
-                           from the values they stopped at (every model's --start),
-                           --max-runs N: their runs (default 40)
+  tune --from CSV [-j N] [--only A,B] [--cells L/A/T/M,...]
+                           for every (load, autoscaler, technique, model) whose model, alone on
+                           the data centre, uses more than 5% more or less replica-seconds
+                           under the baseline than under the technique at the defaults (the
+                           sweep's results CSV), `servesim tune` bisects the baseline's
+                           parameter for that model; writes ablation-tuned.json ($SERVESIM:
+                           the binary, default build/servesim)
   joint-summary DIR        one row per joint tune log in DIR (tune-LOAD-tsk-TECHNIQUE.log):
                            runs, found or not, the run `tune` keeps (whose worst model came
                            nearest, among those within 5% in total), each model's value and
@@ -25,25 +24,15 @@ flashpoint.md §4 items 14-25, §5), the part that is not the simulator.
                            same as Markdown on standard output
 
 Equal resources (FP §1.10).  The thesis tunes thresholds so that every system
-uses about the same replicas.  Here the baseline's autoscaler parameter is
-tuned per model (autoscaling.per_model; `servesim tune --per-model`, from the
-policy's default) to each technique's replica-seconds for that model, and the
-technique is compared with that baseline (variant
-bl-eq-<technique>-<load>-<autoscaler>) or, where the default already is
-within 5% for every model, with the baseline as it is.  ATL, OWK and SM reach
-it for every model by bisecting each model on its own.  TSK's models are
-coupled through the shared storage link (docs/flashpoint.md): one target_s for
-all models is tuned on the total first (`servesim tune` without --per-model),
-then every model's is solved from there at once (`servesim tune --per-model
---joint`; T5-3B, which TSK holds at its cap whatever its target, on its own cap,
-max_replicas); where that does not get every model within 5%, the entry is the run
-whose worst model came nearest among those within 5% in total (or, if none, the one
-value tuned on the total: the thesis's own criterion, average replicas within 5%),
-and the ratios are printed.  The report compares a technique
-with that tuned baseline when it is within 5% in total or nearer model by model
-than the baseline at its defaults.
-Each joint tune's runs go to $TUNE_LOG_DIR/tune-LOAD-tsk-TECHNIQUE.log
-(default results/).
+uses about the same replicas.  Each model runs alone on the data centre (the
+sweep's axes; seed flashpoint.md §1.9a), so each is tuned on its own: the
+baseline's autoscaler parameter, bisected by `servesim tune` with the other
+models' loads off, until the model uses the technique's replica-seconds (5%),
+where the defaults are not already within 5%; the variant
+bl-eq-<technique>-<load>-<autoscaler> gives each model its value
+(autoscaling.per_model).  `joint-summary` reads the logs of the joint solves
+that the six-models-together set-up needed before (results/reference/
+flashpoint-tsk-joint/, docs/flashpoint.md).
 
 Aggregation (FP §4 item 23): per model and autoscaler, the ratio of the
 compared system's mean latency to the technique's; averaged over models and
@@ -74,14 +63,15 @@ LOADS = ["twitter", "azure"]
 AUTOSCALERS = [("tsk", "{name: tsk, target_s: 7}", "target_s", (0.5, 20000), 7),
                ("atl", "{name: atl, headroom: 1}", "headroom", (0.25, 4), 1),
                ("owk", "{name: owk, target: 0.6}", "target", (0.3, 0.999), 0.6),
-               ("sm", "{name: sm, target_per_min: 600}", "target_per_min", (60, 60000), 600)]
+               ("sm", "{name: sm, target_per_min: 600, out_datapoints: 3, in_datapoints: 15, in_ratio: 0.9}",
+                "target_per_min", (60, 60000), 600)]
+# each autoscaler's evaluation period, its framework's documented default (FP §3.4; seed §1.9a;
+# docs/flashpoint.md): the Kubernetes HPA's sync period (TSK, OWK), CloudWatch's one-minute
+# datapoints (SM), and [ASSUMPTION] 1 s for Atoll, whose period the sources at hand do not give
+PERIOD_S = {"tsk": 15, "atl": 1, "owk": 15, "sm": 60}
 # coupled per model (docs/flashpoint.md, equal resources): solved for all models at once
 # (`servesim tune --per-model --joint`), from the value tuned on the total
-JOINT = ("tsk",)
-# a model TSK holds at its replica cap whatever its target, on both sides (docs/flashpoint.md): its
-# own cap (per_model's max_replicas, the HPA's maxReplicas) is its knob in the joint solve, in [1, CAP]
-CAP = 40
-CAPPED = {"tsk": ("t5-3b", "max_replicas")}
+CAP = 40  # the autoscaler's replica cap per model, as the sweep sets it
 SERVESIM = os.environ.get("SERVESIM", "build/servesim")
 MP_ON = "flashpoint-mp"
 MP_OFF = "{name: flashpoint-mp, max_parts: 1}"
@@ -89,8 +79,9 @@ FLASHPOINT = "lc-mc-mp"
 
 
 def policy_with(as_name, value):
-    key = next(a for a in AUTOSCALERS if a[0] == as_name)[2]
-    return "{name: %s, %s: %s}" % (as_name, key, repr(value))
+    """The autoscaler's policy map with its tuned parameter set to value (its other parameters kept)."""
+    _, policy, key, _, _ = next(a for a in AUTOSCALERS if a[0] == as_name)
+    return re.sub(r"\b%s: [^,}]+" % key, "%s: %s" % (key, repr(value)), policy)
 
 
 def per_model_set(as_name, values):
@@ -105,7 +96,9 @@ def per_model_set(as_name, values):
 
 
 def variant_line(name, placement, mp, load, policy, extra=None):
-    sets = ["autoscaling.policy: %s" % policy, "placement.policy: %s" % placement,
+    as_name = re.match(r"\{name: (\w+)", policy).group(1)
+    sets = ["autoscaling.policy: %s" % policy, "autoscaling.period_s: %s" % PERIOD_S[as_name],
+            "placement.policy: %s" % placement,
             "partitioning.policy: %s" % (MP_ON if mp else MP_OFF)]
     sets += ["workloads.%s.shape: %s" % (w, load) for w in WORKLOADS]
     sets += [extra] if extra else []
@@ -150,88 +143,57 @@ def nearest_run(ref, runs, total_within=0.05):
     return best[1] if best else None
 
 
-def closest_within_total(log):
-    """From a joint tune's log, the run nearest_run keeps among those within 5% in total:
-    (run, {model: value}, {model: ratio}), or None."""
-    ref, runs = parse_joint_log(log)
-    k = nearest_run(ref, runs)
-    if k is None:
-        return None
-    got = runs[k][1]
-    return k, {got[m][2]: got[m][0] for m in ref}, {m: got[m][1] / ref[m] for m in ref}
+def alone(model):
+    """--set arguments that leave model's workload alone on the data centre (the sweep's axes)."""
+    return [a for w, m in zip(WORKLOADS, MODELS) for a in ("--set", "workloads.%s.scale=%d" % (w, m == model))]
 
 
-def tune_one(job, previous=None, max_runs=None):
-    """The baseline's parameter at the technique's replica-seconds, per model: each
-    model bisected on its own, or (TSK, whose models are coupled) all solved together
-    from one value tuned on the total (`previous`, or tuned here first; or, previous
-    being an earlier solve's values, from those).  Where the joint solve does not get
-    every model within 5%, its nearest run among those within 5% in total is kept
-    (closest_within_total; the failure is printed with that run's ratios), or, with none
-    within 5% in total, the one value tuned on the total."""
-    load, as_name, tech = job
-    _, _, key, (lo, hi), default = next(a for a in AUTOSCALERS if a[0] == as_name)
+def tune_one(job):
+    """The baseline's parameter at which the model, alone on the data centre, uses the
+    technique's replica-seconds (5%): `servesim tune`'s bisection of the policy's parameter."""
+    load, as_name, tech, model = job
+    _, _, key, (lo, hi), _ = next(a for a in AUTOSCALERS if a[0] == as_name)
     argv = [SERVESIM, "tune", SCENARIO, "--variant", "bl-%s-%s" % (load, as_name),
             "--reference", "%s-%s-%s" % (tech, load, as_name), "--lo", str(lo), "--hi", str(hi),
-            "--set", "autoscaling.max_replicas=%d" % CAP, "--set", "replications=5", "--quiet"]
-    if as_name in JOINT:
-        total = previous if isinstance(previous, (int, float)) else None
-        again = []  # going on from an earlier joint solve: every model from its value there
-        if isinstance(previous, dict) and previous:
-            again = [a for name, v in previous.items() for a in ("--start", "%s=%s" % (name.split(".")[0], v))]
-            total = statistics.median(v for name, v in previous.items() if "." not in name)
-        elif total is None:
-            p = subprocess.run(argv + ["--key", "autoscaling.policy." + key], capture_output=True, text=True)
-            if p.returncode:
-                return job, "not reached: " + " ".join((p.stdout + p.stderr).split())[:600], ""
-            total = float(p.stdout.strip().split()[-1])
-        # every run shown, as it comes: the log keeps each model's ratio run by run
-        log = os.path.join(os.environ.get("TUNE_LOG_DIR", "results"), "tune-%s-%s-%s.log" % job)
-        with open(log, "w+") as f:
-            capped = ["--key-for", "%s=%s:1:%d" % (CAPPED[as_name][0], CAPPED[as_name][1], CAP),
-                      "--start", "%s=%d" % (CAPPED[as_name][0], CAP)] if as_name in CAPPED else []
-            more = ["--max-runs", str(max_runs)] if max_runs else []
-            p = subprocess.run([a for a in argv if a != "--quiet"] +
-                               ["--key", key, "--per-model", "--joint", "--start", str(total)] + capped + again + more,
-                               stdout=f, stderr=subprocess.PIPE, text=True)
-            f.seek(0)
-            p.stdout = f.read()
-        found = dict(re.match(r"^([\w.-]+)=(\S+)$", line).groups() for line in p.stdout.splitlines()
-                     if re.match(r"^[\w.-]+=\S+$", line))
-        if p.returncode == 0:
-            return job, {m: float(v) for m, v in found.items()}, ""
-        close = closest_within_total(p.stdout)
-        if close:
-            run, values, ratios = close
-            return job, values, "joint not within 5%% per model; run %d of %s, nearest with the total within 5%%: %s" % (
-                run, log, " ".join("%s %.3f" % (m, r) for m, r in ratios.items()))
-        # no run within 5% in total: the one value tuned on the total, which is (the thesis's criterion)
-        return job, total, "joint not within 5%% per model, nor in total in any run; kept %s, tuned on the total: %s" % (
-            total, " ".join(p.stderr.split()))
-    p = subprocess.run(argv + ["--key", key, "--per-model", "--start", str(default)], capture_output=True, text=True)
+            "--key", "autoscaling.policy." + key, "--set", "autoscaling.max_replicas=%d" % CAP,
+            "--set", "replications=5", "--quiet"] + alone(model)
+    p = subprocess.run(argv, capture_output=True, text=True)
     if p.returncode == 0:
-        return job, {m: float(v) for m, v in (line.split("=", 1) for line in p.stdout.split())}, ""
-    return job, "not reached: " + " ".join((p.stdout + p.stderr).split())[:600], ""
+        return job, float(p.stdout.strip().split()[-1]), ""
+    return job, None, "not reached: " + " ".join((p.stdout + p.stderr).split())[:400]
 
 
 def cmd_tune(args):
+    """Tune the baseline for every (load, autoscaler, technique, model) whose replica-seconds at the
+    defaults (the sweep's CSV given with --from) are more than 5% from the technique's."""
     jobs = int(args[args.index("-j") + 1]) if "-j" in args else 2
     only = args[args.index("--only") + 1].split(",") if "--only" in args else [a[0] for a in AUTOSCALERS]
+    res = load_results(args[args.index("--from") + 1])
     tuned = json.load(open(TUNED)) if os.path.exists(TUNED) else {}
-    work = [(load, a[0], t[0]) for load in LOADS for a in AUTOSCALERS if a[0] in only
-            for t in TECHNIQUES if t[0] != "bl"]
+    work = []
+    for load in LOADS:
+        for a in AUTOSCALERS:
+            for t in TECHNIQUES:
+                if a[0] not in only or t[0] == "bl":
+                    continue
+                bl, cell = res.get(("bl", load, a[0])), res.get((t[0], load, a[0]))
+                cellkey = "%s/%s/%s" % (load, a[0], t[0])
+                tuned.pop(cellkey, None)
+                for m in MODELS:
+                    if bl and cell and m in bl and m in cell and cell[m]["replica_s"] > 0 and \
+                            abs(bl[m]["replica_s"] / cell[m]["replica_s"] - 1) > 0.05:
+                        work.append((load, a[0], t[0], m))
     if "--cells" in args:
         cells = args[args.index("--cells") + 1].split(",")
         work = [w for w in work if "/".join(w) in cells]
-    again = "--again" in args  # joint solves go on from their earlier values
-    max_runs = int(args[args.index("--max-runs") + 1]) if "--max-runs" in args else None
+    print("flashpoint_ablation: %d (load, autoscaler, technique, model) to tune" % len(work), flush=True)
     with ThreadPoolExecutor(jobs) as pool:
-        previous = [tuned.get("%s/%s/%s" % job) if again or not isinstance(tuned.get("%s/%s/%s" % job), dict)
-                    else None for job in work]
-        for (load, as_name, tech), value, note in pool.map(tune_one, work, previous, [max_runs] * len(work)):
-            tuned["%s/%s/%s" % (load, as_name, tech)] = value
-            print("%s %s %s: %s%s" % (load, as_name, tech, value, " (%s)" % note if note else ""), flush=True)
-            with open(TUNED + ".tmp", "w") as f:  # kept as it goes: a long tune can be resumed with --only
+        for (load, as_name, tech, model), value, note in pool.map(tune_one, work):
+            if value is not None:
+                tuned.setdefault("%s/%s/%s" % (load, as_name, tech), {})[model] = value
+            print("%s %s %s %s: %s%s" % (load, as_name, tech, model, value, " (%s)" % note if note else ""),
+                  flush=True)
+            with open(TUNED + ".tmp", "w") as f:  # kept as it goes
                 json.dump(tuned, f, indent=1, sort_keys=True)
                 f.write("\n")
             os.replace(TUNED + ".tmp", TUNED)
@@ -261,6 +223,9 @@ def load_results(path):
     acc = {}
     for r in csv.DictReader(open(path)):
         if r["model"] not in MODELS:
+            continue
+        w = WORKLOADS[MODELS.index(r["model"])]  # a run holds one model alone (the sweep's axes)
+        if float(r.get("workloads.%s.scale" % w, "1") or 1) == 0:
             continue
         key = split_variant(r["variant"])
         m = r["model"]

@@ -117,6 +117,34 @@ static int distinct_values(const axis *ax, ss_err *err)
     return rc;
 }
 
+/* Zipped axes: a point is the i-th value of every axis, so one axis may
+ * repeat a value (a one-hot choice), but a point given twice is refused,
+ * at its value on the first axis. */
+static int distinct_points(const ss_sweep *sw, ss_err *err)
+{
+    size_t n = sw->npoints;
+    char **t = ss_xcalloc(n, sizeof *t);
+    ss_nameidx seen = SS_NAMEIDX_INIT;
+    int rc = 0;
+    for (size_t k = 0; k < n && rc == 0; k++) {
+        for (size_t i = 0; i < sw->naxes; i++) {
+            char *v = ss_node_flow(sw->axes[i].values->items[k]);
+            char *joined = ss_xasprintf("%s%s%s", t[k] ? t[k] : "", i ? "\x1f" : "", v);
+            free(v);
+            free(t[k]);
+            t[k] = joined;
+        }
+        uint32_t was = ss_nameidx_put(&seen, t[k], (uint32_t)k);
+        if (was != SS_NAMEIDX_NONE)
+            rc = ss_node_err(sw->axes[0].values->items[k], err,
+                             "mode zip: point %zu repeats point %u (the same value on every axis)", k + 1, was + 1);
+    }
+    ss_nameidx_free(&seen);
+    for (size_t k = 0; k < n; k++) free(t[k]);
+    free(t);
+    return rc;
+}
+
 static int read_axes(ss_sweep *sw, const ss_node *root, ss_err *err)
 {
     static const char *const keys[] = {"key", "values", NULL};
@@ -139,7 +167,7 @@ static int read_axes(ss_sweep *sw, const ss_node *root, ss_err *err)
         for (size_t k = 0; k < i; k++)
             if (strcmp(sw->axes[k].key, ax->key) == 0)
                 return ss_node_err(ax->key_node, err, "axis '%s' appears twice", ax->key);
-        TRY(distinct_values(ax, err));
+        if (!sw->zip) TRY(distinct_values(ax, err));
         if (sw->zip) {
             if (i > 0 && vals->n != sw->axes[0].values->n)
                 return ss_node_err(vals, err, "mode zip: axis '%s' has %zu values, axis '%s' has %zu", ax->key,
@@ -151,7 +179,7 @@ static int read_axes(ss_sweep *sw, const ss_node *root, ss_err *err)
             sw->npoints *= vals->n;
         }
     }
-    return 0;
+    return sw->zip ? distinct_points(sw, err) : 0;
 }
 
 static int read_variants(ss_sweep *sw, const ss_node *root, ss_err *err)

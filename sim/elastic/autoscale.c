@@ -60,6 +60,7 @@ typedef struct ss_as_model {
     double *idle;             /* scratch for the view */
     uint32_t idle_cap;
     double last_rate_rps;     /* the shortest window's arrival rate at the last tick (partitioning's E(x)) */
+    double apply_s;           /* when its last delayed decision applies (-inf: none yet) */
     void *own_state;          /* the policy with the model's own parameters (per_model:), or NULL */
 } ss_as_model;
 
@@ -370,10 +371,16 @@ static void tick(ss_engine *eng, void *ctx, uint64_t arg)
         }
         uint32_t have = v.starting + v.up;
         if (want < have) want = held < have ? held : have;
-        if (want == have && c->decision_delay_s == 0) continue;
+        /* Nothing to change, and no earlier decision still to apply: nothing to
+         * schedule (an apply each tick would keep a drained run alive). */
+        if (want == have && !(a->apply_s >= now)) continue;
         uint64_t key = (uint64_t)a->model << 32 | want;
-        if (c->decision_delay_s > 0) ss_schedule(eng, now + c->decision_delay_s, apply_ev, w, key);
-        else apply_ev(eng, w, key);
+        if (c->decision_delay_s > 0) {
+            a->apply_s = now + c->decision_delay_s;
+            ss_schedule(eng, a->apply_s, apply_ev, w, key);
+        } else {
+            apply_ev(eng, w, key);
+        }
     }
     as->last_tick_s = now;
     w->daemons--; /* this tick has fired */
@@ -420,6 +427,7 @@ int ss_autoscaler_build(ss_world *w, ss_err *err)
         if (!c->models[m]) continue;
         ss_as_model *a = &as->m[as->nm++];
         a->model = m;
+        a->apply_s = -INFINITY;
         a->nhist = nhist;
         a->hist_arr = ss_xcalloc(nhist, sizeof *a->hist_arr);
         a->hist_area = ss_xcalloc(nhist, sizeof *a->hist_area);

@@ -244,14 +244,20 @@ static int read_models(ss_scenario *sc, const ss_node *seq, ss_err *err)
             if (ss_map_find(it, "split")) {
                 TRY(read_block_model(sc, m, it, err));
             } else if (profile) {
-                static const char *const only[] = {"name", "profile", "sla_s", NULL};
-                TRY(ss_cfg_check_keys(it, only, "model with a profile (put the rest in the profile; an SLA may stay)",
+                static const char *const only[] = {"name", "profile", "sla_s", "request_overhead_s", NULL};
+                TRY(ss_cfg_check_keys(it, only,
+                                      "model with a profile (put the rest in the profile; an SLA and a request "
+                                      "overhead, which are the serving path's, may stay)",
                                       err));
                 char *path = ss_node_path(ss_map_find(it, "profile"), profile);
                 int rc = read_profile(m, path, ss_map_find(it, "profile"), err);
                 free(path);
                 TRY(rc);
                 TRY(ss_cfg_num(it, "sla_s", &m->sla_s, SS_POS, err)); /* the scenario's SLA over the profile's */
+                TRY(ss_cfg_num(it, "request_overhead_s", &m->request_overhead_s, SS_NONNEG, err)); /* and overhead */
+                if (m->request_overhead_s > 1e6)
+                    return ss_node_err(ss_map_find(it, "request_overhead_s"), err,
+                                       "request_overhead_s: expected at most 1e6 s, got %g", m->request_overhead_s);
             } else {
                 TRY(read_model_fields(m, it, err));
             }
