@@ -18,6 +18,10 @@ flashpoint.md §4 items 14-25, §5), the part that is not the simulator.
                            ratio there, and the spread of each model's ratio
                            while its own value was held and the others' moved (the first
                            finite differences): CSV on standard output
+  stages COLDSTARTS.csv [--from S]
+                           a cold start's stages (waiting for the link, download at one
+                           connection's full rate, load, send), mean per variant, model and
+                           source, of the starts begun at or after S (a run's warm-up)
   report CSV [-o DIR]      tables from the sweep's results (default DIR results/reference):
                            flashpoint-ablation-resources.csv, -summary.csv, -table81.csv,
                            -reductions.dat (for plots/flashpoint-ablation.gp), and the
@@ -431,7 +435,41 @@ def cmd_report(args):
                                         sum(r[18] == "true" for r in mine)))
 
 
+# a model's data from each source at the full rate of one connection: the storage link's per
+# connection rate (FP §3.2: 2,203 Mbit/s) and the peer rate (FP §3.4: 7,507 Mbit/s), as
+# topologies/flashpoint-dc.yaml and the scenarios have them
+SOURCE_BPS = {"storage": 2203e6, "peer": 7506.89e6}
+
+
+def cmd_stages(args):
+    """A cold start's stages, mean per (variant, model, source), from a cold-starts CSV
+    (`servesim run --coldstarts-csv`), the starts begun at or after --from S: the data stage
+    split into its time at one connection's full rate and the rest, waiting for the link
+    (sharing the storage link, a peer's uplink or the host's one download), then load and send."""
+    since = float(args[args.index("--from") + 1]) if "--from" in args else 0.0
+    size = {m: json.load(open("models/%s.json" % m))["weights_bytes"] for m in MODELS}
+    acc = {}
+    for r in csv.DictReader(open(args[0])):
+        if float(r["start_s"]) < since:
+            continue
+        d = acc.setdefault((r["variant"], r["model"], r["source"]), [])
+        full = 8 * size[r["model"]] / SOURCE_BPS[r["source"]] if r["source"] in SOURCE_BPS else 0.0
+        data = float(r["data_s"])
+        d.append((data, min(full, data), max(0.0, data - full), float(r["load_s"]), float(r["send_s"]),
+                  float(r["duration_s"])))
+    print("| variant | model | source | cold starts | waiting for the link (s) | download at full rate (s) "
+          "| load (s) | send (s) | total (s) |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for (v, m, src), d in sorted(acc.items()):
+        mean = [statistics.mean(x[i] for x in d) for i in range(6)]
+        print("| %s | %s | %s | %d | %.2f | %.2f | %.2f | %.2f | %.2f |" % (v, m, src, len(d), mean[2], mean[1],
+                                                                           mean[3], mean[4], mean[5]))
+
+
 def main():
+    if len(sys.argv) >= 3 and sys.argv[1] == "stages":
+        cmd_stages(sys.argv[2:])
+        return 0
     if len(sys.argv) < 2 or sys.argv[1] not in ("variants", "tune", "report", "joint-summary"):
         print(__doc__, file=sys.stderr)
         return 2
