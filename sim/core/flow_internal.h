@@ -100,7 +100,7 @@ typedef struct ss_flow_rec {
     /* line 1: rate changes, completion heap */
     uint32_t *pos;       /* pos[k]: index of this flow's entry in links[k]'s array */
     uint32_t pos_inl[SS_ROUTE_INLINE];
-    uint32_t hpos;       /* index in the completion heap, SS_FLOW_NONE if absent */
+    uint32_t spare;      /* (unused: its heap position is ss_flownet.hpos) */
     int phase;
     ss_flow_id id;       /* 0 while free */
     double finish_s;     /* last byte leaves, at the current rate */
@@ -147,6 +147,8 @@ struct ss_flownet {
                             * when their rate changes and when they leave) */
     uint64_t *fmark;       /* per flow slot: 2 * epoch once in that epoch's re-solve,
                             * 2 * epoch + 1 once frozen in it */
+    uint32_t *hpos;        /* per flow slot: its index in the completion heap, SS_FLOW_NONE
+                            * if absent (dense, so that sifting writes no records) */
     size_t n_links;
     ss_flow_rec *pool;
     uint32_t n_slots, free_head;
