@@ -50,9 +50,11 @@ typedef struct ss_flow_entry {
 } ss_flow_entry;
 
 /* A propagation event (flow_prop.c): its level and what it is about, side
- * by side, so that sifting reads one place. */
+ * by side, so that sifting reads one place.  The level is kept as an
+ * integer that orders as the double does (ev_key_of), so that sifting
+ * compares integers. */
 typedef struct ss_flow_ev {
-    double key;
+    uint64_t key;
     uint32_t idx;
 } ss_flow_ev;
 

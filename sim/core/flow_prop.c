@@ -26,6 +26,7 @@
  * links are too many to scan (prop_abort), search and fill takes over. */
 #include <assert.h>
 #include <math.h>
+#include <string.h>
 
 #include "core/flow_internal.h"
 
@@ -37,12 +38,33 @@
 #define PREFETCH_AHEAD 8   /* make_dirty: the record of the entry this far ahead is asked
                             * for early (records are read at random; the entries in order) */
 
-static void ev_push(ss_flownet *net, double key, uint32_t idx)
+/* An event's level as an integer with the same order: a double's bits
+ * read as unsigned order the non-negative doubles; the negative ones are
+ * flipped below them.  -0 is taken as +0, which the double compares equal
+ * to (levels are never NaN).  ev_level is the inverse. */
+static inline uint64_t ev_key_of(double level)
+{
+    double x = level + 0.0; /* -0 + 0 = +0 */
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    return b >> 63 ? ~b : b | (UINT64_C(1) << 63);
+}
+
+static inline double ev_level(uint64_t key)
+{
+    uint64_t b = key >> 63 ? key & ~(UINT64_C(1) << 63) : ~key;
+    double x;
+    memcpy(&x, &b, sizeof x);
+    return x;
+}
+
+static void ev_push(ss_flownet *net, double level, uint32_t idx)
 {
     if (net->ev_n == net->ev_cap) {
         net->ev_cap = net->ev_cap ? 2 * net->ev_cap : 64;
         net->ev_heap = ss_xrealloc(net->ev_heap, net->ev_cap * sizeof *net->ev_heap);
     }
+    uint64_t key = ev_key_of(level);
     size_t i = net->ev_n++;
     while (i > 0) {
         size_t p = (i - 1) / 2;
@@ -289,8 +311,8 @@ static int propagate_once(ss_flownet *net, const uint32_t *seeds, size_t n_seeds
             net->cand_min = least_at(net->cand_key, net->cand_n);
         uint32_t at = net->cand_min;
         double lk = net->cand_n ? net->cand_key[at] : INFINITY;
-        if (net->ev_n && !(lk < net->ev_heap[0].key)) {
-            double key = net->ev_heap[0].key;
+        if (net->ev_n && !(lk < ev_level(net->ev_heap[0].key))) {
+            double key = ev_level(net->ev_heap[0].key);
             uint32_t idx = net->ev_heap[0].idx, s = idx & ~EV_CAP;
             ev_pop(net);
             if (idx & EV_GROUP) {
