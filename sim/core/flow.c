@@ -144,7 +144,8 @@
 #include "core/flow_internal.h"
 
 #define TIME_EPS_REL 1e-14 /* completions this close (relative to now) are one batch */
-#define PREFETCH_AHEAD 8   /* resolve: the record this far ahead in the list is asked for early */
+#define PREFETCH_AHEAD 8   /* resolve: the record and completion heap item this far ahead in
+                            * the list are asked for early */
 
 /* ---- flow pool ---------------------------------------------------------- */
 
@@ -388,6 +389,8 @@ static void resolve(ss_flownet *net, const uint32_t *seeds, size_t n_seeds, doub
             __builtin_prefetch(next);
             __builtin_prefetch(next + 64);
             __builtin_prefetch(next + 128);
+            uint32_t h = net->hpos[net->comp_flows.v[i + PREFETCH_AHEAD]];
+            if (h != SS_FLOW_NONE) __builtin_prefetch(&net->ch[h]); /* read if it moves earlier */
         }
         f->bn = f->new_bn;
         double r = f->new_rate_bps, old = f->rate_bps;
@@ -744,6 +747,7 @@ void ss_flownet_free(ss_flownet *net)
     free(net->cand_key);
     free(net->cand_idx);
     free(net->pick);
+    free(net->dirty_pick);
     free(net->slack_links.v);
     free(net->wsum);
     free(net->shared_w);

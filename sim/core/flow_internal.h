@@ -170,6 +170,9 @@ struct ss_flownet {
     size_t cand_n, cand_cap;
     uint32_t *pick;        /* re-solve scratch: the unfixed flows of one link */
     size_t pick_cap;
+    uint32_t *dirty_pick;  /* propagation: the flows that a link turning dirty touches
+                            * (flow_prop.c, make_dirty) */
+    size_t dirty_pick_cap;
     int heap_mode;         /* see flow_solve.c */
     size_t fill_scan_max;  /* more filling candidates than this: a heap, not a scan */
     int propagate;         /* try ss_flow_propagate first (the default) */

@@ -35,8 +35,8 @@
                               * before rise past their old rates from here on */
 #define BN_RISEN (UINT32_MAX - 2) /* new_bn of a touched flow that rose (reached its links) */
 #define PROP_ATTEMPTS 4    /* then search and fill (flow_solve.c) */
-#define PREFETCH_AHEAD 8   /* make_dirty: the record of the entry this far ahead is asked
-                            * for early (records are read at random; the entries in order) */
+#define MARK_AHEAD 16      /* make_dirty: the mark of the entry this far ahead is asked for
+                            * early (marks are read at random; the entries in order) */
 
 /* An event's level as an integer with the same order: a double's bits
  * read as unsigned order the non-negative doubles; the negative ones are
@@ -143,7 +143,10 @@ static void touch(ss_flownet *net, uint32_t s)
 
 /* Link li departs from the old filling at the current level: its frozen
  * flows are the touched ones that froze and the untouched ones below the
- * level (they keep their rates); every other flow on it is touched. */
+ * level (they keep their rates); every other flow on it is touched.  Two
+ * passes, so that the first has few branches to mispredict (the kinds of
+ * entries come mixed): it sums, and lists the entries of untouched flows
+ * at or above the level; the second touches those, in entry order. */
 static void make_dirty(ss_flownet *net, uint32_t li)
 {
     uint64_t ep = net->epoch;
@@ -151,26 +154,39 @@ static void make_dirty(ss_flownet *net, uint32_t li)
     l->stamp = ep;
     ss_vpush(&net->comp_links, li);
     double thr = net->prop_level * (1 - SS_FIX_MARGIN_REL), left = l->cap_bps, load = 0, grp = INFINITY;
-    uint32_t unfrozen = 0;
-    for (uint32_t j = 0; j < l->n; j++) {
-        if (j + PREFETCH_AHEAD < l->n) __builtin_prefetch(&net->pool[l->ent[j + PREFETCH_AHEAD].flow].bn);
-        uint32_t g = l->ent[j].flow;
-        double r = l->ent[j].rate_bps;
+    uint32_t unfrozen = 0, n_up = 0, n = l->n;
+    if (n > net->dirty_pick_cap) {
+        net->dirty_pick_cap = 2 * n;
+        net->dirty_pick = ss_xrealloc(net->dirty_pick, net->dirty_pick_cap * sizeof *net->dirty_pick);
+    }
+    uint32_t *up = net->dirty_pick;
+    const ss_flow_entry *ent = l->ent;
+    for (uint32_t j = 0; j < n; j++) {
+        if (j + MARK_AHEAD < n) __builtin_prefetch(&net->fmark[ent[j + MARK_AHEAD].flow]);
+        uint32_t g = ent[j].flow;
+        double r = ent[j].rate_bps;
         uint64_t m = net->fmark[g];
         load += r;
-        if (m == 2 * ep + 1) {
+        if (m == 2 * ep + 1) { /* rare: frozen in this re-solve already */
             left -= net->pool[g].new_rate_bps;
-        } else if (m == 2 * ep) {
-            unfrozen++;
-        } else if (r < thr) {
-            left -= r;
-        } else if (net->pool[g].bn == li) {
+            continue;
+        }
+        int touched = m == 2 * ep, fixed = !touched & (r < thr);
+        left -= fixed ? r : 0.0; /* x - 0 is x */
+        unfrozen += (uint32_t)touched;
+        up[n_up] = g;
+        __builtin_prefetch(&net->pool[g].bn); /* the second pass reads it */
+        n_up += (uint32_t)(!touched & !fixed);
+    }
+    for (uint32_t j = 0; j < n_up; j++) {
+        uint32_t g = up[j];
+        unfrozen++;
+        if (net->fmark[g] == 2 * ep) continue; /* a route that names li twice: touched just now */
+        if (net->pool[g].bn == li) {
             double r_old = touch_grouped(net, g);
             grp = r_old < grp ? r_old : grp;
-            unfrozen++;
         } else {
             touch(net, g);
-            unfrozen++;
         }
     }
     if (grp < INFINITY) ev_push(net, grp, EV_GROUP | li);
