@@ -35,6 +35,8 @@
                               * before rise past their old rates from here on */
 #define BN_RISEN (UINT32_MAX - 2) /* new_bn of a touched flow that rose (reached its links) */
 #define PROP_ATTEMPTS 4    /* then search and fill (flow_solve.c) */
+#define RECORD_AHEAD 8     /* slack_lost: the record this far ahead in the list is asked for
+                            * early */
 #define MARK_AHEAD 16      /* make_dirty: the mark of the entry this far ahead is asked for
                             * early (marks are read at random; the entries in order) */
 
@@ -276,6 +278,8 @@ static size_t slack_lost(ss_flownet *net)
     if (!net->slack_links.n) return 0;
     for (size_t i = 0; i < net->slack_links.n; i++) net->links[net->slack_links.v[i]].left_bps = 0;
     for (size_t i = 0; i < net->comp_flows.n; i++) {
+        if (i + RECORD_AHEAD < net->comp_flows.n) /* records are read at random: ask early */
+            __builtin_prefetch(&net->pool[net->comp_flows.v[i + RECORD_AHEAD]]);
         const ss_flow_rec *f = &net->pool[net->comp_flows.v[i]];
         double up = f->new_rate_bps - f->rate_bps;
         if (!(up > 0)) continue;
