@@ -706,6 +706,7 @@ ss_flownet *ss_flownet_new(ss_engine *eng, size_t n_links, const double *capacit
     net->lbytes = ss_xcalloc(n_links ? n_links : 1, sizeof *net->lbytes);
     net->cap_bps = ss_xcalloc(n_links ? n_links : 1, sizeof *net->cap_bps);
     net->link_of = ss_xcalloc(n_links ? n_links : 1, sizeof *net->link_of);
+    net->lstate = ss_xcalloc(n_links ? n_links : 1, sizeof *net->lstate);
     for (size_t i = 0; i < n_links; i++) {
         assert(capacity_bps[i] > 0 && isfinite(capacity_bps[i]));
         net->cap_bps[i] = capacity_bps[i];
@@ -734,6 +735,7 @@ void ss_flownet_free(ss_flownet *net)
     free(net->lbytes);
     free(net->cap_bps);
     free(net->link_of);
+    free(net->lstate);
     free(net->pool);
     free(net->fmark);
     free(net->hpos);

@@ -177,6 +177,9 @@ struct ss_flownet {
     size_t fill_scan_max;  /* more filling candidates than this: a heap, not a scan */
     int propagate;         /* try ss_flow_propagate first (the default) */
     ss_vec32 slack_links;  /* propagation: links with slack that it left out */
+    uint8_t *lstate;       /* per link slot: 0, or dirty or noted in the propagation
+                            * under way (flow_prop.c: what stamp and mark say, in a
+                            * byte a link, so that it stays in cache) */
     ss_flow_ev *ev_heap;   /* propagation: event heap (flow_prop.c) */
     size_t ev_n, ev_cap;
     size_t prop_unfrozen;  /* propagation: touched flows not frozen yet */

@@ -6,7 +6,8 @@
  * ("Propagation"); the names below follow it.
  *
  * State of a re-solve (epoch ep):
- *   - a link is dirty once its stamp == ep.  It then keeps left_bps and
+ *   - a link is dirty once its stamp == ep (and its lstate says so, a byte
+ *     that stays in cache, cleared when the attempt ends).  It then keeps left_bps and
  *     unfrozen exactly as progressive filling would, and sits in the dense
  *     candidate set (cand_key/cand_idx, position fpos) while it has
  *     unfrozen flows.  Other links are clean: they behave as in the old
@@ -35,6 +36,8 @@
                               * before rise past their old rates from here on */
 #define BN_RISEN (UINT32_MAX - 2) /* new_bn of a touched flow that rose (reached its links) */
 #define PROP_ATTEMPTS 4    /* then search and fill (flow_solve.c) */
+#define LS_DIRTY 1         /* ss_flownet.lstate: dirty in this attempt */
+#define LS_SLACK 2         /* ss_flownet.lstate: noted for its slack in this attempt */
 #define RECORD_AHEAD 8     /* slack_lost: the record this far ahead in the list is asked for
                             * early */
 #define MARK_AHEAD 16      /* make_dirty: the mark of the entry this far ahead is asked for
@@ -154,6 +157,7 @@ static void make_dirty(ss_flownet *net, uint32_t li)
     uint64_t ep = net->epoch;
     ss_flow_link *l = &net->links[li];
     l->stamp = ep;
+    net->lstate[li] = LS_DIRTY;
     ss_vpush(&net->comp_links, li);
     double thr = net->prop_level * (1 - SS_FIX_MARGIN_REL), left = l->cap_bps, load = 0, grp = INFINITY;
     uint32_t unfrozen = 0, n_up = 0, n = l->n;
@@ -215,9 +219,10 @@ static inline void reach(ss_flownet *net, uint32_t li)
 {
     uint64_t ep = net->epoch;
     ss_flow_link *l = &net->links[li];
-    if (l->stamp == ep || l->mark == 2 * ep) return;
+    if (net->lstate[li]) return; /* dirty, or noted */
     if (l->mark != 2 * ep + 1 && l->load_bps < l->cap_bps * SS_SKIP_BELOW) {
         l->mark = 2 * ep;
+        net->lstate[li] = LS_SLACK;
         ss_vpush(&net->slack_links, li);
         return;
     }
@@ -237,7 +242,7 @@ static void freeze_at(ss_flownet *net, uint32_t s, double rate_bps, uint32_t by)
     f->new_bn = by;
     for (uint32_t k = 0; k < f->n_links; k++) {
         uint32_t li = f->links[k];
-        if (net->links[li].stamp != ep) continue;
+        if (net->lstate[li] != LS_DIRTY) continue;
         ss_flow_link *l = &net->links[li];
         l->left_bps -= rate_bps;
         if (--l->unfrozen) cand_set(net, l->fpos, l->left_bps / l->unfrozen);
@@ -299,11 +304,11 @@ static size_t slack_lost(ss_flownet *net)
     return lost;
 }
 
-/* One attempt: 1 if done, 0 if a link left out for its slack would be full,
+/* One attempt (propagate_once: and its lstate cleared): 1 if done, 0 if a link left out for its slack would be full,
  * -1 if it gave up: more than fill_scan_max / 4 dirty links with unfrozen
  * flows, too many to scan at every step (search and fill has its heap). */
-static int propagate_once(ss_flownet *net, const uint32_t *seeds, size_t n_seeds, double lambda_bps,
-                          uint32_t new_flow)
+static int propagate_run(ss_flownet *net, const uint32_t *seeds, size_t n_seeds, double lambda_bps,
+                         uint32_t new_flow)
 {
     uint64_t ep = ++net->epoch;
     net->prop_abort = 0;
@@ -322,7 +327,7 @@ static int propagate_once(ss_flownet *net, const uint32_t *seeds, size_t n_seeds
         if (f->cap_bps > 0) ev_push(net, f->cap_bps, EV_CAP | new_flow);
     }
     for (size_t i = 0; i < n_seeds; i++)
-        if (net->links[seeds[i]].stamp != ep) make_dirty(net, seeds[i]);
+        if (net->lstate[seeds[i]] != LS_DIRTY) make_dirty(net, seeds[i]);
 
     net->cand_min = SS_FLOW_NONE;
     while (net->prop_unfrozen > 0) {
@@ -350,7 +355,7 @@ static int propagate_once(ss_flownet *net, const uint32_t *seeds, size_t n_seeds
             ss_flow_rec *f = &net->pool[s];
             if (idx & EV_CAP) {
                 freeze_at(net, s, f->cap_bps, SS_BN_CAP);
-            } else if (f->bn == SS_BN_CAP || net->links[f->bn].stamp != ep) {
+            } else if (f->bn == SS_BN_CAP || net->lstate[f->bn] != LS_DIRTY) {
                 freeze_at(net, s, f->rate_bps, f->bn); /* its bottleneck is clean */
             } else {
                 rise(net, s);
@@ -378,6 +383,15 @@ static int propagate_once(ss_flownet *net, const uint32_t *seeds, size_t n_seeds
     net->st.flows_touched += net->comp_flows.n;
     net->st.links_touched += net->comp_links.n;
     return slack_lost(net) == 0;
+}
+
+static int propagate_once(ss_flownet *net, const uint32_t *seeds, size_t n_seeds, double lambda_bps,
+                          uint32_t new_flow)
+{
+    int ok = propagate_run(net, seeds, n_seeds, lambda_bps, new_flow);
+    for (size_t i = 0; i < net->comp_links.n; i++) net->lstate[net->comp_links.v[i]] = 0;
+    for (size_t i = 0; i < net->slack_links.n; i++) net->lstate[net->slack_links.v[i]] = 0;
+    return ok;
 }
 
 int ss_flow_propagate(ss_flownet *net, const uint32_t *seeds, size_t n_seeds, double lambda_bps,
