@@ -339,6 +339,7 @@ static int propagate_run(ss_flownet *net, const uint32_t *seeds, size_t n_seeds,
         if (net->ev_n && !(lk < ev_level(net->ev_heap[0].key))) {
             double key = ev_level(net->ev_heap[0].key);
             uint32_t idx = net->ev_heap[0].idx, s = idx & ~EV_CAP;
+            if (!(idx & EV_GROUP)) __builtin_prefetch(&net->pool[s]); /* while the heap sifts */
             ev_pop(net);
             if (idx & EV_GROUP) {
                 uint32_t li = idx & ~EV_GROUP;
