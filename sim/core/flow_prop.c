@@ -6,12 +6,12 @@
  * ("Propagation"); the names below follow it.
  *
  * State of a re-solve (epoch ep):
- *   - a link is dirty once its stamp == ep (and its lstate says so, a byte
- *     that stays in cache, cleared when the attempt ends).  It then keeps left_bps and
- *     unfrozen exactly as progressive filling would, and sits in the dense
- *     candidate set (cand_key/cand_idx, position fpos) while it has
- *     unfrozen flows.  Other links are clean: they behave as in the old
- *     filling and are never looked at;
+ *   - a link is dirty once its stamp == ep (its byte in lstate, which
+ *     stays in cache and is cleared when the attempt ends, says so too).
+ *     It then keeps left_bps and unfrozen exactly as progressive filling
+ *     would, and sits in the dense candidate set (cand_key/cand_idx,
+ *     position fpos) while it has unfrozen flows.  Other links are clean:
+ *     they behave as in the old filling and are never looked at;
  *   - a flow is touched once fmark >= 2 ep (listed in comp_flows), frozen
  *     once fmark == 2 ep + 1, with new_rate_bps and new_bn.  An untouched
  *     flow keeps its rate;
