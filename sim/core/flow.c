@@ -106,9 +106,11 @@
  * (finish time, id) pairs, so sifting reads no records.
  * Completions are kept in this module's own (4-ary) heap ordered by
  * (finish time, flow id).  Only its minimum is on the engine, as one event.
- * A rate change is then one sift in a heap of the flows in flight, instead
- * of a cancel and a schedule in the engine's larger calendar, and
- * simultaneous completions come out in id order.
+ * A rate change is then at most one sift in a heap of the flows in flight,
+ * instead of a cancel and a schedule in the engine's larger calendar, and
+ * simultaneous completions come out in id order.  The heap's keys are
+ * lower bounds, made exact at the top only: a completion that moves later
+ * costs nothing until it reaches the top (see ch_top).
  *
  * Complexity per start or end, search and fill: O(E + S * C) with the scan
  * and O((E + C) log C) with the heap.  E counts the entries on the links
@@ -142,7 +144,8 @@
 #include "core/flow_internal.h"
 
 #define TIME_EPS_REL 1e-14 /* completions this close (relative to now) are one batch */
-#define PREFETCH_AHEAD 8   /* resolve: the record this far ahead in the list is asked for early */
+#define PREFETCH_AHEAD 8   /* resolve: the record and completion heap item this far ahead in
+                            * the list are asked for early */
 
 /* ---- flow pool ---------------------------------------------------------- */
 
@@ -166,6 +169,7 @@ static uint32_t slot_take(ss_flownet *net)
         }
         net->fmark = ss_xrealloc(net->fmark, (size_t)(old + grow) * sizeof *net->fmark);
         memset(net->fmark + old, 0, (size_t)grow * sizeof *net->fmark);
+        net->hpos = ss_xrealloc(net->hpos, (size_t)(old + grow) * sizeof *net->hpos);
         memset(net->pool + old, 0, (size_t)grow * sizeof *net->pool);
         for (uint32_t i = old; i < old + grow; i++)
             net->pool[i].next_free = i + 1 < old + grow ? i + 1 : SS_FLOW_NONE;
@@ -192,7 +196,17 @@ static void slot_release(ss_flownet *net, ss_flow_rec *f)
 /* The heap holds each flow's (finish_s, id), so that sifting compares
  * without visiting the records; the slot is the id's low 32 bits.  It is
  * 4-ary (the children of i are CH_ARITY i + 1 ..): half the levels of a
- * binary heap to move through, four 16-byte children to a cache line. */
+ * binary heap to move through, four 16-byte children to a cache line.
+ *
+ * Keys are lower bounds: an item's t_s is at most its flow's finish_s.  A
+ * flow whose finish_s moves later keeps its item as it is (a re-solve
+ * moves about half the rates it changes that way, and sifting them cost
+ * two cache misses each); one whose finish_s moves earlier than its item
+ * sifts up.  The top is made current before it is read (ch_top): while it
+ * is stale, it takes its flow's finish_s and sifts down.  A current top
+ * is then the least (finish_s, id) of all, since every other item's true
+ * key is at or above its own, so completions come out in the same order
+ * as with exact keys. */
 #define CH_ARITY 4
 static inline int ch_before(ss_flow_due a, ss_flow_due b)
 {
@@ -202,7 +216,7 @@ static inline int ch_before(ss_flow_due a, ss_flow_due b)
 static inline void ch_place(ss_flownet *net, size_t i, ss_flow_due d)
 {
     net->ch[i] = d;
-    net->pool[(uint32_t)d.id].hpos = (uint32_t)i;
+    net->hpos[(uint32_t)d.id] = (uint32_t)i;
 }
 
 static void ch_up(ss_flownet *net, size_t i, ss_flow_due d)
@@ -237,12 +251,13 @@ static void ch_settle(ss_flownet *net, size_t i, ss_flow_due d)
     else ch_down(net, i, d);
 }
 
-/* Insert slot s, or restore order after its finish_s changed. */
-static void ch_update(ss_flownet *net, uint32_t s)
+/* Insert slot s, or keep order after its finish_s moved from old_finish_s
+ * (the heap's key for it is at most old_finish_s). */
+static void ch_update(ss_flownet *net, uint32_t s, double old_finish_s)
 {
     ss_flow_rec *f = &net->pool[s];
     ss_flow_due d = {f->finish_s, f->id};
-    if (f->hpos == SS_FLOW_NONE) {
+    if (net->hpos[s] == SS_FLOW_NONE) {
         if (net->ch_n == net->ch_cap) {
             net->ch_cap = net->ch_cap ? 2 * net->ch_cap : 64;
             net->ch = ss_xrealloc(net->ch, net->ch_cap * sizeof *net->ch);
@@ -250,14 +265,16 @@ static void ch_update(ss_flownet *net, uint32_t s)
         ch_up(net, net->ch_n++, d);
         return;
     }
-    ch_settle(net, f->hpos, d);
+    if (!(d.t_s < old_finish_s)) return; /* later: its key is still a lower bound */
+    size_t i = net->hpos[s];
+    if (ch_before(d, net->ch[i])) ch_up(net, i, d);
 }
 
 static void ch_remove(ss_flownet *net, uint32_t s)
 {
-    size_t i = net->pool[s].hpos;
+    size_t i = net->hpos[s];
     if (i == SS_FLOW_NONE) return;
-    net->pool[s].hpos = SS_FLOW_NONE;
+    net->hpos[s] = SS_FLOW_NONE;
     net->ch_n--;
     if (i == net->ch_n) return;
     ch_settle(net, i, net->ch[net->ch_n]);
@@ -265,10 +282,24 @@ static void ch_remove(ss_flownet *net, uint32_t s)
 
 static void on_complete(ss_engine *eng, void *ctx, uint64_t arg);
 
+/* Make the top's key current (see the heap's comment); 0 if the heap is
+ * empty. */
+static int ch_top(ss_flownet *net)
+{
+    while (net->ch_n) {
+        ss_flow_due d = net->ch[0];
+        double t = net->pool[(uint32_t)d.id].finish_s;
+        if (t == d.t_s) return 1;
+        d.t_s = t;
+        ch_down(net, 0, d);
+    }
+    return 0;
+}
+
 /* Keep one engine event at the earliest completion. */
 static void arm(ss_flownet *net)
 {
-    double t = net->ch_n ? net->ch[0].t_s : INFINITY;
+    double t = ch_top(net) ? net->ch[0].t_s : INFINITY;
     if (net->ev && net->ev_t == t) return;
     if (net->ev) ss_cancel(net->eng, net->ev);
     net->ev = 0;
@@ -358,6 +389,8 @@ static void resolve(ss_flownet *net, const uint32_t *seeds, size_t n_seeds, doub
             __builtin_prefetch(next);
             __builtin_prefetch(next + 64);
             __builtin_prefetch(next + 128);
+            uint32_t h = net->hpos[net->comp_flows.v[i + PREFETCH_AHEAD]];
+            if (h != SS_FLOW_NONE) __builtin_prefetch(&net->ch[h]); /* read if it moves earlier */
         }
         f->bn = f->new_bn;
         double r = f->new_rate_bps, old = f->rate_bps;
@@ -373,6 +406,7 @@ static void resolve(ss_flownet *net, const uint32_t *seeds, size_t n_seeds, doub
             f->t_last_s = now;
         }
         f->rate_bps = r;
+        double old_finish_s = f->finish_s;
         const double *w = net->wflows ? f->w : NULL; /* NULL: every weight is 1 */
         for (uint32_t k = 0; k < f->n_links && !w; k++) {
             uint32_t li = f->links[k];
@@ -391,7 +425,7 @@ static void resolve(ss_flownet *net, const uint32_t *seeds, size_t n_seeds, doub
         f->payload_Bps = r * f->goodput / 8.0;
         f->finish_s = f->rem_bytes == 0 ? now
                     : f->payload_Bps > 0 ? now + f->rem_bytes / f->payload_Bps : INFINITY;
-        ch_update(net, s);
+        ch_update(net, s, old_finish_s);
         net->st.rate_changes++;
     }
 }
@@ -412,11 +446,12 @@ void ss_flow_rerate_alone(ss_flownet *net, uint32_t s, double rate_bps)
     ss_flow_rec *f = &net->pool[s];
     double now = ss_now(net->eng);
     settle(net, f, now);
+    double old_finish_s = f->finish_s;
     f->rate_bps = rate_bps;
     f->payload_Bps = rate_bps < INFINITY ? rate_bps * f->goodput / 8.0 : 0;
     if (rate_bps == INFINITY) f->rem_bytes = 0;
     f->finish_s = f->rem_bytes == 0 ? now : now + f->rem_bytes / f->payload_Bps;
-    ch_update(net, s);
+    ch_update(net, s, old_finish_s);
 }
 
 /* ---- life cycle ----------------------------------------------------------- */
@@ -524,7 +559,7 @@ static void on_complete(ss_engine *eng, void *ctx, uint64_t arg)
     net->seeds.n = 0;
     net->batch.n = 0;
     double lambda_bps = INFINITY; /* the least rate among the leavers */
-    while (net->ch_n && net->ch[0].t_s <= horizon) {
+    while (ch_top(net) && net->ch[0].t_s <= horizon) {
         uint32_t s = (uint32_t)net->ch[0].id;
         ss_flow_rec *f = &net->pool[s];
         ch_remove(net, s);
@@ -613,7 +648,7 @@ static uint32_t flow_new(ss_flownet *net, size_t n_links, size_t n_recv, double 
     f->goodput = opts->goodput > 0 ? opts->goodput : 1.0;
     net->fmark[s] = 0;
     f->bn = SS_BN_CAP;
-    f->hpos = SS_FLOW_NONE;
+    net->hpos[s] = SS_FLOW_NONE;
     f->ev = 0;
     f->n_recv = (uint32_t)n_recv;
     f->next_recv = 0;
@@ -671,6 +706,7 @@ ss_flownet *ss_flownet_new(ss_engine *eng, size_t n_links, const double *capacit
     net->lbytes = ss_xcalloc(n_links ? n_links : 1, sizeof *net->lbytes);
     net->cap_bps = ss_xcalloc(n_links ? n_links : 1, sizeof *net->cap_bps);
     net->link_of = ss_xcalloc(n_links ? n_links : 1, sizeof *net->link_of);
+    net->lstate = ss_xcalloc(n_links ? n_links : 1, sizeof *net->lstate);
     for (size_t i = 0; i < n_links; i++) {
         assert(capacity_bps[i] > 0 && isfinite(capacity_bps[i]));
         net->cap_bps[i] = capacity_bps[i];
@@ -699,8 +735,10 @@ void ss_flownet_free(ss_flownet *net)
     free(net->lbytes);
     free(net->cap_bps);
     free(net->link_of);
+    free(net->lstate);
     free(net->pool);
     free(net->fmark);
+    free(net->hpos);
     free(net->ch);
     free(net->comp_links.v);
     free(net->comp_flows.v);
@@ -711,6 +749,7 @@ void ss_flownet_free(ss_flownet *net)
     free(net->cand_key);
     free(net->cand_idx);
     free(net->pick);
+    free(net->dirty_pick);
     free(net->slack_links.v);
     free(net->wsum);
     free(net->shared_w);

@@ -50,9 +50,11 @@ typedef struct ss_flow_entry {
 } ss_flow_entry;
 
 /* A propagation event (flow_prop.c): its level and what it is about, side
- * by side, so that sifting reads one place. */
+ * by side, so that sifting reads one place.  The level is kept as an
+ * integer that orders as the double does (ev_key_of), so that sifting
+ * compares integers. */
 typedef struct ss_flow_ev {
-    double key;
+    uint64_t key;
     uint32_t idx;
 } ss_flow_ev;
 
@@ -100,7 +102,7 @@ typedef struct ss_flow_rec {
     /* line 1: rate changes, completion heap */
     uint32_t *pos;       /* pos[k]: index of this flow's entry in links[k]'s array */
     uint32_t pos_inl[SS_ROUTE_INLINE];
-    uint32_t hpos;       /* index in the completion heap, SS_FLOW_NONE if absent */
+    uint32_t spare;      /* (unused: its heap position is ss_flownet.hpos) */
     int phase;
     ss_flow_id id;       /* 0 while free */
     double finish_s;     /* last byte leaves, at the current rate */
@@ -147,6 +149,8 @@ struct ss_flownet {
                             * when their rate changes and when they leave) */
     uint64_t *fmark;       /* per flow slot: 2 * epoch once in that epoch's re-solve,
                             * 2 * epoch + 1 once frozen in it */
+    uint32_t *hpos;        /* per flow slot: its index in the completion heap, SS_FLOW_NONE
+                            * if absent (dense, so that sifting writes no records) */
     size_t n_links;
     ss_flow_rec *pool;
     uint32_t n_slots, free_head;
@@ -166,10 +170,16 @@ struct ss_flownet {
     size_t cand_n, cand_cap;
     uint32_t *pick;        /* re-solve scratch: the unfixed flows of one link */
     size_t pick_cap;
+    uint32_t *dirty_pick;  /* propagation: the flows that a link turning dirty touches
+                            * (flow_prop.c, make_dirty) */
+    size_t dirty_pick_cap;
     int heap_mode;         /* see flow_solve.c */
     size_t fill_scan_max;  /* more filling candidates than this: a heap, not a scan */
     int propagate;         /* try ss_flow_propagate first (the default) */
     ss_vec32 slack_links;  /* propagation: links with slack that it left out */
+    uint8_t *lstate;       /* per link slot: 0, or dirty or noted in the propagation
+                            * under way (flow_prop.c: what stamp and mark say, in a
+                            * byte a link, so that it stays in cache) */
     ss_flow_ev *ev_heap;   /* propagation: event heap (flow_prop.c) */
     size_t ev_n, ev_cap;
     size_t prop_unfrozen;  /* propagation: touched flows not frozen yet */

@@ -6,11 +6,12 @@
  * ("Propagation"); the names below follow it.
  *
  * State of a re-solve (epoch ep):
- *   - a link is dirty once its stamp == ep.  It then keeps left_bps and
- *     unfrozen exactly as progressive filling would, and sits in the dense
- *     candidate set (cand_key/cand_idx, position fpos) while it has
- *     unfrozen flows.  Other links are clean: they behave as in the old
- *     filling and are never looked at;
+ *   - a link is dirty once its stamp == ep (its byte in lstate, which
+ *     stays in cache and is cleared when the attempt ends, says so too).
+ *     It then keeps left_bps and unfrozen exactly as progressive filling
+ *     would, and sits in the dense candidate set (cand_key/cand_idx,
+ *     position fpos) while it has unfrozen flows.  Other links are clean:
+ *     they behave as in the old filling and are never looked at;
  *   - a flow is touched once fmark >= 2 ep (listed in comp_flows), frozen
  *     once fmark == 2 ep + 1, with new_rate_bps and new_bn.  An untouched
  *     flow keeps its rate;
@@ -26,6 +27,7 @@
  * links are too many to scan (prop_abort), search and fill takes over. */
 #include <assert.h>
 #include <math.h>
+#include <string.h>
 
 #include "core/flow_internal.h"
 
@@ -34,15 +36,40 @@
                               * before rise past their old rates from here on */
 #define BN_RISEN (UINT32_MAX - 2) /* new_bn of a touched flow that rose (reached its links) */
 #define PROP_ATTEMPTS 4    /* then search and fill (flow_solve.c) */
-#define PREFETCH_AHEAD 8   /* make_dirty: the record of the entry this far ahead is asked
-                            * for early (records are read at random; the entries in order) */
+#define LS_DIRTY 1         /* ss_flownet.lstate: dirty in this attempt */
+#define LS_SLACK 2         /* ss_flownet.lstate: noted for its slack in this attempt */
+#define RECORD_AHEAD 8     /* slack_lost: the record this far ahead in the list is asked for
+                            * early */
+#define MARK_AHEAD 16      /* make_dirty: the mark of the entry this far ahead is asked for
+                            * early (marks are read at random; the entries in order) */
 
-static void ev_push(ss_flownet *net, double key, uint32_t idx)
+/* An event's level as an integer with the same order: a double's bits
+ * read as unsigned order the non-negative doubles; the negative ones are
+ * flipped below them.  -0 is taken as +0, which the double compares equal
+ * to (levels are never NaN).  ev_level is the inverse. */
+static inline uint64_t ev_key_of(double level)
+{
+    double x = level + 0.0; /* -0 + 0 = +0 */
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    return b >> 63 ? ~b : b | (UINT64_C(1) << 63);
+}
+
+static inline double ev_level(uint64_t key)
+{
+    uint64_t b = key >> 63 ? key & ~(UINT64_C(1) << 63) : ~key;
+    double x;
+    memcpy(&x, &b, sizeof x);
+    return x;
+}
+
+static void ev_push(ss_flownet *net, double level, uint32_t idx)
 {
     if (net->ev_n == net->ev_cap) {
         net->ev_cap = net->ev_cap ? 2 * net->ev_cap : 64;
         net->ev_heap = ss_xrealloc(net->ev_heap, net->ev_cap * sizeof *net->ev_heap);
     }
+    uint64_t key = ev_key_of(level);
     size_t i = net->ev_n++;
     while (i > 0) {
         size_t p = (i - 1) / 2;
@@ -121,34 +148,51 @@ static void touch(ss_flownet *net, uint32_t s)
 
 /* Link li departs from the old filling at the current level: its frozen
  * flows are the touched ones that froze and the untouched ones below the
- * level (they keep their rates); every other flow on it is touched. */
+ * level (they keep their rates); every other flow on it is touched.  Two
+ * passes, so that the first has few branches to mispredict (the kinds of
+ * entries come mixed): it sums, and lists the entries of untouched flows
+ * at or above the level; the second touches those, in entry order. */
 static void make_dirty(ss_flownet *net, uint32_t li)
 {
     uint64_t ep = net->epoch;
     ss_flow_link *l = &net->links[li];
     l->stamp = ep;
+    net->lstate[li] = LS_DIRTY;
     ss_vpush(&net->comp_links, li);
     double thr = net->prop_level * (1 - SS_FIX_MARGIN_REL), left = l->cap_bps, load = 0, grp = INFINITY;
-    uint32_t unfrozen = 0;
-    for (uint32_t j = 0; j < l->n; j++) {
-        if (j + PREFETCH_AHEAD < l->n) __builtin_prefetch(&net->pool[l->ent[j + PREFETCH_AHEAD].flow].bn);
-        uint32_t g = l->ent[j].flow;
-        double r = l->ent[j].rate_bps;
+    uint32_t unfrozen = 0, n_up = 0, n = l->n;
+    if (n > net->dirty_pick_cap) {
+        net->dirty_pick_cap = 2 * n;
+        net->dirty_pick = ss_xrealloc(net->dirty_pick, net->dirty_pick_cap * sizeof *net->dirty_pick);
+    }
+    uint32_t *up = net->dirty_pick;
+    const ss_flow_entry *ent = l->ent;
+    for (uint32_t j = 0; j < n; j++) {
+        if (j + MARK_AHEAD < n) __builtin_prefetch(&net->fmark[ent[j + MARK_AHEAD].flow]);
+        uint32_t g = ent[j].flow;
+        double r = ent[j].rate_bps;
         uint64_t m = net->fmark[g];
         load += r;
-        if (m == 2 * ep + 1) {
+        if (m == 2 * ep + 1) { /* rare: frozen in this re-solve already */
             left -= net->pool[g].new_rate_bps;
-        } else if (m == 2 * ep) {
-            unfrozen++;
-        } else if (r < thr) {
-            left -= r;
-        } else if (net->pool[g].bn == li) {
+            continue;
+        }
+        int touched = m == 2 * ep, fixed = !touched & (r < thr);
+        left -= fixed ? r : 0.0; /* x - 0 is x */
+        unfrozen += (uint32_t)touched;
+        up[n_up] = g;
+        __builtin_prefetch(&net->pool[g].bn); /* the second pass reads it */
+        n_up += (uint32_t)(!touched & !fixed);
+    }
+    for (uint32_t j = 0; j < n_up; j++) {
+        uint32_t g = up[j];
+        unfrozen++;
+        if (net->fmark[g] == 2 * ep) continue; /* a route that names li twice: touched just now */
+        if (net->pool[g].bn == li) {
             double r_old = touch_grouped(net, g);
             grp = r_old < grp ? r_old : grp;
-            unfrozen++;
         } else {
             touch(net, g);
-            unfrozen++;
         }
     }
     if (grp < INFINITY) ev_push(net, grp, EV_GROUP | li);
@@ -175,9 +219,10 @@ static inline void reach(ss_flownet *net, uint32_t li)
 {
     uint64_t ep = net->epoch;
     ss_flow_link *l = &net->links[li];
-    if (l->stamp == ep || l->mark == 2 * ep) return;
+    if (net->lstate[li]) return; /* dirty, or noted */
     if (l->mark != 2 * ep + 1 && l->load_bps < l->cap_bps * SS_SKIP_BELOW) {
         l->mark = 2 * ep;
+        net->lstate[li] = LS_SLACK;
         ss_vpush(&net->slack_links, li);
         return;
     }
@@ -197,7 +242,7 @@ static void freeze_at(ss_flownet *net, uint32_t s, double rate_bps, uint32_t by)
     f->new_bn = by;
     for (uint32_t k = 0; k < f->n_links; k++) {
         uint32_t li = f->links[k];
-        if (net->links[li].stamp != ep) continue;
+        if (net->lstate[li] != LS_DIRTY) continue;
         ss_flow_link *l = &net->links[li];
         l->left_bps -= rate_bps;
         if (--l->unfrozen) cand_set(net, l->fpos, l->left_bps / l->unfrozen);
@@ -238,6 +283,8 @@ static size_t slack_lost(ss_flownet *net)
     if (!net->slack_links.n) return 0;
     for (size_t i = 0; i < net->slack_links.n; i++) net->links[net->slack_links.v[i]].left_bps = 0;
     for (size_t i = 0; i < net->comp_flows.n; i++) {
+        if (i + RECORD_AHEAD < net->comp_flows.n) /* records are read at random: ask early */
+            __builtin_prefetch(&net->pool[net->comp_flows.v[i + RECORD_AHEAD]]);
         const ss_flow_rec *f = &net->pool[net->comp_flows.v[i]];
         double up = f->new_rate_bps - f->rate_bps;
         if (!(up > 0)) continue;
@@ -257,11 +304,11 @@ static size_t slack_lost(ss_flownet *net)
     return lost;
 }
 
-/* One attempt: 1 if done, 0 if a link left out for its slack would be full,
+/* One attempt (propagate_once: and its lstate cleared): 1 if done, 0 if a link left out for its slack would be full,
  * -1 if it gave up: more than fill_scan_max / 4 dirty links with unfrozen
  * flows, too many to scan at every step (search and fill has its heap). */
-static int propagate_once(ss_flownet *net, const uint32_t *seeds, size_t n_seeds, double lambda_bps,
-                          uint32_t new_flow)
+static int propagate_run(ss_flownet *net, const uint32_t *seeds, size_t n_seeds, double lambda_bps,
+                         uint32_t new_flow)
 {
     uint64_t ep = ++net->epoch;
     net->prop_abort = 0;
@@ -280,7 +327,7 @@ static int propagate_once(ss_flownet *net, const uint32_t *seeds, size_t n_seeds
         if (f->cap_bps > 0) ev_push(net, f->cap_bps, EV_CAP | new_flow);
     }
     for (size_t i = 0; i < n_seeds; i++)
-        if (net->links[seeds[i]].stamp != ep) make_dirty(net, seeds[i]);
+        if (net->lstate[seeds[i]] != LS_DIRTY) make_dirty(net, seeds[i]);
 
     net->cand_min = SS_FLOW_NONE;
     while (net->prop_unfrozen > 0) {
@@ -289,9 +336,10 @@ static int propagate_once(ss_flownet *net, const uint32_t *seeds, size_t n_seeds
             net->cand_min = least_at(net->cand_key, net->cand_n);
         uint32_t at = net->cand_min;
         double lk = net->cand_n ? net->cand_key[at] : INFINITY;
-        if (net->ev_n && !(lk < net->ev_heap[0].key)) {
-            double key = net->ev_heap[0].key;
+        if (net->ev_n && !(lk < ev_level(net->ev_heap[0].key))) {
+            double key = ev_level(net->ev_heap[0].key);
             uint32_t idx = net->ev_heap[0].idx, s = idx & ~EV_CAP;
+            if (!(idx & EV_GROUP)) __builtin_prefetch(&net->pool[s]); /* while the heap sifts */
             ev_pop(net);
             if (idx & EV_GROUP) {
                 uint32_t li = idx & ~EV_GROUP;
@@ -308,7 +356,7 @@ static int propagate_once(ss_flownet *net, const uint32_t *seeds, size_t n_seeds
             ss_flow_rec *f = &net->pool[s];
             if (idx & EV_CAP) {
                 freeze_at(net, s, f->cap_bps, SS_BN_CAP);
-            } else if (f->bn == SS_BN_CAP || net->links[f->bn].stamp != ep) {
+            } else if (f->bn == SS_BN_CAP || net->lstate[f->bn] != LS_DIRTY) {
                 freeze_at(net, s, f->rate_bps, f->bn); /* its bottleneck is clean */
             } else {
                 rise(net, s);
@@ -336,6 +384,15 @@ static int propagate_once(ss_flownet *net, const uint32_t *seeds, size_t n_seeds
     net->st.flows_touched += net->comp_flows.n;
     net->st.links_touched += net->comp_links.n;
     return slack_lost(net) == 0;
+}
+
+static int propagate_once(ss_flownet *net, const uint32_t *seeds, size_t n_seeds, double lambda_bps,
+                          uint32_t new_flow)
+{
+    int ok = propagate_run(net, seeds, n_seeds, lambda_bps, new_flow);
+    for (size_t i = 0; i < net->comp_links.n; i++) net->lstate[net->comp_links.v[i]] = 0;
+    for (size_t i = 0; i < net->slack_links.n; i++) net->lstate[net->slack_links.v[i]] = 0;
+    return ok;
 }
 
 int ss_flow_propagate(ss_flownet *net, const uint32_t *seeds, size_t n_seeds, double lambda_bps,
