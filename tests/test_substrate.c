@@ -482,20 +482,32 @@ static void refused(const char *body, const char *msg)
 
 static const char *WL = "workloads:\n  - {name: w, target: m, kind: poisson, rate_rps: 1}\n";
 
+/* An autoscaler plugin of policies/, loaded into *pl and initialised with
+ * the params kv[0..n-1] for ngroups models: its state, or NULL. */
+static void *autoscaler_state(ss_plugin *pl, const char *name, const ss_param *kv, size_t n, uint32_t ngroups)
+{
+    ss_err err = {0};
+    setenv("SERVESIM_PLUGIN_PATH", SS_BUILD_DIR "/policies", 1);
+    if (ss_plugin_load(pl, name, SS_KIND_AUTOSCALER, NULL, "t.yaml", 1, 1, &err) != 0) return NULL;
+    ss_params params = {kv, n};
+    ss_policy_init init = {.params = &params, .ngroups = ngroups};
+    char msg[256];
+    void *st = NULL;
+    if (pl->pol->init(&st, &init, msg, sizeof msg) != 0) {
+        ss_plugin_unload(pl);
+        return NULL;
+    }
+    return st;
+}
+
 /* owk is Kubernetes' HPA on GPU utilisation: starting replicas are HPA's
  * not-yet-ready pods.  Worked by hand with target 0.6, tolerance 0.1,
  * max_ratio 2: */
 static void owk_not_ready(void)
 {
     ss_plugin pl;
-    ss_err err = {0};
-    setenv("SERVESIM_PLUGIN_PATH", SS_BUILD_DIR "/policies", 1);
-    CU_ASSERT_EQUAL_FATAL(ss_plugin_load(&pl, "owk", SS_KIND_AUTOSCALER, NULL, "t.yaml", 1, 1, &err), 0);
-    ss_params params = {NULL, 0};
-    ss_policy_init init = {.params = &params, .ngroups = 1};
-    char msg[256];
-    void *st = NULL;
-    CU_ASSERT_EQUAL_FATAL(pl.pol->init(&st, &init, msg, sizeof msg), 0);
+    void *st = autoscaler_state(&pl, "owk", NULL, 0, 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(st);
     uint32_t (*desired)(void *, const ss_autoscale_view *) = pl.pol->ops.autoscaler.desired;
     ss_autoscale_view v = {.up = 2, .util = 0.9};
     CU_ASSERT_EQUAL(desired(st, &v), 3); /* ceil(2 x 0.9 / 0.6) */
@@ -519,15 +531,9 @@ static void owk_not_ready(void)
 static void sm_alarms(void)
 {
     ss_plugin pl;
-    ss_err err = {0};
-    setenv("SERVESIM_PLUGIN_PATH", SS_BUILD_DIR "/policies", 1);
-    CU_ASSERT_EQUAL_FATAL(ss_plugin_load(&pl, "sm", SS_KIND_AUTOSCALER, NULL, "t.yaml", 1, 1, &err), 0);
     ss_param kv[] = {{"target_per_min", "60"}, {"out_datapoints", "3"}, {"in_datapoints", "15"}, {"in_ratio", "0.9"}};
-    ss_params params = {kv, 4};
-    ss_policy_init init = {.params = &params, .ngroups = 2};
-    char msg[256];
-    void *st = NULL;
-    CU_ASSERT_EQUAL_FATAL(pl.pol->init(&st, &init, msg, sizeof msg), 0);
+    void *st = autoscaler_state(&pl, "sm", kv, 4, 2);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(st);
     uint32_t (*desired)(void *, const ss_autoscale_view *) = pl.pol->ops.autoscaler.desired;
     ss_autoscale_view v = {.model = 1, .up = 1, .nwindows = 1, .window_s = {60}, .rate_rps = {2.5}};
     CU_ASSERT_EQUAL(desired(st, &v), 1); /* 150 a minute: 3 wanted, 1st datapoint above */
