@@ -270,7 +270,8 @@ void cs_delivered(hm_entry *e, double now)
     e->data = HAS_DATA;
     e->used_s = now;
     e->peer = NONE;
-    if (now >= cs->w->warmup_end_s) cs->stats[e->model].bytes[e->source] += cs_model_bytes(cs, e->model);
+    if (e->dl_begun_s >= cs->w->warmup_end_s) /* measured as cold starts are: begun after the warm-up */
+        cs->stats[e->model].bytes[e->source] += cs_model_bytes(cs, e->model);
     if (!e->pins && !(cs->flags & SS_PLACE_KEEP_DATA)) { /* everyone who wanted it left */
         e->data = NO_DATA;
         cs_release(cs, e->host, cs_model_bytes(cs, e->model));
@@ -360,6 +361,7 @@ int cs_begin(ss_coldstart *cs, ss_cold *c)
     if (disk) { /* read back from the host's disk, shared by its GPUs */
         cs_reserve(cs, c->host, w);
         e->data = DOWNLOADING;
+        e->dl_begun_s = ss_now(cs->w->eng);
         e->source = c->source = SS_SOURCE_DISK;
         c->next = e->waiters;
         e->waiters = c;
@@ -372,6 +374,7 @@ int cs_begin(ss_coldstart *cs, ss_cold *c)
     if (cs->flags & SS_PLACE_MULTICAST) { /* a chain brings it once the whole scale-up is placed */
         cs_reserve(cs, c->host, w);
         e->data = DOWNLOADING;
+        e->dl_begun_s = ss_now(cs->w->eng);
         e->chained = 1;
         c->next = e->waiters;
         e->waiters = c;
@@ -383,6 +386,7 @@ int cs_begin(ss_coldstart *cs, ss_cold *c)
     cs_reserve(cs, c->host, w); /* the data */
     if (cs->flags & SS_PLACE_SHARE_DOWNLOAD) {
         e->data = DOWNLOADING;
+        e->dl_begun_s = ss_now(cs->w->eng);
         e->source = c->source;
         e->peer = peer;
         c->next = e->waiters;

@@ -38,6 +38,7 @@ typedef struct hm_entry {
     uint32_t uploads;        /* transfers from it to other hosts in flight */
     uint32_t peer;           /* the download's peer host, NONE from storage */
     double used_s;           /* last use, for LRU eviction */
+    double dl_begun_s;       /* when its download (or chain part, or disk read) began */
     ss_flow_id dl, ld;       /* the shared download, the shared load */
     ss_cold *waiters;        /* cold starts waiting for either */
 } hm_entry;
