@@ -140,6 +140,17 @@ static int read_devices(ss_scenario *sc, const ss_node *hosts, ss_err *err)
 
 /* ---- models ----------------------------------------------------------- */
 
+/* request_overhead_s, if map has it: in a profile, inline, or beside
+ * `profile:` in the scenario (then over the profile's). */
+static int read_request_overhead(ss_model_cfg *m, const ss_node *map, ss_err *err)
+{
+    TRY(ss_cfg_num(map, "request_overhead_s", &m->request_overhead_s, SS_NONNEG, err));
+    if (m->request_overhead_s > 1e6)
+        return ss_node_err(ss_map_find(map, "request_overhead_s"), err, "request_overhead_s: expected at most 1e6 s, got %g",
+                           m->request_overhead_s);
+    return 0;
+}
+
 /* The fields a model has, from an inline map or a profile file's root. */
 static int read_model_fields(ss_model_cfg *m, const ss_node *map, ss_err *err)
 {
@@ -152,10 +163,7 @@ static int read_model_fields(ss_model_cfg *m, const ss_node *map, ss_err *err)
     TRY(ss_cfg_num(map, "weights_bytes", &m->weights_bytes, SS_NONNEG, err));
     TRY(ss_cfg_num(map, "runtime_vram_bytes", &m->runtime_vram_bytes, SS_NONNEG, err));
     TRY(ss_cfg_num(map, "load_bytes_per_s", &m->load_bytes_per_s, SS_POS, err));
-    TRY(ss_cfg_num(map, "request_overhead_s", &m->request_overhead_s, SS_NONNEG, err));
-    if (m->request_overhead_s > 1e6)
-        return ss_node_err(ss_map_find(map, "request_overhead_s"), err, "request_overhead_s: expected at most 1e6 s, got %g",
-                           m->request_overhead_s);
+    TRY(read_request_overhead(m, map, err));
     TRY(ss_cfg_num(map, "sla_s", &m->sla_s, SS_POS, err));
     ss_node *cpu = ss_map_find(map, "cpu_service");
     if (cpu) {
@@ -254,10 +262,7 @@ static int read_models(ss_scenario *sc, const ss_node *seq, ss_err *err)
                 free(path);
                 TRY(rc);
                 TRY(ss_cfg_num(it, "sla_s", &m->sla_s, SS_POS, err)); /* the scenario's SLA over the profile's */
-                TRY(ss_cfg_num(it, "request_overhead_s", &m->request_overhead_s, SS_NONNEG, err)); /* and overhead */
-                if (m->request_overhead_s > 1e6)
-                    return ss_node_err(ss_map_find(it, "request_overhead_s"), err,
-                                       "request_overhead_s: expected at most 1e6 s, got %g", m->request_overhead_s);
+                TRY(read_request_overhead(m, it, err)); /* and its request overhead */
             } else {
                 TRY(read_model_fields(m, it, err));
             }
