@@ -97,6 +97,19 @@ static int load_point(const ss_sweep *sw, size_t p, size_t v, ss_scenario *sc, s
     return rc;
 }
 
+/* The first of t[0..n-1] equal to one before it (*was: that one), or n;
+ * frees the texts. */
+static size_t first_repeat(char **t, size_t n, uint32_t *was)
+{
+    ss_nameidx seen = SS_NAMEIDX_INIT; /* holds t's texts: freed after it */
+    size_t k = 0;
+    while (k < n && (*was = ss_nameidx_put(&seen, t[k], (uint32_t)k)) == SS_NAMEIDX_NONE) k++;
+    ss_nameidx_free(&seen);
+    for (size_t i = 0; i < n; i++) free(t[i]);
+    free(t);
+    return k;
+}
+
 /* One value of an axis twice would run the same points twice and give
  * them the same name in the results: refused, as a name given twice is
  * (compared as written). */
@@ -104,16 +117,13 @@ static int distinct_values(const axis *ax, ss_err *err)
 {
     size_t n = ax->values->n;
     char **t = ss_xcalloc(n, sizeof *t);
-    ss_nameidx seen = SS_NAMEIDX_INIT; /* holds t's texts: freed after it */
-    int rc = 0;
-    for (size_t k = 0; k < n && rc == 0; k++) {
-        t[k] = ss_node_flow(ax->values->items[k]);
-        if (ss_nameidx_put(&seen, t[k], (uint32_t)k) != SS_NAMEIDX_NONE)
-            rc = ss_node_err(ax->values->items[k], err, "values of axis '%s': %s appears twice", ax->key, t[k]);
-    }
-    ss_nameidx_free(&seen);
-    for (size_t k = 0; k < n; k++) free(t[k]);
-    free(t);
+    for (size_t k = 0; k < n; k++) t[k] = ss_node_flow(ax->values->items[k]);
+    uint32_t was;
+    size_t k = first_repeat(t, n, &was);
+    if (k == n) return 0;
+    char *v = ss_node_flow(ax->values->items[k]);
+    int rc = ss_node_err(ax->values->items[k], err, "values of axis '%s': %s appears twice", ax->key, v);
+    free(v);
     return rc;
 }
 
@@ -124,9 +134,7 @@ static int distinct_points(const ss_sweep *sw, ss_err *err)
 {
     size_t n = sw->npoints;
     char **t = ss_xcalloc(n, sizeof *t);
-    ss_nameidx seen = SS_NAMEIDX_INIT;
-    int rc = 0;
-    for (size_t k = 0; k < n && rc == 0; k++) {
+    for (size_t k = 0; k < n; k++)
         for (size_t i = 0; i < sw->naxes; i++) {
             char *v = ss_node_flow(sw->axes[i].values->items[k]);
             char *joined = ss_xasprintf("%s%s%s", t[k] ? t[k] : "", i ? "\x1f" : "", v);
@@ -134,15 +142,11 @@ static int distinct_points(const ss_sweep *sw, ss_err *err)
             free(t[k]);
             t[k] = joined;
         }
-        uint32_t was = ss_nameidx_put(&seen, t[k], (uint32_t)k);
-        if (was != SS_NAMEIDX_NONE)
-            rc = ss_node_err(sw->axes[0].values->items[k], err,
-                             "mode zip: point %zu repeats point %u (the same value on every axis)", k + 1, was + 1);
-    }
-    ss_nameidx_free(&seen);
-    for (size_t k = 0; k < n; k++) free(t[k]);
-    free(t);
-    return rc;
+    uint32_t was;
+    size_t k = first_repeat(t, n, &was);
+    if (k == n) return 0;
+    return ss_node_err(sw->axes[0].values->items[k], err,
+                       "mode zip: point %zu repeats point %u (the same value on every axis)", k + 1, was + 1);
 }
 
 static int read_axes(ss_sweep *sw, const ss_node *root, ss_err *err)
