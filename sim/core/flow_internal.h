@@ -102,7 +102,6 @@ typedef struct ss_flow_rec {
     /* line 1: rate changes, completion heap */
     uint32_t *pos;       /* pos[k]: index of this flow's entry in links[k]'s array */
     uint32_t pos_inl[SS_ROUTE_INLINE];
-    uint32_t spare;      /* (unused: its heap position is ss_flownet.hpos) */
     int phase;
     ss_flow_id id;       /* 0 while free */
     double finish_s;     /* last byte leaves, at the current rate */

@@ -304,9 +304,10 @@ static size_t slack_lost(ss_flownet *net)
     return lost;
 }
 
-/* One attempt (propagate_once: and its lstate cleared): 1 if done, 0 if a link left out for its slack would be full,
- * -1 if it gave up: more than fill_scan_max / 4 dirty links with unfrozen
- * flows, too many to scan at every step (search and fill has its heap). */
+/* One attempt (propagate_once: the same, then its lstate cleared): 1 if
+ * done, 0 if a link left out for its slack would be full, -1 if it gave
+ * up: more than fill_scan_max / 4 dirty links with unfrozen flows, too
+ * many to scan at every step (search and fill has its heap). */
 static int propagate_run(ss_flownet *net, const uint32_t *seeds, size_t n_seeds, double lambda_bps,
                          uint32_t new_flow)
 {
