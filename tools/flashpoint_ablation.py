@@ -174,6 +174,7 @@ def cmd_tune(args):
     only = args[args.index("--only") + 1].split(",") if "--only" in args else [a[0] for a in AUTOSCALERS]
     res = load_results(args[args.index("--from") + 1])
     tuned = json.load(open(TUNED)) if os.path.exists(TUNED) else {}
+    cells = args[args.index("--cells") + 1].split(",") if "--cells" in args else None
     work = []
     for load in LOADS:
         for a in AUTOSCALERS:
@@ -181,15 +182,18 @@ def cmd_tune(args):
                 if a[0] not in only or t[0] == "bl":
                     continue
                 bl, cell = res.get(("bl", load, a[0])), res.get((t[0], load, a[0]))
-                cellkey = "%s/%s/%s" % (load, a[0], t[0])
-                tuned.pop(cellkey, None)
                 for m in MODELS:
+                    job = (load, a[0], t[0], m)
+                    if cells is not None and "/".join(job) not in cells:
+                        continue
+                    # tuned again, or (within 5% at the defaults now) not at all
+                    old = tuned.get("%s/%s/%s" % job[:3])
+                    if isinstance(old, dict):
+                        old.pop(m, None)
                     if bl and cell and m in bl and m in cell and cell[m]["replica_s"] > 0 and \
                             abs(bl[m]["replica_s"] / cell[m]["replica_s"] - 1) > 0.05:
-                        work.append((load, a[0], t[0], m))
-    if "--cells" in args:
-        cells = args[args.index("--cells") + 1].split(",")
-        work = [w for w in work if "/".join(w) in cells]
+                        work.append(job)
+    tuned = {k: v for k, v in tuned.items() if v}
     print("flashpoint_ablation: %d (load, autoscaler, technique, model) to tune" % len(work), flush=True)
     with ThreadPoolExecutor(jobs) as pool:
         for (load, as_name, tech, model), value, note in pool.map(tune_one, work):

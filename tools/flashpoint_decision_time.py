@@ -85,7 +85,7 @@ def scale_up(hosts, model, scale):
     senders = [h for h in hosts if model in h.models]
     need = sorted((h for h in receiver_hosts if model not in h.models), key=lambda h: h.index)
     mapping = {s: [] for s in senders}
-    for i, h in enumerate(need):
+    for h in need:
         near = [s for s in senders if s.rack == h.rack] or senders
         s = min(near, key=lambda x: len(mapping[x]))
         mapping[s].append(h)
