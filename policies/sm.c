@@ -27,6 +27,13 @@ typedef struct sm_state {
 static const char *const sm_params[] = {"target_per_min", "window_s", "out_datapoints", "in_datapoints", "in_ratio",
                                         NULL};
 
+static void sm_fini(void *state)
+{
+    sm_state *s = state;
+    free(s->alarm);
+    free(s);
+}
+
 static int sm_init(void **state, const ss_policy_init *args, char *err, size_t errlen)
 {
     sm_state *s = calloc(1, sizeof *s);
@@ -41,15 +48,14 @@ static int sm_init(void **state, const ss_policy_init *args, char *err, size_t e
         free(s);
         return -1;
     }
+    if (s->out_datapoints != floor(s->out_datapoints) || s->in_datapoints != floor(s->in_datapoints)) {
+        snprintf(err, errlen, "%s: expected a whole number of datapoints",
+                 s->out_datapoints != floor(s->out_datapoints) ? "out_datapoints" : "in_datapoints");
+        sm_fini(s);
+        return -1;
+    }
     *state = s;
     return 0;
-}
-
-static void sm_fini(void *state)
-{
-    sm_state *s = state;
-    free(s->alarm);
-    free(s);
 }
 
 static uint32_t sm_desired(void *state, const ss_autoscale_view *v)

@@ -555,6 +555,8 @@ static void sm_alarms(void)
     CU_ASSERT_EQUAL(desired(st, &v), 3);
     pl.pol->fini(st);
     ss_plugin_unload(&pl);
+    ss_param half[] = {{"out_datapoints", "1.5"}}; /* a count of datapoints is whole */
+    CU_ASSERT_PTR_NULL(autoscaler_state(&pl, "sm", half, 1, 1));
 }
 
 static void bad_input(void)
