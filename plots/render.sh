@@ -24,7 +24,7 @@
 #   flashpoint-eval.csv  servesim sweep scenarios/sweeps/flashpoint-eval.yaml (7 placements x 4 autoscalers x 3 reps;
 #                        summarised by tools/flashpoint_eval.py, docs/coldstart.md)
 #   flashpoint-ablation.csv  servesim sweep scenarios/sweeps/flashpoint-ablation.yaml (7 systems x 2 loads x
-#                        4 autoscalers + tuned baselines, 5 reps; tools/flashpoint_ablation.py: .md, -*.csv, -*.png)
+#                        4 autoscalers + tuned baselines, each model alone, 5 reps; tools/flashpoint_ablation.py: .md, -*.csv, -*.png)
 #   masa-*.compare.csv   servesim compare of each against bulk (masa for mem-estimate)
 #   masa-*.png           mean response time per layer scheduler vs memory, intensity, workers or estimate
 #   ensemble-scaling.csv, ensemble-bbs.csv, ensemble-summary.csv  tools/ensemble.py scaling, bbs, report (issue 17)
@@ -100,7 +100,7 @@ gnuplot -e "in='$tmp/autoscale-ts.csv'; out='$ref/substrate-autoscale-ts.png'; v
 "$bin" run scenarios/flashpoint/t5-atl.yaml --quiet -o "$tmp/t5.csv" --timeseries-csv "$tmp/t5-ts.csv" \
     --coldstarts-csv "$tmp/t5-cold.csv"
 gnuplot -e "in='$tmp/t5-ts.csv'; out='$ref/flashpoint-t5-atl-ts.png'; variant='bl';
-            title='T5-3B under ATL, the baseline (every cold start from storage), a Twitter-like hour (median 57 req/s, peak 4.68x)'" \
+            title='T5-3B under ATL, the baseline (every cold start from storage): a 600 s lead-in, then a Twitter-like hour (median 57 req/s, peak 4.68x)'" \
     plots/timeseries.gp
 # ... and its cold starts by source, every placement variant pooled (docs/coldstart.md).
 gnuplot -e "in='$tmp/t5-cold.csv'; out='$ref/flashpoint-t5-coldstart-cdf.png';
