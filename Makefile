@@ -75,7 +75,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_CI_SECONDS ?= 30
 
 .PHONY: all deps build run test profiles check-built mpi-for-tests test-asan fuzz fuzz-built fuzz-bins bench plots reference \
-        install clean probe probe-deps probe-check probe-calibrate
+        install clean probe probe-deps probe-check probe-calibrate probe-transfer
 
 all: build
 
@@ -237,6 +237,21 @@ probe: probe-deps
 probe-calibrate: deps
 	@$(MAKE) --no-print-directory build
 	tools/probe/calibrate.sh $(BIN) $(PROBE_OUT) $(BUILD)/probe-validate.csv
+
+# The transfer experiment (issue 41 item 1, tools/probe/transfer.py, docs/transfers.md; no torch):
+# one sender to k = 1..8 receivers over loopback TCP, unicast and relay chain -> PROBE_OUT/
+# probe-transfer.json -> servesim calibrate fits the machine's transfer law (its runs of use fit)
+# into models/loopback-transfer.json (another PROBE_OUT: PROBE_OUT/transfer-law.json) -> servesim
+# validate --transfer-law predicts the runs kept for validation, the table into
+# $(BUILD)/probe-transfer-validate.csv (exit 1: a condition beyond 10%). ~6 min on 2 cores.
+TRANSFER_LAW ?= $(if $(filter profiles/measured,$(PROBE_OUT)),models/loopback-transfer.json,$(PROBE_OUT)/transfer-law.json)
+probe-transfer: deps
+	@$(MAKE) --no-print-directory build
+	$(PROBE_PY) tools/probe/transfer.py $(if $(filter 1,$(PROBE_QUICK)),--quick) --out $(PROBE_OUT)
+	python3 tools/probe/check_profile.py $(PROBE_OUT)/probe-transfer.json
+	$(BIN) calibrate $(PROBE_OUT)/probe-transfer.json -o $(TRANSFER_LAW) --name loopback-transfer
+	$(BIN) validate $(PROBE_OUT)/probe-transfer.json --transfer-law $(TRANSFER_LAW) \
+	  -o $(BUILD)/probe-transfer-validate.csv
 
 probe-deps:
 	@missing=""; \

@@ -303,7 +303,7 @@ static void test_flashpoint_two_receivers(void)
     uint32_t h0h1[] = {0, 4}, h0h2[] = {0, 5}, h1h2[] = {1, 5};
     nrec = 0;
 
-    ss_chain_hop fan[2] = {{h0h1, 2, 0}, {h0h2, 2, 0}};
+    ss_chain_hop fan[2] = {{h0h1, 2, 0, 0}, {h0h2, 2, 0, 0}};
     ss_flow_id ids[2];
     ss_flow_fanout_start(net, fan, 2, 1.25e9, NULL, on_recv, NULL, ids);
     ASSERT_RATE(net, ids[0], 5 * G);
@@ -314,7 +314,7 @@ static void test_flashpoint_two_receivers(void)
 
     double t0 = ss_now(e);
     nrec = 0;
-    ss_chain_hop chain[2] = {{h0h1, 2, 0}, {h1h2, 2, 0}};
+    ss_chain_hop chain[2] = {{h0h1, 2, 0, 0}, {h1h2, 2, 0, 0}};
     ss_flow_opts o = {.setup_s = 0.001};
     ss_flow_id c = ss_flow_chain_start(net, chain, 2, 1.25e9, &o, 0.002, on_recv, NULL);
     CU_ASSERT_EQUAL(ss_flow_phase_of(net, c), SS_FLOW_SETUP);
@@ -356,7 +356,7 @@ static void test_chain_shared_link(void)
     double cap = 9 * G;
     ss_flownet *net = ss_flownet_new(e, 1, &cap);
     uint32_t r[] = {0};
-    ss_chain_hop hops[2] = {{r, 1, 0}, {r, 1, 0}};
+    ss_chain_hop hops[2] = {{r, 1, 0, 0}, {r, 1, 0, 0}};
     nrec = 0;
     ss_flow_id c = ss_flow_chain_start(net, hops, 2, 1.125e9, NULL, 0, on_recv, NULL);
     ASSERT_RATE(net, c, 4.5 * G);

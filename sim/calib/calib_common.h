@@ -131,6 +131,8 @@ int ss_cal_wake(calib *c, ss_hwprofile *const *profs, size_t nprofs, ss_err *err
 /* CPU interference (calibrate_interference.c): with kind "corun" samples, scheduler.interference in the
  * model file (corun_factor, slice_factor).  0 also when there are none. */
 int ss_cal_interference(calib *c, ss_hwprofile *const *profs, size_t nprofs, ss_err *err);
+/* calibrate_transfer.c: the transfer law from kind "transfer" samples of use fit */
+int ss_cal_transfer(calib *c, ss_hwprofile *const *profs, size_t nprofs, ss_err *err);
 
 /* the host's speed (calibrate_speed.c): with kind "speed" samples of both phases, the ratio of
  * their means (e2e / micro) into host_speed and the summary, a warning when it moved.  0 also when

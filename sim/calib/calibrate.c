@@ -142,6 +142,7 @@ static void collect(calib *c, ss_hwprofile *const *profs, size_t nprofs)
             case SS_HWP_SPEED: break; /* ss_cal_speed's, before this */
             case SS_HWP_WAKE: break;  /* ss_cal_wake's, after the stacking */
             case SS_HWP_CORUN: break; /* ss_cal_interference's, after the wake */
+            case SS_HWP_TRANSFER: break; /* ss_cal_transfer's, last */
             }
             free(k);
             free(k2);
@@ -572,6 +573,7 @@ int ss_calibrate(ss_hwprofile *const *profs, size_t nprofs, const ss_calib_opts 
     if (rc == 0) rc = ss_cal_run_queues(&c, err);
     if (rc == 0) rc = ss_cal_wake(&c, profs, nprofs, err);
     if (rc == 0) rc = ss_cal_interference(&c, profs, nprofs, err);
+    if (rc == 0) rc = ss_cal_transfer(&c, profs, nprofs, err);
     if (rc == 0) {
         size_t chosen[SS_FIT_NFAMILIES] = {0};
         cJSON *arr = cJSON_AddArrayToObject(c.root, "distributions");
@@ -586,7 +588,7 @@ int ss_calibrate(ss_hwprofile *const *profs, size_t nprofs, const ss_calib_opts 
         static const char *const order[] = {"name", "description", "source", "calibrated_from", "host_speed",
                                             "process", "blocks", "transports", "transport_fits", "memcpy",
                                             "memcpy_paths", "compute_laws", "distributions", "memory", "coldstart",
-                                            "scheduler"};
+                                            "scheduler", "transfer"};
         for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
             cJSON *it = cJSON_DetachItemFromObjectCaseSensitive(c.root, order[i]);
             if (it) cJSON_AddItemToObject(c.root, order[i], it);

@@ -19,6 +19,10 @@ static const char usage[] =
     "  -o, --output PATH     also write one CSV row per (run, metric)\n"
     "  --set KEY.PATH=VALUE  override a key of every scenario (e.g. replications=3); repeatable\n"
     "  --quiet               print only the runs with an error beyond its tolerance\n"
+    "  --transfer-law MODEL.json\n"
+    "                        instead: predict the profiles' transfer runs kept for validation (kind\n"
+    "                        transfer, use validate: tools/probe/transfer.py) with MODEL.json's transfer law\n"
+    "                        (servesim calibrate's) and judge each condition's mean at 10%\n"
     "  --means               judge the mean of the runs that repeat one condition (the same scenario\n"
     "                        and conditions but background_cores: the probe's --passes) instead of\n"
     "                        each run; the table and the CSV give each condition's runs and spread\n"
@@ -133,7 +137,7 @@ static void csv(FILE *f, const ss_val_result *res, const ss_val_mean *means, siz
 
 int ss_cmd_validate(int argc, char **argv)
 {
-    const char *output = NULL;
+    const char *output = NULL, *law = NULL;
     const char **files = ss_xcalloc((size_t)argc + 1, sizeof *files);
     char **sets = ss_xcalloc((size_t)argc + 1, sizeof *sets);
     size_t nfiles = 0, nsets = 0;
@@ -145,10 +149,12 @@ int ss_cmd_validate(int argc, char **argv)
             free(files);
             free(sets);
             return 0;
-        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 || strcmp(a, "--set") == 0) {
+        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 || strcmp(a, "--set") == 0 ||
+                   strcmp(a, "--transfer-law") == 0) {
             int is_set = strcmp(a, "--set") == 0;
             if (!val || !val[0]) rc = ss_bad_usage("validate", "%s needs a value", a);
             else if (is_set) sets[nsets++] = argv[++i];
+            else if (a[2] == 't') law = argv[++i];
             else output = argv[++i];
         } else if (strncmp(a, "--set=", 6) == 0) {
             sets[nsets++] = argv[i] + 6;
@@ -163,6 +169,14 @@ int ss_cmd_validate(int argc, char **argv)
         }
     }
     if (rc == 0 && nfiles == 0) rc = ss_bad_usage("validate", "%s", "missing SCENARIO.yaml and PROFILE.json");
+    if (rc == 0 && law && (nsets || by_means))
+        rc = ss_bad_usage("validate", "%s", "--transfer-law takes profiles only (no --set, no --means)");
+    if (rc == 0 && law) {
+        rc = ss_val_transfer(files, nfiles, law, output, quiet);
+        free(files);
+        free(sets);
+        return rc;
+    }
     if (rc) {
         free(files);
         free(sets);

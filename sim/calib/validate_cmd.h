@@ -3,9 +3,16 @@
 #ifndef SS_VALIDATE_CMD_H
 #define SS_VALIDATE_CMD_H
 
+#include <stddef.h>
+
 /* argv after "validate".  Exit status 0 (every judged error within its
  * tolerance), 1 (one beyond it, or the CSV could not be written) or 2 on
  * bad input (nothing run or written). */
 int ss_cmd_validate(int argc, char **argv);
+
+/* validate_transfer.c: --transfer-law MODEL.json: the profiles' transfer runs
+ * of use validate against the model file's transfer law; output: a CSV or
+ * NULL.  Exit status as above. */
+int ss_val_transfer(const char *const *files, size_t nfiles, const char *law_path, const char *output, int quiet);
 
 #endif

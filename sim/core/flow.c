@@ -461,12 +461,15 @@ static void on_deliver(ss_engine *eng, void *ctx, uint64_t id);
 /* Bytes all sent at now: schedule the first receiver's notification. */
 static void begin_delivery(ss_flownet *net, ss_flow_rec *f, double now)
 {
+    double lag_Bps = f->payload_Bps;
     f->phase = SS_PH_DELIVERING;
     f->rate_bps = 0;
     f->payload_Bps = 0;
     f->rem_bytes = 0;
     f->t_sent_s = now;
     f->next_recv = 0;
+    if (f->hop_lag_bytes > 0 && lag_Bps > 0) /* a relay's buffered bytes at the chain's last rate */
+        for (uint32_t i = 1; i < f->n_recv; i++) f->recv_s[i] += (double)i * f->hop_lag_bytes / lag_Bps;
     f->ev = ss_schedule(net->eng, now + f->recv_s[0], on_deliver, net, f->id);
 }
 
@@ -646,6 +649,8 @@ static uint32_t flow_new(ss_flownet *net, size_t n_links, size_t n_recv, double 
     f->cap_bps = opts->cap_bps;
     f->w = NULL;
     f->goodput = opts->goodput > 0 ? opts->goodput : 1.0;
+    assert(opts->hop_lag_bytes >= 0 && isfinite(opts->hop_lag_bytes));
+    f->hop_lag_bytes = opts->hop_lag_bytes;
     net->fmark[s] = 0;
     f->bn = SS_BN_CAP;
     net->hpos[s] = SS_FLOW_NONE;
@@ -811,12 +816,25 @@ ss_flow_id ss_flow_chain_start(ss_flownet *net, const ss_chain_hop *hops, size_t
     ss_flow_rec *f = &net->pool[s];
     double lat_s = 0, extra_s = opts ? opts->latency_s : 0;
     size_t at = 0;
+    int weighted = 0;
     for (size_t i = 0; i < n_hops; i++) {
         assert(hops[i].latency_s >= 0 && isfinite(hops[i].latency_s));
+        assert(hops[i].weight >= 0 && isfinite(hops[i].weight));
+        weighted |= hops[i].weight > 0 && hops[i].weight != 1;
         copy_route(net, f, at, hops[i].links, hops[i].n_links);
         at += hops[i].n_links;
         lat_s += hops[i].latency_s;
         f->recv_s[i] = (double)i * ttfb_per_hop_s + lat_s + extra_s;
+    }
+    if (weighted && total) { /* per hop, every link of it (all 1 is no weight at all) */
+        if (f->w_cap < total) {
+            f->w_cap = (uint32_t)total;
+            f->heap_w = ss_xrealloc(f->heap_w, total * sizeof *f->heap_w);
+        }
+        f->w = f->heap_w;
+        at = 0;
+        for (size_t i = 0; i < n_hops; i++)
+            for (size_t k = 0; k < hops[i].n_links; k++) f->w[at++] = hops[i].weight > 0 ? hops[i].weight : 1;
     }
     f->cdone = done;
     f->ctx = ctx;

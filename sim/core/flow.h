@@ -92,6 +92,10 @@ typedef struct ss_flow_opts {
     double latency_s; /* propagation latency after the last byte (the caller sums it
                        * over the route) */
     double setup_s;   /* connection set-up before bytes flow (TCP handshake, TTFB) */
+    double hop_lag_bytes; /* chains only: the bytes each relay holds (its chunk and socket
+                           * buffers) before the next hop has them; receiver i gets the last
+                           * byte (i-1) * hop_lag_bytes / (payload rate at the end) after
+                           * receiver 1 (0 = none; ss_flow_chain_start) */
 } ss_flow_opts;
 
 /* Called once when the last byte of flow id has arrived (latency included);
@@ -151,11 +155,15 @@ ss_flow_id ss_flow_start_weighted(ss_flownet *net, const uint32_t *links, const 
  * link that two hops both use counts the rate twice.
  *
  * Let T be the instant the chain's last byte leaves the source side, that
- * is setup_s (the first hop's TTFB) plus the transfer.  Receiver i
- * (1-based) is done at
- *     T + (i-1) * ttfb_per_hop_s + (hops[0].latency_s + ... + hops[i-1].latency_s)
- *       + opts.latency_s,
+ * is setup_s (the first hop's TTFB) plus the transfer, and r the chain's
+ * payload rate (bytes/s) just before T.  Receiver i (1-based) is done at
+ *     T + (i-1) * (ttfb_per_hop_s + opts.hop_lag_bytes / r)
+ *       + (hops[0].latency_s + ... + hops[i-1].latency_s) + opts.latency_s,
  * where opts.latency_s is a constant added for every receiver (0 for none).
+ * A hop's weight (0 = 1) loads every link of that hop with weight times the
+ * chain's rate (ss_flow_start_weighted's meaning): a relay whose forwarding
+ * costs a shared resource more per byte than a plain stream does
+ * (core/xfer_law.h).
  * done runs once per receiver, in receiver order, with receiver = i.
  * ss_flow_cancel stops the chain, including receivers not yet notified.
  *
@@ -165,6 +173,8 @@ typedef struct ss_chain_hop {
     const uint32_t *links; /* route from the previous node to this receiver */
     size_t n_links;
     double latency_s;      /* propagation latency of this hop */
+    double weight;         /* chains: the load per unit of rate on this hop's links, > 0;
+                            * 0 means 1 (fan-out ignores it) */
 } ss_chain_hop;
 
 typedef void (*ss_chain_done)(ss_engine *eng, void *ctx, ss_flow_id id, size_t receiver,

@@ -135,6 +135,7 @@ typedef struct ss_flow_rec {
      * ss_flownet.wflows > 0 only, so that unweighted networks never do */
     double *w;
     double *heap_w;      /* w's storage */
+    double hop_lag_bytes; /* chains: opts.hop_lag_bytes, added per hop at the end (flow.h) */
 } ss_flow_rec;
 _Static_assert(sizeof(ss_flow_rec) == 320, "ss_flow_rec is five cache lines");
 

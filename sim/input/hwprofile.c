@@ -13,14 +13,14 @@
         if ((x) < 0) return -1; \
     } while (0)
 
-static const char *const kind_names[] = {"compute",   "transport", "memcpy", "memory",
-                                         "coldstart", "stacking",  "speed",  "wake",   "corun", NULL};
+static const char *const kind_names[] = {"compute", "transport", "memcpy", "memory",   "coldstart",
+                                         "stacking", "speed",    "wake",   "corun",    "transfer", NULL};
 static const char *const stage_names[] = {"load", "init", "transfer", NULL};
 static const char *const arrival_names[] = {"poisson", "closed", NULL};
 
 const char *ss_hwp_kind_name(ss_hwp_kind k)
 {
-    return k <= SS_HWP_CORUN ? kind_names[k] : "?";
+    return k <= SS_HWP_TRANSFER ? kind_names[k] : "?";
 }
 
 static const char *const top_keys[] = {"servesim_profile", "source", "environment", "samples", "runs", NULL};
@@ -69,8 +69,16 @@ static const char *const wake_keys[] = {"kind",    "transport", "gap_s",      "g
  * cores: one per core; 2 x cores: two per core, time-sliced). */
 static const char *const corun_keys[] = {"kind",     "what",   "device",  "cores",  "runnable",
                                          "cpu_s",    "cpu_ms", "cpu_us",  "notes",  "source", NULL};
+/* One sender to k receivers over TCP (tools/probe/transfer.py): by k unicast streams or a
+ * relay chain; per receiver its last byte and its first, from the sender's start. */
+static const char *const transfer_keys[] = {"kind",    "mode",     "receivers", "bytes",    "chunk_bytes",
+                                            "rep",     "use",      "done_s",    "done_ms",  "done_us",
+                                            "first_s", "first_ms", "first_us",  "notes",    "source", NULL};
+static const char *const xfer_modes[] = {"unicast", "chain", NULL};
+static const char *const xfer_uses[] = {"fit", "validate", NULL};
 static const char *const *const sample_keys[] = {compute_keys,   transport_keys, memcpy_keys, memory_keys,
-                                                 coldstart_keys, stacking_keys,  speed_keys, wake_keys, corun_keys};
+                                                 coldstart_keys, stacking_keys,  speed_keys, wake_keys, corun_keys,
+                                                 transfer_keys};
 static const char *const run_keys[] = {"id", "conditions", "results", "notes", NULL};
 static const char *const cond_keys[] = {"model", "transport", "arrival", "rate_per_s", "clients", "batch",
                                         "placement", "duration_s", "duration_ms", "duration_us", "warmup_s",
@@ -274,6 +282,44 @@ static int raw_times(const ss_node *n, const char *base, const ss_hwprofile *p, 
     if (s->summary) return ss_node_err(ss_map_find(n, key), err, "%s: %s, not a summary", key, what);
     if (s->ntimes < 2) return ss_node_err(ss_map_find(n, key), err, "%s: expected at least two %s", key, each);
     return 0;
+}
+
+/* A transfer sample (tools/probe/transfer.py): mode, receivers k, bytes, the relays'
+ * chunk (a chain's), use (fit or validate), and per receiver done_<unit> (its last
+ * byte, > 0) and first_<unit> (its first, >= 0, not after its last). */
+static int read_transfer(const ss_node *n, const ss_hwprofile *p, ss_hwp_sample *s, ss_err *err)
+{
+    TRY(ss_cfg_enum(n, "mode", xfer_modes, &s->xfer_chain, SS_REQ, err));
+    TRY(count(n, "receivers", &s->receivers, SS_REQ, err));
+    if (s->receivers > 4096)
+        return ss_node_err(ss_map_find(n, "receivers"), err, "receivers: expected at most 4096, got %u", s->receivers);
+    TRY(ss_cfg_num(n, "bytes", &s->bytes, SS_REQ | SS_POS | SS_INT, err));
+    TRY(ss_cfg_num(n, "chunk_bytes", &s->chunk_bytes, (s->xfer_chain ? SS_REQ : 0) | SS_NONNEG | SS_INT, err));
+    unsigned rep = 0;
+    TRY(count(n, "rep", &rep, 0, err));
+    TRY(ss_cfg_enum(n, "use", xfer_uses, &s->xfer_use, SS_REQ, err));
+    TRY(times(n, "done", p, s, err));
+    char key[32], fkey[32];
+    snprintf(key, sizeof key, "done_%s", p->time_unit);
+    snprintf(fkey, sizeof fkey, "first_%s", p->time_unit);
+    if (s->summary) return ss_node_err(ss_map_find(n, key), err, "%s: a transfer's receivers' times, not a summary", key);
+    if (s->ntimes != s->receivers)
+        return ss_node_err(ss_map_find(n, key), err, "%s: expected one time per receiver (%u), got %zu", key,
+                           s->receivers, s->ntimes);
+    ss_node *seq;
+    TRY(ss_cfg_seq(n, fkey, &seq, SS_REQ, err));
+    if (seq->n != s->ntimes)
+        return ss_node_err(seq, err, "%s: expected one time per receiver (%zu, as %s), got %zu", fkey, s->ntimes, key,
+                           seq->n);
+    ss_hwp_sample first = {0};
+    int rc = time_seq(seq, fkey, p, SS_NONNEG, &first, err);
+    s->first_s = first.times_s;
+    s->nfirst = first.ntimes;
+    for (size_t i = 0; rc == 0 && i < s->nfirst; i++)
+        if (s->first_s[i] > s->times_s[i])
+            return ss_node_err(seq->items[i], err, "%s[%zu]: a receiver's first byte after its last (%s[%zu])", fkey,
+                               i, key, i);
+    return rc;
 }
 
 /* environment.kernel (optional): {release, slice_s, tick_s, migration_cost_s}, each
@@ -491,6 +537,7 @@ static int read_sample(const ss_hwprofile *p, const ss_node *n, ss_hwp_sample *s
                                2 * s->cores);
         return raw_times(n, "cpu", p, s, "a corun sample is its forwards' CPU times", "forwards' CPU times", err);
     }
+    case SS_HWP_TRANSFER: return read_transfer(n, p, s, err);
     }
     return 0;
 }
@@ -632,6 +679,7 @@ static void free_sample(ss_hwp_sample *s)
     free(s->receiver_s);
     free(s->idle_s);
     free(s->delivery_s);
+    free(s->first_s);
     free(s->source);
     free(s->law);
 }

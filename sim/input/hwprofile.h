@@ -27,7 +27,9 @@ typedef enum ss_hwp_kind {
     SS_HWP_STACKING, /* the scheduler's wake-up stacking (runnable, cores, work_s; times_s the stretches) */
     SS_HWP_SPEED,    /* the host's speed (model, device, threads, phase; times_s the chain's latencies) */
     SS_HWP_WAKE,     /* a hop after an idle gap (transport, gap_s, idle_s; times_s the hops' latencies) */
-    SS_HWP_CORUN     /* CPU interference (what, device, cores, runnable; times_s each forward's CPU time) */
+    SS_HWP_CORUN,    /* CPU interference (what, device, cores, runnable; times_s each forward's CPU time) */
+    SS_HWP_TRANSFER  /* one sender to k receivers over TCP (mode, receivers, bytes, use; times_s each receiver's
+                      * last byte from the sender's start, first_s its first: tools/probe/transfer.py) */
 } ss_hwp_kind;
 
 /* What a compute sample measured: a whole model, one block, one layer. */
@@ -89,6 +91,14 @@ typedef struct ss_hwp_sample {
      * 0 not said, 1 warm (a configuration's calls back to back), 2 pipeline (interleaved
      * with the rest of the request's chain); calibrate never pools two modes in one fit */
     int micro_mode;
+    /* transfer: by a relay chain (1) or k unicast streams (0); receivers k (>= 1, times_s and
+     * first_s have k entries, a chain's in hop order); chunk_bytes the relays' chunk (0 unicast);
+     * use: 0 fitted by calibrate, 1 kept for validate (never fitted) */
+    int xfer_chain, xfer_use;
+    unsigned receivers;
+    double chunk_bytes;
+    double *first_s;
+    size_t nfirst;
 } ss_hwp_sample;
 
 /* One end-to-end run: its conditions and what it measured (times in s). */

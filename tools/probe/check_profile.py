@@ -23,6 +23,8 @@ KINDS = {
     "speed": {"model": str, "device": str, "threads": "count", "phase": ("micro", "e2e"), "latency_s": "requests"},
     "wake": {"transport": str, "gap_s": "time0", "idle_s": "idles", "latency_s": "requests"},
     "corun": {"what": str, "device": str, "cores": "count", "runnable": "count", "cpu_s": "requests"},
+    "transfer": {"mode": ("unicast", "chain"), "receivers": "count", "bytes": "count", "use": ("fit", "validate"),
+                 "done_s": "times", "first_s": "firsts"},
 }
 MICRO_MODES = ("warm", "pipeline")
 OPTIONAL = {"compute": {"model": str, "block": str, "layer": str, "threads": "count", "in_bytes": "bytes",
@@ -30,7 +32,8 @@ OPTIONAL = {"compute": {"model": str, "block": str, "layer": str, "threads": "co
             "transport": {"micro_mode": MICRO_MODES},
             "stacking": {"work_s": "time", "delivery_s": "times"},
             "speed": {"run": str, "at": ("before", "after")},
-            "wake": {"micro_mode": MICRO_MODES}}
+            "wake": {"micro_mode": MICRO_MODES},
+            "transfer": {"chunk_bytes": "bytes", "rep": "count"}}
 ENV = {"machine": str, "cpu_model": str, "cores": "count", "memory_bytes": "bytes", "os": str,
        "libraries": dict, "date": "date"}
 # environment.kernel (optional, tools/probe/kernel.py): each constant a number or null (not read)
@@ -78,6 +81,9 @@ def _check_value(path, v, want, errs):
         ok = isinstance(v, list) and len(v) > (want == "requests") and all(_num(x) and x > 0 for x in v)
         what = ("an array of at least two positive finite numbers" if want == "requests"
                 else "a non-empty array of positive finite numbers")
+    elif want == "firsts":               # transfer: per receiver, its first byte
+        ok = isinstance(v, list) and len(v) >= 1 and all(_num(x) and x >= 0 for x in v)
+        what = "a non-empty array of finite numbers >= 0"
     elif want == "idles":                # wake: per message, the receiver's idle time
         ok = isinstance(v, list) and len(v) >= 2 and all(_num(x) and x >= 0 for x in v)
         what = "an array of at least two finite numbers >= 0"
@@ -148,6 +154,9 @@ def check(doc):
         if s["kind"] == "wake" and isinstance(s.get("idle_s"), list) and isinstance(s.get("latency_s"), list) \
                 and len(s["idle_s"]) != len(s["latency_s"]):
             errs.append(f"{p}.idle_s: expected one idle time per message ({len(s['latency_s'])}, as latency_s)")
+        if s["kind"] == "transfer" and isinstance(s.get("done_s"), list) and isinstance(s.get("first_s"), list) \
+                and not len(s["done_s"]) == len(s["first_s"]) == s.get("receivers"):
+            errs.append(f"{p}.done_s: expected one last and one first byte per receiver ({s.get('receivers')})")
         if s["kind"] == "corun" and all(isinstance(s.get(k), int) and not isinstance(s.get(k), bool)
                                         for k in ("runnable", "cores")) and s["runnable"] > 2 * s["cores"]:
             errs.append(f"{p}.runnable: expected at most 2 x cores ({2 * s['cores']}): alone, one per core or "

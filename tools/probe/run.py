@@ -76,9 +76,13 @@ def _loadavg():
 
 def environment(notes):
     """The profile's environment block, read from this machine."""
-    import numpy
-    import torch
-    import torchvision
+    try:  # the transfer experiment (transfer.py) runs where torch is absent
+        import numpy
+        import torch
+        import torchvision
+        versions = {"torch": torch.__version__, "torchvision": torchvision.__version__, "numpy": numpy.__version__}
+    except ImportError:
+        versions = {"torch": "absent", "torchvision": "absent", "numpy": "absent"}
     try:  # the GPU part alone (--only gpu) runs where pyzmq may be absent
         import zmq
         zmq_v, libzmq_v = zmq.__version__, zmq.zmq_version()
@@ -107,9 +111,9 @@ def environment(notes):
     return {
         "machine": socket.gethostname(), "cpu_model": cpu, "cores": os.cpu_count(),
         "memory_bytes": mem, "os": osname,
-        "libraries": {"python": platform.python_version(), "torch": torch.__version__,
-                      "torchvision": torchvision.__version__, "pyzmq": zmq_v,
-                      "libzmq": libzmq_v, "numpy": numpy.__version__, "blas": blas},
+        "libraries": {"python": platform.python_version(), "torch": versions["torch"],
+                      "torchvision": versions["torchvision"], "pyzmq": zmq_v,
+                      "libzmq": libzmq_v, "numpy": versions["numpy"], "blas": blas},
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
         "notes": notes,
         "kernel": kernel.kernel(),
