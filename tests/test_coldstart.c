@@ -246,6 +246,44 @@ static void multicast_chain(void)
     ss_test_rmtree(dir);
 }
 
+/* The same scale-up under the transfer law's mechanisms (docs/transfers.md):
+ * 10 ms of set-up per connection, relays forwarding at most 8 Gbit/s, 2 MB
+ * held by each relay.  From storage: 10 ms + 1 s.  Unicast: each peer
+ * connection its own 10 ms, then 2 s.  The chain of two: its relays connect
+ * in a row (20 ms), the relay cap binds (10 Gbit at 8 Gbit/s: 1.25 s), and
+ * host3 ends 2 MB / 1 GB/s = 2 ms after host2. */
+static void multicast_chain_law(void)
+{
+    char *dir = ss_test_tmpdir(), yaml[2048];
+    const double send_s = 1.25e9 * 8 / 100e9, load_s = 1.25e9 * 8 / 1000e9;
+    for (int mc = 0; mc < 2; mc++) {
+        snprintf(yaml, sizeof yaml,
+                 "seed: 1\nduration_s: 30\ntopology: %s/topologies/three-hosts-one-tor.yaml\n"
+                 "models:\n  - {name: m, service: {dist: deterministic, value_s: 0.01}, weights_bytes: 1.25e9,"
+                 " load_bytes_per_s: 1e15}\n"
+                 "deployment:\n  - {model: m, devices: \"host*/gpu*\", queue: shared, instances: 0}\n"
+                 "workloads:\n  - {name: w, target: m, kind: deterministic, rate_rps: 0.1}\n"
+                 "autoscaling: {policy: {name: steps-as, steps: \"1@1,3@10\"}, period_s: 1}\n"
+                 "placement: {policy: %s, connection_setup_s: 0.01, relay_mbps: 8000, chain_lag_bytes: 2e6}\n",
+                 SS_SRC_DIR, mc ? "flashpoint" : "flashpoint-lc");
+        char *out = run_yaml(dir, yaml);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+        double d[3];
+        char s[3][16];
+        for (int k = 0; k < 3; k++) CU_ASSERT_FATAL(row(out, k, s[k], &d[k]));
+        CU_ASSERT_DOUBLE_EQUAL(d[0], 1.01 + load_s + send_s, 1e-9);
+        if (mc) {
+            CU_ASSERT_DOUBLE_EQUAL(d[1], 0.02 + 1.25 + load_s + send_s, 1e-9);
+            CU_ASSERT_DOUBLE_EQUAL(d[2], 0.02 + 1.25 + 0.002 + load_s + send_s, 1e-9);
+        } else {
+            CU_ASSERT_DOUBLE_EQUAL(d[1], 2.01 + load_s + send_s, 1e-9);
+            CU_ASSERT_DOUBLE_EQUAL(d[2], 2.01 + load_s + send_s, 1e-9);
+        }
+        free(out);
+    }
+    ss_test_rmtree(dir);
+}
+
 /* The cold start of `model` that began at start_s: its host, source and duration. */
 static int started_at(const char *out, const char *model, double start_s, char *host, char *source, double *dur_s)
 {
@@ -432,6 +470,7 @@ SS_TEST_SUITE("coldstart", {"T5-3B from storage: download + load + send", from_s
               {"gpu-faas: weights kept on the GPU", gpufaas_warm_gpu},
               {"one download per host for eight GPUs", one_download_per_host},
               {"FP 1.8: two receivers, 2 s by unicast, 1 s + TTFB by chain", multicast_chain},
+              {"FP 1.8 under a transfer law: set-up, relay cap, hop lag", multicast_chain_law},
               {"tiered: a sleeping replica wakes in the PCIe copy alone", tiered_sleep},
               {"tiered: own disk over a congested peer, not over a free one", tiered_disk_or_peer},
               {"a GPU handed from one model to another; util_mean on many devices", gpu_handed_over},

@@ -44,7 +44,8 @@ ss_flow_id cs_transfer(ss_coldstart *cs, uint32_t h, uint32_t m, double bytes, u
     size_t n;
     double lat = 0;
     const uint32_t *r = cs_route(cs, cs_source_node(cs, peer), dst, (uint64_t)h << 32 | m, &n, &lat);
-    ss_flow_opts o = {.goodput = cs->cfg->goodput, .latency_s = lat, .cap_bps = cs_source_cap_bps(cs, peer, dst)};
+    ss_flow_opts o = {.goodput = cs->cfg->goodput, .latency_s = lat, .cap_bps = cs_source_cap_bps(cs, peer, dst),
+                      .setup_s = cs->cfg->conn_setup_s};
     cs_upload_begin(cs, peer, m);
     return ss_flow_start(cs->net, r, n, bytes, &o, done, ctx);
 }

@@ -95,7 +95,9 @@ static int read_storage(const ss_scenario *sc, ss_placement_cfg *p, const ss_nod
 
 static int read_section(ss_scenario *sc, ss_placement_cfg *p, const ss_node *sec, ss_err *err)
 {
-    static const char *const keys[] = {"policy", "storage", "peer_mbps", "goodput", "chain_ttfb_s", "models", NULL};
+    static const char *const keys[] = {"policy",          "storage",    "peer_mbps",          "goodput",
+                                       "chain_ttfb_s",    "chain_lag_bytes", "relay_mbps", "connection_setup_s",
+                                       "models",          NULL};
     TRY(ss_cfg_check_keys(sec, keys, "placement", err));
     if (!sc->topo)
         return ss_node_err(sec, err, "placement: cold starts move models over a topology: give `topology:`");
@@ -120,6 +122,16 @@ static int read_section(ss_scenario *sc, ss_placement_cfg *p, const ss_node *sec
     if (p->chain_ttfb_s > 1e6)
         return ss_node_err(ss_map_find(sec, "chain_ttfb_s"), err, "chain_ttfb_s: expected at most 1e6 s, got %g",
                            p->chain_ttfb_s);
+    TRY(ss_cfg_num(sec, "chain_lag_bytes", &p->chain_lag_bytes, SS_NONNEG, err));
+    double relay_mbps = 0;
+    TRY(ss_cfg_num(sec, "relay_mbps", &relay_mbps, SS_POS, err));
+    if (relay_mbps > 1e9)
+        return ss_node_err(ss_map_find(sec, "relay_mbps"), err, "relay_mbps: expected at most 1e9, got %g", relay_mbps);
+    p->relay_cap_bps = relay_mbps * 1e6;
+    TRY(ss_cfg_num(sec, "connection_setup_s", &p->conn_setup_s, SS_NONNEG, err));
+    if (p->conn_setup_s > 1e4)
+        return ss_node_err(ss_map_find(sec, "connection_setup_s"), err,
+                           "connection_setup_s: expected at most 1e4 s, got %g", p->conn_setup_s);
     return read_models(sc, p, sec, err);
 }
 
