@@ -10,22 +10,26 @@
  *     after another, so the j-th first byte (a fan-out's in time order, a
  *     chain's in hop order) comes at j setup_s: a line through the origin
  *     in j (gsl_fit_mul).
- *  2. stream_bps: the single streams (unicast, k = 1): time - setup_s =
- *     8 bytes / stream_bps, through the origin in bytes.
- *  3. shared_bps: the unicast runs with k >= 2, relative squared error of
- *     the last receiver's time, over a log grid (1,000 points, 1/16..16 x
+ *  2. stream_bps: the single streams (unicast, k = 1): the median of
+ *     8 bytes / (time - setup_s).
+ *  3. shared_bps: the unicast runs with k >= 2, the sum of the absolute
+ *     relative errors of the last receiver's time (absolute, not squared:
+ *     on a shared machine one run in a few is slowed by other work, up to
+ *     45% on the development VM), over a log grid (1,000 points, 1/16..16 x
  *     the first run's delivered rate), refined by golden section.
  *  4. hop_lag_bytes: the chains with k >= 2: receiver i ends (i - 1)
  *     hop_lag_bytes / r after receiver 1, r the chain's payload rate (its
  *     bytes over receiver 1's time less the chain's set-up); through the
  *     origin, 0 if negative.
- *  5. relay_bps and relay_weight: the chains with k >= 2, relative squared
- *     error of the last hop's time over a 100 x 100 log grid (relay_bps
+ *  5. relay_bps and relay_weight: the chains with k >= 2, absolute relative
+ *     errors of the last hop's time over a 100 x 100 log grid (relay_bps
  *     1/16..4 x stream_bps, relay_weight 1/8..8), the best point refined by
  *     coordinate golden sections.
  * Without runs for a step its parameter cannot be fitted: an error naming
  * what is missing (a law needs all six). */
 #include <gsl/gsl_fit.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,12 +62,12 @@ static double model_last_s(const ss_xfer_law *l, const ss_hwp_sample *s)
     return m;
 }
 
-static double sse(const ss_xfer_law *l, const xset *set)
+static double sae(const ss_xfer_law *l, const xset *set)
 {
     double e = 0;
     for (size_t i = 0; i < set->n; i++) {
-        double m = last_s(set->v[i]), d = (model_last_s(l, set->v[i]) - m) / m;
-        e += d * d;
+        double m = last_s(set->v[i]);
+        e += fabs(model_last_s(l, set->v[i]) - m) / m; /* absolute: one slowed run moves it little */
     }
     return e;
 }
@@ -75,9 +79,9 @@ static void golden(ss_xfer_law *l, double *x, double lo, double hi, const xset *
     for (int it = 0; it < 80; it++) {
         double c = b - g * (b - a), d = a + g * (b - a);
         *x = exp(c);
-        double fc = sse(l, set);
+        double fc = sae(l, set);
         *x = exp(d);
-        double fd = sse(l, set);
+        double fd = sae(l, set);
         if (fc < fd) b = d;
         else a = c;
     }
@@ -120,7 +124,7 @@ static const ss_hwp_sample *at_sample;
 static int missing(ss_err *err, const char *what)
 {
     return ss_err_at(err, at_path, at_sample->line, at_sample->col, "transfer samples without %s: the transfer law needs them (tools/probe/transfer.py "
-                    "measures unicast and chain runs for k = 1..4 with use: fit)", what);
+                    "measures unicast and chain runs for k = 1, 2, 4, 8 with use: fit)", what);
 }
 
 /* Steps 1-4 (above); 0, or -1 with err set. */
@@ -157,13 +161,14 @@ static int fit_law(ss_hwprofile *const *profs, size_t nprofs, ss_xfer_law *l, si
         l->setup_s = c1 > 0 ? c1 : 0;
     }
     if (rc == 0) { /* 2 */
-        double *x = ss_xcalloc(one.n, sizeof *x), *y = ss_xcalloc(one.n, sizeof *y);
-        for (size_t i = 0; i < one.n; i++) x[i] = 8 * one.v[i]->bytes, y[i] = last_s(one.v[i]) - l->setup_s;
-        double c1, v11, sumsq;
-        gsl_fit_mul(x, 1, y, 1, one.n, &c1, &v11, &sumsq);
-        free(x), free(y);
-        if (!(c1 > 0)) rc = missing(err, "single streams that take longer than their set-up");
-        l->stream_bps = 1 / c1;
+        double *r = ss_xcalloc(one.n, sizeof *r);
+        size_t n = 0;
+        for (size_t i = 0; i < one.n; i++)
+            if (last_s(one.v[i]) > l->setup_s) r[n++] = 8 * one.v[i]->bytes / (last_s(one.v[i]) - l->setup_s);
+        if (n == 0) rc = missing(err, "single streams that take longer than their set-up");
+        gsl_sort(r, 1, n);
+        if (n) l->stream_bps = gsl_stats_median_from_sorted_data(r, 1, n);
+        free(r);
     }
     if (rc == 0) { /* 3: relay terms neutral until step 5 */
         l->relay_bps = l->stream_bps, l->relay_weight = 1;
@@ -171,7 +176,7 @@ static int fit_law(ss_hwprofile *const *profs, size_t nprofs, ss_xfer_law *l, si
         double seen = 8 * s->bytes * s->receivers / last_s(s), best = INFINITY, at = seen;
         for (int i = 0; i <= 1000; i++) {
             l->shared_bps = seen * exp(log(16) * (2.0 * i / 1000 - 1));
-            double e = sse(l, &uni);
+            double e = sae(l, &uni);
             if (e < best) best = e, at = l->shared_bps;
         }
         l->shared_bps = at;
@@ -198,7 +203,7 @@ static int fit_law(ss_hwprofile *const *profs, size_t nprofs, ss_xfer_law *l, si
             for (int j = 0; j <= 100; j++) {
                 l->relay_bps = l->stream_bps * exp(log(16) * (-1 + 1.5 * i / 100));
                 l->relay_weight = exp(log(8) * (2.0 * j / 100 - 1));
-                double e = sse(l, &ch);
+                double e = sae(l, &ch);
                 if (e < best) best = e, br = l->relay_bps, bw = l->relay_weight;
             }
         l->relay_bps = br, l->relay_weight = bw;

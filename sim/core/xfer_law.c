@@ -52,10 +52,11 @@ void ss_xfer_predict(const ss_xfer_law *law, int chain, size_t k, double bytes, 
         hops[i] = (ss_chain_hop){.links = &shared, .n_links = 1, .weight = chain && i ? law->relay_weight : 1};
     ss_flow_opts o = {.cap_bps = law->stream_bps};
     xfer_run run = {done_s};
-    if (chain) { /* each relay connects onwards before it forwards: k set-ups in a row */
+    if (chain) { /* bytes flow once the first hop is up; the relays' sockets hold them while the
+                  * next hops connect */
         if (k >= 2 && law->relay_bps < o.cap_bps) o.cap_bps = law->relay_bps;
         o.hop_lag_bytes = law->hop_lag_bytes;
-        o.setup_s = (double)k * law->setup_s;
+        o.setup_s = law->setup_s;
         ss_flow_chain_start(net, hops, k, bytes, &o, 0, stream_done, &run);
     } else { /* the sender's connections, one after another */
         for (size_t i = 0; i < k; i++) {

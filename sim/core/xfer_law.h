@@ -10,8 +10,10 @@
  * stream loads it with its rate, a relayed hop with relay_weight times its
  * rate; every flow is capped at stream_bps, a chain of two or more
  * receivers also at relay_bps.  Connections are set up one after another,
- * setup_s each: the sender's i-th stream starts at i setup_s, and a chain,
- * whose relays each connect onwards before forwarding, at k setup_s.
+ * setup_s each: the sender's i-th stream starts at i setup_s.  A chain's
+ * bytes flow once its first hop is up (setup_s): the relays connect onwards
+ * in a row too (receiver i's first byte comes about i setup_s after the
+ * start), but the bytes wait in their sockets meanwhile.
  * Receiver i of a chain finishes (i-1) hop_lag_bytes behind receiver 1, at
  * the chain's rate.  `servesim calibrate` fits it from
  * kind "transfer" samples (calib/calibrate_transfer.c); ss_xfer_predict

@@ -163,9 +163,9 @@ def _read_exact(fd, n):
     return out
 
 
-FULL = {"fit_sizes_mib": [64, 256, 1024], "fit_ks": [1, 2, 3, 4], "fit_reps": 3,
+FULL = {"fit_sizes_mib": [64, 256, 1024, 2048], "fit_ks": [1, 2, 4, 8], "fit_reps": 2,
         "val_sizes_mib": [64, 256, 1024, 2048], "val_ks": list(range(1, 9)), "val_reps": 3}
-QUICK = {"fit_sizes_mib": [64, 256], "fit_ks": [1, 2, 3], "fit_reps": 2,
+QUICK = {"fit_sizes_mib": [64, 256], "fit_ks": [1, 2, 4], "fit_reps": 2,
          "val_sizes_mib": [64, 256], "val_ks": [1, 2, 4, 8], "val_reps": 1}
 
 
