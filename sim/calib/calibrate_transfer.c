@@ -19,7 +19,7 @@
  *     the first run's delivered rate), refined by golden section.
  *  4. hop_lag_bytes: the chains with k >= 2: receiver i ends (i - 1)
  *     hop_lag_bytes / r after receiver 1, r the chain's payload rate (its
- *     bytes over receiver 1's time less the chain's set-up); through the
+ *     bytes over receiver 1's time less setup_s); through the
  *     origin, 0 if negative.
  *  5. relay_bps and relay_weight: the chains with k >= 2, absolute relative
  *     errors of the last hop's time over a 100 x 100 log grid (relay_bps
@@ -189,7 +189,7 @@ static int fit_law(ss_hwprofile *const *profs, size_t nprofs, ss_xfer_law *l, si
         n = 0;
         for (size_t i = 0; i < ch.n; i++) {
             const ss_hwp_sample *s = ch.v[i];
-            double r = s->bytes / fmax(s->times_s[0] - s->receivers * l->setup_s, 1e-9);
+            double r = s->bytes / fmax(s->times_s[0] - l->setup_s, 1e-9);
             for (size_t j = 1; j < s->ntimes; j++, n++) x[n] = (double)j / r, y[n] = s->times_s[j] - s->times_s[0];
         }
         double c1, v11, sumsq;

@@ -58,9 +58,10 @@ static void chain(ss_coldstart *cs, uint32_t m, uint32_t sender, const uint32_t 
         e->peer = NONE;
         for (ss_cold *c = e->waiters; c; c = c->next) c->source = kind;
     }
-    /* the relays connect in a row (n set-ups), forward at most at relay_mbps, and each holds
-     * chain_lag_bytes before the next hop has them (core/xfer_law.h, docs/transfers.md) */
-    ss_flow_opts o = {.goodput = cs->cfg->goodput, .setup_s = (double)n * cs->cfg->conn_setup_s,
+    /* bytes flow once the first hop is connected (the relays' sockets hold them while the next
+     * hops connect), relays forward at most at relay_mbps, and each holds chain_lag_bytes before
+     * the next hop has them (core/xfer_law.h, docs/transfers.md) */
+    ss_flow_opts o = {.goodput = cs->cfg->goodput, .setup_s = cs->cfg->conn_setup_s,
                       .hop_lag_bytes = cs->cfg->chain_lag_bytes};
     o.cap_bps = cs_source_cap_bps(cs, sender, cs->hosts[hosts[0]].ram);
     if (n >= 2 && cs->cfg->relay_cap_bps > 0 && (o.cap_bps == 0 || cs->cfg->relay_cap_bps < o.cap_bps))

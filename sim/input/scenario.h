@@ -200,8 +200,8 @@ typedef struct ss_placement_cfg {
     double chain_lag_bytes;   /* multicast: bytes each relay holds before the next hop has them (its chunk and
                                * socket buffers): receiver i ends (i-1) lag / rate after receiver 1 */
     double relay_cap_bps;     /* multicast: most rate a relay forwards at (a chain of >= 2 receivers), 0 = none */
-    double conn_setup_s;      /* every model transfer's connection set-up before its first byte; a chain's
-                               * relays connect in a row: n receivers wait n set-ups (core/xfer_law.h) */
+    double conn_setup_s;      /* every model transfer's connection set-up before its first byte (a chain's
+                               * first hop's; core/xfer_law.h) */
     uint8_t *models;          /* per model: 1 if its replicas cold-start */
 } ss_placement_cfg;
 
