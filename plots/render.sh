@@ -18,7 +18,7 @@
 #   blockflow-clients.png      mean client RTT vs number of synchronous clients
 #   blockflow-overhead.csv/.png per-block overhead o_b: one sync client on the GV100, and the L40S PDI placements
 #   blockflow-rate-shared.csv  servesim sweep scenarios/sweeps/blockflow-rate-shared.yaml (compute: shared: kernels share the GPU, host time on the cores)
-#   blockflow-throughput-shared.png  throughput vs Poisson rate under shared compute (contention 2: the GPU's capacity 1)
+#   blockflow-throughput-shared.png  throughput vs Poisson rate under shared compute (kernels share the GPU)
 #   blockflow-cores.csv/.png   servesim sweep scenarios/sweeps/blockflow-cores.yaml: capacity vs the host's cores (shared compute)
 #   masa-*.csv           servesim sweep scenarios/masa/sweeps/*.yaml (edge devices, issue 5; docs/masa.md)
 #   flashpoint-eval.csv  servesim sweep scenarios/sweeps/flashpoint-eval.yaml (7 placements x 4 autoscalers x 3 reps;
