@@ -19,11 +19,12 @@
 
 #include "test_blockflow.h"
 
-static const char *const split =
+/* The split profile; %s is block b's kernel_fraction. */
+static const char *const split_fmt =
     "{\"name\": \"ks\", \"process\": {\"context_vram_mib\": 370, \"host_ram_mib\": 700},\n"
     " \"kernel_fraction\": 0.5,\n"
     " \"blocks\": [{\"name\": \"b\", \"in_bytes_per_sample\": 1000000, \"out_bytes_per_sample\": 1000000,\n"
-    "   \"kernel_fraction\": 0.4, \"service\": {\"dist\": \"deterministic\", \"value_s\": 0.010},\n"
+    "   \"kernel_fraction\": %s, \"service\": {\"dist\": \"deterministic\", \"value_s\": 0.010},\n"
     "   \"vram\": {\"process_mib\": 400}},\n"
     "  {\"name\": \"c\", \"in_bytes_per_sample\": 1000000, \"out_bytes_per_sample\": 1000000,\n"
     "   \"service\": {\"dist\": \"deterministic\", \"value_s\": 0.020}, \"vram\": {\"process_mib\": 400}}],\n"
@@ -31,10 +32,13 @@ static const char *const split =
     "   \"service\": {\"dist\": \"deterministic\", \"value_s\": 0.030}}]}}\n";
 
 /* Host h: gpu0, gpu1 and a CPU of `cores` cores.  b1 on gpu0, b2 on `b2_gpu`
- * (both block b), bc (the fused process) on gpu1; one request each at 0 to
- * tasks p1 -> b1 and p2 -> b2.  `transport` is the pipeline's transport. */
-static char *scenario(const char *dir, int cores, const char *b2_gpu, const char *transport)
+ * (both block b, of kernel fraction `kf`), bc (the fused process) on gpu1;
+ * one request each at 0 to tasks p1 -> b1 and p2 -> b2.  `transport` is the
+ * pipeline's transport. */
+static char *scenario_kf(const char *dir, int cores, const char *b2_gpu, const char *transport, const char *kf)
 {
+    char split[2048];
+    snprintf(split, sizeof split, split_fmt, kf);
     free(ss_test_write(dir, "models/ks.json", split));
     free(ss_test_write(dir, "one.csv", "timestamp_s\n0\n"));
     char text[4096];
@@ -56,6 +60,11 @@ static char *scenario(const char *dir, int cores, const char *b2_gpu, const char
              "  transport: %s\n",
              cores, b2_gpu, transport);
     return ss_test_write(dir, "k.yaml", text);
+}
+
+static char *scenario(const char *dir, int cores, const char *b2_gpu, const char *transport)
+{
+    return scenario_kf(dir, cores, b2_gpu, transport, "0.4");
 }
 
 static const char *const priced = "{name: zmq-copy, block_fixed_s: 0.004, block_in_s_per_byte: 0, "
@@ -84,16 +93,11 @@ static void test_kernels_share_host_overlaps(void)
     CU_ASSERT_DOUBLE_EQUAL(col(path, NULL, 0, "compute_ms_b2"), 14.0, 1e-9);
     CU_ASSERT_DOUBLE_EQUAL(col(path, NULL, 0, "overhead_ms_b1"), 6.0, 1e-9);
     free(path);
-    /* The old law: the same profile with the block's whole time as kernels. */
-    free(ss_test_write(dir, "models/ks.json",
-                       "{\"name\": \"ks\", \"process\": {\"context_vram_mib\": 370, \"host_ram_mib\": 700},\n"
-                       " \"blocks\": [{\"name\": \"b\", \"in_bytes_per_sample\": 1000000, \"out_bytes_per_sample\": 1000000,\n"
-                       "   \"service\": {\"dist\": \"deterministic\", \"value_s\": 0.010}, \"vram\": {\"process_mib\": 400}}],\n"
-                       " \"pipeline\": {\"processes\": [{\"name\": \"bc\", \"blocks\": [\"b\"]}]}}\n"));
-    char old_yaml[512];
-    snprintf(old_yaml, sizeof old_yaml, "%s/k.yaml", dir);
-    CU_ASSERT_DOUBLE_EQUAL(col(old_yaml, NULL, 0, "latency_mean_ms"), 34.0, 1e-9);
-    CU_ASSERT_DOUBLE_EQUAL(col(old_yaml, NULL, 0, "compute_ms_b1"), 20.0, 1e-9);
+    /* The old law: the block's whole time as kernels. */
+    path = scenario_kf(dir, 8, "gpu0", priced, "1");
+    CU_ASSERT_DOUBLE_EQUAL(col(path, NULL, 0, "latency_mean_ms"), 34.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(col(path, NULL, 0, "compute_ms_b1"), 20.0, 1e-9);
+    free(path);
     ss_test_rmtree(dir);
     dir = ss_test_tmpdir();
     path = scenario(dir, 8, "gpu1", priced);
@@ -123,12 +127,13 @@ static void test_host_part_on_the_cpu(void)
     ss_test_rmtree(dir);
 }
 
-/* gpu_util_<gpu> (here gpu_util_h_gpu0): the fraction of the window (0 to the last request done)
- * a kernel ran.  Two on gpu0 (the first case): kernels 14-22 of 28 ms, so
- * 8 / 28; gpu1, with no request, 0.  On two GPUs: 4 of 24 ms each.  The
- * fused process bc (b 10 ms at 0.4, c 20 ms at the profile's 0.5; its own
- * 30 ms): kernel_fraction (0.4 x 10 + 0.5 x 20) / 30 = 14 / 30, so alone
- * with free hops host 0-16, kernels 16-30: gpu_util_gpu1 = 14 / 30. */
+/* gpu_util_<gpu> (here gpu_util_h_gpu0, ...): the fraction of the window
+ * (0 to the last request done) a kernel ran.  Two on gpu0 (the first
+ * case): kernels 14-22 of 28 ms, so 8 / 28; gpu1, with no request, 0.  On
+ * two GPUs: 4 of 24 ms each.  The fused process bc (b 10 ms at 0.4, c 20 ms
+ * at the profile's 0.5; its own 30 ms): kernel_fraction (0.4 x 10 + 0.5 x
+ * 20) / 30 = 14 / 30, so alone with free hops host 0-16, kernels 16-30:
+ * gpu_util_h_gpu1 = 14 / 30. */
 static void test_gpu_util(void)
 {
     char *dir = ss_test_tmpdir();
@@ -174,6 +179,7 @@ static void test_bad_input(void)
     ss_test_rmtree(dir);
 }
 
-SS_TEST_SUITE("pipeline-kernel", {"two processes' kernels share a GPU, host time overlaps", test_kernels_share_host_overlaps},
+SS_TEST_SUITE("pipeline-kernel",
+              {"two processes' kernels share a GPU, host time overlaps", test_kernels_share_host_overlaps},
               {"the host part is CPU work on the host", test_host_part_on_the_cpu},
               {"gpu_util is the kernel-busy fraction per GPU", test_gpu_util}, {"bad input", test_bad_input})
