@@ -22,9 +22,9 @@
 /* The split profile; %s is block b's kernel_fraction. */
 static const char *const split_fmt =
     "{\"name\": \"ks\", \"process\": {\"context_vram_mib\": 370, \"host_ram_mib\": 700},\n"
-    " \"kernel_fraction\": 0.5,\n"
+    " \"kernel_fraction\": 0.5, \"gpu_eff_flops_per_s\": 1e12,\n"
     " \"blocks\": [{\"name\": \"b\", \"in_bytes_per_sample\": 1000000, \"out_bytes_per_sample\": 1000000,\n"
-    "   \"kernel_fraction\": %s, \"service\": {\"dist\": \"deterministic\", \"value_s\": 0.010},\n"
+    "   \"gflop_per_sample\": 8, \"kernel_fraction\": %s, \"service\": {\"dist\": \"deterministic\", \"value_s\": 0.010},\n"
     "   \"vram\": {\"process_mib\": 400}},\n"
     "  {\"name\": \"c\", \"in_bytes_per_sample\": 1000000, \"out_bytes_per_sample\": 1000000,\n"
     "   \"service\": {\"dist\": \"deterministic\", \"value_s\": 0.020}, \"vram\": {\"process_mib\": 400}}],\n"
@@ -127,6 +127,25 @@ static void test_host_part_on_the_cpu(void)
     ss_test_rmtree(dir);
 }
 
+/* A batch: the host part is once a batch, the kernels take the rest of the
+ * batch rule's m(B).  pipeline.batch 2: m(2) = max(10, 2 x 8 GFLOP / 1
+ * TFLOP/s) = 16 ms, host 6 ms (the batch-1 draw's 0.6), kernels 10 ms.
+ * With free hops, one request alone (b2 on gpu1): 16 ms, gpu_util 10 / 16
+ * (a split in proportion would give 6.4 / 16).  Two on gpu0: host 0-6 side
+ * by side, kernels 6-26 at half the GPU each: 26 ms. */
+static void test_batch_host_once(void)
+{
+    char *dir = ss_test_tmpdir();
+    char *path = scenario(dir, 8, "gpu1", free_hops);
+    char *two[] = {"pipeline.batch=2", NULL};
+    CU_ASSERT_DOUBLE_EQUAL(col(path, two, 1, "latency_mean_ms"), 16.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(col(path, two, 1, "gpu_util_h_gpu0"), 10.0 / 16.0, 1e-9);
+    two[1] = "deployment.1.device=gpu0";
+    CU_ASSERT_DOUBLE_EQUAL(col(path, two, 2, "latency_mean_ms"), 26.0, 1e-9);
+    free(path);
+    ss_test_rmtree(dir);
+}
+
 /* gpu_util_<gpu> (here gpu_util_h_gpu0, ...): the fraction of the window
  * (0 to the last request done) a kernel ran.  Two on gpu0 (the first
  * case): kernels 14-22 of 28 ms, so 8 / 28; gpu1, with no request, 0.  On
@@ -182,4 +201,5 @@ static void test_bad_input(void)
 SS_TEST_SUITE("pipeline-kernel",
               {"two processes' kernels share a GPU, host time overlaps", test_kernels_share_host_overlaps},
               {"the host part is CPU work on the host", test_host_part_on_the_cpu},
+              {"a batch's host part is once a batch", test_batch_host_once},
               {"gpu_util is the kernel-busy fraction per GPU", test_gpu_util}, {"bad input", test_bad_input})

@@ -341,15 +341,17 @@ static void arrive(ss_engine *eng, void *ctx, uint64_t arg)
     update_view(q);
 }
 
-/* Compute of a batch of `samples`: the profile's batch-1 draw scaled by the
- * batch rule.  Under fixed compute the processes are independent servers;
- * under shared compute the GPU's link shares the kernel part (stage_next). */
-static double compute_s(pproc *q, double samples)
+/* Compute of a batch of `samples`: the profile's batch-1 draw (in *draw_s)
+ * scaled by the batch rule.  Under fixed compute the processes are
+ * independent servers; under shared compute the GPU's link shares the
+ * kernel part (start_batch, stage_next). */
+static double compute_s(pproc *q, double samples, double *draw_s)
 {
     ss_world *w = q->w;
     ss_group *g = &w->groups[q->in->model];
     double draw = ss_dist_sample(g->service, g->rng);
     double scale = q->blk->mean1_s > 0 ? ss_block_mean_s(q->blk, samples) / q->blk->mean1_s : 1;
+    *draw_s = draw;
     return draw * scale;
 }
 
@@ -465,7 +467,7 @@ static void start_batch(pproc *q)
         keep_hop(r, &c);
     }
     q->nbatch = n;
-    double m = q->blk ? compute_s(q, samples) : 0;
+    double draw = 0, m = q->blk ? compute_s(q, samples, &draw) : 0;
     for (uint32_t i = 0; i < n; i++) {
         ss_request *r = q->batch[i];
         ss_preq(r)->cur_m_s = m;
@@ -486,12 +488,15 @@ static void start_batch(pproc *q)
     }
     update_view(q);
     if (p->comp) {
-        /* On a GPU the kernels are the GPU's work, the rest the main thread's CPU work;
-         * a CPU device's compute is all its host's (ss_pcomp_dev). */
+        /* On a GPU the kernels are the GPU's work, the rest the main thread's CPU work:
+         * the batch-1 draw's host share, once a batch (a forward pass launches the same
+         * kernels whatever its batch), the kernels the rest of m.  A CPU device's compute
+         * is all its host's (ss_pcomp_dev). */
         double kf = q->blk && w->sc->devices[q->device].kind == SS_DEV_GPU ? q->blk->kernel_fraction : 1;
+        double host = kf < 1 ? draw * (1 - kf) : 0;
         q->work_s[STAGE_RECV] = recv;
-        q->work_s[STAGE_HOST] = kf < 1 ? m * (1 - kf) : 0;
-        q->work_s[STAGE_KERNEL] = kf < 1 ? m * kf : m;
+        q->work_s[STAGE_HOST] = host;
+        q->work_s[STAGE_KERNEL] = m - host;
         q->work_s[STAGE_SEND] = send;
         q->stage = STAGE_RECV;
         q->waking = q->free_since_s != now; /* asleep since its last batch, not straight on from it */
