@@ -28,7 +28,7 @@
 
 static const char *const split =
     "{\"name\": \"cpu-split\", \"process\": {\"context_vram_mib\": 370, \"host_ram_mib\": 700},\n"
-    " \"gpu_eff_flops_per_s\": 1e12,\n"
+    " \"gpu_eff_flops_per_s\": 1e12, \"kernel_fraction\": 1,\n"
     " \"blocks\": [{\"name\": \"b\", \"in_bytes_per_sample\": 1000000, \"out_bytes_per_sample\": 1000000,\n"
     "   \"gflop_per_sample\": 0.001, \"service\": {\"dist\": \"deterministic\", \"value_s\": 0.010},\n"
     "   \"vram\": {\"process_mib\": 400}},\n"
@@ -138,8 +138,8 @@ static void test_host_time_factor(void)
 }
 
 /* Two block processes on one GPU compute at the same time (8 cores: no CPU
- * contention).  The split profile is silent on kernel_fraction, so the whole
- * compute is kernel time (test_pipeline_kernel.c splits it).  Equal work:
+ * contention).  The split profile's kernel_fraction is 1: the whole compute
+ * is kernel time (test_pipeline_kernel.c splits it).  Equal work:
  * each at half the GPU, 8-28, so compute_ms 20 (twice alone) and latency 34.
  * Unequal (b 10 ms, c 20 ms): both at half until b is done at 28, then c
  * alone: its last 10 ms end at 38 (compute_ms 30, latency 44).  Under fixed

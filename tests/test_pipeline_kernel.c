@@ -194,6 +194,22 @@ static void test_bad_input(void)
     CU_ASSERT_EQUAL(ss_test_sh(&out, "'%s' check '%s'", SS_BIN, path), 2);
     CU_ASSERT_TRUE(ss_test_has(out, "ks.json:2:21: kernel_fraction: expected a number in (0, 1]"));
     free(out);
+    /* A GPU block under shared compute whose profile is silent: refused at compute:; under
+     * fixed compute, or on a CPU, the split is not needed. */
+    free(ss_test_write(dir, "models/ks.json",
+                       "{\"name\": \"ks\", \"process\": {\"context_vram_mib\": 370, \"host_ram_mib\": 700},\n"
+                       " \"blocks\": [{\"name\": \"b\", \"in_bytes_per_sample\": 1, \"out_bytes_per_sample\": 1,\n"
+                       "   \"service\": {\"dist\": \"deterministic\", \"value_s\": 0.010}}],\n"
+                       " \"pipeline\": {\"processes\": [{\"name\": \"bc\", \"blocks\": [\"b\"]}]}}\n"));
+    CU_ASSERT_EQUAL(ss_test_sh(&out, "'%s' check '%s'", SS_BIN, path), 2);
+    CU_ASSERT_TRUE(ss_test_has(out, "k.yaml:15:12: compute: shared: block 'b1' computes on GPU 'h/gpu0' but its "
+                                    "split profile 'ks' gives no kernel_fraction"));
+    free(out);
+    CU_ASSERT_EQUAL(ss_test_sh(&out, "'%s' check '%s' --set pipeline.compute=fixed", SS_BIN, path), 0);
+    free(out);
+    CU_ASSERT_EQUAL(ss_test_sh(&out, "'%s' check '%s' --set deployment.0.device=h/cpu --set deployment.1.device=h/cpu "
+                                     "--set deployment.2.device=h/cpu", SS_BIN, path), 0);
+    free(out);
     free(path);
     ss_test_rmtree(dir);
 }

@@ -33,7 +33,10 @@ typedef struct ss_block_cfg {
     double host_ram_mib;         /* the process's host RAM */
     double weights_bytes;
     double kernel_fraction;      /* of the compute time on a GPU, the share that is kernels (the rest is
-                                  * host-side: launch, framework, sync); (0, 1], 1 when the profile is silent */
+                                  * host-side: launch, framework, sync); (0, 1] */
+    int has_kernel_fraction;     /* the profile states it (for every block of a fused process); else
+                                  * kernel_fraction is 1 and a GPU block under compute: shared is refused
+                                  * (pipeline_cfg.c) */
     int has_batch_law;           /* `batch_law:` given (servesim calibrate): it replaces the FLOP rule */
     double batch_fixed_s, batch_per_sample_s; /* mean(B) = fixed_s + B x per_sample_s, as fitted */
 } ss_block_cfg;

@@ -555,6 +555,16 @@ static int read_section(ss_scenario *sc, ss_pipeline_cfg *pl, const ss_node *n, 
             return ss_node_err(n, err, "pipeline: block '%s' is deployed with servers: %u; a block process has one "
                                "main thread (servers: 1)", sc->models[sc->deploys[i].model].name,
                                sc->deploys[i].servers);
+    /* Shared compute splits a GPU block's compute into host and kernel time: the profile must say how. */
+    for (size_t i = 0; pl->compute_shared && i < sc->ndeploys; i++) {
+        const ss_model_cfg *m = &sc->models[sc->deploys[i].model];
+        if (m->block && !m->block->has_kernel_fraction && sc->devices[sc->deploys[i].device].kind == SS_DEV_GPU)
+            return ss_node_err(ss_map_find(n, "compute"), err,
+                               "compute: shared: block '%s' computes on GPU '%s' but its split profile '%s' gives no "
+                               "kernel_fraction (the share of its compute time that is GPU kernel time, the rest host "
+                               "time; 1 for all of it; docs/blockflow.md, \"GPU-busy time vs host time\")",
+                               m->name, sc->devices[sc->deploys[i].device].name, m->block->split);
+    }
     return 0;
 }
 
