@@ -153,7 +153,8 @@ static int load(const ss_doc *doc, const ss_node *where, ss_block_cfg *b, ss_dis
         ss_node *members;
         TRY(ss_cfg_seq(proc, "blocks", &members, SS_REQ, err));
         if (members->n == 0) return ss_node_err(members, err, "blocks: a process needs at least one block");
-        double kernel_s = 0, all_s = 0; /* fused: the blocks' fractions weighted by their mean times */
+        /* fused: the blocks' fractions weighted by their mean times (equally if none has a service) */
+        double kernel_s = 0, all_s = 0, sum_f = 0;
         b->has_kernel_fraction = 1;
         for (size_t i = 0; i < members->n; i++) {
             const ss_node *m = members->items[i];
@@ -167,8 +168,9 @@ static int load(const ss_doc *doc, const ss_node *where, ss_block_cfg *b, ss_dis
             b->has_kernel_fraction &= has;
             kernel_s += f * mean_s;
             all_s += mean_s;
+            sum_f += f;
         }
-        b->kernel_fraction = all_s > 0 ? kernel_s / all_s : root_f;
+        b->kernel_fraction = all_s > 0 ? kernel_s / all_s : sum_f / (double)members->n;
         svc = ss_map_find(proc, "service");
         if (!svc && members->n == 1) svc = ss_map_find(find_named(blocks, members->items[0]->value), "service");
         if (!svc) return ss_node_err(proc, err, "process '%s' fuses blocks: it needs its own 'service'", want);
