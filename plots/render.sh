@@ -17,8 +17,8 @@
 #   blockflow-throughput.png   throughput vs Poisson rate, tensormq vs zmq-copy (GV100, 4 blocks)
 #   blockflow-clients.png      mean client RTT vs number of synchronous clients
 #   blockflow-overhead.csv/.png per-block overhead o_b: one sync client on the GV100, and the L40S PDI placements
-#   blockflow-rate-shared.csv  servesim sweep scenarios/sweeps/blockflow-rate-shared.yaml (compute: shared, contention 1 and 2)
-#   blockflow-throughput-shared.png  throughput vs Poisson rate under shared compute (contention 2: the GPU's capacity 1)
+#   blockflow-rate-shared.csv  servesim sweep scenarios/sweeps/blockflow-rate-shared.yaml (compute: shared: kernels share the GPU, host time on the cores)
+#   blockflow-throughput-shared.png  throughput vs Poisson rate under shared compute (kernels share the GPU)
 #   blockflow-cores.csv/.png   servesim sweep scenarios/sweeps/blockflow-cores.yaml: capacity vs the host's cores (shared compute)
 #   masa-*.csv           servesim sweep scenarios/masa/sweeps/*.yaml (edge devices, issue 5; docs/masa.md)
 #   flashpoint-eval.csv  servesim sweep scenarios/sweeps/flashpoint-eval.yaml (7 placements x 4 autoscalers x 3 reps;
@@ -131,11 +131,10 @@ bf_plot blockflow-rate.csv blockflow-throughput.png workloads.client.rate_rps th
 bf_plot blockflow-clients.csv blockflow-clients.png workloads.client.clients latency_mean_ms \
     "synchronous clients" "mean client RTT (ms)" \
     "BlockFlow ResNet50, 4 blocks on one GV100: RTT vs clients (3 reps, 95% CI)"
-# Shared compute (docs/blockflow.md, "Shared compute"): the rate sweep at the default contention 2.
+# Shared compute (docs/blockflow.md, "Shared compute"; "GPU-busy time vs host time").
 bf_plot blockflow-rate-shared.csv blockflow-throughput-shared.png workloads.client.rate_rps throughput_rps \
     "offered load (Poisson, requests/s)" "throughput (results/s)" \
-    "BlockFlow ResNet50 on one GV100, shared compute (GPU capacity 1, 32 cores): throughput vs load" "" \
-    pipeline.contention 2
+    "BlockFlow ResNet50 on one GV100, shared compute (kernels share the GPU, 32 cores): throughput vs load"
 bf_plot blockflow-cores.csv blockflow-cores.png pipeline.host_cores.fullsuper throughput_rps \
     "host cores" "capacity (results/s at 300/s offered)" \
     "BlockFlow ResNet50 on one GV100, shared compute: capacity vs the host cores (3 reps, 95% CI)" "key='bottom right'"

@@ -31,7 +31,7 @@
 
 static const char *const two_split =
     "{\"name\": \"two-split\", \"process\": {\"context_vram_mib\": 370, \"host_ram_mib\": 700},\n"
-    " \"gpu_eff_flops_per_s\": 1e12,\n"
+    " \"gpu_eff_flops_per_s\": 1e12, \"kernel_fraction\": 1,\n"
     " \"blocks\": [{\"name\": \"b1\", \"in_bytes_per_sample\": 0, \"out_bytes_per_sample\": 1000000,\n"
     "   \"gflop_per_sample\": 1, \"service\": {\"dist\": \"deterministic\", \"value_s\": 0.010},\n"
     "   \"vram\": {\"process_mib\": 400}},\n"

@@ -904,7 +904,7 @@ static void sim_ring(FILE *f, int tokens, double q, double m_s)
 {
     sr_eng = ss_engine_new();
     double cores = 2;
-    sr_c = ss_pcomp_new(sr_eng, 1, &cores, 0, NULL, NULL, 2);
+    sr_c = ss_pcomp_new(sr_eng, 1, &cores, 0, NULL, NULL);
     ss_pcomp_set_stacking(sr_c, q, m_s, ss_rng_stream(7, 0, "test_calibrate/ring"));
     for (int i = 0; i < SR; i++) {
         ss_pc_place_init(&sr_place[i], sr_c);

@@ -1,7 +1,7 @@
 /* test_pipeline_compute.c: block pipelines under `compute: shared`
  * (sim/pipeline/pipeline_compute.c, docs/blockflow.md "Shared compute"):
  * hand-computed cases to 1e-9 - CPU parts of hops sharing a host's cores,
- * block processes sharing a GPU (and the contention knob), the receiver and
+ * block processes sharing a GPU, the receiver and
  * I/O threads working beside the main thread - then the thesis' single-client
  * figures unchanged, throughput bound by the host's cores under load, the
  * shared-compute reference sweeps byte for byte, and bad input.
@@ -28,7 +28,7 @@
 
 static const char *const split =
     "{\"name\": \"cpu-split\", \"process\": {\"context_vram_mib\": 370, \"host_ram_mib\": 700},\n"
-    " \"gpu_eff_flops_per_s\": 1e12,\n"
+    " \"gpu_eff_flops_per_s\": 1e12, \"kernel_fraction\": 1,\n"
     " \"blocks\": [{\"name\": \"b\", \"in_bytes_per_sample\": 1000000, \"out_bytes_per_sample\": 1000000,\n"
     "   \"gflop_per_sample\": 0.001, \"service\": {\"dist\": \"deterministic\", \"value_s\": 0.010},\n"
     "   \"vram\": {\"process_mib\": 400}},\n"
@@ -138,12 +138,12 @@ static void test_host_time_factor(void)
 }
 
 /* Two block processes on one GPU compute at the same time (8 cores: no CPU
- * contention).  Equal work: each at half the GPU, 8-28, so compute_ms 20
- * (twice alone) and latency 34.  Unequal (b 10 ms, c 20 ms): both at half
- * until b is done at 28, then c alone: its last 10 ms end at 38 (compute_ms
- * 30, latency 44).  The contention knob c sets each of k processes' speed to
- * 1 / (1 + (c - 1)(k - 1)): c = 1 independent (10 ms), 1.5 -> 15 ms, 3 -> 30 ms;
- * the default under shared compute is 2 (the GPU's capacity is 1). */
+ * contention).  The split profile's kernel_fraction is 1: the whole compute
+ * is kernel time (test_pipeline_kernel.c splits it).  Equal work:
+ * each at half the GPU, 8-28, so compute_ms 20 (twice alone) and latency 34.
+ * Unequal (b 10 ms, c 20 ms): both at half until b is done at 28, then c
+ * alone: its last 10 ms end at 38 (compute_ms 30, latency 44).  Under fixed
+ * compute the processes are independent: 10 ms each. */
 static void test_blocks_share_a_gpu(void)
 {
     char *dir = ss_test_tmpdir();
@@ -156,17 +156,9 @@ static void test_blocks_share_a_gpu(void)
     CU_ASSERT_DOUBLE_EQUAL(col(path, unequal, 1, "compute_ms_b"), 20.0, 1e-9);
     CU_ASSERT_DOUBLE_EQUAL(col(path, unequal, 1, "compute_ms_c"), 30.0, 1e-9);
     CU_ASSERT_DOUBLE_EQUAL(col(path, unequal, 1, "latency_mean_ms"), (34.0 + 44.0) / 2, 1e-9);
-    const char *knob[] = {"pipeline.contention=1", "pipeline.contention=1.5", "pipeline.contention=3"};
-    const double want_ms[] = {10.0, 15.0, 30.0};
-    for (int i = 0; i < 3; i++) {
-        same[1] = (char *)knob[i];
-        CU_ASSERT_DOUBLE_EQUAL(col(path, same, 2, "compute_ms_bb"), want_ms[i], 1e-9);
-    }
-    /* Under fixed compute the factor is frozen at start: b starts first and runs
-     * alone (10 ms); bb starts beside it and takes 10 x (1 + (3 - 1) x 1) = 30 ms. */
-    char *fixed[] = {"deployment.1.device=gpu0", "pipeline.compute=fixed", "pipeline.contention=3"};
-    CU_ASSERT_DOUBLE_EQUAL(col(path, fixed, 3, "compute_ms_b"), 10.0, 1e-9);
-    CU_ASSERT_DOUBLE_EQUAL(col(path, fixed, 3, "compute_ms_bb"), 30.0, 1e-9);
+    char *fixed[] = {"deployment.1.device=gpu0", "pipeline.compute=fixed"};
+    CU_ASSERT_DOUBLE_EQUAL(col(path, fixed, 2, "compute_ms_b"), 10.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(col(path, fixed, 2, "compute_ms_bb"), 10.0, 1e-9);
     free(path);
     ss_test_rmtree(dir);
 }
@@ -225,8 +217,10 @@ static void test_single_client_unchanged(void)
 /* Under load the host's cores bound throughput.  zmq-copy, Poisson 100/s on
  * the GV100 (overloaded: the run drains, so throughput is the capacity).
  * With 1 core every request needs 21.18 ms of main-thread work (o_b),
- * 6,221,824 B x 1.6359 ns/B = 10.18 ms on I/O threads and 4 x 0.4457 ms on
- * receiver threads: 33.14 ms of one core, so at most 30.17/s; the core idles
+ * 6,221,824 B x 1.6359 ns/B = 10.18 ms on I/O threads, 4 x 0.4457 ms on
+ * receiver threads and the compute's host part, (1 - 0.161) x 11.703 ms =
+ * 9.82 ms (models/resnet50-split.json's kernel_fraction): 42.96 ms of one
+ * core, so at most 23.28/s; the core idles
  * only while every runnable process waits on the GPU, so a little less.
  * With 8 cores the CPU no longer binds: the GPU and block2's main thread do,
  * and 32 cores give the same. */
@@ -236,7 +230,7 @@ static void test_cores_bound_throughput(void)
     char *sets[] = {"replications=1", "duration_s=20", "warmup_requests=0", "warmup_s=2",
                     "workloads.0={name: client, kind: poisson, target: classify, rate_rps: 100}",
                     "pipeline.compute=shared", NULL};
-    double cpu_s = 21.18e-3 + 6221824 * 1.635908e-9 + 4 * 0.445679e-3, bound = 1 / cpu_s;
+    double cpu_s = 21.18e-3 + 6221824 * 1.635908e-9 + 4 * 0.445679e-3 + (1 - 0.161) * 11.703e-3, bound = 1 / cpu_s;
     double th[3];
     const char *cores[] = {"pipeline.host_cores={fullsuper: 1}", "pipeline.host_cores={fullsuper: 8}",
                            "pipeline.host_cores={fullsuper: 32}"};
@@ -309,7 +303,7 @@ static void stack_case(double prob, double mean_s, int n, double *out)
 {
     ss_engine *eng = ss_engine_new();
     double cores = 2;
-    ss_pcomp *c = ss_pcomp_new(eng, 1, &cores, 0, NULL, NULL, 2);
+    ss_pcomp *c = ss_pcomp_new(eng, 1, &cores, 0, NULL, NULL);
     ss_pcomp_set_stacking(c, prob, mean_s, ss_rng_stream(1, 0, "test/stacking"));
     for (int i = 0; i < 3; i++) {
         stack_done_s[i] = NAN;
@@ -351,7 +345,7 @@ static void test_stacking_lasts_across_pieces(void)
 {
     ss_engine *eng = ss_engine_new();
     double cores = 2;
-    chain_c = ss_pcomp_new(eng, 1, &cores, 0, NULL, NULL, 2);
+    chain_c = ss_pcomp_new(eng, 1, &cores, 0, NULL, NULL);
     ss_pcomp_set_stacking(chain_c, 1, 1e9, ss_rng_stream(1, 0, "test/stacking"));
     for (int i = 0; i < 3; i++) ss_pc_place_init(&stack_place[i], chain_c);
     ss_schedule(eng, 0, chain_start, chain_c, 0);
@@ -399,7 +393,7 @@ static void interference_case(double g, double f, int n, double prob, double *ou
 {
     ss_engine *eng = ss_engine_new();
     double cores = 2;
-    ss_pcomp *c = ss_pcomp_new(eng, 1, &cores, 0, NULL, NULL, 2);
+    ss_pcomp *c = ss_pcomp_new(eng, 1, &cores, 0, NULL, NULL);
     ss_pcomp_set_interference(c, g, f);
     if (prob > 0) ss_pcomp_set_stacking(c, prob, 1e9, ss_rng_stream(1, 0, "test/interference"));
     for (int i = 0; i < 3; i++) {
@@ -461,7 +455,7 @@ static void test_run_queues_unnamed_work(void)
 {
     ss_engine *eng = ss_engine_new();
     double cores = 2;
-    ss_pcomp *c = ss_pcomp_new(eng, 1, &cores, 0, NULL, NULL, 2);
+    ss_pcomp *c = ss_pcomp_new(eng, 1, &cores, 0, NULL, NULL);
     ss_runq_params p = {.slice_s = 0.0014, .tick_s = 100, .migration_cost_s = 0.0005, .balance_ticks = 1,
                         .tick_phase_s = 50};
     ss_pcomp_set_run_queues(c, &p, ss_rng_stream(1, 0, "test/run_queues"));
@@ -481,7 +475,7 @@ SS_TEST_SUITE("pipeline-compute",
               {"CPU interference: co-running and time-sliced work costs more", test_cpu_interference},
               {"wake-up stacking: a start shares a busy core until migrated", test_wakeup_stacking},
               {"wake-up stacking lasts across a thread's consecutive pieces", test_stacking_lasts_across_pieces}, {"two hops' CPU parts share a 1-core host", test_cpu_parts_share_a_core},
-              {"two blocks share a GPU; the contention knob", test_blocks_share_a_gpu},
+              {"two blocks share a GPU", test_blocks_share_a_gpu},
               {"host_time_factor: a host's CPU parts slower, its GPUs not", test_host_time_factor},
               {"receiver and I/O threads overlap main-thread compute", test_threads_overlap_compute},
               {"single client: thesis figures as under fixed compute", test_single_client_unchanged},

@@ -38,6 +38,41 @@ static char **names_of(const ss_node *blocks, const ss_node *procs)
     return names;
 }
 
+/* `kernel_fraction` of map n (the profile's root or a block), in (0, 1]:
+ * 1 if given, 0 (and *f untouched) when absent, -1 on error. */
+static int read_kernel_fraction(const ss_node *n, double *f, ss_err *err)
+{
+    double v = *f;
+    int has;
+    TRY(has = ss_cfg_num(n, "kernel_fraction", &v, SS_POS, err));
+    if (has && v > 1)
+        return ss_node_err(ss_map_find(n, "kernel_fraction"), err,
+                           "kernel_fraction: expected a number in (0, 1] (the share of the block's GPU compute time "
+                           "that is kernel time), got '%g'",
+                           v);
+    *f = v;
+    return has;
+}
+
+/* A block's kernel fraction (its own, else the profile's, root_f) and the mean
+ * of its service, for a fused process's weighted fraction; 1 if either gives
+ * it, 0 if neither (root_has: the profile's root does), -1 on error. */
+static int block_kernel_share(const ss_node *blk, double root_f, int root_has, double *f, double *mean_s, ss_err *err)
+{
+    *f = root_f;
+    *mean_s = 0;
+    int has;
+    TRY(has = read_kernel_fraction(blk, f, err));
+    const ss_node *svc = ss_map_find(blk, "service");
+    if (svc) {
+        ss_dist d;
+        TRY(ss_dist_read(svc, "service", &d, err));
+        *mean_s = ss_dist_mean(&d);
+        ss_dist_free(&d);
+    }
+    return has || root_has;
+}
+
 /* One block entry's numbers, added into *b (so fused processes sum). */
 static int read_block(const ss_node *blk, int first, int last, ss_block_cfg *b, ss_err *err)
 {
@@ -90,6 +125,9 @@ static int load(const ss_doc *doc, const ss_node *where, ss_block_cfg *b, ss_dis
     TRY(ss_cfg_map(root, "pipeline", &pipeline, 0, err));
     if (pipeline) TRY(ss_cfg_seq(pipeline, "processes", &procs, 0, err));
     TRY(ss_cfg_num(root, "gpu_eff_flops_per_s", &b->gpu_eff_flops_per_s, SS_NONNEG, err));
+    double root_f = 1; /* silent: the whole compute as kernel time, and has_kernel_fraction 0 */
+    int root_has;
+    TRY(root_has = read_kernel_fraction(root, &root_f, err));
 
     const char *want = where->value;
     const ss_node *blk = find_named(blocks, want), *proc = blk ? NULL : find_named(procs, want);
@@ -106,6 +144,8 @@ static int load(const ss_doc *doc, const ss_node *where, ss_block_cfg *b, ss_dis
     const ss_node *svc;
     if (blk) {
         TRY(read_block(blk, 1, 1, b, err));
+        double mean_s;
+        TRY(b->has_kernel_fraction = block_kernel_share(blk, root_f, root_has, &b->kernel_fraction, &mean_s, err));
         svc = ss_map_find(blk, "service");
         if (!svc) return ss_node_err(blk, err, "block '%s': missing key 'service'", want);
         TRY(read_batch_law(blk, b, err));
@@ -113,13 +153,24 @@ static int load(const ss_doc *doc, const ss_node *where, ss_block_cfg *b, ss_dis
         ss_node *members;
         TRY(ss_cfg_seq(proc, "blocks", &members, SS_REQ, err));
         if (members->n == 0) return ss_node_err(members, err, "blocks: a process needs at least one block");
+        /* fused: the blocks' fractions weighted by their mean times (equally if none has a service) */
+        double kernel_s = 0, all_s = 0, sum_f = 0;
+        b->has_kernel_fraction = 1;
         for (size_t i = 0; i < members->n; i++) {
             const ss_node *m = members->items[i];
             TRY(ss_node_expect(m, SS_NODE_SCALAR, "block name", err));
             const ss_node *mb = find_named(blocks, m->value);
             if (!mb) return ss_node_err(m, err, "process '%s' names unknown block '%s'", want, m->value);
             TRY(read_block(mb, i == 0, i + 1 == members->n, b, err));
+            double f, mean_s;
+            int has;
+            TRY(has = block_kernel_share(mb, root_f, root_has, &f, &mean_s, err));
+            b->has_kernel_fraction &= has;
+            kernel_s += f * mean_s;
+            all_s += mean_s;
+            sum_f += f;
         }
+        b->kernel_fraction = all_s > 0 ? kernel_s / all_s : sum_f / (double)members->n;
         svc = ss_map_find(proc, "service");
         if (!svc && members->n == 1) svc = ss_map_find(find_named(blocks, members->items[0]->value), "service");
         if (!svc) return ss_node_err(proc, err, "process '%s' fuses blocks: it needs its own 'service'", want);

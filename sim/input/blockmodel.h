@@ -8,7 +8,10 @@
  * and the fields below give the tensors it passes on (per sample, scaled by
  * the batch), its compute time as a function of batch size, and what its OS
  * process holds in VRAM and host RAM (a block without `vram:`, such as a
- * CPU process, holds none). */
+ * CPU process, holds none).  `kernel_fraction` (the profile's, or a block's
+ * own) splits its compute on a GPU into kernel time, which processes sharing
+ * the GPU time-slice, and host-side time on its host's CPU
+ * (docs/blockflow.md, "GPU-busy time vs host time"). */
 #ifndef SS_BLOCKMODEL_H
 #define SS_BLOCKMODEL_H
 
@@ -29,6 +32,11 @@ typedef struct ss_block_cfg {
     double context_vram_mib;     /* one CUDA context (also what a cross-GPU sender opens) */
     double host_ram_mib;         /* the process's host RAM */
     double weights_bytes;
+    double kernel_fraction;      /* of the compute time on a GPU, the share that is kernels (the rest is
+                                  * host-side: launch, framework, sync); (0, 1] */
+    int has_kernel_fraction;     /* the profile states it (for every block of a fused process); else
+                                  * kernel_fraction is 1 and a GPU block under compute: shared is refused
+                                  * (pipeline_cfg.c) */
     int has_batch_law;           /* `batch_law:` given (servesim calibrate): it replaces the FLOP rule */
     double batch_fixed_s, batch_per_sample_s; /* mean(B) = fixed_s + B x per_sample_s, as fitted */
 } ss_block_cfg;

@@ -1,8 +1,8 @@
 /* pipeline_cfg.c: the `pipeline:` section of a scenario (docs/blockflow.md):
  * the transport plugin with its parameters (imported from the transports
  * profile, models/transports.json, then the scenario's own), the client
- * tensor's batch, an optional dispatcher process, the client's GPU, GPU
- * contention, the compute model (fixed or shared, with the hosts' cores)
+ * tensor's batch, an optional dispatcher process, the client's GPU, the
+ * compute model (fixed or shared, with the hosts' cores)
  * and dynamic batching per block.  Parsing only: pipeline.c runs it. */
 #include "input/pipeline_cfg.h"
 #include "input/section.h"
@@ -468,11 +468,18 @@ static const ss_node *mechanism(const ss_node *pipeline, const char *key)
 
 static int read_section(ss_scenario *sc, ss_pipeline_cfg *pl, const ss_node *n, ss_err *err)
 {
-    static const char *const keys[] = {"transport", "batch", "dispatcher", "client_device", "contention", "compute",
+    static const char *const keys[] = {"transport", "batch", "dispatcher", "client_device", "compute",
                                        "host_cores", "host_time_factor", "batching", "stacking", "wake",
                                        "interference", "run_queues", NULL};
     static const char *const computes[] = {"fixed", "shared", NULL};
     TRY(ss_node_expect(n, SS_NODE_MAP, "pipeline", err));
+    const ss_node *gone = ss_map_find(n, "contention");
+    if (gone)
+        return ss_node_err(gone, err,
+                           "contention: removed (issue 41): under compute: shared a GPU time-slices only the blocks' "
+                           "kernel time (kernel_fraction in the split profile) and their host time runs on the host's "
+                           "CPU; under compute: fixed the block processes are independent (docs/blockflow.md, "
+                           "\"GPU-busy time vs host time\")");
     TRY(ss_cfg_check_keys(n, keys, "pipeline", err));
     const ss_node *t = ss_map_find(n, "transport");
     if (!t) return ss_node_err(n, err, "pipeline: missing key 'transport' (tensormq, zmq-copy or http)");
@@ -483,10 +490,6 @@ static int read_section(ss_scenario *sc, ss_pipeline_cfg *pl, const ss_node *n, 
         return ss_node_err(ss_map_find(n, "batch"), err, "batch: expected 1 to 65536, got %llu", batch);
     pl->batch = (uint32_t)batch;
     TRY(ss_cfg_enum(n, "compute", computes, &pl->compute_shared, 0, err));
-    pl->contention = 1;
-    TRY(pl->has_contention = ss_cfg_num(n, "contention", &pl->contention, SS_POS, err));
-    /* Shared: a GPU of capacity 1 time-sliced max-min (pipeline_compute.h) unless told otherwise. */
-    if (!pl->has_contention && pl->compute_shared) pl->contention = 2;
     const ss_node *hc = ss_map_find(n, "host_cores");
     if (hc) TRY(read_host_map(sc, hc, "host_cores", &pl->host_core_names, &pl->host_cores, &pl->nhost_cores, err));
     const ss_node *tf = ss_map_find(n, "host_time_factor");
@@ -552,6 +555,16 @@ static int read_section(ss_scenario *sc, ss_pipeline_cfg *pl, const ss_node *n, 
             return ss_node_err(n, err, "pipeline: block '%s' is deployed with servers: %u; a block process has one "
                                "main thread (servers: 1)", sc->models[sc->deploys[i].model].name,
                                sc->deploys[i].servers);
+    /* Shared compute splits a GPU block's compute into host and kernel time: the profile must say how. */
+    for (size_t i = 0; pl->compute_shared && i < sc->ndeploys; i++) {
+        const ss_model_cfg *m = &sc->models[sc->deploys[i].model];
+        if (m->block && !m->block->has_kernel_fraction && sc->devices[sc->deploys[i].device].kind == SS_DEV_GPU)
+            return ss_node_err(ss_map_find(n, "compute"), err,
+                               "compute: shared: block '%s' computes on GPU '%s' but its split profile '%s' gives no "
+                               "kernel_fraction (the share of its compute time that is GPU kernel time, the rest host "
+                               "time; 1 for all of it; docs/blockflow.md, \"GPU-busy time vs host time\")",
+                               m->name, sc->devices[sc->deploys[i].device].name, m->block->split);
+    }
     return 0;
 }
 

@@ -17,10 +17,8 @@ typedef struct ss_pipeline_cfg {
     uint32_t dispatcher_device;
     int has_client_device;     /* else the client sits on the GPU of whatever it talks to */
     uint32_t client_device;
-    double contention;         /* compute slowdown per other process computing on the GPU; 1 = none */
-    int has_contention;        /* given in the scenario (else 1 under fixed compute, 2 under shared) */
     int compute_shared;        /* `compute: shared`: CPUs and GPUs shared by max-min (serve/pipeline_compute.h);
-                                * 0: `fixed`, the per-block servers and contention factor of before */
+                                * 0: `fixed`, independent per-block servers */
     char **host_core_names;    /* `host_cores: {host: cores}`, in the scenario's order */
     double *host_cores;
     size_t nhost_cores;

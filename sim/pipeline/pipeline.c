@@ -1,7 +1,7 @@
 /* pipeline.c: the serving path of a world with a `pipeline:` section
  * (pipeline.h): block processes with one main thread and a FIFO queue that
  * may batch, hops priced by the transport plugin, the GPU-to-GPU path kind
- * from the topology, GPU contention, VRAM and host-RAM ledgers, energy, and
+ * from the topology, VRAM and host-RAM ledgers, energy, and
  * the per-block figures the thesis reports (overhead o_b, compute m_b,
  * waiting w_b) as run-level extra columns.
  *
@@ -10,9 +10,10 @@
  * main thread: receiver cost, compute, then - the next process chosen now,
  * since the sender must know where the tensor goes - the sender cost ->
  * delivery -> block 2 ... -> the last block's send -> delivery -> the client.
- * Under compute: shared the main thread's service is three pieces of work
- * on the compute net (receive on the CPU, compute on the GPU, send on the
- * CPU) and the delivery runs on the receiver's I/O and receiver threads
+ * Under compute: shared the main thread's service is pieces of work on the
+ * compute net (receive on the CPU; compute - on a GPU its host-side part on
+ * the CPU, then its kernels on the GPU; send on the CPU) and the delivery
+ * runs on the receiver's I/O and receiver threads
  * (pipeline_compute.c); the client's side is a pure delay as before (its
  * delivery, and under `wake` its process's wake-up).
  * Processes are indexed like the world's instances; the dispatcher, if any,
@@ -340,23 +341,28 @@ static void arrive(ss_engine *eng, void *ctx, uint64_t arg)
     update_view(q);
 }
 
-/* Compute of a batch of `samples`: the profile's batch-1 draw scaled by the
- * batch rule; under fixed compute, slowed by the other processes computing
- * on the same GPU (under shared compute the GPU's link does that). */
-static double compute_s(pproc *q, double samples)
+/* Compute of a batch of `samples`: the profile's batch-1 draw (in *draw_s)
+ * scaled by the batch rule.  Under fixed compute the processes are
+ * independent servers; under shared compute the GPU's link shares the
+ * kernel part (start_batch, stage_next). */
+static double compute_s(pproc *q, double samples, double *draw_s)
 {
     ss_world *w = q->w;
     ss_group *g = &w->groups[q->in->model];
     double draw = ss_dist_sample(g->service, g->rng);
     double scale = q->blk->mean1_s > 0 ? ss_block_mean_s(q->blk, samples) / q->blk->mean1_s : 1;
-    if (w->pipe->comp) return draw * scale;
-    uint32_t others = w->pipe->dev_busy[q->device];
-    return draw * scale * (1 + (w->pipe->cfg->contention - 1) * others);
+    *draw_s = draw;
+    return draw * scale;
 }
 
-/* ---- compute: shared - the main thread's three pieces of work --------------------- */
+/* ---- compute: shared - the main thread's pieces of work ----------------------------
+ * Compute on a GPU is host-side time (launch, framework, synchronisation: CPU
+ * work of the main thread) then kernel time (the GPU's, time-sliced with the
+ * other processes' kernels), split by the profile's kernel_fraction
+ * (docs/blockflow.md, "GPU-busy time vs host time").  [ASSUMPTION: in series,
+ * host part first; within one process the two do not overlap.] */
 
-enum { STAGE_RECV, STAGE_COMPUTE, STAGE_SEND, STAGE_DONE };
+enum { STAGE_RECV, STAGE_HOST, STAGE_KERNEL, STAGE_SEND, STAGE_DONE };
 
 static void stage_next(pproc *q);
 
@@ -384,7 +390,7 @@ static void stage_next(pproc *q)
         q->wall_s[q->stage] = 0;
         if (!(work > 0)) continue;
         q->stage_start_s = ss_now(q->w->eng);
-        if (q->stage == STAGE_COMPUTE)
+        if (q->stage == STAGE_KERNEL)
             ss_pcomp_dev_on(p->comp, &q->main, q->waking, q->device, work, stage_done, q, 0);
         else
             ss_pcomp_cpu_on(p->comp, &q->main, q->waking, q->host, work, stage_done, q, 0);
@@ -397,7 +403,7 @@ static void stage_next(pproc *q)
     for (uint32_t i = 0; i < q->nbatch; i++) {
         ss_request *r = q->batch[i];
         ss_preq(r)->cur_o_s = ss_preq(r)->recv_s * sr + ss_preq(r)->cur_send_s * ss;
-        ss_preq(r)->cur_m_s = q->wall_s[STAGE_COMPUTE];
+        ss_preq(r)->cur_m_s = q->wall_s[STAGE_HOST] + q->wall_s[STAGE_KERNEL];
         if (r->measured) {
             ss_stat_add(&q->overhead, ss_preq(r)->cur_o_s);
             if (q->blk) ss_stat_add(&q->compute, ss_preq(r)->cur_m_s);
@@ -461,7 +467,7 @@ static void start_batch(pproc *q)
         keep_hop(r, &c);
     }
     q->nbatch = n;
-    double m = q->blk ? compute_s(q, samples) : 0;
+    double draw = 0, m = q->blk ? compute_s(q, samples, &draw) : 0;
     for (uint32_t i = 0; i < n; i++) {
         ss_request *r = q->batch[i];
         ss_preq(r)->cur_m_s = m;
@@ -480,11 +486,17 @@ static void start_batch(pproc *q)
         ss_inst_busy_mark(q->in, now);
         q->in->busy = 1;
     }
-    p->dev_busy[q->device]++;
     update_view(q);
     if (p->comp) {
+        /* On a GPU the kernels are the GPU's work, the rest the main thread's CPU work:
+         * the batch-1 draw's host share, once a batch (a forward pass launches the same
+         * kernels whatever its batch), the kernels the rest of m.  A CPU device's compute
+         * is all its host's (ss_pcomp_dev). */
+        double kf = q->blk && w->sc->devices[q->device].kind == SS_DEV_GPU ? q->blk->kernel_fraction : 1;
+        double host = kf < 1 ? draw * (1 - kf) : 0;
         q->work_s[STAGE_RECV] = recv;
-        q->work_s[STAGE_COMPUTE] = m;
+        q->work_s[STAGE_HOST] = host;
+        q->work_s[STAGE_KERNEL] = m - host;
         q->work_s[STAGE_SEND] = send;
         q->stage = STAGE_RECV;
         q->waking = q->free_since_s != now; /* asleep since its last batch, not straight on from it */
@@ -501,9 +513,7 @@ static void batch_done(ss_engine *eng, void *ctx, uint64_t arg)
 {
     pproc *q = ctx;
     ss_world *w = q->w;
-    ss_pipe *p = w->pipe;
     double now = ss_now(eng);
-    p->dev_busy[q->device]--;
     if (q->in) {
         ss_inst_busy_add(w, q->in, q->started_s, now);
         ss_inst_busy_mark(q->in, now);

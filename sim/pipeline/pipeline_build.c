@@ -170,6 +170,66 @@ static size_t usage_result(const ss_world *w, ss_run_result *r, const char *cons
     return k;
 }
 
+/* ---- GPU kernel-busy time (compute: shared) ------------------------------------ */
+
+/* Does device d get a gpu_util column: a GPU some block process computes on? */
+static int gpu_util_dev(const ss_pipe *p, const ss_scenario *sc, size_t d)
+{
+    if (!p->comp || sc->devices[d].kind != SS_DEV_GPU) return 0;
+    for (size_t i = 0; i < p->nprocs; i++)
+        if (p->procs[i].blk && p->procs[i].device == d) return 1;
+    return 0;
+}
+
+/* Each GPU's kernel-busy time now: the window's start. */
+static void gpu_busy_take(ss_pipe *p)
+{
+    for (size_t d = 0; d < p->vram.n; d++) /* the VRAM ledger has a slot per device */
+        p->gpu_busy0_s[d] = p->comp ? ss_pcomp_gpu_busy_s(p->comp, (uint32_t)d) : -1;
+}
+
+static void gpu_busy_at(ss_engine *eng, void *ctx, uint64_t arg)
+{
+    (void)eng;
+    (void)arg;
+    gpu_busy_take(ctx);
+}
+
+/* The columns gpu_util_<gpu> under compute: shared: the fraction of the
+ * measured window (end of warm-up to the last request done, as the links'
+ * link_util_*) during which a kernel ran on the GPU (docs/blockflow.md,
+ * "GPU-busy time vs host time").  Under fixed compute the GPU is no
+ * resource: no columns. */
+static void gpu_util_declare(ss_world *w)
+{
+    ss_pipe *p = w->pipe;
+    const ss_scenario *sc = w->sc;
+    if (!p->comp) return;
+    p->gpu_busy0_s = ss_xcalloc(sc->ndevices + 1, sizeof *p->gpu_busy0_s);
+    gpu_busy_take(p);
+    for (size_t d = 0; d < sc->ndevices; d++) {
+        if (!gpu_util_dev(p, sc, d)) continue;
+        char *n = col_name(sc->devices[d].name), *c = ss_xasprintf("gpu_util_%s", n);
+        ss_world_declare_extra(w, c);
+        free(c);
+        free(n);
+    }
+    if (sc->warmup_s > 0) ss_schedule(w->eng, sc->warmup_s, gpu_busy_at, p, 0);
+}
+
+static size_t gpu_util_result(const ss_world *w, ss_run_result *r, const char *const *cols, size_t k)
+{
+    const ss_pipe *p = w->pipe;
+    if (!p->gpu_busy0_s) return k;
+    double span = w->last_done_s - w->warmup_end_s;
+    for (size_t d = 0; d < w->sc->ndevices; d++) {
+        if (!gpu_util_dev(p, w->sc, d)) continue;
+        double busy = ss_pcomp_gpu_busy_s(p->comp, (uint32_t)d) - p->gpu_busy0_s[d];
+        ss_run_result_extra(r, cols[k++], span > 0 ? busy / span : NAN);
+    }
+    return k;
+}
+
 int ss_pipe_build(ss_world *w, ss_err *err)
 {
     const ss_scenario *sc = w->sc;
@@ -185,7 +245,6 @@ int ss_pipe_build(ss_world *w, ss_err *err)
     size_t nd = sc->ndevices;
     p->dev_host = ss_xcalloc(nd, sizeof *p->dev_host);
     for (size_t d = 0; d < nd; d++) p->dev_host[d] = host_of(p, sc->devices[d].name);
-    p->dev_busy = ss_xcalloc(nd, sizeof *p->dev_busy);
     p->dev_occ = ss_xcalloc(nd, sizeof *p->dev_occ);
     p->dev_occ_since = ss_xcalloc(nd, sizeof *p->dev_occ_since);
     p->dev_occ_s = ss_xcalloc(nd, sizeof *p->dev_occ_s);
@@ -245,7 +304,7 @@ int ss_pipe_build(ss_world *w, ss_err *err)
         uint8_t *gpu = ss_xcalloc(nd ? nd : 1, 1);
         for (size_t h = 0; h < p->nhosts; h++) cores[h] = ss_pipeline_host_cores(sc, p->hosts[h]);
         for (size_t d = 0; d < nd; d++) gpu[d] = sc->devices[d].kind == SS_DEV_GPU;
-        p->comp = ss_pcomp_new(w->eng, p->nhosts, cores, nd, p->dev_host, gpu, cfg->contention);
+        p->comp = ss_pcomp_new(w->eng, p->nhosts, cores, nd, p->dev_host, gpu);
         if (cfg->stack_prob > 0)
             ss_pcomp_set_stacking(p->comp, cfg->stack_prob, cfg->stack_mean_s,
                                   ss_rng_stream(sc->seed, w->rep, "pipeline/stacking"));
@@ -297,6 +356,7 @@ int ss_pipe_build(ss_world *w, ss_err *err)
     ss_world_declare_extra(w, "energy_per_request_mj");
     if (p->net) ss_pipe_net_declare(p->net, w);
     usage_declare(w);
+    gpu_util_declare(w);
     p->vram_base_mib = ss_xmalloc((p->vram.n + 1) * sizeof *p->vram_base_mib);
     p->ram_base_mib = ss_xmalloc((p->ram.n + 1) * sizeof *p->ram_base_mib);
     memcpy(p->vram_base_mib, p->vram.cur_mib, p->vram.n * sizeof *p->vram_base_mib);
@@ -378,6 +438,7 @@ void ss_pipe_result(const ss_world *w, ss_run_result *r)
     ss_run_result_extra(r, cols[k++], has_power && done ? energy / (double)done * 1e3 : NAN);
     if (p->net) k = ss_pipe_net_result(p->net, r, cols, k);
     k = usage_result(w, r, cols, k);
+    k = gpu_util_result(w, r, cols, k);
     (void)k;
 }
 
@@ -391,6 +452,7 @@ static void pipe_warmup_over(ss_world *w)
     }
     if (p->net) ss_pipe_net_warmup_over(p->net);
     if (p->usage) usage_take(p, 0);
+    if (p->gpu_busy0_s) gpu_busy_take(p);
 }
 
 void ss_pipe_free(ss_world *w)
@@ -411,7 +473,7 @@ void ss_pipe_free(ss_world *w)
     for (size_t h = 0; h < p->nhosts; h++) free(p->hosts[h]);
     free(p->hosts);
     free(p->dev_host);
-    free(p->dev_busy);
+    free(p->gpu_busy0_s);
     free(p->dev_occ);
     free(p->dev_occ_since);
     free(p->dev_occ_s);

@@ -1,7 +1,7 @@
 /* pipeline_compute.c: the compute net of a block pipeline under
  * `compute: shared` (pipeline_compute.h): host CPUs and GPUs as links of
- * the max-min solver, work as capped flows, the GPU's capacity following
- * the number of processes on it (the contention knob), and threads as FIFO
+ * the max-min solver, work as capped flows, a GPU's kernels time-sliced at
+ * capacity 1 (its busy time counted), and threads as FIFO
  * single servers of CPU work, a host's capacity following what runs on it
  * (CPU interference). */
 #include "pipeline/pipeline_compute.h"
@@ -39,8 +39,6 @@ struct ss_pcomp {
     uint32_t *dev_link;      /* per device: the link its compute runs on, or NO_LINK */
     uint32_t *dev_host;
     uint8_t *link_gpu;       /* per link: a GPU's */
-    uint32_t *gpu_active;    /* per link: activities on it now (GPU links) */
-    double contention;
     /* Wake-up stacking (ss_pcomp_set_stacking): per CPU link, what runs there now */
     double stack_prob, stack_mean_s;
     gsl_rng *stack_rng;
@@ -58,20 +56,11 @@ struct ss_pcomp {
     size_t nall;
 };
 
-/* A GPU's capacity with k activities on it: each runs at 1 / (1 + (c-1)(k-1)). */
-static double gpu_capacity_bps(double c, uint32_t k)
-{
-    if (k <= 1) return UNIT_BPS;
-    return UNIT_BPS * k / (1 + (c - 1) * (k - 1));
-}
-
 ss_pcomp *ss_pcomp_new(ss_engine *eng, size_t nhosts, const double *host_cores, size_t ndev,
-                       const uint32_t *dev_host, const uint8_t *dev_gpu, double contention)
+                       const uint32_t *dev_host, const uint8_t *dev_gpu)
 {
-    assert(contention > 0);
     ss_pcomp *c = ss_xcalloc(1, sizeof *c);
     c->eng = eng;
-    c->contention = contention;
     c->host_link = ss_xcalloc(nhosts ? nhosts : 1, sizeof *c->host_link);
     c->dev_link = ss_xcalloc(ndev ? ndev : 1, sizeof *c->dev_link);
     c->dev_host = ss_xcalloc(ndev ? ndev : 1, sizeof *c->dev_host);
@@ -90,7 +79,7 @@ ss_pcomp *ss_pcomp_new(ss_engine *eng, size_t nhosts, const double *host_cores, 
         if (dev_gpu[d]) {
             c->dev_link[d] = (uint32_t)n;
             gpu[n] = 1;
-            cap[n++] = gpu_capacity_bps(contention, 1);
+            cap[n++] = UNIT_BPS; /* one GPU: kernels of several processes time-slice it */
         } else {
             c->dev_link[d] = c->host_link[dev_host[d]];
         }
@@ -108,7 +97,6 @@ ss_pcomp *ss_pcomp_new(ss_engine *eng, size_t nhosts, const double *host_cores, 
     c->nlinks = n;
     c->corun_factor = c->slice_factor = 1;
     c->link_gpu = gpu;
-    c->gpu_active = ss_xcalloc(n + 1, sizeof *c->gpu_active);
     free(cap);
     return c;
 }
@@ -135,15 +123,16 @@ void ss_pcomp_free(ss_pcomp *c)
     free(c->dev_link);
     free(c->dev_host);
     free(c->link_gpu);
-    free(c->gpu_active);
     free(c);
 }
 
-/* One more (+1) or one fewer (-1) activity on GPU link l: its capacity follows. */
-static void gpu_count(ss_pcomp *c, uint32_t l, int delta)
+double ss_pcomp_gpu_busy_s(const ss_pcomp *c, uint32_t dev)
 {
-    c->gpu_active[l] = (uint32_t)((int)c->gpu_active[l] + delta);
-    ss_flownet_set_capacity(c->net, l, gpu_capacity_bps(c->contention, c->gpu_active[l]));
+    uint32_t l = c->dev_link[dev];
+    if (l == NO_LINK || !c->link_gpu[l]) return -1;
+    /* Capacity 1 and every kernel capped at 1: while any runs the GPU works at
+     * full rate, so the work it has done is the time it was busy. */
+    return ss_link_bytes(c->net, l); /* a second of work is carried as one byte */
 }
 
 /* ---- CPU interference ------------------------------------------------------
@@ -296,7 +285,6 @@ static void act_done(ss_engine *eng, void *ctx, ss_flow_id id, double now_s)
     (void)now_s;
     pc_act *a = ctx;
     ss_pcomp *c = a->c;
-    if (a->gpu != NO_LINK) gpu_count(c, a->gpu, -1);
     if (a->host != NO_LINK) {
         c->nact[a->host]--;
         cpu_capacity(c, a->host);
@@ -389,7 +377,6 @@ static void start(ss_pcomp *c, uint32_t link, double work_s, ss_pc_done done, vo
     a->host = link != NO_LINK && !c->link_gpu[link] && work_s > 0 ? link : NO_LINK;
     a->place = a->host != NO_LINK ? pl : NULL;
     if (a->host != NO_LINK) work_s *= c->link_time[link];
-    if (a->gpu != NO_LINK) gpu_count(c, link, +1);
     /* One core or one GPU at most; with no link (undeclared cores) exactly that. */
     ss_flow_opts o = {.cap_bps = UNIT_BPS};
     a->id = ss_flow_start(c->net, &link, link == NO_LINK ? 0 : 1, work_s, &o, act_done, a);

@@ -13,11 +13,10 @@
  *  - A host's CPU: capacity = its cores (given by the caller; 0 = not
  *    declared: no link, every activity there runs at one core whatever
  *    else runs).
- *  - A GPU: capacity k / (1 + (c - 1)(k - 1)) with k the activities on it
- *    now and c the contention, so each of k equal activities runs at
- *    1 / (1 + (c - 1)(k - 1)) of its alone speed: c = 2 is a GPU of
- *    capacity 1 time-sliced max-min fairly, c = 1 independent processes.
- *    A CPU device's compute is its host's CPU.
+ *  - A GPU: capacity 1, time-sliced max-min fairly among the kernels of
+ *    the processes on it (work given to it is kernel time only: a block's
+ *    host-side time is CPU work, docs/blockflow.md "GPU-busy time vs host
+ *    time").  A CPU device's compute is its host's CPU.
  *  - Every activity is single-threaded: capped at one core / one GPU.
  *
  * A thread (ss_pc_thread) is a FIFO single server of CPU work on one host:
@@ -43,9 +42,12 @@ typedef void (*ss_pc_done)(void *ctx, uint64_t arg);
 
 /* A compute net on eng: nhosts hosts with host_cores[h] cores (0: not
  * declared), ndev devices on host dev_host[d], dev_gpu[d] nonzero for a
- * GPU; contention > 0 (2: a GPU of capacity 1).  The arrays are copied. */
+ * GPU.  The arrays are copied. */
 ss_pcomp *ss_pcomp_new(ss_engine *eng, size_t nhosts, const double *host_cores, size_t ndev,
-                       const uint32_t *dev_host, const uint8_t *dev_gpu, double contention);
+                       const uint32_t *dev_host, const uint8_t *dev_gpu);
+/* Seconds GPU dev has had a kernel running, up to now (its kernel-busy
+ * time: gpu_util's numerator); -1 if dev is not a GPU. */
+double ss_pcomp_gpu_busy_s(const ss_pcomp *c, uint32_t dev);
 void ss_pcomp_free(ss_pcomp *c);
 /* Wake-up stacking on the hosts' CPUs (pipeline_compute.c): prob in [0, 1],
  * mean_s > 0; takes rng (freed with c).  Off (prob 0) by default. */

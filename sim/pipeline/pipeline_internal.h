@@ -37,7 +37,7 @@ typedef struct pproc {
     ss_event_id timer;
     uint8_t *ctx_opened;    /* per device: a cross-GPU context opened there */
     /* compute: shared (pipeline_compute.h): the process's other threads, and
-     * its main thread's batch as three pieces of work in a row */
+     * its main thread's batch as pieces of work in a row */
     ss_pc_thread io, rx;    /* ZeroMQ's I/O thread, the receiver thread */
     ss_pc_place main;       /* the main thread, for wake-up stacking */
     double free_since_s;    /* its last batch ended (-1: none yet) */
@@ -45,8 +45,8 @@ typedef struct pproc {
     int waking;             /* the batch's first piece starts after a sleep */
     int stage;              /* the piece in progress: STAGE_* (pipeline.c) */
     double stage_start_s;
-    double work_s[3];       /* per stage: receive (CPU), compute (GPU), send (CPU), alone */
-    double wall_s[3];       /* per stage: as it ran, shared */
+    double work_s[4];       /* per stage: receive (CPU), compute's host part (CPU), its kernels (GPU), send (CPU), alone */
+    double wall_s[4];       /* per stage: as it ran, shared */
     ss_stat overhead, compute, wait, batch_size; /* measured requests */
 } pproc;
 
@@ -60,7 +60,7 @@ typedef struct ss_pipe {
     char **hosts;           /* host names, from "host/device" */
     size_t nhosts;
     uint32_t *dev_host;     /* per device */
-    uint32_t *dev_busy;     /* processes computing now, per device (contention) */
+    double *gpu_busy0_s;    /* compute: shared: per device, its kernel-busy time when the window began (gpu_util) */
     uint32_t *dev_occ;      /* requests at or heading to its processes, per device */
     double *dev_occ_since, *dev_occ_s;
     ss_ledger vram, ram;    /* per device, per host */
