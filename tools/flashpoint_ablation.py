@@ -170,6 +170,10 @@ def tune_one(job):
 def cmd_tune(args):
     """Tune the baseline for every (load, autoscaler, technique, model) whose replica-seconds at the
     defaults (the sweep's CSV given with --from) are more than 5% from the technique's."""
+    for opt in ("--from", "-j", "--only", "--cells"):
+        if opt in args and args.index(opt) + 1 >= len(args) or ("--from" not in args and opt == "--from"):
+            sys.exit("flashpoint_ablation.py tune: expected --from CSV [-j N] [--only A,B] [--cells L/A/T/M,...] "
+                     f"({opt} needs a value)")
     jobs = int(args[args.index("-j") + 1]) if "-j" in args else 2
     only = args[args.index("--only") + 1].split(",") if "--only" in args else [a[0] for a in AUTOSCALERS]
     res = load_results(args[args.index("--from") + 1])
