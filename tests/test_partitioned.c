@@ -5,6 +5,7 @@
  * flashpoint.md, cited FP §n). */
 #include "test.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,9 +32,10 @@ static const char *SCEN = "seed: 1\nduration_s: 1000\ntopology: topo.yaml\n"
                           "workloads:\n  - {name: w, kind: trace, target: m, file: t.csv}\n"
                           "autoscaling: {policy: {name: steps-as, steps: \"%s\"}, period_s: 1}\n"
                           "placement: {policy: cloud}\n"
-                          "partitioning: {policy: {name: %s, max_parts: %d}, completion: %s}\n";
+                          "partitioning: {policy: {name: %s, max_parts: %d}, completion: %s%s}\n";
 
 static const char *partitioner = "flashpoint-mp"; /* or the test plugin bad-parts (it takes max_parts too) */
+static const char *part_extra = ", cut_overhead_s: 0"; /* more keys of `partitioning:`; the FP examples have no cut cost */
 static char *failed_output;                      /* what the last failed run printed */
 
 /* Write the setup into a new folder; run it; the requests CSV, or NULL. */
@@ -46,7 +48,7 @@ static char *run(char **dir, int hosts, const char *trace, const char *steps, in
     ss_test_sh(NULL, "mkdir -p '%s/models'", *dir);
     free(ss_test_write(*dir, "models/m-layers.json", LAYERS));
     free(ss_test_write(*dir, "t.csv", trace));
-    snprintf(buf, sizeof buf, SCEN, steps, partitioner, max_parts, completion);
+    snprintf(buf, sizeof buf, SCEN, steps, partitioner, max_parts, completion, part_extra);
     free(ss_test_write(*dir, "s.yaml", buf));
     char *out = NULL;
     int rc = ss_test_sh(&out,
@@ -143,6 +145,31 @@ static void scale_down_takes_pipelines_first(void)
     CU_ASSERT_DOUBLE_EQUAL(t[1], 64.0, 1e-3);
     free(out);
     ss_test_rmtree(dir);
+}
+
+static void cut_cost_per_message(void)
+{
+    /* A request at 100 s through the warm two-part pipeline (no completion;
+     * the first, at 0 s, waited for its cold start): part a's 2 s, the 125 MB tensor over the 1 Gbit/s host
+     * links in 1 s, the cut's per-message cost, part b's 2 s.  So it ends at
+     * 105 s + cut_overhead_s: 0.25 s given, the measured default
+     * (SS_CUT_OVERHEAD_S, 1.593928954 ms) when the key is absent, none at 0. */
+    static const struct {
+        const char *extra;
+        double cost_s;
+    } cases[] = {{", cut_overhead_s: 0.25", 0.25}, {"", 0.001593928954}, {", cut_overhead_s: 0", 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        part_extra = cases[i].extra;
+        char *dir, *out = run(&dir, 2, "timestamp_s\n0\n100\n", "2@0", 0, "false");
+        part_extra = ", cut_overhead_s: 0";
+        CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+        double t[2];
+        CU_ASSERT_EQUAL_FATAL(finishes(out, t, 2), 2);
+        if (fabs(t[1] - (105 + cases[i].cost_s)) > 1e-9) fprintf(stderr, "\ncase %zu: %.9f\n", i, t[1]);
+        CU_ASSERT_DOUBLE_EQUAL(t[1], 100 + 2 + 1 + cases[i].cost_s + 2, 1e-9);
+        free(out);
+        ss_test_rmtree(dir);
+    }
 }
 
 static void invalid_plan_fails_the_run(void)
@@ -261,6 +288,7 @@ static void ablation_reference_reproduces(void)
 SS_TEST_SUITE("partitioned", {"FP §2.4's example simulated: 24 s in two parts, 34 s whole", fp_worked_example_simulated},
               {"model completion turns a pipeline into whole replicas", completion_makes_whole_replicas},
               {"scale-down drains pipelines first", scale_down_takes_pipelines_first},
+              {"a cut's hand-off pays cut_overhead_s beside its tensor's bytes", cut_cost_per_message},
               {"bad partitioning input: file:line:col, exit 2, nothing written", bad_partitioning},
               {"a plan the partitioner may not make fails the run, with a message", invalid_plan_fails_the_run},
               {"the ablation's reference reproduces, and its tables are the tool's", ablation_reference_reproduces})

@@ -144,7 +144,7 @@ static void send(ss_coldstart *cs, ss_cold *c)
     c->stage = ST_SEND;
     c->sent_s = ss_now(cs->w->eng);
     if (c->data_s < c->born_s) c->data_s = c->sent_s; /* a sleeper, a loaded process: no data stage */
-    c->flow = cs_route_flow(cs, cs->hosts[c->host].ram, cs->gpus[c->gpu].node, 0, cs_model_bytes(cs, c->model),
+    c->flow = cs_route_flow(cs, cs->hosts[c->host].ram, cs->gpus[c->gpu].node, 0, cs_model_bytes(cs, c->model), 0,
                             send_done, c);
 }
 

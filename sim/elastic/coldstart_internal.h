@@ -139,9 +139,10 @@ ss_flow_id cs_transfer(ss_coldstart *cs, uint32_t h, uint32_t m, double bytes, u
 /* Where model data comes from (a peer host's RAM node, or storage for
  * NONE) and the rate cap of one transfer from there to node dst (the
  * storage's per-connection cap, or peer_mbps; 0 = none). */
-/* `bytes` from node src to node dst on the route ss_topo_route picks for key, with its latency. */
-ss_flow_id cs_route_flow(ss_coldstart *cs, uint32_t src, uint32_t dst, uint64_t key, double bytes, ss_flow_done done,
-                         void *ctx);
+/* `bytes` from node src to node dst on the route ss_topo_route picks for
+ * key, with its latency and then extra_s more (a message's fixed cost; 0: none). */
+ss_flow_id cs_route_flow(ss_coldstart *cs, uint32_t src, uint32_t dst, uint64_t key, double bytes, double extra_s,
+                         ss_flow_done done, void *ctx);
 uint32_t cs_source_node(const ss_coldstart *cs, uint32_t peer);
 double cs_source_cap_bps(const ss_coldstart *cs, uint32_t peer, uint32_t dst);
 /* A peer's transfer begins or ends (it cannot be evicted meanwhile); nothing for storage. */

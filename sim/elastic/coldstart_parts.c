@@ -87,7 +87,8 @@ typedef struct cs_parts {
 /* The plan's cost coefficients (servesim/partition.h) on this topology: a
  * part's cold start along the slowest path (storage, one connection, then
  * the profile's load rate, then PCIe), measured on the first host; a cut
- * between GPUs of two hosts (or two GPUs of one, with one host). */
+ * between GPUs of two hosts (or two GPUs of one, with one host), with its
+ * per-message cost (cut_overhead_s) beside the route's latency. */
 static void coefficients(ss_coldstart *cs, uint32_t m, ss_part_model *pm)
 {
     const ss_model_cfg *mc = &cs->w->sc->models[m];
@@ -107,7 +108,7 @@ static void coefficients(ss_coldstart *cs, uint32_t m, ss_part_model *pm)
     double lat = 0;
     cs_route(cs, cs->gpus[g0].node, cs->gpus[g1].node, 0, &n, &lat);
     pm->net_s_per_byte = cs_transfer_est_s(cs, cs->gpus[g0].node, cs->gpus[g1].node, 0, unit) / unit;
-    pm->net_fixed_s = lat;
+    pm->net_fixed_s = lat + cs->w->sc->partitioning->cut_overhead_s; /* the route's latency, the message's cost */
 }
 
 int cs_parts_build(ss_coldstart *cs, ss_err *err)
@@ -189,7 +190,7 @@ static void part_send(ss_coldstart *cs, ss_cold *c)
 {
     c->stage = ST_SEND;
     c->sent_s = ss_now(cs->w->eng);
-    c->flow = cs_route_flow(cs, cs->hosts[c->host].ram, cs->gpus[c->gpu].node, 0, c->bytes, part_send_done, c);
+    c->flow = cs_route_flow(cs, cs->hosts[c->host].ram, cs->gpus[c->gpu].node, 0, c->bytes, 0, part_send_done, c);
 }
 
 /* A part that read the host's copy of the model no longer depends on it. */
@@ -336,7 +337,8 @@ static void hand_on(ss_world *w, ss_parted *pp, uint32_t k)
     pp->inbox_state[k + 1] = SLOT_COMING;
     ss_coldstart *cs = w->cs;
     uint32_t a = cs->gpu_of_device[pp->part[k]->device], b = cs->gpu_of_device[pp->part[k + 1]->device];
-    pp->inbox_flow[k + 1] = cs_route_flow(cs, cs->gpus[a].node, cs->gpus[b].node, r->id, pp->cut_bytes[k], cut_done, pp);
+    pp->inbox_flow[k + 1] = cs_route_flow(cs, cs->gpus[a].node, cs->gpus[b].node, r->id, pp->cut_bytes[k],
+                                          w->sc->partitioning->cut_overhead_s, cut_done, pp);
     part_free(w, pp, k);
 }
 
