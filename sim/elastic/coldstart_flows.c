@@ -82,3 +82,10 @@ ss_flow_id cs_load_flow(ss_coldstart *cs, uint32_t h, uint32_t gpu, uint32_t m, 
     ss_flow_opts o = {.cap_bps = 8 * cs->w->sc->models[m].load_bytes_per_s};
     return ss_flow_start(cs->net, r, n ? 1 : 0, bytes, &o, done, ctx);
 }
+
+ss_flow_id cs_disk_read(ss_coldstart *cs, uint32_t h, double bytes, ss_flow_done done, void *ctx)
+{
+    size_t n;
+    const uint32_t *r = cs_route(cs, cs->hosts[h].disk, cs->hosts[h].ram, 0, &n, NULL);
+    return ss_flow_start(cs->net, r, n, bytes, NULL, done, ctx);
+}

@@ -41,6 +41,8 @@ typedef struct hm_entry {
     double dl_begun_s;       /* when its download (or chain part, or disk read) began */
     ss_flow_id dl, ld;       /* the shared download, the shared load */
     ss_cold *waiters;        /* cold starts waiting for either */
+    double part_bytes;       /* RAM of the layers it holds or is fetching for partitioned replicas (held) */
+    struct cs_held *held;    /* those layers, layer by layer (coldstart_parts.c), or NULL */
 } hm_entry;
 
 typedef struct cs_host {
@@ -73,9 +75,11 @@ struct ss_cold {
     double born_s;
     double data_s, sent_s;   /* its data was on the host, its send began (the timeline's stages) */
     ss_cold *next;           /* in a waiter list */
-    uint8_t part;            /* 0: a whole replica's; PART_START: a part's (its own bytes, nothing shared);
-                              * PART_REST: a part's GPU loading the rest of the model (coldstart_parts.c) */
-    double bytes;            /* what a part's cold start moves */
+    uint8_t part;            /* 0: a whole replica's; PART_START: a part's; PART_REST: a part's GPU
+                              * loading the rest of the model (coldstart_parts.c) */
+    uint32_t lo, hi;         /* a part's layers [lo, hi); PART_REST: every layer but those */
+    double bytes;            /* what a part's cold start loads and sends */
+    double fetch_bytes;      /* a part's fetch in flight into the host's held layers, 0 if none */
 };
 enum { PART_START = 1, PART_REST = 2 };
 
@@ -119,7 +123,12 @@ static inline hm_entry *cs_hm_of(ss_coldstart *cs, uint32_t h, uint32_t m) { ret
 static inline double cs_model_bytes(const ss_coldstart *cs, uint32_t m) { return cs->w->sc->models[m].weights_bytes; }
 static inline double cs_hm_bytes(const ss_coldstart *cs, const hm_entry *e, uint32_t m)
 {
-    return ((e->data != NO_DATA) + (e->proc != NO_PROC)) * cs_model_bytes(cs, m);
+    return ((e->data != NO_DATA) + (e->proc != NO_PROC)) * cs_model_bytes(cs, m) + e->part_bytes;
+}
+/* Does the policy keep or share a host's model data (so parts on a host share what it holds)? */
+static inline int cs_tracks_data(const ss_coldstart *cs)
+{
+    return (cs->flags & (SS_PLACE_KEEP_DATA | SS_PLACE_SHARE_DOWNLOAD | SS_PLACE_MULTICAST)) != 0;
 }
 
 
@@ -150,11 +159,16 @@ void cs_upload_begin(ss_coldstart *cs, uint32_t peer, uint32_t m);
 void cs_upload_over(ss_coldstart *cs, uint32_t peer, uint32_t m);
 ss_flow_id cs_load_flow(ss_coldstart *cs, uint32_t h, uint32_t gpu, uint32_t m, double bytes, ss_flow_done done,
                         void *ctx);
+/* `bytes` from host h's disk to its RAM. */
+ss_flow_id cs_disk_read(ss_coldstart *cs, uint32_t h, double bytes, ss_flow_done done, void *ctx);
 
 /* coldstart.c: the stages. */
 void cs_delivered(hm_entry *e, double now);
 int cs_begin(ss_coldstart *cs, ss_cold *c);
 void cs_forget(ss_coldstart *cs, ss_cold *c);
+/* A cold start no longer depends on what host e->host holds of the model;
+ * with nothing kept and nobody else depending on it, it goes. */
+void cs_unpin(ss_coldstart *cs, hm_entry *e);
 void cs_record(ss_coldstart *cs, const ss_cold *c, double now);
 /* A cold start's own download of `bytes` arrived: counted by source, its peer's upload over. */
 void cs_own_download_over(ss_coldstart *cs, ss_cold *c, double bytes);
@@ -174,9 +188,13 @@ int cs_parts_build(ss_coldstart *cs, ss_err *err);
 void cs_parts_free(ss_coldstart *cs);
 uint32_t cs_grow_parts(ss_coldstart *cs, uint32_t m, uint32_t k);
 void cs_part_abandon(ss_coldstart *cs, ss_cold *c);
+void cs_part_data(ss_coldstart *cs, ss_cold *c);   /* a part's next step to its bytes on the host (re-entrant) */
+void cs_held_drop(ss_coldstart *cs, hm_entry *e);  /* the host's held layers go (none fetched: e unpinned) */
 
 /* coldstart_mcast.c: TCP chains. */
 void cs_multicast(ss_coldstart *cs, uint32_t m);
+/* The hosts whose RAM holds m, in host order (out: room for nhosts); how many. */
+uint32_t cs_chain_senders(const ss_coldstart *cs, uint32_t m, uint32_t *out);
 void cs_free_chains(ss_coldstart *cs); /* those a run cut short left in flight */
 
 /* coldstart_view.c: what the placement plugin sees, estimates, sources. */
@@ -187,5 +205,12 @@ uint32_t cs_pick_source(ss_coldstart *cs, uint32_t h, uint32_t m);
 double cs_transfer_est_s(ss_coldstart *cs, uint32_t src, uint32_t dst, double cap_bps, double bytes);
 /* The same for model data from peer host `peer` (NONE: storage) to host h's RAM. */
 double cs_fetch_est_s(ss_coldstart *cs, uint32_t peer, uint32_t h, double bytes);
+/* Where host h gets `bytes` of model m that its RAM lacks, after a shared
+ * download in progress: SS_SOURCE_DISK (its disk copy; with estimates,
+ * unless a peer is faster now), CS_TIER_CHAIN (SS_PLACE_MULTICAST: a chain
+ * from the hosts holding it), else SS_SOURCE_PEER or SS_SOURCE_STORAGE
+ * with *peer the plugin's source (NONE: storage). */
+enum { CS_TIER_CHAIN = SS_SOURCE_COUNT };
+uint8_t cs_fetch_tier(ss_coldstart *cs, uint32_t h, uint32_t m, double bytes, uint32_t *peer);
 
 #endif

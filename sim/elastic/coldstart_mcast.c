@@ -77,13 +77,20 @@ static int by_index(const void *x, const void *y)
 
 /* The scale-up's hosts that need the data, split evenly (in host order)
  * over the hosts whose RAM holds it, else storage: a chain per sender. */
+uint32_t cs_chain_senders(const ss_coldstart *cs, uint32_t m, uint32_t *out)
+{
+    uint32_t ns = 0;
+    for (uint32_t p = 0; p < cs->nhosts; p++) {
+        const hm_entry *e = &cs->hm[(size_t)p * cs->w->sc->nmodels + m];
+        if (e->data == HAS_DATA || e->proc == LOADED) out[ns++] = p;
+    }
+    return ns;
+}
+
 void cs_multicast(ss_coldstart *cs, uint32_t m)
 {
-    uint32_t *senders = ss_xmalloc((cs->nhosts + 1) * sizeof *senders), ns = 0, nr = (uint32_t)cs->npending;
-    for (uint32_t p = 0; p < cs->nhosts; p++) {
-        const hm_entry *e = cs_hm_of(cs, p, m);
-        if (e->data == HAS_DATA || e->proc == LOADED) senders[ns++] = p;
-    }
+    uint32_t *senders = ss_xmalloc((cs->nhosts + 1) * sizeof *senders), nr = (uint32_t)cs->npending;
+    uint32_t ns = cs_chain_senders(cs, m, senders);
     if (!ns) senders[ns++] = NONE;
     if (ns > nr) ns = nr;
     qsort(cs->pending, nr, sizeof *cs->pending, by_index);

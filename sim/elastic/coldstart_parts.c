@@ -11,17 +11,26 @@
  * whole replicas (FP §2.7's reading).
  *
  * A pipeline is p instances of the model, one per GPU, each with its part's
- * cold start: the part's bytes only, downloaded (from a peer holding the
- * model, or storage, as the placement plugin's source op says), loaded and
- * sent on their own, in parallel - nothing of a part is shared with the
- * host's cache.  Its VRAM ledger holds the whole model from the start,
- * since model completion will need it.  The pipeline is up, and counted as
- * one cold start, once every part is warm.
+ * cold start, in parallel: the part's bytes come from the tiers a whole
+ * replica's come from under the placement plugin in force (FP §1.5-1.6,
+ * §5.2.4): the GPU's kept weights; the host's RAM (the model's data, its
+ * loaded process, or the layers other parts and completions brought there);
+ * the host's one shared download in progress (the download manager); then,
+ * for the layers the host lacks only, its disk copy, a holder (multicast's
+ * sender), the plugin's peer or storage.  When the policy keeps or shares
+ * data, what a part fetches stays in the host's RAM layer by layer (struct
+ * cs_held), shared with the other parts and completions there; once every
+ * layer is there it is the host's copy of the model.  With nothing kept or
+ * shared, a part fetches its own copy, as a whole replica does.  Each part
+ * loads and sends its own bytes.  Its VRAM ledger holds the whole model from
+ * the start, since model completion will need it.  The pipeline is up, and
+ * counted as one cold start, once every part is warm.
  *
  * Serving (FP §1.4): the first part pulls from the model's shared queue;
  * a request runs each part's share of its demand (the part's layers' share
  * of the execution time), then crosses to the next part as a flow of the
- * cut's tensor from GPU to GPU on the topology.  Each part has a one-request
+ * cut's tensor from GPU to GPU on the topology, which arrives cut_overhead_s
+ * after its last byte (the message's cost).  Each part has a one-request
  * inbox: a part hands a request on only once the next part's inbox is free
  * (it reserves it), and takes no new request until it has handed on the one
  * it holds; the transfer overlaps the next part's work.  So a pipeline holds
@@ -29,9 +38,10 @@
  * example gives completions every 2 s, as its model does.
  *
  * Model completion (FP §4.2.5): once its part is warm, each GPU loads the
- * rest of the model the same way (`completion: false` turns this off); its
- * host then holds the whole model's data, which it keeps in RAM as after a
- * whole cold start when the placement keeps data (lazy eviction).
+ * rest of the model the same way (`completion: false` turns this off),
+ * fetching only the layers its host does not hold or is not fetching
+ * already; the host then holds the whole model's data, which it keeps in
+ * RAM as after a whole cold start when the placement keeps data.
  * When every GPU of a pipeline holds the whole model, the pipeline takes no
  * more requests, and once empty it becomes p whole replicas.
  *
@@ -64,6 +74,7 @@ struct ss_parted {
     ss_instance **part;      /* p: part[0] pulls from the queue */
     double *share;           /* per part: its share of a request's demand */
     double *bytes;           /* per part: its weights */
+    uint32_t *first;         /* per part, and one past the last: its first layer */
     double *cut_bytes;       /* per cut k (between parts k and k + 1): the tensor */
     ss_request **held;       /* per part: done with it, waiting for the next part's inbox */
     ss_request **inbox;      /* per part: handed to it (crossing, or arrived) */
@@ -138,6 +149,7 @@ static void pp_free(ss_parted *pp)
     free(pp->part);
     free(pp->share);
     free(pp->bytes);
+    free(pp->first);
     free(pp->cut_bytes);
     free(pp->held);
     free(pp->inbox);
@@ -172,9 +184,51 @@ void cs_parts_free(ss_coldstart *cs)
     cs->parts = NULL;
 }
 
-/* ---- a part's cold start: its own bytes, nothing shared ------------------------------------ */
+/* ---- a part's cold start: its bytes from the tiers a whole replica's come from ------------ */
 
-static void part_begin(ss_coldstart *cs, ss_cold *c);
+/* What host e->host holds of a partitioned model layer by layer, beside
+ * (or instead of) the whole model's data: the layers parts and completions
+ * fetched there.  A layer is absent, coming (a cold start fetches it: `by`)
+ * or held.  Allocated when a part first fetches into the host's RAM, freed
+ * when the layers are evicted or, with nothing kept, unpinned: memory
+ * follows what hosts hold, not time. */
+enum { LAYER_ABSENT = 0, LAYER_COMING = 1, LAYER_HELD = 2 };
+
+typedef struct cs_held {
+    uint32_t n;              /* the model's layers */
+    uint32_t held;           /* of them, held */
+    ss_cold *waiters;        /* parts waiting for layers other cold starts fetch */
+    ss_cold **by;            /* per layer: who fetches it (coming) */
+    uint8_t state[];         /* per layer: LAYER_* */
+} cs_held;
+
+static int in_set(const ss_cold *c, uint32_t l)
+{
+    int in = l >= c->lo && l < c->hi;
+    return c->part == PART_REST ? !in : in;
+}
+
+static cs_held *held_of(ss_coldstart *cs, hm_entry *e)
+{
+    if (e->held) return e->held;
+    uint32_t n = cs->parts->models[e->model].nlayers;
+    cs_held *hd = ss_xcalloc(1, sizeof *hd + n);
+    hd->n = n;
+    hd->by = ss_xcalloc(n + 1, sizeof *hd->by);
+    e->held = hd;
+    return hd;
+}
+
+void cs_held_drop(ss_coldstart *cs, hm_entry *e)
+{
+    cs_release(cs, e->host, e->part_bytes);
+    e->part_bytes = 0;
+    free(e->held->by);
+    free(e->held);
+    e->held = NULL;
+}
+
+static void part_send(ss_coldstart *cs, ss_cold *c);
 static void part_warm(ss_coldstart *cs, ss_cold *c, double now);
 
 static void part_send_done(ss_engine *eng, void *ctx, ss_flow_id id, double now)
@@ -196,11 +250,16 @@ static void part_send(ss_coldstart *cs, ss_cold *c)
 /* A part that read the host's copy of the model no longer depends on it. */
 static void unpin(ss_coldstart *cs, ss_cold *c)
 {
-    if (!c->own_data) return; /* own_data here: it pinned the host's copy */
-    hm_entry *e = cs_hm_of(cs, c->host, c->model);
-    e->pins--;
-    e->used_s = ss_now(cs->w->eng);
+    if (!c->own_data) return; /* own_data here: it pinned what the host holds */
     c->own_data = 0;
+    cs_unpin(cs, cs_hm_of(cs, c->host, c->model));
+}
+
+static void pin(ss_coldstart *cs, ss_cold *c)
+{
+    if (c->own_data) return;
+    c->own_data = 1;
+    cs_hm_of(cs, c->host, c->model)->pins++;
 }
 
 static void part_load_done(ss_engine *eng, void *ctx, ss_flow_id id, double now)
@@ -215,27 +274,176 @@ static void part_load_done(ss_engine *eng, void *ctx, ss_flow_id id, double now)
     part_send(cs, c);
 }
 
-static void part_load(ss_coldstart *cs, ss_cold *c)
+/* Its bytes are in the host's RAM: its own process loads them. */
+static void part_load(ss_coldstart *cs, ss_cold *c, int reserve)
 {
+    if (reserve) {
+        cs_reserve(cs, c->host, c->bytes);
+        c->own_bytes += c->bytes;
+    }
     c->stage = ST_LOAD;
     c->data_s = ss_now(cs->w->eng);
     c->flow = cs_load_flow(cs, c->host, c->gpu, c->model, c->bytes, part_load_done, c);
 }
 
-static void part_download_done(ss_engine *eng, void *ctx, ss_flow_id id, double now)
+static void wake_list(ss_coldstart *cs, ss_cold *list)
+{
+    while (list) {
+        ss_cold *c = list;
+        list = c->next;
+        c->next = NULL;
+        cs_part_data(cs, c);
+    }
+}
+
+static void wake_held(ss_coldstart *cs, hm_entry *e)
+{
+    if (!e->held) return;
+    ss_cold *list = e->held->waiters;
+    e->held->waiters = NULL;
+    wake_list(cs, list);
+}
+
+/* A part's fetch has arrived: its layers are held (all of them: the host
+ * holds the whole model's data), and it and the parts waiting look again. */
+static void part_fetch_done(ss_engine *eng, void *ctx, ss_flow_id id, double now)
 {
     (void)eng;
     (void)id;
-    (void)now;
     ss_cold *c = ctx;
     ss_coldstart *cs = c->in->world->cs;
-    cs_own_download_over(cs, c, c->bytes);
-    part_load(cs, c);
+    hm_entry *e = cs_hm_of(cs, c->host, c->model);
+    c->flow = 0;
+    if (c->source == SS_SOURCE_DISK) {
+        e->disk_reads--;
+        e->disk_used_s = now;
+    }
+    cs_own_download_over(cs, c, c->fetch_bytes);
+    c->fetch_bytes = 0;
+    cs_held *hd = e->held;
+    if (!hd) { /* nothing is kept or shared: it fetched its own copy */
+        part_load(cs, c, 1);
+        return;
+    }
+    for (uint32_t l = 0; l < hd->n; l++)
+        if (hd->state[l] == LAYER_COMING && hd->by[l] == c) {
+            hd->state[l] = LAYER_HELD;
+            hd->by[l] = NULL;
+            hd->held++;
+        }
+    ss_cold *waiters = NULL;
+    if (hd->held == hd->n && e->data == NO_DATA) { /* its layers make up the model: the host's data */
+        e->data = HAS_DATA;
+        e->used_s = now;
+        cs->hosts[e->host].used_bytes += cs_model_bytes(cs, e->model) - e->part_bytes;
+        e->part_bytes = 0;
+        waiters = hd->waiters;
+        free(hd->by);
+        free(hd);
+        e->held = NULL;
+    }
+    cs_part_data(cs, c);
+    wake_list(cs, waiters);
+    wake_held(cs, e);
+}
+
+/* Fetch `bytes` that host h lacks for c, from the tier a whole replica's
+ * bytes would come from (its disk, a holder for a chain, the plugin's peer,
+ * storage); into the host's held layers, or c's own copy with nothing kept
+ * or shared. */
+static void part_fetch(ss_coldstart *cs, ss_cold *c, double bytes)
+{
+    hm_entry *e = cs_hm_of(cs, c->host, c->model);
+    uint32_t peer;
+    uint8_t tier = cs_fetch_tier(cs, c->host, c->model, bytes, &peer);
+    if (tier == CS_TIER_CHAIN) { /* one receiver: from the first host holding it, else storage (cs_multicast) */
+        uint32_t *senders = ss_xmalloc((cs->nhosts + 1) * sizeof *senders);
+        peer = cs_chain_senders(cs, c->model, senders) ? senders[0] : NONE;
+        free(senders);
+        tier = peer == NONE ? SS_SOURCE_STORAGE : SS_SOURCE_PEER;
+    }
+    c->source = tier;
+    c->stage = ST_DATA;
+    c->fetch_bytes = bytes;
+    cs_reserve(cs, c->host, bytes);
+    if (e->held) e->part_bytes += bytes;
+    else c->own_bytes += bytes;
+    if (tier == SS_SOURCE_DISK) {
+        e->disk_reads++;
+        c->flow = cs_disk_read(cs, c->host, bytes, part_fetch_done, c);
+        return;
+    }
+    c->peer = peer;
+    c->flow = cs_transfer(cs, c->host, c->model, bytes, peer, part_fetch_done, c);
+}
+
+/* c->source, unless a tier was named already (SS_SOURCE_GPU: none yet). */
+static void source_is(ss_cold *c, uint8_t source)
+{
+    if (c->source == SS_SOURCE_GPU) c->source = source;
+}
+
+void cs_part_data(ss_coldstart *cs, ss_cold *c)
+{
+    hm_entry *e = cs_hm_of(cs, c->host, c->model);
+    if (c->flow) return; /* its own fetch is in flight: it looks again when that arrives */
+    if (e->proc == LOADED) { /* the host's process holds the model: only the send */
+        source_is(c, SS_SOURCE_LOCAL);
+        unpin(cs, c);
+        c->data_s = ss_now(cs->w->eng);
+        part_send(cs, c);
+        return;
+    }
+    if (e->data == HAS_DATA) { /* the host holds the model's data, or its download just came */
+        source_is(c, SS_SOURCE_LOCAL);
+        pin(cs, c);
+        part_load(cs, c, 1);
+        return;
+    }
+    if (e->data == DOWNLOADING && (cs->flags & (SS_PLACE_SHARE_DOWNLOAD | SS_PLACE_MULTICAST))) {
+        pin(cs, c); /* the download manager: the host's one download brings its bytes */
+        source_is(c, e->source);
+        c->stage = ST_DATA;
+        c->next = e->waiters;
+        e->waiters = c;
+        return;
+    }
+    if (!cs_tracks_data(cs)) { /* nothing is kept or shared: its own copy */
+        part_fetch(cs, c, c->bytes);
+        return;
+    }
+    pin(cs, c);
+    cs_held *hd = held_of(cs, e);
+    const ss_part_model *pm = &cs->parts->models[c->model];
+    double missing = 0;
+    ss_cold *other = NULL;
+    for (uint32_t l = 0; l < hd->n; l++) {
+        if (!in_set(c, l)) continue;
+        if (hd->state[l] == LAYER_ABSENT) {
+            hd->state[l] = LAYER_COMING;
+            hd->by[l] = c;
+            missing += pm->layers[l].weights_bytes;
+        } else if (hd->state[l] == LAYER_COMING && hd->by[l] != c) {
+            other = hd->by[l];
+        }
+    }
+    if (missing > 0) { /* only what the host lacks */
+        part_fetch(cs, c, missing);
+        return;
+    }
+    if (other) { /* another cold start on the host fetches some of its layers */
+        source_is(c, other->source);
+        c->stage = ST_DATA;
+        c->next = hd->waiters;
+        hd->waiters = c;
+        return;
+    }
+    source_is(c, SS_SOURCE_LOCAL); /* every layer was there */
+    part_load(cs, c, 1);
 }
 
 static void part_begin(ss_coldstart *cs, ss_cold *c)
 {
-    hm_entry *e = cs_hm_of(cs, c->host, c->model);
     cs_gpu *g = &cs->gpus[c->gpu];
     if (g->cached == c->model) { /* the GPU kept the whole model's weights: its part, and the rest, are there */
         g->cached = NONE;
@@ -245,46 +453,54 @@ static void part_begin(ss_coldstart *cs, ss_cold *c)
         return;
     }
     cs_wake_none(cs, g); /* a sleeper yields the GPU */
-    if (e->proc == LOADED || e->data == HAS_DATA) { /* the host holds the model: read its part from there */
-        e->pins++;
-        c->own_data = 1;
-        c->source = SS_SOURCE_LOCAL;
-        if (e->proc == LOADED) {
-            unpin(cs, c);
-            part_send(cs, c);
+    cs_part_data(cs, c);
+}
+
+static void unlist(ss_cold **list, ss_cold *c)
+{
+    for (ss_cold **pp = list; *pp; pp = &(*pp)->next)
+        if (*pp == c) {
+            *pp = c->next;
             return;
         }
-        cs_reserve(cs, c->host, c->bytes); /* its process */
-        c->own_bytes += c->bytes;
-        part_load(cs, c);
-        return;
-    }
-    uint32_t peer = cs_pick_source(cs, c->host, c->model);
-    c->source = peer == NONE ? SS_SOURCE_STORAGE : SS_SOURCE_PEER;
-    cs_reserve(cs, c->host, 2 * c->bytes); /* its data and its process */
-    c->own_bytes += 2 * c->bytes;
-    c->peer = peer;
-    c->stage = ST_DATA;
-    c->flow = cs_transfer(cs, c->host, c->model, c->bytes, peer, part_download_done, c);
 }
 
 void cs_part_abandon(ss_coldstart *cs, ss_cold *c)
 {
+    hm_entry *e = cs_hm_of(cs, c->host, c->model);
     if (c->flow) ss_flow_cancel(cs->net, c->flow);
-    if (c->flow && c->stage == ST_DATA) cs_upload_over(cs, c->peer, c->model);
+    if (c->flow && c->stage == ST_DATA) {
+        cs_upload_over(cs, c->peer, c->model);
+        if (c->source == SS_SOURCE_DISK) e->disk_reads--;
+    }
+    unlist(&e->waiters, c);
+    if (e->held) {
+        unlist(&e->held->waiters, c);
+        for (uint32_t l = 0; l < e->held->n; l++) /* what it was fetching is absent again */
+            if (e->held->state[l] == LAYER_COMING && e->held->by[l] == c) {
+                e->held->state[l] = LAYER_ABSENT;
+                e->held->by[l] = NULL;
+            }
+        if (c->flow && c->stage == ST_DATA) {
+            e->part_bytes -= c->fetch_bytes;
+            cs_release(cs, c->host, c->fetch_bytes);
+        }
+    }
     unpin(cs, c);
     cs_release(cs, c->host, c->own_bytes);
     c->in->cold = NULL;
     cs->live_colds--;
     free(c);
+    wake_held(cs, e); /* parts that waited for its layers fetch them */
 }
 
-/* A cold start of `bytes` of model m on part `in`'s GPU. */
-static void part_cold(ss_coldstart *cs, ss_instance *in, uint32_t host, uint32_t gpu, uint8_t kind, double bytes)
+/* A cold start of layers [lo, hi) of model m (PART_REST: all but those) on part `in`'s GPU. */
+static void part_cold(ss_coldstart *cs, ss_instance *in, uint32_t host, uint32_t gpu, uint8_t kind, double bytes,
+                      uint32_t lo, uint32_t hi)
 {
     ss_cold *c = ss_xcalloc(1, sizeof *c);
     *c = (ss_cold){.in = in, .host = host, .gpu = gpu, .model = in->model, .born_s = ss_now(cs->w->eng),
-                   .peer = NONE, .part = kind, .bytes = bytes};
+                   .peer = NONE, .part = kind, .bytes = bytes, .lo = lo, .hi = hi};
     in->cold = c;
     cs->live_colds++;
     part_begin(cs, c);
@@ -482,15 +698,7 @@ static void part_warm(ss_coldstart *cs, ss_cold *c, double now)
     in->cold = NULL;
     cs->live_colds--;
     free(c);
-    if (kind == PART_REST) { /* this GPU holds the whole model */
-        /* and its host has had all of the model's data: the host's cache, if the policy keeps one */
-        hm_entry *e = cs_hm_of(cs, host, in->model);
-        double whole_bytes = cs_model_bytes(cs, in->model);
-        if ((cs->flags & SS_PLACE_KEEP_DATA) && e->data == NO_DATA && cs_make_room(cs, host, whole_bytes) == 0) {
-            cs->hosts[host].used_bytes += whole_bytes;
-            e->data = HAS_DATA;
-            e->used_s = now;
-        }
+    if (kind == PART_REST) { /* this GPU holds the whole model (and its host's RAM what the policy keeps) */
         whole_on(w, pp);
         return;
     }
@@ -507,7 +715,8 @@ static void part_warm(ss_coldstart *cs, ss_cold *c, double now)
     double rest = cs_model_bytes(cs, in->model) - pp->bytes[in->pp_k];
     if (done.source == SS_SOURCE_GPU) rest = 0; /* the whole model is on the GPU already */
     if (!w->sc->partitioning->completion || pp->draining) return;
-    if (rest > 0) part_cold(cs, in, host, gpu, PART_REST, rest);
+    uint32_t k = in->pp_k;
+    if (rest > 0) part_cold(cs, in, host, gpu, PART_REST, rest, pp->first[k], pp->first[k + 1]);
     else whole_on(w, pp);
 }
 
@@ -532,6 +741,7 @@ static ss_parted *new_pipeline(ss_coldstart *cs, uint32_t m, uint32_t p, const u
     pp->part = ss_xcalloc(p, sizeof *pp->part);
     pp->share = ss_xcalloc(p, sizeof *pp->share);
     pp->bytes = ss_xcalloc(p, sizeof *pp->bytes);
+    pp->first = ss_xcalloc(p + 1, sizeof *pp->first);
     pp->cut_bytes = ss_xcalloc(p, sizeof *pp->cut_bytes);
     pp->held = ss_xcalloc(p, sizeof *pp->held);
     pp->inbox = ss_xcalloc(p, sizeof *pp->inbox);
@@ -541,6 +751,8 @@ static ss_parted *new_pipeline(ss_coldstart *cs, uint32_t m, uint32_t p, const u
     for (uint32_t l = 0; l < pm->nlayers; l++) total += pm->layers[l].exec_s;
     for (uint32_t k = 0, l = 0; k < p; k++) {
         uint32_t to = k + 1 < p ? cuts[k] + 1 : pm->nlayers;
+        pp->first[k] = l;
+        pp->first[k + 1] = to;
         for (; l < to; l++) {
             pp->share[k] += total > 0 ? pm->layers[l].exec_s / total : 1.0 / pm->nlayers;
             pp->bytes[k] += pm->layers[l].weights_bytes;
@@ -601,8 +813,9 @@ uint32_t cs_grow_parts(ss_coldstart *cs, uint32_t m, uint32_t k)
             pp->part[j] = in;
             started++;
         }
-        for (uint32_t j = 0; j < p; j++) part_cold(cs, pp->part[j], host[q * p + j], gpu[q * p + j], PART_START,
-                                                   pp->bytes[j]);
+        for (uint32_t j = 0; j < p; j++)
+            part_cold(cs, pp->part[j], host[q * p + j], gpu[q * p + j], PART_START, pp->bytes[j], pp->first[j],
+                      pp->first[j + 1]);
     }
     for (uint32_t j = pipes * p; j < ng; j++) started += cs_start_whole(cs, m, host[j], gpu[j]);
     free(gpu);

@@ -69,7 +69,7 @@ char *ss_cs_check(const ss_world *w)
             const hm_entry *e = &cs->hm[(size_t)h * w->sc->nmodels + m];
             if (e->pins || e->uploads || e->waiters)
                 return ss_xasprintf("host %u still pins model '%s' after the run", h, w->sc->models[m].name);
-            held += ((e->data != NO_DATA) + (e->proc != NO_PROC)) * w->sc->models[m].weights_bytes;
+            held += ((e->data != NO_DATA) + (e->proc != NO_PROC)) * w->sc->models[m].weights_bytes + e->part_bytes;
             disk += (e->disk != NO_DISK) * w->sc->models[m].weights_bytes;
             if (e->disk_reads) return ss_xasprintf("host %u still reads model '%s' from disk after the run", h,
                                                    w->sc->models[m].name);
