@@ -83,6 +83,22 @@ struct ss_cold {
 };
 enum { PART_START = 1, PART_REST = 2 };
 
+/* What host e->host holds of a partitioned model layer by layer, beside
+ * (or instead of) the whole model's data: the layers parts and completions
+ * fetched there.  A layer is absent, coming (a cold start fetches it: `by`)
+ * or held.  Allocated when a part first fetches into the host's RAM, freed
+ * when the layers are evicted or, with nothing kept, unpinned: memory
+ * follows what hosts hold, not time. */
+enum { LAYER_ABSENT = 0, LAYER_COMING = 1, LAYER_HELD = 2 };
+
+typedef struct cs_held {
+    uint32_t n;              /* the model's layers */
+    uint32_t held;           /* of them, held */
+    ss_cold *waiters;        /* parts waiting for layers other cold starts fetch */
+    ss_cold **by;            /* per layer: who fetches it (coming) */
+    uint8_t state[];         /* per layer: LAYER_* */
+} cs_held;
+
 typedef struct cs_model_stats {
     double *dur_s;           /* cold-start durations, in order */
     uint8_t *src;
@@ -140,6 +156,7 @@ int cs_make_disk_room(ss_coldstart *cs, uint32_t h, double need);
 void cs_reserve(ss_coldstart *cs, uint32_t h, double bytes);
 void cs_release(ss_coldstart *cs, uint32_t h, double bytes);
 double cs_need_bytes(ss_coldstart *cs, uint32_t h, uint32_t m);
+void cs_held_drop(ss_coldstart *cs, hm_entry *e); /* e's held layers go (none coming: e is unpinned) */
 
 /* coldstart_flows.c: routes and the flows of the stages. */
 const uint32_t *cs_route(ss_coldstart *cs, uint32_t src, uint32_t dst, uint64_t key, size_t *n, double *lat_s);
@@ -188,8 +205,14 @@ int cs_parts_build(ss_coldstart *cs, ss_err *err);
 void cs_parts_free(ss_coldstart *cs);
 uint32_t cs_grow_parts(ss_coldstart *cs, uint32_t m, uint32_t k);
 void cs_part_abandon(ss_coldstart *cs, ss_cold *c);
+void cs_part_warm(ss_coldstart *cs, ss_cold *c, double now); /* a part's (or its completion's) cold start is over */
+const ss_part_model *cs_part_model(const ss_coldstart *cs, uint32_t m);
+
+/* coldstart_partsrc.c: where a part's bytes come from. */
+/* A cold start of layers [lo, hi) of in's model (PART_REST: all but those) on its GPU, `bytes` in all. */
+void cs_part_cold(ss_coldstart *cs, ss_instance *in, uint32_t host, uint32_t gpu, uint8_t kind, double bytes,
+                  uint32_t lo, uint32_t hi);
 void cs_part_data(ss_coldstart *cs, ss_cold *c);   /* a part's next step to its bytes on the host (re-entrant) */
-void cs_held_drop(ss_coldstart *cs, hm_entry *e);  /* the host's held layers go (none fetched: e unpinned) */
 
 /* coldstart_mcast.c: TCP chains. */
 void cs_multicast(ss_coldstart *cs, uint32_t m);

@@ -131,3 +131,13 @@ double cs_need_bytes(ss_coldstart *cs, uint32_t h, uint32_t m)
         return (e->proc != NO_PROC ? 0 : w) + (e->data != NO_DATA || e->proc >= LOADING ? 0 : w);
     return w + (e->data != NO_DATA ? 0 : w); /* its own process, and the data unless there */
 }
+
+/* The layers partitioned replicas left on a host (struct cs_held) go. */
+void cs_held_drop(ss_coldstart *cs, hm_entry *e)
+{
+    cs_release(cs, e->host, e->part_bytes);
+    e->part_bytes = 0;
+    free(e->held->by);
+    free(e->held);
+    e->held = NULL;
+}

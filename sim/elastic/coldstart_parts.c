@@ -93,6 +93,8 @@ typedef struct cs_parts {
     uint64_t made;           /* pipelines created */
 } cs_parts;
 
+const ss_part_model *cs_part_model(const ss_coldstart *cs, uint32_t m) { return &cs->parts->models[m]; }
+
 /* ---- building --------------------------------------------------------------------------- */
 
 /* The plan's cost coefficients (servesim/partition.h) on this topology: a
@@ -182,328 +184,6 @@ void cs_parts_free(ss_coldstart *cs)
     free(ps->cuts);
     free(ps);
     cs->parts = NULL;
-}
-
-/* ---- a part's cold start: its bytes from the tiers a whole replica's come from ------------ */
-
-/* What host e->host holds of a partitioned model layer by layer, beside
- * (or instead of) the whole model's data: the layers parts and completions
- * fetched there.  A layer is absent, coming (a cold start fetches it: `by`)
- * or held.  Allocated when a part first fetches into the host's RAM, freed
- * when the layers are evicted or, with nothing kept, unpinned: memory
- * follows what hosts hold, not time. */
-enum { LAYER_ABSENT = 0, LAYER_COMING = 1, LAYER_HELD = 2 };
-
-typedef struct cs_held {
-    uint32_t n;              /* the model's layers */
-    uint32_t held;           /* of them, held */
-    ss_cold *waiters;        /* parts waiting for layers other cold starts fetch */
-    ss_cold **by;            /* per layer: who fetches it (coming) */
-    uint8_t state[];         /* per layer: LAYER_* */
-} cs_held;
-
-static int in_set(const ss_cold *c, uint32_t l)
-{
-    int in = l >= c->lo && l < c->hi;
-    return c->part == PART_REST ? !in : in;
-}
-
-static cs_held *held_of(ss_coldstart *cs, hm_entry *e)
-{
-    if (e->held) return e->held;
-    uint32_t n = cs->parts->models[e->model].nlayers;
-    cs_held *hd = ss_xcalloc(1, sizeof *hd + n);
-    hd->n = n;
-    hd->by = ss_xcalloc(n + 1, sizeof *hd->by);
-    e->held = hd;
-    return hd;
-}
-
-void cs_held_drop(ss_coldstart *cs, hm_entry *e)
-{
-    cs_release(cs, e->host, e->part_bytes);
-    e->part_bytes = 0;
-    free(e->held->by);
-    free(e->held);
-    e->held = NULL;
-}
-
-static void part_send(ss_coldstart *cs, ss_cold *c);
-static void part_warm(ss_coldstart *cs, ss_cold *c, double now);
-
-static void part_send_done(ss_engine *eng, void *ctx, ss_flow_id id, double now)
-{
-    (void)eng;
-    (void)id;
-    ss_cold *c = ctx;
-    c->flow = 0;
-    part_warm(c->in->world->cs, c, now);
-}
-
-static void part_send(ss_coldstart *cs, ss_cold *c)
-{
-    c->stage = ST_SEND;
-    c->sent_s = ss_now(cs->w->eng);
-    c->flow = cs_route_flow(cs, cs->hosts[c->host].ram, cs->gpus[c->gpu].node, 0, c->bytes, 0, part_send_done, c);
-}
-
-/* A part that read the host's copy of the model no longer depends on it. */
-static void unpin(ss_coldstart *cs, ss_cold *c)
-{
-    if (!c->own_data) return; /* own_data here: it pinned what the host holds */
-    c->own_data = 0;
-    cs_unpin(cs, cs_hm_of(cs, c->host, c->model));
-}
-
-static void pin(ss_coldstart *cs, ss_cold *c)
-{
-    if (c->own_data) return;
-    c->own_data = 1;
-    cs_hm_of(cs, c->host, c->model)->pins++;
-}
-
-static void part_load_done(ss_engine *eng, void *ctx, ss_flow_id id, double now)
-{
-    (void)eng;
-    (void)id;
-    (void)now;
-    ss_cold *c = ctx;
-    ss_coldstart *cs = c->in->world->cs;
-    c->flow = 0;
-    unpin(cs, c);
-    part_send(cs, c);
-}
-
-/* Its bytes are in the host's RAM: its own process loads them. */
-static void part_load(ss_coldstart *cs, ss_cold *c, int reserve)
-{
-    if (reserve) {
-        cs_reserve(cs, c->host, c->bytes);
-        c->own_bytes += c->bytes;
-    }
-    c->stage = ST_LOAD;
-    c->data_s = ss_now(cs->w->eng);
-    c->flow = cs_load_flow(cs, c->host, c->gpu, c->model, c->bytes, part_load_done, c);
-}
-
-static void wake_list(ss_coldstart *cs, ss_cold *list)
-{
-    while (list) {
-        ss_cold *c = list;
-        list = c->next;
-        c->next = NULL;
-        cs_part_data(cs, c);
-    }
-}
-
-static void wake_held(ss_coldstart *cs, hm_entry *e)
-{
-    if (!e->held) return;
-    ss_cold *list = e->held->waiters;
-    e->held->waiters = NULL;
-    wake_list(cs, list);
-}
-
-/* A part's fetch has arrived: its layers are held (all of them: the host
- * holds the whole model's data), and it and the parts waiting look again. */
-static void part_fetch_done(ss_engine *eng, void *ctx, ss_flow_id id, double now)
-{
-    (void)eng;
-    (void)id;
-    ss_cold *c = ctx;
-    ss_coldstart *cs = c->in->world->cs;
-    hm_entry *e = cs_hm_of(cs, c->host, c->model);
-    c->flow = 0;
-    if (c->source == SS_SOURCE_DISK) {
-        e->disk_reads--;
-        e->disk_used_s = now;
-    }
-    cs_own_download_over(cs, c, c->fetch_bytes);
-    c->fetch_bytes = 0;
-    cs_held *hd = e->held;
-    if (!hd) { /* nothing is kept or shared: it fetched its own copy */
-        part_load(cs, c, 1);
-        return;
-    }
-    for (uint32_t l = 0; l < hd->n; l++)
-        if (hd->state[l] == LAYER_COMING && hd->by[l] == c) {
-            hd->state[l] = LAYER_HELD;
-            hd->by[l] = NULL;
-            hd->held++;
-        }
-    ss_cold *waiters = NULL;
-    if (hd->held == hd->n && e->data == NO_DATA) { /* its layers make up the model: the host's data */
-        e->data = HAS_DATA;
-        e->used_s = now;
-        cs->hosts[e->host].used_bytes += cs_model_bytes(cs, e->model) - e->part_bytes;
-        e->part_bytes = 0;
-        waiters = hd->waiters;
-        free(hd->by);
-        free(hd);
-        e->held = NULL;
-    }
-    cs_part_data(cs, c);
-    wake_list(cs, waiters);
-    wake_held(cs, e);
-}
-
-/* Fetch `bytes` that host h lacks for c, from the tier a whole replica's
- * bytes would come from (its disk, a holder for a chain, the plugin's peer,
- * storage); into the host's held layers, or c's own copy with nothing kept
- * or shared. */
-static void part_fetch(ss_coldstart *cs, ss_cold *c, double bytes)
-{
-    hm_entry *e = cs_hm_of(cs, c->host, c->model);
-    uint32_t peer;
-    uint8_t tier = cs_fetch_tier(cs, c->host, c->model, bytes, &peer);
-    if (tier == CS_TIER_CHAIN) { /* one receiver: from the first host holding it, else storage (cs_multicast) */
-        uint32_t *senders = ss_xmalloc((cs->nhosts + 1) * sizeof *senders);
-        peer = cs_chain_senders(cs, c->model, senders) ? senders[0] : NONE;
-        free(senders);
-        tier = peer == NONE ? SS_SOURCE_STORAGE : SS_SOURCE_PEER;
-    }
-    c->source = tier;
-    c->stage = ST_DATA;
-    c->fetch_bytes = bytes;
-    cs_reserve(cs, c->host, bytes);
-    if (e->held) e->part_bytes += bytes;
-    else c->own_bytes += bytes;
-    if (tier == SS_SOURCE_DISK) {
-        e->disk_reads++;
-        c->flow = cs_disk_read(cs, c->host, bytes, part_fetch_done, c);
-        return;
-    }
-    c->peer = peer;
-    c->flow = cs_transfer(cs, c->host, c->model, bytes, peer, part_fetch_done, c);
-}
-
-/* c->source, unless a tier was named already (SS_SOURCE_GPU: none yet). */
-static void source_is(ss_cold *c, uint8_t source)
-{
-    if (c->source == SS_SOURCE_GPU) c->source = source;
-}
-
-void cs_part_data(ss_coldstart *cs, ss_cold *c)
-{
-    hm_entry *e = cs_hm_of(cs, c->host, c->model);
-    if (c->flow) return; /* its own fetch is in flight: it looks again when that arrives */
-    if (e->proc == LOADED) { /* the host's process holds the model: only the send */
-        source_is(c, SS_SOURCE_LOCAL);
-        unpin(cs, c);
-        c->data_s = ss_now(cs->w->eng);
-        part_send(cs, c);
-        return;
-    }
-    if (e->data == HAS_DATA) { /* the host holds the model's data, or its download just came */
-        source_is(c, SS_SOURCE_LOCAL);
-        pin(cs, c);
-        part_load(cs, c, 1);
-        return;
-    }
-    if (e->data == DOWNLOADING && (cs->flags & (SS_PLACE_SHARE_DOWNLOAD | SS_PLACE_MULTICAST))) {
-        pin(cs, c); /* the download manager: the host's one download brings its bytes */
-        source_is(c, e->source);
-        c->stage = ST_DATA;
-        c->next = e->waiters;
-        e->waiters = c;
-        return;
-    }
-    if (!cs_tracks_data(cs)) { /* nothing is kept or shared: its own copy */
-        part_fetch(cs, c, c->bytes);
-        return;
-    }
-    pin(cs, c);
-    cs_held *hd = held_of(cs, e);
-    const ss_part_model *pm = &cs->parts->models[c->model];
-    double missing = 0;
-    ss_cold *other = NULL;
-    for (uint32_t l = 0; l < hd->n; l++) {
-        if (!in_set(c, l)) continue;
-        if (hd->state[l] == LAYER_ABSENT) {
-            hd->state[l] = LAYER_COMING;
-            hd->by[l] = c;
-            missing += pm->layers[l].weights_bytes;
-        } else if (hd->state[l] == LAYER_COMING && hd->by[l] != c) {
-            other = hd->by[l];
-        }
-    }
-    if (missing > 0) { /* only what the host lacks */
-        part_fetch(cs, c, missing);
-        return;
-    }
-    if (other) { /* another cold start on the host fetches some of its layers */
-        source_is(c, other->source);
-        c->stage = ST_DATA;
-        c->next = hd->waiters;
-        hd->waiters = c;
-        return;
-    }
-    source_is(c, SS_SOURCE_LOCAL); /* every layer was there */
-    part_load(cs, c, 1);
-}
-
-static void part_begin(ss_coldstart *cs, ss_cold *c)
-{
-    cs_gpu *g = &cs->gpus[c->gpu];
-    if (g->cached == c->model) { /* the GPU kept the whole model's weights: its part, and the rest, are there */
-        g->cached = NONE;
-        g->vram_used_bytes -= cs_model_bytes(cs, c->model);
-        c->source = SS_SOURCE_GPU;
-        part_warm(cs, c, ss_now(cs->w->eng));
-        return;
-    }
-    cs_wake_none(cs, g); /* a sleeper yields the GPU */
-    cs_part_data(cs, c);
-}
-
-static void unlist(ss_cold **list, ss_cold *c)
-{
-    for (ss_cold **pp = list; *pp; pp = &(*pp)->next)
-        if (*pp == c) {
-            *pp = c->next;
-            return;
-        }
-}
-
-void cs_part_abandon(ss_coldstart *cs, ss_cold *c)
-{
-    hm_entry *e = cs_hm_of(cs, c->host, c->model);
-    if (c->flow) ss_flow_cancel(cs->net, c->flow);
-    if (c->flow && c->stage == ST_DATA) {
-        cs_upload_over(cs, c->peer, c->model);
-        if (c->source == SS_SOURCE_DISK) e->disk_reads--;
-    }
-    unlist(&e->waiters, c);
-    if (e->held) {
-        unlist(&e->held->waiters, c);
-        for (uint32_t l = 0; l < e->held->n; l++) /* what it was fetching is absent again */
-            if (e->held->state[l] == LAYER_COMING && e->held->by[l] == c) {
-                e->held->state[l] = LAYER_ABSENT;
-                e->held->by[l] = NULL;
-            }
-        if (c->flow && c->stage == ST_DATA) {
-            e->part_bytes -= c->fetch_bytes;
-            cs_release(cs, c->host, c->fetch_bytes);
-        }
-    }
-    unpin(cs, c);
-    cs_release(cs, c->host, c->own_bytes);
-    c->in->cold = NULL;
-    cs->live_colds--;
-    free(c);
-    wake_held(cs, e); /* parts that waited for its layers fetch them */
-}
-
-/* A cold start of layers [lo, hi) of model m (PART_REST: all but those) on part `in`'s GPU. */
-static void part_cold(ss_coldstart *cs, ss_instance *in, uint32_t host, uint32_t gpu, uint8_t kind, double bytes,
-                      uint32_t lo, uint32_t hi)
-{
-    ss_cold *c = ss_xcalloc(1, sizeof *c);
-    *c = (ss_cold){.in = in, .host = host, .gpu = gpu, .model = in->model, .born_s = ss_now(cs->w->eng),
-                   .peer = NONE, .part = kind, .bytes = bytes, .lo = lo, .hi = hi};
-    in->cold = c;
-    cs->live_colds++;
-    part_begin(cs, c);
 }
 
 /* ---- serving through the parts ------------------------------------------------------------- */
@@ -686,7 +366,7 @@ static void whole_on(ss_world *w, ss_parted *pp)
     dissolve(w, pp);
 }
 
-static void part_warm(ss_coldstart *cs, ss_cold *c, double now)
+void cs_part_warm(ss_coldstart *cs, ss_cold *c, double now)
 {
     ss_world *w = cs->w;
     ss_instance *in = c->in;
@@ -716,7 +396,7 @@ static void part_warm(ss_coldstart *cs, ss_cold *c, double now)
     if (done.source == SS_SOURCE_GPU) rest = 0; /* the whole model is on the GPU already */
     if (!w->sc->partitioning->completion || pp->draining) return;
     uint32_t k = in->pp_k;
-    if (rest > 0) part_cold(cs, in, host, gpu, PART_REST, rest, pp->first[k], pp->first[k + 1]);
+    if (rest > 0) cs_part_cold(cs, in, host, gpu, PART_REST, rest, pp->first[k], pp->first[k + 1]);
     else whole_on(w, pp);
 }
 
@@ -814,7 +494,7 @@ uint32_t cs_grow_parts(ss_coldstart *cs, uint32_t m, uint32_t k)
             started++;
         }
         for (uint32_t j = 0; j < p; j++)
-            part_cold(cs, pp->part[j], host[q * p + j], gpu[q * p + j], PART_START, pp->bytes[j], pp->first[j],
+            cs_part_cold(cs, pp->part[j], host[q * p + j], gpu[q * p + j], PART_START, pp->bytes[j], pp->first[j],
                       pp->first[j + 1]);
     }
     for (uint32_t j = pipes * p; j < ng; j++) started += cs_start_whole(cs, m, host[j], gpu[j]);
