@@ -162,9 +162,10 @@ static void part_fetch(ss_coldstart *cs, ss_cold *c, double bytes)
     hm_entry *e = cs_hm_of(cs, c->host, c->model);
     uint32_t peer;
     uint8_t tier = cs_fetch_tier(cs, c->host, c->model, bytes, &peer);
-    if (tier == CS_TIER_CHAIN) { /* one receiver: from the first host holding it, else storage (cs_multicast) */
-        uint32_t *senders = ss_xmalloc((cs->nhosts + 1) * sizeof *senders);
-        peer = cs_chain_senders(cs, c->model, senders) ? senders[0] : NONE;
+    if (tier == CS_TIER_CHAIN) { /* a chain of one: from a host holding it, else storage (cs_multicast) */
+        uint32_t *senders = ss_xmalloc((cs->nhosts + 1) * sizeof *senders), ns = cs_chain_senders(cs, c->model, senders);
+        for (uint32_t i = 0; i < ns; i++) /* spread as cs_multicast splits: the one sending least now, the first of equals */
+            if (peer == NONE || cs->hosts[senders[i]].uploads < cs->hosts[peer].uploads) peer = senders[i];
         free(senders);
         tier = peer == NONE ? SS_SOURCE_STORAGE : SS_SOURCE_PEER;
     }
