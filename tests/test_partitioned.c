@@ -220,6 +220,25 @@ static void part_from_a_peer(void)
     ss_test_rmtree(dir);
 }
 
+static void parts_share_a_chain(void)
+{
+    /* Flashpoint (LC+MC) on four hosts of one GPU, four added at 1 s: two
+     * pipelines of two parts, a on h0 and h2, b on h1 and h3, nothing held
+     * anywhere.  The parts that need the same half ride one chain from
+     * storage (FP §1.8): storage -> h0 -> h2 for a, -> h1 -> h3 for b, so the
+     * storage link carries each half once, 3 GB, where four fetches would
+     * carry 6 GB; each chain at storage's 1 Gbit/s per connection, 12 s. */
+    char *dir, *out = run_placed(&dir, "flashpoint", 1, 4, "timestamp_s\n0\n", "4@0", 2, "false");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    for (int i = 0; i < 2; i++) check_cold(dir, 2, i, "storage", 1.5e9 * 8 / 1e9 + HALF_LOAD_SEND_S);
+    free(out);
+    CU_ASSERT_EQUAL(ss_test_sh(&out, "cd '%s' && python3 -c \"import csv; r = next(csv.DictReader(open('r.csv'))); "
+                                     "print(r['net_gb_storage'])\"", dir), 0);
+    CU_ASSERT_DOUBLE_EQUAL(strtod(out ? out : "0", NULL), 3.0, 1e-6);
+    free(out);
+    ss_test_rmtree(dir);
+}
+
 static void parts_share_the_hosts_fetches(void)
 {
     /* flashpoint-lc, one host of four GPUs, four added at 1 s: two
@@ -375,6 +394,7 @@ SS_TEST_SUITE("partitioned", {"FP §2.4's example simulated: 24 s in two parts, 
               {"scale-down drains pipelines first", scale_down_takes_pipelines_first},
               {"a cut's hand-off pays cut_overhead_s beside its tensor's bytes", cut_cost_per_message},
               {"a part's bytes from a peer's RAM (a chain's holder), not storage", part_from_a_peer},
+              {"parts that need the same layers share a chain", parts_share_a_chain},
               {"parts on one host share what it fetches: the second pipeline reads the first's", parts_share_the_hosts_fetches},
               {"model completion fetches only the layers the host lacks", completion_fetches_only_what_is_missing},
               {"bad partitioning input: file:line:col, exit 2, nothing written", bad_partitioning},

@@ -671,6 +671,7 @@ void ss_cs_free(ss_world *w)
     free(cs->views);
     free(cs->picks);
     free(cs->pending);
+    free(cs->chain_parts);
     cs_free_chains(cs); /* a run cut short */
     cs_parts_free(cs);
     free(cs);

@@ -133,6 +133,9 @@ typedef struct ss_coldstart {
     struct cs_chain *chains;  /* multicast chains in flight */
     FILE *csv;                /* one row per cold start, or NULL */
     struct cs_parts *parts;   /* partitioned replicas (coldstart_parts.c), or NULL */
+    ss_cold **chain_parts;    /* multicast: parts' fetches that wait for the scale-up's chains */
+    size_t nchain_parts, chain_parts_cap;
+    int batching;             /* a scale-up of partitioned replicas is being placed */
 } ss_coldstart;
 
 static inline hm_entry *cs_hm_of(ss_coldstart *cs, uint32_t h, uint32_t m) { return &cs->hm[(size_t)h * cs->w->sc->nmodels + m]; }
@@ -213,11 +216,20 @@ const ss_part_model *cs_part_model(const ss_coldstart *cs, uint32_t m);
 void cs_part_cold(ss_coldstart *cs, ss_instance *in, uint32_t host, uint32_t gpu, uint8_t kind, double bytes,
                   uint32_t lo, uint32_t hi);
 void cs_part_data(ss_coldstart *cs, ss_cold *c);   /* a part's next step to its bytes on the host (re-entrant) */
+void cs_part_fetched(ss_coldstart *cs, ss_cold *c, double now); /* its fetch (own flow or chain) arrived */
+/* Parts' fetches wait for a chain while a scale-up is placed (batch 1);
+ * batch 0 sends what waits, grouped by the layers they need. */
+void cs_part_batch(ss_coldstart *cs, int batch);
 
 /* coldstart_mcast.c: TCP chains. */
 void cs_multicast(ss_coldstart *cs, uint32_t m);
 /* The hosts whose RAM holds m, in host order (out: room for nhosts); how many. */
 uint32_t cs_chain_senders(const ss_coldstart *cs, uint32_t m, uint32_t *out);
+/* The n parts' cold starts that fetch the same `bytes` of m (on distinct
+ * hosts; sorted here by host) by chains from its holders, split as
+ * cs_multicast splits; each receiver's arrival is cs_part_fetched. */
+void cs_chain_parts(ss_coldstart *cs, uint32_t m, ss_cold **colds, uint32_t n, double bytes);
+void cs_chain_forget(ss_coldstart *cs, const ss_cold *c); /* an abandoned part no longer receives */
 void cs_free_chains(ss_coldstart *cs); /* those a run cut short left in flight */
 
 /* coldstart_view.c: what the placement plugin sees, estimates, sources. */

@@ -478,6 +478,7 @@ uint32_t cs_grow_parts(ss_coldstart *cs, uint32_t m, uint32_t k)
         }
     }
     uint32_t pipes = p > 1 ? ng / p : 0, started = 0;
+    cs_part_batch(cs, 1); /* parts' fetches by chain wait until every part has begun */
     for (uint32_t q = 0; q < pipes; q++) {
         ss_parted *pp = new_pipeline(cs, m, p, ps->cuts);
         if (w->tl) {
@@ -497,6 +498,7 @@ uint32_t cs_grow_parts(ss_coldstart *cs, uint32_t m, uint32_t k)
             cs_part_cold(cs, pp->part[j], host[q * p + j], gpu[q * p + j], PART_START, pp->bytes[j], pp->first[j],
                       pp->first[j + 1]);
     }
+    cs_part_batch(cs, 0);
     for (uint32_t j = pipes * p; j < ng; j++) started += cs_start_whole(cs, m, host[j], gpu[j]);
     free(gpu);
     free(host);

@@ -112,14 +112,9 @@ static void wake_held(ss_coldstart *cs, hm_entry *e)
 
 /* A part's fetch has arrived: its layers are held (all of them: the host
  * holds the whole model's data), and it and the parts waiting look again. */
-static void part_fetch_done(ss_engine *eng, void *ctx, ss_flow_id id, double now)
+void cs_part_fetched(ss_coldstart *cs, ss_cold *c, double now)
 {
-    (void)eng;
-    (void)id;
-    ss_cold *c = ctx;
-    ss_coldstart *cs = c->in->world->cs;
     hm_entry *e = cs_hm_of(cs, c->host, c->model);
-    c->flow = 0;
     if (c->source == SS_SOURCE_DISK) {
         e->disk_reads--;
         e->disk_used_s = now;
@@ -153,6 +148,47 @@ static void part_fetch_done(ss_engine *eng, void *ctx, ss_flow_id id, double now
     wake_held(cs, e);
 }
 
+static void part_fetch_done(ss_engine *eng, void *ctx, ss_flow_id id, double now)
+{
+    (void)eng;
+    (void)id;
+    ss_cold *c = ctx;
+    c->flow = 0;
+    cs_part_fetched(c->in->world->cs, c, now);
+}
+
+/* Do a and b (of one model) fetch the same layers? */
+static int same_fetch(ss_coldstart *cs, const ss_cold *a, const ss_cold *b)
+{
+    if (a->model != b->model || a->fetch_bytes != b->fetch_bytes) return 0;
+    const cs_held *x = cs_hm_of(cs, a->host, a->model)->held, *y = cs_hm_of(cs, b->host, b->model)->held;
+    for (uint32_t l = 0; l < x->n; l++)
+        if ((x->state[l] == LAYER_COMING && x->by[l] == a) != (y->state[l] == LAYER_COMING && y->by[l] == b)) return 0;
+    return 1;
+}
+
+void cs_part_batch(ss_coldstart *cs, int batch)
+{
+    cs->batching = batch;
+    if (batch) return;
+    ss_cold **left = cs->chain_parts, **group = ss_xmalloc((cs->nchain_parts + 1) * sizeof *group);
+    size_t n = cs->nchain_parts;
+    cs->chain_parts = NULL;
+    cs->nchain_parts = cs->chain_parts_cap = 0;
+    while (n) { /* the first waiting and every other that fetches the same layers: their chains */
+        size_t ng = 0, keep = 0;
+        ss_cold *first = left[0];
+        for (size_t i = 0; i < n; i++) {
+            if (same_fetch(cs, first, left[i])) group[ng++] = left[i];
+            else left[keep++] = left[i];
+        }
+        n = keep;
+        cs_chain_parts(cs, first->model, group, (uint32_t)ng, first->fetch_bytes);
+    }
+    free(group);
+    free(left);
+}
+
 /* Fetch `bytes` that host h lacks for c, from the tier a whole replica's
  * bytes would come from (its disk, a holder for a chain, the plugin's peer,
  * storage); into the host's held layers, or c's own copy with nothing kept
@@ -162,19 +198,22 @@ static void part_fetch(ss_coldstart *cs, ss_cold *c, double bytes)
     hm_entry *e = cs_hm_of(cs, c->host, c->model);
     uint32_t peer;
     uint8_t tier = cs_fetch_tier(cs, c->host, c->model, bytes, &peer);
-    if (tier == CS_TIER_CHAIN) { /* a chain of one: from a host holding it, else storage (cs_multicast) */
-        uint32_t *senders = ss_xmalloc((cs->nhosts + 1) * sizeof *senders), ns = cs_chain_senders(cs, c->model, senders);
-        for (uint32_t i = 0; i < ns; i++) /* spread as cs_multicast splits: the one sending least now, the first of equals */
-            if (peer == NONE || cs->hosts[senders[i]].uploads < cs->hosts[peer].uploads) peer = senders[i];
-        free(senders);
-        tier = peer == NONE ? SS_SOURCE_STORAGE : SS_SOURCE_PEER;
-    }
-    c->source = tier;
     c->stage = ST_DATA;
     c->fetch_bytes = bytes;
     cs_reserve(cs, c->host, bytes);
     if (e->held) e->part_bytes += bytes;
     else c->own_bytes += bytes;
+    if (tier == CS_TIER_CHAIN) { /* a chain brings it once the scale-up is placed (at once outside one) */
+        c->source = SS_SOURCE_STORAGE; /* until the chain names its sender */
+        if (cs->nchain_parts == cs->chain_parts_cap) {
+            cs->chain_parts_cap = cs->chain_parts_cap ? 2 * cs->chain_parts_cap : 8;
+            cs->chain_parts = ss_xrealloc(cs->chain_parts, cs->chain_parts_cap * sizeof *cs->chain_parts);
+        }
+        cs->chain_parts[cs->nchain_parts++] = c;
+        if (!cs->batching) cs_part_batch(cs, 0);
+        return;
+    }
+    c->source = tier;
     if (tier == SS_SOURCE_DISK) {
         e->disk_reads++;
         c->flow = cs_disk_read(cs, c->host, bytes, part_fetch_done, c);
@@ -280,6 +319,7 @@ void cs_part_abandon(ss_coldstart *cs, ss_cold *c)
         cs_upload_over(cs, c->peer, c->model);
         if (c->source == SS_SOURCE_DISK) e->disk_reads--;
     }
+    if (!c->flow && c->fetch_bytes > 0) cs_chain_forget(cs, c); /* its chain goes on for the others */
     unlist(&e->waiters, c);
     if (e->held) {
         unlist(&e->held->waiters, c);
@@ -288,7 +328,7 @@ void cs_part_abandon(ss_coldstart *cs, ss_cold *c)
                 e->held->state[l] = LAYER_ABSENT;
                 e->held->by[l] = NULL;
             }
-        if (c->flow && c->stage == ST_DATA) {
+        if (c->fetch_bytes > 0) {
             e->part_bytes -= c->fetch_bytes;
             cs_release(cs, c->host, c->fetch_bytes);
         }
