@@ -265,7 +265,10 @@ void cs_part_data(ss_coldstart *cs, ss_cold *c)
     ss_cold *other = NULL;
     for (uint32_t l = 0; l < hd->n; l++) {
         if (!in_set(c, l)) continue;
-        if (hd->state[l] == LAYER_ABSENT) {
+        if (hd->state[l] == LAYER_ABSENT && !(pm->layers[l].weights_bytes > 0)) { /* nothing to fetch */
+            hd->state[l] = LAYER_HELD;
+            hd->held++;
+        } else if (hd->state[l] == LAYER_ABSENT) {
             hd->state[l] = LAYER_COMING;
             hd->by[l] = c;
             missing += pm->layers[l].weights_bytes;
