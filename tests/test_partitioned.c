@@ -220,6 +220,20 @@ static void part_from_a_peer(void)
     ss_test_rmtree(dir);
 }
 
+static void part_from_the_hosts_ram(void)
+{
+    /* atoll (data kept in RAM), one host of two GPUs: a whole replica from
+     * storage (24 s) leaves the model's data in the host's RAM when it goes
+     * at 40 s; at 60 s two GPUs start a pipeline there and read their halves
+     * from RAM: no fetch, only the two loads and the two sends at once over
+     * the host's memory link (3 GB at 1e6 Gbit/s, 24 us each). */
+    char *dir, *out = run_placed(&dir, "atoll", 2, 1, "timestamp_s\n0\n100\n", "1@0,0@40,2@60", 0, "false");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    check_cold(dir, 2, 1, "local", 2 * HALF_LOAD_SEND_S);
+    free(out);
+    ss_test_rmtree(dir);
+}
+
 static void parts_share_a_chain(void)
 {
     /* Flashpoint (LC+MC) on four hosts of one GPU, four added at 1 s: two
@@ -394,6 +408,7 @@ SS_TEST_SUITE("partitioned", {"FP §2.4's example simulated: 24 s in two parts, 
               {"scale-down drains pipelines first", scale_down_takes_pipelines_first},
               {"a cut's hand-off pays cut_overhead_s beside its tensor's bytes", cut_cost_per_message},
               {"a part's bytes from a peer's RAM (a chain's holder), not storage", part_from_a_peer},
+              {"a part read from its host's RAM (an earlier download)", part_from_the_hosts_ram},
               {"parts that need the same layers share a chain", parts_share_a_chain},
               {"parts on one host share what it fetches: the second pipeline reads the first's", parts_share_the_hosts_fetches},
               {"model completion fetches only the layers the host lacks", completion_fetches_only_what_is_missing},
