@@ -232,7 +232,7 @@ static void source_is(ss_cold *c, uint8_t source)
 void cs_part_data(ss_coldstart *cs, ss_cold *c)
 {
     hm_entry *e = cs_hm_of(cs, c->host, c->model);
-    if (c->flow) return; /* its own fetch is in flight: it looks again when that arrives */
+    if (c->flow || c->fetch_bytes > 0) return; /* its fetch is in flight: it looks again when that arrives */
     if (e->proc == LOADED) { /* the host's process holds the model: only the send */
         source_is(c, SS_SOURCE_LOCAL);
         unpin(cs, c);
@@ -345,7 +345,7 @@ void cs_part_abandon(ss_coldstart *cs, ss_cold *c)
 }
 
 void cs_part_cold(ss_coldstart *cs, ss_instance *in, uint32_t host, uint32_t gpu, uint8_t kind, double bytes,
-                      uint32_t lo, uint32_t hi)
+                  uint32_t lo, uint32_t hi)
 {
     ss_cold *c = ss_xcalloc(1, sizeof *c);
     *c = (ss_cold){.in = in, .host = host, .gpu = gpu, .model = in->model, .born_s = ss_now(cs->w->eng),
