@@ -103,15 +103,21 @@ void cs_tl_mark(ss_coldstart *cs, const ss_cold *c, const char *what, int with_s
     free(msg);
 }
 
-void cs_forget(ss_coldstart *cs, ss_cold *c)
+void cs_unpin(ss_coldstart *cs, hm_entry *e)
 {
-    hm_entry *e = cs_hm_of(cs, c->host, c->model);
     e->pins--;
     e->used_s = ss_now(cs->w->eng);
-    if (!(cs->flags & SS_PLACE_KEEP_DATA) && !e->pins && e->data == HAS_DATA) { /* nothing is kept */
+    if ((cs->flags & SS_PLACE_KEEP_DATA) || e->pins) return;
+    if (e->data == HAS_DATA) { /* nothing is kept */
         e->data = NO_DATA;
-        cs_release(cs, c->host, cs_model_bytes(cs, c->model));
+        cs_release(cs, e->host, cs_model_bytes(cs, e->model));
     }
+    if (e->held) cs_held_drop(cs, e);
+}
+
+void cs_forget(ss_coldstart *cs, ss_cold *c)
+{
+    cs_unpin(cs, cs_hm_of(cs, c->host, c->model));
     c->in->cold = NULL;
     cs->live_colds--;
     free(c);
@@ -144,7 +150,7 @@ static void send(ss_coldstart *cs, ss_cold *c)
     c->stage = ST_SEND;
     c->sent_s = ss_now(cs->w->eng);
     if (c->data_s < c->born_s) c->data_s = c->sent_s; /* a sleeper, a loaded process: no data stage */
-    c->flow = cs_route_flow(cs, cs->hosts[c->host].ram, cs->gpus[c->gpu].node, 0, cs_model_bytes(cs, c->model),
+    c->flow = cs_route_flow(cs, cs->hosts[c->host].ram, cs->gpus[c->gpu].node, 0, cs_model_bytes(cs, c->model), 0,
                             send_done, c);
 }
 
@@ -201,7 +207,8 @@ static void wake(ss_coldstart *cs, hm_entry *e, uint8_t stage)
         ss_cold *c = mine;
         mine = c->next;
         c->next = NULL;
-        if (stage == ST_DATA) load(cs, c);
+        if (stage == ST_DATA && c->part) cs_part_data(cs, c); /* a part that waited for the host's download */
+        else if (stage == ST_DATA) load(cs, c);
         else send(cs, c);
     }
 }
@@ -350,15 +357,9 @@ int cs_begin(ss_coldstart *cs, ss_cold *c)
         return 0;
     }
     /* Its own disk comes before peers; with estimates, unless a peer is faster now. */
-    int disk = e->disk == ON_DISK, asked = 0;
-    uint32_t peer = NONE;
-    if (disk && (cs->flags & SS_PLACE_ESTIMATE) && !(cs->flags & SS_PLACE_MULTICAST)) {
-        peer = cs_pick_source(cs, c->host, c->model);
-        asked = 1;
-        const cs_host *ho = &cs->hosts[c->host];
-        disk = peer == NONE || cs_transfer_est_s(cs, ho->disk, ho->ram, 0, w) <= cs_fetch_est_s(cs, peer, c->host, w);
-    }
-    if (disk) { /* read back from the host's disk, shared by its GPUs */
+    uint32_t peer;
+    uint8_t tier = cs_fetch_tier(cs, c->host, c->model, w, &peer);
+    if (tier == SS_SOURCE_DISK) { /* read back from the host's disk, shared by its GPUs */
         cs_reserve(cs, c->host, w);
         e->data = DOWNLOADING;
         e->dl_begun_s = ss_now(cs->w->eng);
@@ -366,12 +367,10 @@ int cs_begin(ss_coldstart *cs, ss_cold *c)
         c->next = e->waiters;
         e->waiters = c;
         e->disk_reads++;
-        size_t n;
-        const uint32_t *r = cs_route(cs, cs->hosts[c->host].disk, cs->hosts[c->host].ram, 0, &n, NULL);
-        e->dl = ss_flow_start(cs->net, r, n, w, NULL, disk_read_done, e);
+        e->dl = cs_disk_read(cs, c->host, w, disk_read_done, e);
         return 0;
     }
-    if (cs->flags & SS_PLACE_MULTICAST) { /* a chain brings it once the whole scale-up is placed */
+    if (tier == CS_TIER_CHAIN) { /* a chain brings it once the whole scale-up is placed */
         cs_reserve(cs, c->host, w);
         e->data = DOWNLOADING;
         e->dl_begun_s = ss_now(cs->w->eng);
@@ -381,8 +380,7 @@ int cs_begin(ss_coldstart *cs, ss_cold *c)
         cs->pending[cs->npending++] = c->host;
         return 0;
     }
-    if (!asked) peer = cs_pick_source(cs, c->host, c->model);
-    c->source = peer == NONE ? SS_SOURCE_STORAGE : SS_SOURCE_PEER;
+    c->source = tier;
     cs_reserve(cs, c->host, w); /* the data */
     if (cs->flags & SS_PLACE_SHARE_DOWNLOAD) {
         e->data = DOWNLOADING;
@@ -666,11 +664,14 @@ void ss_cs_free(ss_world *w)
     free(cs->gpus);
     free(cs->gpu_of_device);
     free(cs->deploy);
+    for (size_t i = 0; cs->hm && i < cs->nhosts * w->sc->nmodels; i++)
+        if (cs->hm[i].held) cs_held_drop(cs, &cs->hm[i]);
     free(cs->hm);
     free(cs->route);
     free(cs->views);
     free(cs->picks);
     free(cs->pending);
+    free(cs->chain_parts);
     cs_free_chains(cs); /* a run cut short */
     cs_parts_free(cs);
     free(cs);

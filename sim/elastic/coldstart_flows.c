@@ -64,13 +64,13 @@ void cs_upload_over(ss_coldstart *cs, uint32_t peer, uint32_t m)
     cs_hm_of(cs, peer, m)->uploads--;
 }
 
-ss_flow_id cs_route_flow(ss_coldstart *cs, uint32_t src, uint32_t dst, uint64_t key, double bytes, ss_flow_done done,
-                         void *ctx)
+ss_flow_id cs_route_flow(ss_coldstart *cs, uint32_t src, uint32_t dst, uint64_t key, double bytes, double extra_s,
+                         ss_flow_done done, void *ctx)
 {
     size_t n;
     double lat = 0;
     const uint32_t *r = cs_route(cs, src, dst, key, &n, &lat);
-    ss_flow_opts o = {.latency_s = lat};
+    ss_flow_opts o = {.latency_s = lat + extra_s};
     return ss_flow_start(cs->net, r, n, bytes, &o, done, ctx);
 }
 
@@ -82,4 +82,11 @@ ss_flow_id cs_load_flow(ss_coldstart *cs, uint32_t h, uint32_t gpu, uint32_t m, 
     const uint32_t *r = cs_route(cs, cs->hosts[h].ram, cs->gpus[gpu].node, 0, &n, NULL);
     ss_flow_opts o = {.cap_bps = 8 * cs->w->sc->models[m].load_bytes_per_s};
     return ss_flow_start(cs->net, r, n ? 1 : 0, bytes, &o, done, ctx);
+}
+
+ss_flow_id cs_disk_read(ss_coldstart *cs, uint32_t h, double bytes, ss_flow_done done, void *ctx)
+{
+    size_t n;
+    const uint32_t *r = cs_route(cs, cs->hosts[h].disk, cs->hosts[h].ram, 0, &n, NULL);
+    return ss_flow_start(cs->net, r, n, bytes, NULL, done, ctx);
 }

@@ -41,6 +41,8 @@ typedef struct hm_entry {
     double dl_begun_s;       /* when its download (or chain part, or disk read) began */
     ss_flow_id dl, ld;       /* the shared download, the shared load */
     ss_cold *waiters;        /* cold starts waiting for either */
+    double part_bytes;       /* RAM of the layers it holds or is fetching for partitioned replicas (held) */
+    struct cs_held *held;    /* those layers, layer by layer (coldstart_parts.c), or NULL */
 } hm_entry;
 
 typedef struct cs_host {
@@ -73,11 +75,29 @@ struct ss_cold {
     double born_s;
     double data_s, sent_s;   /* its data was on the host, its send began (the timeline's stages) */
     ss_cold *next;           /* in a waiter list */
-    uint8_t part;            /* 0: a whole replica's; PART_START: a part's (its own bytes, nothing shared);
-                              * PART_REST: a part's GPU loading the rest of the model (coldstart_parts.c) */
-    double bytes;            /* what a part's cold start moves */
+    uint8_t part;            /* 0: a whole replica's; PART_START: a part's; PART_REST: a part's GPU
+                              * loading the rest of the model (coldstart_parts.c) */
+    uint32_t lo, hi;         /* a part's layers [lo, hi); PART_REST: every layer but those */
+    double bytes;            /* what a part's cold start loads and sends */
+    double fetch_bytes;      /* a part's fetch in flight into the host's held layers, 0 if none */
 };
 enum { PART_START = 1, PART_REST = 2 };
+
+/* What host e->host holds of a partitioned model layer by layer, beside
+ * (or instead of) the whole model's data: the layers parts and completions
+ * fetched there.  A layer is absent, coming (a cold start fetches it: `by`)
+ * or held.  Allocated when a part first fetches into the host's RAM, freed
+ * when the layers are evicted or, with nothing kept, unpinned: memory
+ * follows what hosts hold, not time. */
+enum { LAYER_ABSENT = 0, LAYER_COMING = 1, LAYER_HELD = 2 };
+
+typedef struct cs_held {
+    uint32_t n;              /* the model's layers */
+    uint32_t held;           /* of them, held */
+    ss_cold *waiters;        /* parts waiting for layers other cold starts fetch */
+    ss_cold **by;            /* per layer: who fetches it (coming) */
+    uint8_t state[];         /* per layer: LAYER_* */
+} cs_held;
 
 typedef struct cs_model_stats {
     double *dur_s;           /* cold-start durations, in order */
@@ -113,13 +133,21 @@ typedef struct ss_coldstart {
     struct cs_chain *chains;  /* multicast chains in flight */
     FILE *csv;                /* one row per cold start, or NULL */
     struct cs_parts *parts;   /* partitioned replicas (coldstart_parts.c), or NULL */
+    ss_cold **chain_parts;    /* multicast: parts' fetches that wait for the scale-up's chains */
+    size_t nchain_parts, chain_parts_cap;
+    int batching;             /* a scale-up of partitioned replicas is being placed */
 } ss_coldstart;
 
 static inline hm_entry *cs_hm_of(ss_coldstart *cs, uint32_t h, uint32_t m) { return &cs->hm[(size_t)h * cs->w->sc->nmodels + m]; }
 static inline double cs_model_bytes(const ss_coldstart *cs, uint32_t m) { return cs->w->sc->models[m].weights_bytes; }
 static inline double cs_hm_bytes(const ss_coldstart *cs, const hm_entry *e, uint32_t m)
 {
-    return ((e->data != NO_DATA) + (e->proc != NO_PROC)) * cs_model_bytes(cs, m);
+    return ((e->data != NO_DATA) + (e->proc != NO_PROC)) * cs_model_bytes(cs, m) + e->part_bytes;
+}
+/* Does the policy keep or share a host's model data (so parts on a host share what it holds)? */
+static inline int cs_tracks_data(const ss_coldstart *cs)
+{
+    return (cs->flags & (SS_PLACE_KEEP_DATA | SS_PLACE_SHARE_DOWNLOAD | SS_PLACE_MULTICAST)) != 0;
 }
 
 
@@ -131,6 +159,7 @@ int cs_make_disk_room(ss_coldstart *cs, uint32_t h, double need);
 void cs_reserve(ss_coldstart *cs, uint32_t h, double bytes);
 void cs_release(ss_coldstart *cs, uint32_t h, double bytes);
 double cs_need_bytes(ss_coldstart *cs, uint32_t h, uint32_t m);
+void cs_held_drop(ss_coldstart *cs, hm_entry *e); /* e's held layers go (none coming: e is unpinned) */
 
 /* coldstart_flows.c: routes and the flows of the stages. */
 const uint32_t *cs_route(ss_coldstart *cs, uint32_t src, uint32_t dst, uint64_t key, size_t *n, double *lat_s);
@@ -139,9 +168,10 @@ ss_flow_id cs_transfer(ss_coldstart *cs, uint32_t h, uint32_t m, double bytes, u
 /* Where model data comes from (a peer host's RAM node, or storage for
  * NONE) and the rate cap of one transfer from there to node dst (the
  * storage's per-connection cap, or peer_mbps; 0 = none). */
-/* `bytes` from node src to node dst on the route ss_topo_route picks for key, with its latency. */
-ss_flow_id cs_route_flow(ss_coldstart *cs, uint32_t src, uint32_t dst, uint64_t key, double bytes, ss_flow_done done,
-                         void *ctx);
+/* `bytes` from node src to node dst on the route ss_topo_route picks for
+ * key, with its latency and then extra_s more (a message's fixed cost; 0: none). */
+ss_flow_id cs_route_flow(ss_coldstart *cs, uint32_t src, uint32_t dst, uint64_t key, double bytes, double extra_s,
+                         ss_flow_done done, void *ctx);
 uint32_t cs_source_node(const ss_coldstart *cs, uint32_t peer);
 double cs_source_cap_bps(const ss_coldstart *cs, uint32_t peer, uint32_t dst);
 /* A peer's transfer begins or ends (it cannot be evicted meanwhile); nothing for storage. */
@@ -149,11 +179,16 @@ void cs_upload_begin(ss_coldstart *cs, uint32_t peer, uint32_t m);
 void cs_upload_over(ss_coldstart *cs, uint32_t peer, uint32_t m);
 ss_flow_id cs_load_flow(ss_coldstart *cs, uint32_t h, uint32_t gpu, uint32_t m, double bytes, ss_flow_done done,
                         void *ctx);
+/* `bytes` from host h's disk to its RAM. */
+ss_flow_id cs_disk_read(ss_coldstart *cs, uint32_t h, double bytes, ss_flow_done done, void *ctx);
 
 /* coldstart.c: the stages. */
 void cs_delivered(hm_entry *e, double now);
 int cs_begin(ss_coldstart *cs, ss_cold *c);
 void cs_forget(ss_coldstart *cs, ss_cold *c);
+/* A cold start no longer depends on what host e->host holds of the model;
+ * with nothing kept and nobody else depending on it, it goes. */
+void cs_unpin(ss_coldstart *cs, hm_entry *e);
 void cs_record(ss_coldstart *cs, const ss_cold *c, double now);
 /* A cold start's own download of `bytes` arrived: counted by source, its peer's upload over. */
 void cs_own_download_over(ss_coldstart *cs, ss_cold *c, double bytes);
@@ -173,9 +208,28 @@ int cs_parts_build(ss_coldstart *cs, ss_err *err);
 void cs_parts_free(ss_coldstart *cs);
 uint32_t cs_grow_parts(ss_coldstart *cs, uint32_t m, uint32_t k);
 void cs_part_abandon(ss_coldstart *cs, ss_cold *c);
+void cs_part_warm(ss_coldstart *cs, ss_cold *c, double now); /* a part's (or its completion's) cold start is over */
+const ss_part_model *cs_part_model(const ss_coldstart *cs, uint32_t m);
+
+/* coldstart_partsrc.c: where a part's bytes come from. */
+/* A cold start of layers [lo, hi) of in's model (PART_REST: all but those) on its GPU, `bytes` in all. */
+void cs_part_cold(ss_coldstart *cs, ss_instance *in, uint32_t host, uint32_t gpu, uint8_t kind, double bytes,
+                  uint32_t lo, uint32_t hi);
+void cs_part_data(ss_coldstart *cs, ss_cold *c);   /* a part's next step to its bytes on the host (re-entrant) */
+void cs_part_fetched(ss_coldstart *cs, ss_cold *c, double now); /* its fetch (own flow or chain) arrived */
+/* Parts' fetches wait for a chain while a scale-up is placed (batch 1);
+ * batch 0 sends what waits, grouped by the layers they need. */
+void cs_part_batch(ss_coldstart *cs, int batch);
 
 /* coldstart_mcast.c: TCP chains. */
 void cs_multicast(ss_coldstart *cs, uint32_t m);
+/* The hosts whose RAM holds m, in host order (out: room for nhosts); how many. */
+uint32_t cs_chain_senders(const ss_coldstart *cs, uint32_t m, uint32_t *out);
+/* The n parts' cold starts that fetch the same `bytes` of m (on distinct
+ * hosts; sorted here by host) by chains from its holders, split as
+ * cs_multicast splits; each receiver's arrival is cs_part_fetched. */
+void cs_chain_parts(ss_coldstart *cs, uint32_t m, ss_cold **colds, uint32_t n, double bytes);
+void cs_chain_forget(ss_coldstart *cs, const ss_cold *c); /* an abandoned part no longer receives */
 void cs_free_chains(ss_coldstart *cs); /* those a run cut short left in flight */
 
 /* coldstart_view.c: what the placement plugin sees, estimates, sources. */
@@ -186,5 +240,12 @@ uint32_t cs_pick_source(ss_coldstart *cs, uint32_t h, uint32_t m);
 double cs_transfer_est_s(ss_coldstart *cs, uint32_t src, uint32_t dst, double cap_bps, double bytes);
 /* The same for model data from peer host `peer` (NONE: storage) to host h's RAM. */
 double cs_fetch_est_s(ss_coldstart *cs, uint32_t peer, uint32_t h, double bytes);
+/* Where host h gets `bytes` of model m that its RAM lacks, after a shared
+ * download in progress: SS_SOURCE_DISK (its disk copy; with estimates,
+ * unless a peer is faster now), CS_TIER_CHAIN (SS_PLACE_MULTICAST: a chain
+ * from the hosts holding it), else SS_SOURCE_PEER or SS_SOURCE_STORAGE
+ * with *peer the plugin's source (NONE: storage). */
+enum { CS_TIER_CHAIN = SS_SOURCE_COUNT };
+uint8_t cs_fetch_tier(ss_coldstart *cs, uint32_t h, uint32_t m, double bytes, uint32_t *peer);
 
 #endif

@@ -49,8 +49,9 @@ void cs_wake_none(ss_coldstart *cs, cs_gpu *g)
     g->sleeper = NONE;
 }
 
-/* The least recently used thing pass `pass` may evict on host h: 0 data,
- * 1 a sleeper, 2 a loaded process.  1 if one was evicted. */
+/* The least recently used thing pass `pass` may evict on host h: 0 data
+ * (a whole model's, or the layers partitioned replicas left), 1 a sleeper,
+ * 2 a loaded process.  1 if one was evicted. */
 static int evict_one(ss_coldstart *cs, uint32_t h, int pass)
 {
     cs_host *ho = &cs->hosts[h];
@@ -66,10 +67,14 @@ static int evict_one(ss_coldstart *cs, uint32_t h, int pass)
     hm_entry *lru = NULL;
     for (uint32_t m = 0; m < cs->w->sc->nmodels; m++) {
         hm_entry *e = cs_hm_of(cs, h, m);
-        int has = pass == 0 ? e->data == HAS_DATA : e->proc == LOADED;
+        int has = pass == 0 ? e->data == HAS_DATA || e->held : e->proc == LOADED;
         if (has && unpinned(e) && (!lru || e->used_s < lru->used_s)) lru = e;
     }
     if (!lru) return 0;
+    if (pass == 0 && lru->data != HAS_DATA) { /* the layers partitioned replicas left */
+        cs_held_drop(cs, lru);
+        return 1;
+    }
     if (pass == 0) lru->data = NO_DATA;
     else lru->proc = NO_PROC;
     ho->used_bytes -= cs_model_bytes(cs, lru->model);
@@ -125,4 +130,14 @@ double cs_need_bytes(ss_coldstart *cs, uint32_t h, uint32_t m)
     if (cs->flags & SS_PLACE_KEEP_PROCESS)
         return (e->proc != NO_PROC ? 0 : w) + (e->data != NO_DATA || e->proc >= LOADING ? 0 : w);
     return w + (e->data != NO_DATA ? 0 : w); /* its own process, and the data unless there */
+}
+
+/* The layers partitioned replicas left on a host (struct cs_held) go. */
+void cs_held_drop(ss_coldstart *cs, hm_entry *e)
+{
+    cs_release(cs, e->host, e->part_bytes);
+    e->part_bytes = 0;
+    free(e->held->by);
+    free(e->held);
+    e->held = NULL;
 }

@@ -11,17 +11,26 @@
  * whole replicas (FP §2.7's reading).
  *
  * A pipeline is p instances of the model, one per GPU, each with its part's
- * cold start: the part's bytes only, downloaded (from a peer holding the
- * model, or storage, as the placement plugin's source op says), loaded and
- * sent on their own, in parallel - nothing of a part is shared with the
- * host's cache.  Its VRAM ledger holds the whole model from the start,
- * since model completion will need it.  The pipeline is up, and counted as
- * one cold start, once every part is warm.
+ * cold start, in parallel: the part's bytes come from the tiers a whole
+ * replica's come from under the placement plugin in force (FP §1.5-1.6,
+ * §5.2.4): the GPU's kept weights; the host's RAM (the model's data, its
+ * loaded process, or the layers other parts and completions brought there);
+ * the host's one shared download in progress (the download manager); then,
+ * for the layers the host lacks only, its disk copy, a holder (multicast's
+ * sender), the plugin's peer or storage.  When the policy keeps or shares
+ * data, what a part fetches stays in the host's RAM layer by layer (struct
+ * cs_held), shared with the other parts and completions there; once every
+ * layer is there it is the host's copy of the model.  With nothing kept or
+ * shared, a part fetches its own copy, as a whole replica does.  Each part
+ * loads and sends its own bytes.  Its VRAM ledger holds the whole model from
+ * the start, since model completion will need it.  The pipeline is up, and
+ * counted as one cold start, once every part is warm.
  *
  * Serving (FP §1.4): the first part pulls from the model's shared queue;
  * a request runs each part's share of its demand (the part's layers' share
  * of the execution time), then crosses to the next part as a flow of the
- * cut's tensor from GPU to GPU on the topology.  Each part has a one-request
+ * cut's tensor from GPU to GPU on the topology, which arrives cut_overhead_s
+ * after its last byte (the message's cost).  Each part has a one-request
  * inbox: a part hands a request on only once the next part's inbox is free
  * (it reserves it), and takes no new request until it has handed on the one
  * it holds; the transfer overlaps the next part's work.  So a pipeline holds
@@ -29,9 +38,10 @@
  * example gives completions every 2 s, as its model does.
  *
  * Model completion (FP §4.2.5): once its part is warm, each GPU loads the
- * rest of the model the same way (`completion: false` turns this off); its
- * host then holds the whole model's data, which it keeps in RAM as after a
- * whole cold start when the placement keeps data (lazy eviction).
+ * rest of the model the same way (`completion: false` turns this off),
+ * fetching only the layers its host does not hold or is not fetching
+ * already; the host then holds the whole model's data, which it keeps in
+ * RAM as after a whole cold start when the placement keeps data.
  * When every GPU of a pipeline holds the whole model, the pipeline takes no
  * more requests, and once empty it becomes p whole replicas.
  *
@@ -64,6 +74,7 @@ struct ss_parted {
     ss_instance **part;      /* p: part[0] pulls from the queue */
     double *share;           /* per part: its share of a request's demand */
     double *bytes;           /* per part: its weights */
+    uint32_t *first;         /* per part, and one past the last: its first layer */
     double *cut_bytes;       /* per cut k (between parts k and k + 1): the tensor */
     ss_request **held;       /* per part: done with it, waiting for the next part's inbox */
     ss_request **inbox;      /* per part: handed to it (crossing, or arrived) */
@@ -82,12 +93,15 @@ typedef struct cs_parts {
     uint64_t made;           /* pipelines created */
 } cs_parts;
 
+const ss_part_model *cs_part_model(const ss_coldstart *cs, uint32_t m) { return &cs->parts->models[m]; }
+
 /* ---- building --------------------------------------------------------------------------- */
 
 /* The plan's cost coefficients (servesim/partition.h) on this topology: a
  * part's cold start along the slowest path (storage, one connection, then
  * the profile's load rate, then PCIe), measured on the first host; a cut
- * between GPUs of two hosts (or two GPUs of one, with one host). */
+ * between GPUs of two hosts (or two GPUs of one, with one host), with its
+ * per-message cost (cut_overhead_s) beside the route's latency. */
 static void coefficients(ss_coldstart *cs, uint32_t m, ss_part_model *pm)
 {
     const ss_model_cfg *mc = &cs->w->sc->models[m];
@@ -107,7 +121,7 @@ static void coefficients(ss_coldstart *cs, uint32_t m, ss_part_model *pm)
     double lat = 0;
     cs_route(cs, cs->gpus[g0].node, cs->gpus[g1].node, 0, &n, &lat);
     pm->net_s_per_byte = cs_transfer_est_s(cs, cs->gpus[g0].node, cs->gpus[g1].node, 0, unit) / unit;
-    pm->net_fixed_s = lat;
+    pm->net_fixed_s = lat + cs->w->sc->partitioning->cut_overhead_s; /* the route's latency, the message's cost */
 }
 
 int cs_parts_build(ss_coldstart *cs, ss_err *err)
@@ -137,6 +151,7 @@ static void pp_free(ss_parted *pp)
     free(pp->part);
     free(pp->share);
     free(pp->bytes);
+    free(pp->first);
     free(pp->cut_bytes);
     free(pp->held);
     free(pp->inbox);
@@ -169,124 +184,6 @@ void cs_parts_free(ss_coldstart *cs)
     free(ps->cuts);
     free(ps);
     cs->parts = NULL;
-}
-
-/* ---- a part's cold start: its own bytes, nothing shared ------------------------------------ */
-
-static void part_begin(ss_coldstart *cs, ss_cold *c);
-static void part_warm(ss_coldstart *cs, ss_cold *c, double now);
-
-static void part_send_done(ss_engine *eng, void *ctx, ss_flow_id id, double now)
-{
-    (void)eng;
-    (void)id;
-    ss_cold *c = ctx;
-    c->flow = 0;
-    part_warm(c->in->world->cs, c, now);
-}
-
-static void part_send(ss_coldstart *cs, ss_cold *c)
-{
-    c->stage = ST_SEND;
-    c->sent_s = ss_now(cs->w->eng);
-    c->flow = cs_route_flow(cs, cs->hosts[c->host].ram, cs->gpus[c->gpu].node, 0, c->bytes, part_send_done, c);
-}
-
-/* A part that read the host's copy of the model no longer depends on it. */
-static void unpin(ss_coldstart *cs, ss_cold *c)
-{
-    if (!c->own_data) return; /* own_data here: it pinned the host's copy */
-    hm_entry *e = cs_hm_of(cs, c->host, c->model);
-    e->pins--;
-    e->used_s = ss_now(cs->w->eng);
-    c->own_data = 0;
-}
-
-static void part_load_done(ss_engine *eng, void *ctx, ss_flow_id id, double now)
-{
-    (void)eng;
-    (void)id;
-    (void)now;
-    ss_cold *c = ctx;
-    ss_coldstart *cs = c->in->world->cs;
-    c->flow = 0;
-    unpin(cs, c);
-    part_send(cs, c);
-}
-
-static void part_load(ss_coldstart *cs, ss_cold *c)
-{
-    c->stage = ST_LOAD;
-    c->data_s = ss_now(cs->w->eng);
-    c->flow = cs_load_flow(cs, c->host, c->gpu, c->model, c->bytes, part_load_done, c);
-}
-
-static void part_download_done(ss_engine *eng, void *ctx, ss_flow_id id, double now)
-{
-    (void)eng;
-    (void)id;
-    (void)now;
-    ss_cold *c = ctx;
-    ss_coldstart *cs = c->in->world->cs;
-    cs_own_download_over(cs, c, c->bytes);
-    part_load(cs, c);
-}
-
-static void part_begin(ss_coldstart *cs, ss_cold *c)
-{
-    hm_entry *e = cs_hm_of(cs, c->host, c->model);
-    cs_gpu *g = &cs->gpus[c->gpu];
-    if (g->cached == c->model) { /* the GPU kept the whole model's weights: its part, and the rest, are there */
-        g->cached = NONE;
-        g->vram_used_bytes -= cs_model_bytes(cs, c->model);
-        c->source = SS_SOURCE_GPU;
-        part_warm(cs, c, ss_now(cs->w->eng));
-        return;
-    }
-    cs_wake_none(cs, g); /* a sleeper yields the GPU */
-    if (e->proc == LOADED || e->data == HAS_DATA) { /* the host holds the model: read its part from there */
-        e->pins++;
-        c->own_data = 1;
-        c->source = SS_SOURCE_LOCAL;
-        if (e->proc == LOADED) {
-            unpin(cs, c);
-            part_send(cs, c);
-            return;
-        }
-        cs_reserve(cs, c->host, c->bytes); /* its process */
-        c->own_bytes += c->bytes;
-        part_load(cs, c);
-        return;
-    }
-    uint32_t peer = cs_pick_source(cs, c->host, c->model);
-    c->source = peer == NONE ? SS_SOURCE_STORAGE : SS_SOURCE_PEER;
-    cs_reserve(cs, c->host, 2 * c->bytes); /* its data and its process */
-    c->own_bytes += 2 * c->bytes;
-    c->peer = peer;
-    c->stage = ST_DATA;
-    c->flow = cs_transfer(cs, c->host, c->model, c->bytes, peer, part_download_done, c);
-}
-
-void cs_part_abandon(ss_coldstart *cs, ss_cold *c)
-{
-    if (c->flow) ss_flow_cancel(cs->net, c->flow);
-    if (c->flow && c->stage == ST_DATA) cs_upload_over(cs, c->peer, c->model);
-    unpin(cs, c);
-    cs_release(cs, c->host, c->own_bytes);
-    c->in->cold = NULL;
-    cs->live_colds--;
-    free(c);
-}
-
-/* A cold start of `bytes` of model m on part `in`'s GPU. */
-static void part_cold(ss_coldstart *cs, ss_instance *in, uint32_t host, uint32_t gpu, uint8_t kind, double bytes)
-{
-    ss_cold *c = ss_xcalloc(1, sizeof *c);
-    *c = (ss_cold){.in = in, .host = host, .gpu = gpu, .model = in->model, .born_s = ss_now(cs->w->eng),
-                   .peer = NONE, .part = kind, .bytes = bytes};
-    in->cold = c;
-    cs->live_colds++;
-    part_begin(cs, c);
 }
 
 /* ---- serving through the parts ------------------------------------------------------------- */
@@ -336,7 +233,8 @@ static void hand_on(ss_world *w, ss_parted *pp, uint32_t k)
     pp->inbox_state[k + 1] = SLOT_COMING;
     ss_coldstart *cs = w->cs;
     uint32_t a = cs->gpu_of_device[pp->part[k]->device], b = cs->gpu_of_device[pp->part[k + 1]->device];
-    pp->inbox_flow[k + 1] = cs_route_flow(cs, cs->gpus[a].node, cs->gpus[b].node, r->id, pp->cut_bytes[k], cut_done, pp);
+    pp->inbox_flow[k + 1] = cs_route_flow(cs, cs->gpus[a].node, cs->gpus[b].node, r->id, pp->cut_bytes[k],
+                                          w->sc->partitioning->cut_overhead_s, cut_done, pp);
     part_free(w, pp, k);
 }
 
@@ -468,7 +366,7 @@ static void whole_on(ss_world *w, ss_parted *pp)
     dissolve(w, pp);
 }
 
-static void part_warm(ss_coldstart *cs, ss_cold *c, double now)
+void cs_part_warm(ss_coldstart *cs, ss_cold *c, double now)
 {
     ss_world *w = cs->w;
     ss_instance *in = c->in;
@@ -480,15 +378,7 @@ static void part_warm(ss_coldstart *cs, ss_cold *c, double now)
     in->cold = NULL;
     cs->live_colds--;
     free(c);
-    if (kind == PART_REST) { /* this GPU holds the whole model */
-        /* and its host has had all of the model's data: the host's cache, if the policy keeps one */
-        hm_entry *e = cs_hm_of(cs, host, in->model);
-        double whole_bytes = cs_model_bytes(cs, in->model);
-        if ((cs->flags & SS_PLACE_KEEP_DATA) && e->data == NO_DATA && cs_make_room(cs, host, whole_bytes) == 0) {
-            cs->hosts[host].used_bytes += whole_bytes;
-            e->data = HAS_DATA;
-            e->used_s = now;
-        }
+    if (kind == PART_REST) { /* this GPU holds the whole model (and its host's RAM what the policy keeps) */
         whole_on(w, pp);
         return;
     }
@@ -505,7 +395,8 @@ static void part_warm(ss_coldstart *cs, ss_cold *c, double now)
     double rest = cs_model_bytes(cs, in->model) - pp->bytes[in->pp_k];
     if (done.source == SS_SOURCE_GPU) rest = 0; /* the whole model is on the GPU already */
     if (!w->sc->partitioning->completion || pp->draining) return;
-    if (rest > 0) part_cold(cs, in, host, gpu, PART_REST, rest);
+    uint32_t k = in->pp_k;
+    if (rest > 0) cs_part_cold(cs, in, host, gpu, PART_REST, rest, pp->first[k], pp->first[k + 1]);
     else whole_on(w, pp);
 }
 
@@ -530,6 +421,7 @@ static ss_parted *new_pipeline(ss_coldstart *cs, uint32_t m, uint32_t p, const u
     pp->part = ss_xcalloc(p, sizeof *pp->part);
     pp->share = ss_xcalloc(p, sizeof *pp->share);
     pp->bytes = ss_xcalloc(p, sizeof *pp->bytes);
+    pp->first = ss_xcalloc(p + 1, sizeof *pp->first);
     pp->cut_bytes = ss_xcalloc(p, sizeof *pp->cut_bytes);
     pp->held = ss_xcalloc(p, sizeof *pp->held);
     pp->inbox = ss_xcalloc(p, sizeof *pp->inbox);
@@ -539,6 +431,8 @@ static ss_parted *new_pipeline(ss_coldstart *cs, uint32_t m, uint32_t p, const u
     for (uint32_t l = 0; l < pm->nlayers; l++) total += pm->layers[l].exec_s;
     for (uint32_t k = 0, l = 0; k < p; k++) {
         uint32_t to = k + 1 < p ? cuts[k] + 1 : pm->nlayers;
+        pp->first[k] = l;
+        pp->first[k + 1] = to;
         for (; l < to; l++) {
             pp->share[k] += total > 0 ? pm->layers[l].exec_s / total : 1.0 / pm->nlayers;
             pp->bytes[k] += pm->layers[l].weights_bytes;
@@ -584,6 +478,7 @@ uint32_t cs_grow_parts(ss_coldstart *cs, uint32_t m, uint32_t k)
         }
     }
     uint32_t pipes = p > 1 ? ng / p : 0, started = 0;
+    cs_part_batch(cs, 1); /* parts' fetches by chain wait until every part has begun */
     for (uint32_t q = 0; q < pipes; q++) {
         ss_parted *pp = new_pipeline(cs, m, p, ps->cuts);
         if (w->tl) {
@@ -599,9 +494,11 @@ uint32_t cs_grow_parts(ss_coldstart *cs, uint32_t m, uint32_t k)
             pp->part[j] = in;
             started++;
         }
-        for (uint32_t j = 0; j < p; j++) part_cold(cs, pp->part[j], host[q * p + j], gpu[q * p + j], PART_START,
-                                                   pp->bytes[j]);
+        for (uint32_t j = 0; j < p; j++)
+            cs_part_cold(cs, pp->part[j], host[q * p + j], gpu[q * p + j], PART_START, pp->bytes[j], pp->first[j],
+                      pp->first[j + 1]);
     }
+    cs_part_batch(cs, 0);
     for (uint32_t j = pipes * p; j < ng; j++) started += cs_start_whole(cs, m, host[j], gpu[j]);
     free(gpu);
     free(host);

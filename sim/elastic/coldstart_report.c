@@ -69,7 +69,20 @@ char *ss_cs_check(const ss_world *w)
             const hm_entry *e = &cs->hm[(size_t)h * w->sc->nmodels + m];
             if (e->pins || e->uploads || e->waiters)
                 return ss_xasprintf("host %u still pins model '%s' after the run", h, w->sc->models[m].name);
-            held += ((e->data != NO_DATA) + (e->proc != NO_PROC)) * w->sc->models[m].weights_bytes;
+            if (e->held) { /* the layers parts left: none coming, their bytes what the ledger says */
+                const ss_part_model *pm = cs_part_model(cs, m);
+                double sum = 0;
+                for (uint32_t l = 0; l < e->held->n; l++) {
+                    if (e->held->state[l] == LAYER_COMING || e->held->waiters)
+                        return ss_xasprintf("host %u still fetches layers of model '%s' after the run", h,
+                                            w->sc->models[m].name);
+                    sum += (e->held->state[l] == LAYER_HELD) * pm->layers[l].weights_bytes;
+                }
+                if (fabs(sum - e->part_bytes) > 1 + 1e-9 * sum)
+                    return ss_xasprintf("host %u holds %.0f bytes of model '%s' layer by layer, its ledger %.0f", h,
+                                        sum, w->sc->models[m].name, e->part_bytes);
+            }
+            held += ((e->data != NO_DATA) + (e->proc != NO_PROC)) * w->sc->models[m].weights_bytes + e->part_bytes;
             disk += (e->disk != NO_DISK) * w->sc->models[m].weights_bytes;
             if (e->disk_reads) return ss_xasprintf("host %u still reads model '%s' from disk after the run", h,
                                                    w->sc->models[m].name);

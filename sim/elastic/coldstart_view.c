@@ -120,3 +120,21 @@ uint32_t cs_pick_source(ss_coldstart *cs, uint32_t h, uint32_t m)
     free(t);
     return k < n ? cs->views[k].host : NONE; /* anything else: storage */
 }
+
+uint8_t cs_fetch_tier(ss_coldstart *cs, uint32_t h, uint32_t m, double bytes, uint32_t *peer)
+{
+    const hm_entry *e = cs_hm_of(cs, h, m);
+    int disk = e->disk == ON_DISK, asked = 0;
+    *peer = NONE;
+    if (disk && (cs->flags & SS_PLACE_ESTIMATE) && !(cs->flags & SS_PLACE_MULTICAST)) {
+        *peer = cs_pick_source(cs, h, m);
+        asked = 1;
+        const cs_host *ho = &cs->hosts[h];
+        disk = *peer == NONE ||
+               cs_transfer_est_s(cs, ho->disk, ho->ram, 0, bytes) <= cs_fetch_est_s(cs, *peer, h, bytes);
+    }
+    if (disk) return SS_SOURCE_DISK;
+    if (cs->flags & SS_PLACE_MULTICAST) return CS_TIER_CHAIN;
+    if (!asked) *peer = cs_pick_source(cs, h, m);
+    return *peer == NONE ? SS_SOURCE_STORAGE : SS_SOURCE_PEER;
+}

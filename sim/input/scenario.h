@@ -214,7 +214,17 @@ typedef struct ss_partitioning_cfg {
     uint8_t *models;          /* per model: 1 if its scale-ups may partition */
     struct ss_layer_profile **layers; /* per model: its chain of layers (models/<model>-layers.json), or NULL */
     int completion;           /* a pipeline's GPUs go on to load the whole model, then serve whole (FP §4.2.5) */
+    double cut_overhead_s;    /* each hand-off across a cut: its per-message cost beside the tensor's bytes */
 } ss_partitioning_cfg;
+
+/* cut_overhead_s's default: the intercept of latency = a + bytes / b fitted
+ * over the committed probe's zmq-copy transport samples between two
+ * processes (profiles/measured/probe-micro.json, 2026-11-27: 960
+ * observations, 24 samples of 40, 8 sizes from 4,000 B to 12.8 MB; `servesim
+ * calibrate profiles/measured/probe-micro.json`, transport_fits.zmq-copy,
+ * 95% interval 1.393-1.794 ms): a CPU tensor's serialisation, send and
+ * receive calls and synchronisation (docs/partitioning.md). */
+#define SS_CUT_OVERHEAD_S 0.001593928954
 
 /* One "key=value" that shaped this scenario (a --set or a variant's set):
  * they become columns of the results CSV. */

@@ -1,7 +1,9 @@
 /* scenario_partitioning.c: the `partitioning:` section (docs/partitioning.md):
  * the partitioner plugin, the models whose scale-ups it may cut (every
  * placed model, unless `models:` names some) and whether a pipeline's GPUs
- * go on to load the whole model (`completion`, default true).  A model cut
+ * go on to load the whole model (`completion`, default true), and the
+ * per-message cost of a hand-off across a cut (`cut_overhead_s`, default
+ * SS_CUT_OVERHEAD_S, measured).  A model cut
  * into parts must cold-start through `placement:` and have a per-layer
  * profile (models/<model>-layers.json beside the scenario or above it, in
  * $SERVESIM_MODEL_PATH or installed) whose bytes and execution time add
@@ -57,7 +59,7 @@ static int load_layers(ss_scenario *sc, ss_partitioning_cfg *p, uint32_t m, cons
 
 static int read_section(ss_scenario *sc, ss_partitioning_cfg *p, const ss_node *sec, ss_err *err)
 {
-    static const char *const keys[] = {"policy", "models", "completion", NULL};
+    static const char *const keys[] = {"policy", "models", "completion", "cut_overhead_s", NULL};
     TRY(ss_cfg_check_keys(sec, keys, "partitioning", err));
     if (!sc->placement)
         return ss_node_err(sec, err, "partitioning: parts cold-start on a topology's GPUs: give `placement:`");
@@ -72,6 +74,11 @@ static int read_section(ss_scenario *sc, ss_partitioning_cfg *p, const ss_node *
     TRY(rc);
     p->completion = 1;
     TRY(ss_cfg_bool(sec, "completion", &p->completion, 0, err));
+    p->cut_overhead_s = SS_CUT_OVERHEAD_S;
+    TRY(ss_cfg_num(sec, "cut_overhead_s", &p->cut_overhead_s, SS_NONNEG, err));
+    if (p->cut_overhead_s > 1e6)
+        return ss_node_err(ss_map_find(sec, "cut_overhead_s"), err, "cut_overhead_s: expected at most 1e6 s, got %g",
+                           p->cut_overhead_s);
     p->models = ss_xcalloc(sc->nmodels + 1, 1);
     p->layers = ss_xcalloc(sc->nmodels + 1, sizeof *p->layers);
     int given = ss_sc_read_model_list(sc, sec, p->models, partitionable, err);
