@@ -348,6 +348,9 @@ def main():
     ap.add_argument("--closed-s", type=float, help="measured window of each closed-loop run (full: 5)")
     ap.add_argument("--poisson-s", type=float, help="measured window of each Poisson run (full: 10)")
     ap.add_argument("--warmup-s", type=float, help="warm-up before each window (full: 1.5)")
+    ap.add_argument("--loads", type=float, nargs="+",
+                    help="the Poisson runs' offered loads, as fractions of the measured capacity (full: 0.2 0.4 "
+                         "0.6 0.8 0.95; above 1 overloads the pipeline: issue 41 item 5(ii))")
     ap.add_argument("--micro-mode", choices=("pipeline", "warm"), default="pipeline",
                     help="how compute and hops are timed: pipeline (default: each piece's calls interleaved "
                          "with the rest of the chain, as the running pipeline makes them) or warm (back to "
@@ -365,9 +368,11 @@ def main():
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     os.chdir(ROOT)
     cfg = dict(QUICK if args.quick else FULL)
-    for key in ("closed_s", "poisson_s", "warmup_s"):
+    for key in ("closed_s", "poisson_s", "warmup_s", "loads"):
         if getattr(args, key) is not None:
             cfg[key] = getattr(args, key)
+    if any(not (0 < x <= 10) for x in cfg["loads"]):
+        ap.error("--loads: expected fractions of the capacity in (0, 10]")
     out = args.out or os.path.join(ROOT, "build/probe-quick" if args.quick else "profiles/measured")
     os.makedirs(out, exist_ok=True)
     logf = open(os.path.join(out, "probe-log.txt"), "w", encoding="utf-8")
