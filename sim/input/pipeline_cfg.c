@@ -470,7 +470,7 @@ static int read_section(ss_scenario *sc, ss_pipeline_cfg *pl, const ss_node *n, 
 {
     static const char *const keys[] = {"transport", "batch", "dispatcher", "client_device", "compute",
                                        "host_cores", "host_time_factor", "batching", "stacking", "wake",
-                                       "interference", "run_queues", NULL};
+                                       "interference", "run_queues", "slots", NULL};
     static const char *const computes[] = {"fixed", "shared", NULL};
     TRY(ss_node_expect(n, SS_NODE_MAP, "pipeline", err));
     const ss_node *gone = ss_map_find(n, "contention");
@@ -489,6 +489,11 @@ static int read_section(ss_scenario *sc, ss_pipeline_cfg *pl, const ss_node *n, 
     if (batch < 1 || batch > 65536)
         return ss_node_err(ss_map_find(n, "batch"), err, "batch: expected 1 to 65536, got %llu", batch);
     pl->batch = (uint32_t)batch;
+    unsigned long long slots = 0;
+    TRY(ss_cfg_u64(n, "slots", &slots, 0, err));
+    if (slots > 1000000)
+        return ss_node_err(ss_map_find(n, "slots"), err, "slots: expected 0 (no ring) to 1000000, got %llu", slots);
+    pl->slots = (uint32_t)slots;
     TRY(ss_cfg_enum(n, "compute", computes, &pl->compute_shared, 0, err));
     const ss_node *hc = ss_map_find(n, "host_cores");
     if (hc) TRY(read_host_map(sc, hc, "host_cores", &pl->host_core_names, &pl->host_cores, &pl->nhost_cores, err));

@@ -13,6 +13,10 @@
 typedef struct ss_pipeline_cfg {
     ss_policy_cfg transport;   /* plugin and its parameters (profile figures first, then the scenario's) */
     uint32_t batch;            /* samples per client tensor (>= 1) */
+    uint32_t slots;            /* `slots: N`: each hop between two processes is a ring of N slots (a shared-
+                                * memory transport's): a message holds its slot from its send until its
+                                * receiver's batch ends, and a sender whose next message finds the ring full
+                                * waits, its main thread blocked (pipeline.c); 0 = no ring (the default) */
     int has_dispatcher;
     uint32_t dispatcher_device;
     int has_client_device;     /* else the client sits on the GPU of whatever it talks to */

@@ -31,6 +31,7 @@ typedef struct ss_pipe_req {
     double net_bytes;     /* the priced hop's wire bytes if it goes over the network, else 0 */
     uint32_t net_src_dev, net_dst_dev; /* its two ends' devices (pipeline_net.c) */
     uint32_t hops;        /* hops departed so far (the ECMP key's second half) */
+    uint32_t in_slot;     /* `slots`: its message holds a slot of `at`'s inbound ring (pipeline.c) */
 } ss_pipe_req;
 
 _Static_assert(sizeof(ss_pipe_req) <= SS_REQ_CB_BYTES, "ss_pipe_req must fit a request's cb[]");

@@ -278,6 +278,7 @@ static void update_view(pproc *q)
 
 static void start_batch(pproc *q);
 static void batch_done(ss_engine *eng, void *ctx, uint64_t arg);
+static void ring_release(pproc *q, uint32_t n);
 
 static void timeout(ss_engine *eng, void *ctx, uint64_t arg)
 {
@@ -318,6 +319,8 @@ static void arrive(ss_engine *eng, void *ctx, uint64_t arg)
         free(name);
     }
     if (q->busy && q->len >= q->capacity) {
+        if (ss_preq(r)->in_slot) ring_release(q, 1);
+        ss_preq(r)->in_slot = 0;
         hold(w, q->index, ss_preq(r)->held_bytes, ss_preq(r)->held_in, -1);
         occ_change(w, q->device, -1);
         ss_world_drop(w, r);
@@ -509,11 +512,85 @@ static void start_batch(pproc *q)
     ss_schedule(w->eng, now + recv + m + send, batch_done, q, 0);
 }
 
-static void batch_done(ss_engine *eng, void *ctx, uint64_t arg)
+/* ---- `slots`: a hop between two processes as a ring of slots ------------------------
+ * (pipeline_cfg.h; the probe's shm-handle: 16 slots per hop, a full ring blocks the
+ * sender, tools/probe/README.md).  A message takes a slot of its receiver's ring when it
+ * is sent and gives it back when the receiver's batch ends; a sender whose next message
+ * finds the ring full stops there, its main thread blocked (the process stays busy and
+ * takes no new batch), and goes on, first come first served, when a slot comes back.
+ * The client's hops (to the first process and back) have no ring [ASSUMPTION: as the
+ * probe, whose client hop copies]. */
+
+static int ring_full(const ss_pipe *p, uint32_t to)
 {
-    pproc *q = ctx;
+    return p->cfg->slots && to != CLIENT && p->procs[to].slots_used >= p->cfg->slots;
+}
+
+static void ring_wait(pproc *to, uint32_t sender)
+{
+    if (to->wait_len == to->wait_cap) {
+        size_t cap = to->wait_cap ? 2 * to->wait_cap : 4;
+        uint32_t *v = ss_xcalloc(cap, sizeof *v);
+        for (size_t i = 0; i < to->wait_len; i++) v[i] = to->waiters[(to->wait_head + i) % to->wait_cap];
+        free(to->waiters);
+        to->waiters = v;
+        to->wait_cap = cap;
+        to->wait_head = 0;
+    }
+    to->waiters[(to->wait_head + to->wait_len++) % to->wait_cap] = sender;
+}
+
+static void sends_from(pproc *q, uint32_t first);
+
+static void slot_back(ss_engine *eng, void *ctx, uint64_t arg)
+{
+    (void)arg;
+    pproc *q = ctx; /* a blocked sender whose slot came back */
+    sends_from(q, q->blocked_at);
+}
+
+/* The process q's batch ended: give its messages' inbound slots back, and wake a sender
+ * waiting on this ring (from an event, so that what it sends comes after what runs now). */
+static void ring_release(pproc *q, uint32_t n)
+{
+    ss_pipe *p = q->w->pipe;
+    if (!p->cfg->slots) return;
+    q->slots_used -= n;
+    while (q->wait_len && q->slots_used < p->cfg->slots) {
+        pproc *s = &p->procs[q->waiters[q->wait_head]];
+        q->wait_head = (q->wait_head + 1) % q->wait_cap;
+        q->wait_len--;
+        q->slots_used++; /* held for the waiter's message */
+        ss_schedule(q->w->eng, ss_now(q->w->eng), slot_back, s, 1);
+    }
+}
+
+/* Send q's batch from item `first` on; stop at a full ring (the main thread blocks
+ * there); after the last, q is free. */
+static void sends_from(pproc *q, uint32_t first)
+{
     ss_world *w = q->w;
-    double now = ss_now(eng);
+    ss_pipe *p = w->pipe;
+    int reserved = q->blocked_at == first; /* woken with its slot held */
+    q->blocked_at = UINT32_MAX;
+    for (uint32_t i = first; i < q->nbatch; i++) {
+        ss_request *r = q->batch[i];
+        uint32_t to = ss_preq(r)->next;
+        if (p->cfg->slots && to != CLIENT) {
+            if (!(reserved && i == first)) {
+                if (ring_full(p, to)) {
+                    q->blocked_at = i;
+                    ring_wait(&p->procs[to], q->index);
+                    return;
+                }
+                p->procs[to].slots_used++;
+            }
+            ss_preq(r)->in_slot = 1;
+        }
+        depart(w, r);
+        occ_change(w, q->device, -1);
+    }
+    double now = ss_now(w->eng);
     if (q->in) {
         ss_inst_busy_add(w, q->in, q->started_s, now);
         ss_inst_busy_mark(q->in, now);
@@ -521,6 +598,16 @@ static void batch_done(ss_engine *eng, void *ctx, uint64_t arg)
     }
     q->busy = 0;
     q->free_since_s = now;
+    q->nbatch = 0;
+    try_start(q);
+    update_view(q);
+}
+
+static void batch_done(ss_engine *eng, void *ctx, uint64_t arg)
+{
+    pproc *q = ctx;
+    ss_world *w = q->w;
+    double now = ss_now(eng);
     for (uint32_t i = 0; i < q->nbatch; i++) {
         ss_request *r = q->batch[i];
         if (q->blk) { /* Eq. 4.1 sums over the blocks: the dispatcher is not one */
@@ -532,12 +619,14 @@ static void batch_done(ss_engine *eng, void *ctx, uint64_t arg)
         ss_preq(r)->at_dispatcher = 0;
         /* The tensor this process read is released; the next hop's is held from now. */
         hold(w, q->index, ss_preq(r)->held_bytes, ss_preq(r)->held_in, -1);
-        depart(w, r);
-        occ_change(w, q->device, -1);
     }
-    q->nbatch = 0;
-    try_start(q);
-    update_view(q);
+    uint32_t slots = 0;
+    for (uint32_t i = 0; i < q->nbatch; i++) {
+        slots += ss_preq(q->batch[i])->in_slot;
+        ss_preq(q->batch[i])->in_slot = 0;
+    }
+    ring_release(q, slots);
+    sends_from(q, 0);
 }
 
 static void at_client(ss_engine *eng, void *ctx, uint64_t arg)

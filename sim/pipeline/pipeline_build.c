@@ -258,6 +258,7 @@ int ss_pipe_build(ss_world *w, ss_err *err)
         q->index = (uint32_t)i;
         q->capacity = UINT64_MAX;
         q->max_batch = 1;
+        q->blocked_at = UINT32_MAX;
         q->ctx_opened = ss_xcalloc(nd, 1);
         ss_stat_reset(&q->overhead);
         ss_stat_reset(&q->compute);
@@ -463,6 +464,7 @@ void ss_pipe_free(ss_world *w)
         ss_pc_thread_free(&p->procs[i].io);
         ss_pc_thread_free(&p->procs[i].rx);
         free(p->procs[i].ring);
+        free(p->procs[i].waiters);
         free(p->procs[i].batch);
         free(p->procs[i].ctx_opened);
         free(p->procs[i].name);

@@ -48,6 +48,13 @@ typedef struct pproc {
     double work_s[4];       /* per stage: receive (CPU), compute's host part (CPU), its kernels (GPU), send (CPU), alone */
     double wall_s[4];       /* per stage: as it ran, shared */
     ss_stat overhead, compute, wait, batch_size; /* measured requests */
+    /* `slots` (pipeline_cfg.h): the messages sent to this process whose batch has not ended
+     * (each holds a slot of its inbound ring), the senders waiting for one (a FIFO of process
+     * indices), and, while this process's own main thread waits, the batch item it is at */
+    uint32_t slots_used;
+    uint32_t *waiters;
+    size_t wait_head, wait_len, wait_cap;
+    uint32_t blocked_at;    /* batch item whose send waits for a slot; UINT32_MAX: none */
 } pproc;
 
 typedef struct ss_pipe {
