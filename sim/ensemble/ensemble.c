@@ -14,6 +14,7 @@
 #include "core/dist.h"
 #include "core/engine.h"
 #include "core/flow.h"
+#include "core/ring.h"
 #include "core/metrics.h"
 #include "core/rng.h"
 #include "input/ensemble_cfg.h"
@@ -84,15 +85,7 @@ static const char *const extra_cols[] = {"throughput_img_s", "makespan_s", "imag
 
 static void q_push(ens_queue *q, ens_item it)
 {
-    if (q->n == q->cap) {
-        size_t cap = q->cap ? 2 * q->cap : 64;
-        ens_item *v = ss_xcalloc(cap, sizeof *v);
-        for (size_t i = 0; i < q->n; i++) v[i] = q->v[(q->head + i) % q->cap];
-        free(q->v);
-        q->v = v;
-        q->head = 0;
-        q->cap = cap;
-    }
+    ss_ring_grow((void **)&q->v, sizeof *q->v, &q->head, q->n, &q->cap, 64);
     q->v[(q->head + q->n++) % q->cap] = it;
 }
 

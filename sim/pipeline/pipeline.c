@@ -26,6 +26,7 @@
 #include "core/rng.h"
 #include "input/blockmodel.h"
 #include "net/topo.h"
+#include "core/ring.h"
 #include "pipeline/pipeline_internal.h"
 
 /* ---- devices and paths ------------------------------------------------------ */
@@ -326,15 +327,7 @@ static void arrive(ss_engine *eng, void *ctx, uint64_t arg)
         ss_world_drop(w, r);
         return;
     }
-    if (q->len == q->cap) { /* grow the ring, unrolled to start at 0 */
-        size_t cap = q->cap ? 2 * q->cap : 16;
-        ss_request **ring = ss_xcalloc(cap, sizeof *ring);
-        for (size_t i = 0; i < q->len; i++) ring[i] = q->ring[(q->head + i) % q->cap];
-        free(q->ring);
-        q->ring = ring;
-        q->cap = cap;
-        q->head = 0;
-    }
+    ss_ring_grow((void **)&q->ring, sizeof *q->ring, &q->head, q->len, &q->cap, 16);
     q->ring[(q->head + q->len++) % q->cap] = r;
     if (q->len >= q->max_batch && q->timer_on) {
         ss_cancel(eng, q->timer);
@@ -528,15 +521,7 @@ static int ring_full(const ss_pipe *p, uint32_t to)
 
 static void ring_wait(pproc *to, uint32_t sender)
 {
-    if (to->wait_len == to->wait_cap) {
-        size_t cap = to->wait_cap ? 2 * to->wait_cap : 4;
-        uint32_t *v = ss_xcalloc(cap, sizeof *v);
-        for (size_t i = 0; i < to->wait_len; i++) v[i] = to->waiters[(to->wait_head + i) % to->wait_cap];
-        free(to->waiters);
-        to->waiters = v;
-        to->wait_cap = cap;
-        to->wait_head = 0;
-    }
+    ss_ring_grow((void **)&to->waiters, sizeof *to->waiters, &to->wait_head, to->wait_len, &to->wait_cap, 4);
     to->waiters[(to->wait_head + to->wait_len++) % to->wait_cap] = sender;
 }
 

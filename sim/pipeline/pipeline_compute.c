@@ -6,6 +6,7 @@
  * (CPU interference). */
 #include "pipeline/pipeline_compute.h"
 
+
 #include <assert.h>
 #include <math.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "core/flow.h"
+#include "core/ring.h"
 #include "core/util.h"
 
 #define NO_LINK UINT32_MAX
@@ -475,15 +477,7 @@ void ss_pc_thread_init(ss_pc_thread *t, ss_pcomp *c, uint32_t host, ss_pc_done d
 
 void ss_pc_thread_push(ss_pc_thread *t, double work_s, uint64_t arg)
 {
-    if (t->len == t->cap) { /* grow the ring, unrolled to start at 0 */
-        size_t cap = t->cap ? 2 * t->cap : 8;
-        ss_pc_item *ring = ss_xcalloc(cap, sizeof *ring);
-        for (size_t i = 0; i < t->len; i++) ring[i] = t->ring[(t->head + i) % t->cap];
-        free(t->ring);
-        t->ring = ring;
-        t->cap = cap;
-        t->head = 0;
-    }
+    ss_ring_grow((void **)&t->ring, sizeof *t->ring, &t->head, t->len, &t->cap, 8);
     t->ring[(t->head + t->len++) % t->cap] = (ss_pc_item){work_s, arg};
     thread_next(t);
 }
