@@ -205,31 +205,39 @@ static void one_download_per_host(void)
     ss_test_rmtree(dir);
 }
 
-/* FP §1.8's example as a scale-up, on the shipped three hosts under one
- * ToR (10 Gbit/s duplex): host1 holds a 10 Gbit model; host2 and host3
- * need it.  Unicast from host1 (flashpoint-lc) shares host1's uplink: 2 s
- * each; the chain host1 -> host2 -> host3 (flashpoint) takes 1 s, plus one
- * hop's time to first byte for host3.  The load is bound by the host's
- * 1 Tbit/s memory link, the send by its 100 Gbit/s PCIe link. */
+/* FP §1.8's example as a scale-up, on the shipped three hosts under one ToR
+ * (10 Gbit/s duplex): host1 holds a 10 Gbit model (from storage at 1 s);
+ * host2 and host3 need it at 10 s, by unicast from host1 (flashpoint-lc) or
+ * the chain host1 -> host2 -> host3 (flashpoint).  `keys`: the placement's
+ * other keys.  d and s: the three cold starts' durations and sources. */
+static void fp18_scale_up(const char *dir, int mc, const char *keys, double d[3], char s[3][16])
+{
+    char yaml[2048];
+    snprintf(yaml, sizeof yaml,
+             "seed: 1\nduration_s: 30\ntopology: %s/topologies/three-hosts-one-tor.yaml\n"
+             "models:\n  - {name: m, service: {dist: deterministic, value_s: 0.01}, weights_bytes: 1.25e9,"
+             " load_bytes_per_s: 1e15}\n"
+             "deployment:\n  - {model: m, devices: \"host*/gpu*\", queue: shared, instances: 0}\n"
+             "workloads:\n  - {name: w, target: m, kind: deterministic, rate_rps: 0.1}\n"
+             "autoscaling: {policy: {name: steps-as, steps: \"1@1,3@10\"}, period_s: 1}\n"
+             "placement: {policy: %s, %s}\n",
+             SS_SRC_DIR, mc ? "flashpoint" : "flashpoint-lc", keys);
+    char *out = run_yaml(dir, yaml);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    for (int k = 0; k < 3; k++) CU_ASSERT_FATAL(row(out, k, s[k], &d[k]));
+    free(out);
+}
+
+/* Unicast from host1 shares host1's uplink: 2 s each; the chain takes 1 s,
+ * plus one hop's time to first byte for host3.  The load is bound by the
+ * host's 1 Tbit/s memory link, the send by its 100 Gbit/s PCIe link. */
 static void multicast_chain(void)
 {
-    char *dir = ss_test_tmpdir(), yaml[2048];
+    char *dir = ss_test_tmpdir(), s[3][16];
     const double send_s = 1.25e9 * 8 / 100e9, load_s = 1.25e9 * 8 / 1000e9, ttfb_s = 0.001;
+    double d[3];
     for (int mc = 0; mc < 2; mc++) {
-        snprintf(yaml, sizeof yaml,
-                 "seed: 1\nduration_s: 30\ntopology: %s/topologies/three-hosts-one-tor.yaml\n"
-                 "models:\n  - {name: m, service: {dist: deterministic, value_s: 0.01}, weights_bytes: 1.25e9,"
-                 " load_bytes_per_s: 1e15}\n"
-                 "deployment:\n  - {model: m, devices: \"host*/gpu*\", queue: shared, instances: 0}\n"
-                 "workloads:\n  - {name: w, target: m, kind: deterministic, rate_rps: 0.1}\n"
-                 "autoscaling: {policy: {name: steps-as, steps: \"1@1,3@10\"}, period_s: 1}\n"
-                 "placement: {policy: %s, chain_ttfb_s: %g}\n",
-                 SS_SRC_DIR, mc ? "flashpoint" : "flashpoint-lc", ttfb_s);
-        char *out = run_yaml(dir, yaml);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(out);
-        double d[3];
-        char s[3][16];
-        for (int k = 0; k < 3; k++) CU_ASSERT_FATAL(row(out, k, s[k], &d[k]));
+        fp18_scale_up(dir, mc, "chain_ttfb_s: 0.001", d, s);
         CU_ASSERT_STRING_EQUAL(s[0], "storage");
         CU_ASSERT_DOUBLE_EQUAL(d[0], 1.0 + load_s + send_s, 1e-9); /* 10 Gbit over the 10 Gbit/s storage link */
         CU_ASSERT_STRING_EQUAL(s[1], "peer");
@@ -241,7 +249,6 @@ static void multicast_chain(void)
             CU_ASSERT_DOUBLE_EQUAL(d[1], 2.0 + load_s + send_s, 1e-9);
             CU_ASSERT_DOUBLE_EQUAL(d[2], 2.0 + load_s + send_s, 1e-9);
         }
-        free(out);
     }
     ss_test_rmtree(dir);
 }
@@ -254,23 +261,11 @@ static void multicast_chain(void)
  * 8 Gbit/s: 1.25 s), and host3 ends 2 MB / 1 GB/s = 2 ms after host2. */
 static void multicast_chain_law(void)
 {
-    char *dir = ss_test_tmpdir(), yaml[2048];
+    char *dir = ss_test_tmpdir(), s[3][16];
     const double send_s = 1.25e9 * 8 / 100e9, load_s = 1.25e9 * 8 / 1000e9;
+    double d[3];
     for (int mc = 0; mc < 2; mc++) {
-        snprintf(yaml, sizeof yaml,
-                 "seed: 1\nduration_s: 30\ntopology: %s/topologies/three-hosts-one-tor.yaml\n"
-                 "models:\n  - {name: m, service: {dist: deterministic, value_s: 0.01}, weights_bytes: 1.25e9,"
-                 " load_bytes_per_s: 1e15}\n"
-                 "deployment:\n  - {model: m, devices: \"host*/gpu*\", queue: shared, instances: 0}\n"
-                 "workloads:\n  - {name: w, target: m, kind: deterministic, rate_rps: 0.1}\n"
-                 "autoscaling: {policy: {name: steps-as, steps: \"1@1,3@10\"}, period_s: 1}\n"
-                 "placement: {policy: %s, connection_setup_s: 0.01, relay_mbps: 8000, chain_lag_bytes: 2e6}\n",
-                 SS_SRC_DIR, mc ? "flashpoint" : "flashpoint-lc");
-        char *out = run_yaml(dir, yaml);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(out);
-        double d[3];
-        char s[3][16];
-        for (int k = 0; k < 3; k++) CU_ASSERT_FATAL(row(out, k, s[k], &d[k]));
+        fp18_scale_up(dir, mc, "connection_setup_s: 0.01, relay_mbps: 8000, chain_lag_bytes: 2e6", d, s);
         CU_ASSERT_DOUBLE_EQUAL(d[0], 1.01 + load_s + send_s, 1e-9);
         if (mc) {
             CU_ASSERT_DOUBLE_EQUAL(d[1], 0.01 + 1.25 + load_s + send_s, 1e-9);
@@ -279,7 +274,6 @@ static void multicast_chain_law(void)
             CU_ASSERT_DOUBLE_EQUAL(d[1], 2.01 + load_s + send_s, 1e-9);
             CU_ASSERT_DOUBLE_EQUAL(d[2], 2.01 + load_s + send_s, 1e-9);
         }
-        free(out);
     }
     ss_test_rmtree(dir);
 }

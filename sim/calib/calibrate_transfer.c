@@ -43,36 +43,20 @@ typedef struct xset {
     size_t n;
 } xset;
 
-static double last_s(const ss_hwp_sample *s)
-{
-    double m = 0;
-    for (size_t i = 0; i < s->ntimes; i++)
-        if (s->times_s[i] > m) m = s->times_s[i];
-    return s->xfer_chain ? s->times_s[s->ntimes - 1] : m;
-}
-
-/* The law's last receiver for sample s (a chain's last hop), on the flow model. */
-static double model_last_s(const ss_xfer_law *l, const ss_hwp_sample *s)
-{
-    double done[64], *d = s->receivers <= 64 ? done : ss_xcalloc(s->receivers, sizeof *d), m = 0;
-    ss_xfer_predict(l, s->xfer_chain, s->receivers, s->bytes, d);
-    for (unsigned i = 0; i < s->receivers; i++) m = fmax(m, d[i]);
-    if (s->xfer_chain) m = d[s->receivers - 1];
-    if (d != done) free(d);
-    return m;
-}
+static double last_s(const ss_hwp_sample *s) { return ss_xfer_time_s(s->xfer_chain, s->ntimes, s->times_s); }
 
 static double sae(const ss_xfer_law *l, const xset *set)
 {
     double e = 0;
     for (size_t i = 0; i < set->n; i++) {
-        double m = last_s(set->v[i]);
-        e += fabs(model_last_s(l, set->v[i]) - m) / m; /* absolute: one slowed run moves it little */
+        const ss_hwp_sample *s = set->v[i];
+        double m = last_s(s);
+        e += fabs(ss_xfer_predict_time_s(l, s->xfer_chain, s->receivers, s->bytes) - m) / m; /* absolute: one slowed run moves it little */
     }
     return e;
 }
 
-/* Golden section on log(*x) in [lo, hi] for the least sse. */
+/* Golden section on log(*x) in [lo, hi] for the least sae (sum of absolute relative errors). */
 static void golden(ss_xfer_law *l, double *x, double lo, double hi, const xset *set)
 {
     double a = log(lo), b = log(hi), g = (sqrt(5) - 1) / 2;
@@ -100,12 +84,6 @@ static void pick(ss_hwprofile *const *profs, size_t nprofs, int chain, int kmin,
         }
 }
 
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* The first transfer sample of use fit, for the position of a message. */
 static const ss_hwp_sample *first_fit(ss_hwprofile *const *profs, size_t nprofs, const char **path)
 {
@@ -118,28 +96,27 @@ static const ss_hwp_sample *first_fit(ss_hwprofile *const *profs, size_t nprofs,
     return NULL;
 }
 
-static const char *at_path;
-static const ss_hwp_sample *at_sample;
-
-static int missing(ss_err *err, const char *what)
+/* at: the first transfer sample of use fit, in the profile at path. */
+static int missing(ss_err *err, const char *path, const ss_hwp_sample *at, const char *what)
 {
-    return ss_err_at(err, at_path, at_sample->line, at_sample->col, "transfer samples without %s: the transfer law needs them (tools/probe/transfer.py "
+    return ss_err_at(err, path, at->line, at->col, "transfer samples without %s: the transfer law needs them (tools/probe/transfer.py "
                     "measures unicast and chain runs for k = 1, 2, 4, 8 with use: fit)", what);
 }
 
-/* Steps 1-4 (above); 0, or -1 with err set. */
-static int fit_law(ss_hwprofile *const *profs, size_t nprofs, ss_xfer_law *l, size_t counts[4], ss_err *err)
+/* Steps 1-5 (above); 0, or -1 with err set. */
+static int fit_law(ss_hwprofile *const *profs, size_t nprofs, ss_xfer_law *l, size_t counts[3], ss_err *err)
 {
     xset one = {0}, uni = {0}, ch = {0};
-    at_sample = first_fit(profs, nprofs, &at_path);
+    const char *at_path = NULL;
+    const ss_hwp_sample *first = first_fit(profs, nprofs, &at_path);
     pick(profs, nprofs, 0, 1, 1, &one);
     pick(profs, nprofs, 0, 2, 1 << 30, &uni);
     pick(profs, nprofs, 1, 2, 1 << 30, &ch);
-    counts[0] = one.n, counts[1] = uni.n, counts[2] = counts[3] = ch.n;
+    counts[0] = one.n, counts[1] = uni.n, counts[2] = ch.n;
     int rc = 0;
-    if (one.n < 2) rc = missing(err, "two single streams (unicast, k = 1)");
-    else if (uni.n < 1) rc = missing(err, "a unicast run to k >= 2 receivers");
-    else if (ch.n < 1) rc = missing(err, "a chain to k >= 2 receivers");
+    if (one.n < 2) rc = missing(err, at_path, first, "two single streams (unicast, k = 1)");
+    else if (uni.n < 1) rc = missing(err, at_path, first, "a unicast run to k >= 2 receivers");
+    else if (ch.n < 1) rc = missing(err, at_path, first, "a chain to k >= 2 receivers");
     if (rc == 0) { /* 1 */
         xset all = {0};
         pick(profs, nprofs, 0, 1, 1 << 30, &all);
@@ -152,7 +129,7 @@ static int fit_law(ss_hwprofile *const *profs, size_t nprofs, ss_xfer_law *l, si
             const ss_hwp_sample *s = all.v[i];
             size_t at = n;
             for (size_t j = 0; j < s->nfirst; j++, n++) y[n] = s->first_s[j];
-            if (!s->xfer_chain) qsort(y + at, s->nfirst, sizeof *y, by_value); /* a fan-out's in time order */
+            if (!s->xfer_chain) gsl_sort(y + at, 1, s->nfirst); /* a fan-out's in time order */
             for (size_t j = 0; j < s->nfirst; j++) x[at + j] = (double)(j + 1);
         }
         double c1, v11, sumsq;
@@ -165,7 +142,7 @@ static int fit_law(ss_hwprofile *const *profs, size_t nprofs, ss_xfer_law *l, si
         size_t n = 0;
         for (size_t i = 0; i < one.n; i++)
             if (last_s(one.v[i]) > l->setup_s) r[n++] = 8 * one.v[i]->bytes / (last_s(one.v[i]) - l->setup_s);
-        if (n == 0) rc = missing(err, "single streams that take longer than their set-up");
+        if (n == 0) rc = missing(err, at_path, first, "single streams that take longer than their set-up");
         gsl_sort(r, 1, n);
         if (n) l->stream_bps = gsl_stats_median_from_sorted_data(r, 1, n);
         free(r);
@@ -227,7 +204,7 @@ int ss_cal_transfer(calib *c, ss_hwprofile *const *profs, size_t nprofs, ss_err 
         return 0;
     }
     ss_xfer_law l = {0};
-    size_t counts[4];
+    size_t counts[3];
     TRY(fit_law(profs, nprofs, &l, counts, err));
     cJSON *t = cJSON_AddObjectToObject(c->root, "transfer");
     ss_cal_put_num(t, "setup_s", l.setup_s);

@@ -154,7 +154,7 @@ int ss_cmd_validate(int argc, char **argv)
             int is_set = strcmp(a, "--set") == 0;
             if (!val || !val[0]) rc = ss_bad_usage("validate", "%s needs a value", a);
             else if (is_set) sets[nsets++] = argv[++i];
-            else if (a[2] == 't') law = argv[++i];
+            else if (strcmp(a, "--transfer-law") == 0) law = argv[++i];
             else output = argv[++i];
         } else if (strncmp(a, "--set=", 6) == 0) {
             sets[nsets++] = argv[i] + 6;

@@ -32,15 +32,7 @@ typedef struct xcond {
     double bytes;
     size_t n;
     double *t_s; /* the repetitions' times */
-    double sim_s;
 } xcond;
-
-static double last_of(const ss_hwp_sample *s)
-{
-    double m = 0;
-    for (size_t i = 0; i < s->ntimes; i++) m = fmax(m, s->times_s[i]);
-    return s->xfer_chain ? s->times_s[s->ntimes - 1] : m;
-}
 
 static int by_cond(const void *a, const void *b)
 {
@@ -80,7 +72,7 @@ static xcond *collect(ss_hwprofile *ps, size_t np, size_t *nout)
                 c[n++] = (xcond){.chain = s->xfer_chain, .k = s->receivers, .bytes = s->bytes};
             }
             c[j].t_s = ss_xrealloc(c[j].t_s, (c[j].n + 1) * sizeof *c[j].t_s);
-            c[j].t_s[c[j].n++] = last_of(s);
+            c[j].t_s[c[j].n++] = ss_xfer_time_s(s->xfer_chain, s->ntimes, s->times_s);
         }
     *nout = n;
     return c;
@@ -126,27 +118,21 @@ int ss_val_transfer(const char *const *files, size_t nfiles, const char *law_pat
                "%-8s %3s %10s %4s %11s %11s %8s\n",
                nc, np, np == 1 ? "" : "s", law_path, XFER_TOL * 100, "mode", "k", "MiB", "runs", "measured_s",
                "simulated_s", "error");
-    double *done = NULL;
     for (size_t i = 0; i < nc; i++) {
-        done = ss_xrealloc(done, c[i].k * sizeof *done);
-        ss_xfer_predict(&law, c[i].chain, c[i].k, c[i].bytes, done);
-        double sim = 0;
-        for (unsigned r = 0; r < c[i].k; r++) sim = fmax(sim, done[r]);
-        c[i].sim_s = c[i].chain ? done[c[i].k - 1] : sim;
+        double sim_s = ss_xfer_predict_time_s(&law, c[i].chain, c[i].k, c[i].bytes);
         gsl_sort(c[i].t_s, 1, c[i].n);
-        double meas = gsl_stats_median_from_sorted_data(c[i].t_s, 1, c[i].n), e = (c[i].sim_s - meas) / meas;
+        double meas = gsl_stats_median_from_sorted_data(c[i].t_s, 1, c[i].n), e = (sim_s - meas) / meas;
         int ok = fabs(e) <= XFER_TOL;
         bad += !ok;
         worst[c[i].chain] = fmax(worst[c[i].chain], fabs(e));
         if (!quiet || !ok)
             printf("%-8s %3u %10.0f %4zu %11.4f %11.4f %+7.1f%%%s\n", c[i].chain ? "chain" : "unicast", c[i].k,
-                   c[i].bytes / 1048576.0, c[i].n, meas, c[i].sim_s, 100 * e, ok ? "" : "  beyond");
+                   c[i].bytes / 1048576.0, c[i].n, meas, sim_s, 100 * e, ok ? "" : "  beyond");
         if (open)
             fprintf(f.fp, "%s,%u,%.17g,%zu,%.9g,%.9g,%.9g,%.9g,%.9g,%g,%s\n", c[i].chain ? "chain" : "unicast",
-                    c[i].k, c[i].bytes, c[i].n, meas, c[i].t_s[0], c[i].t_s[c[i].n - 1], c[i].sim_s, e, XFER_TOL,
+                    c[i].k, c[i].bytes, c[i].n, meas, c[i].t_s[0], c[i].t_s[c[i].n - 1], sim_s, e, XFER_TOL,
                     ok ? "yes" : "no");
     }
-    free(done);
     printf("validate: %zu of %zu transfer conditions beyond %.0f%% (largest error: unicast %.1f%%, chain %.1f%%)%s%s\n",
            bad, nc, XFER_TOL * 100, 100 * worst[0], 100 * worst[1], output ? " -> " : "", output ? output : "");
     rc = bad ? 1 : 0;

@@ -770,6 +770,16 @@ void ss_flownet_tune(ss_flownet *net, size_t fill_scan_max, int propagate)
     net->propagate = propagate;
 }
 
+/* f's per-link weights, room for n of them (the slot keeps its storage). */
+static double *weights_of(ss_flow_rec *f, size_t n)
+{
+    if (f->w_cap < n) {
+        f->w_cap = (uint32_t)n;
+        f->heap_w = ss_xrealloc(f->heap_w, n * sizeof *f->heap_w);
+    }
+    return f->w = f->heap_w;
+}
+
 ss_flow_id ss_flow_start(ss_flownet *net, const uint32_t *links, size_t n_links, double bytes,
                          const ss_flow_opts *opts, ss_flow_done done, void *ctx)
 {
@@ -788,14 +798,8 @@ ss_flow_id ss_flow_start_weighted(ss_flownet *net, const uint32_t *links, const 
         assert(weights[k] > 0 && isfinite(weights[k]));
         weighted |= weights[k] != 1;
     }
-    if (weighted) { /* all 1 is no weight at all */
-        if (f->w_cap < n_links) {
-            f->w_cap = (uint32_t)n_links;
-            f->heap_w = ss_xrealloc(f->heap_w, n_links * sizeof *f->heap_w);
-        }
-        f->w = f->heap_w;
-        memcpy(f->w, weights, n_links * sizeof *f->w);
-    }
+    if (weighted) /* all 1 is no weight at all */
+        memcpy(weights_of(f, n_links), weights, n_links * sizeof *f->w);
     f->recv_s[0] = opts ? opts->latency_s : 0;
     f->done = done;
     f->ctx = ctx;
@@ -827,14 +831,10 @@ ss_flow_id ss_flow_chain_start(ss_flownet *net, const ss_chain_hop *hops, size_t
         f->recv_s[i] = (double)i * ttfb_per_hop_s + lat_s + extra_s;
     }
     if (weighted && total) { /* per hop, every link of it (all 1 is no weight at all) */
-        if (f->w_cap < total) {
-            f->w_cap = (uint32_t)total;
-            f->heap_w = ss_xrealloc(f->heap_w, total * sizeof *f->heap_w);
-        }
-        f->w = f->heap_w;
+        double *w = weights_of(f, total);
         at = 0;
         for (size_t i = 0; i < n_hops; i++)
-            for (size_t k = 0; k < hops[i].n_links; k++) f->w[at++] = hops[i].weight > 0 ? hops[i].weight : 1;
+            for (size_t k = 0; k < hops[i].n_links; k++) w[at++] = hops[i].weight > 0 ? hops[i].weight : 1;
     }
     f->cdone = done;
     f->ctx = ctx;

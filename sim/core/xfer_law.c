@@ -25,10 +25,6 @@ int ss_xfer_law_read(const ss_node *map, ss_xfer_law *law, ss_err *err)
     return 0;
 }
 
-typedef struct xfer_run {
-    double *done_s;
-} xfer_run;
-
 static void one_done(ss_engine *eng, void *ctx, ss_flow_id id, double now_s)
 {
     (void)eng, (void)id;
@@ -38,7 +34,7 @@ static void one_done(ss_engine *eng, void *ctx, ss_flow_id id, double now_s)
 static void stream_done(ss_engine *eng, void *ctx, ss_flow_id id, size_t receiver, double now_s)
 {
     (void)eng, (void)id;
-    ((xfer_run *)ctx)->done_s[receiver - 1] = now_s;
+    ((double *)ctx)[receiver - 1] = now_s;
 }
 
 void ss_xfer_predict(const ss_xfer_law *law, int chain, size_t k, double bytes, double *done_s)
@@ -51,13 +47,12 @@ void ss_xfer_predict(const ss_xfer_law *law, int chain, size_t k, double bytes, 
     for (size_t i = 0; i < k; i++)
         hops[i] = (ss_chain_hop){.links = &shared, .n_links = 1, .weight = chain && i ? law->relay_weight : 1};
     ss_flow_opts o = {.cap_bps = law->stream_bps};
-    xfer_run run = {done_s};
     if (chain) { /* bytes flow once the first hop is up; the relays' sockets hold them while the
                   * next hops connect */
         if (k >= 2 && law->relay_bps < o.cap_bps) o.cap_bps = law->relay_bps;
         o.hop_lag_bytes = law->hop_lag_bytes;
         o.setup_s = law->setup_s;
-        ss_flow_chain_start(net, hops, k, bytes, &o, 0, stream_done, &run);
+        ss_flow_chain_start(net, hops, k, bytes, &o, 0, stream_done, done_s);
     } else { /* the sender's connections, one after another */
         for (size_t i = 0; i < k; i++) {
             o.setup_s = (double)(i + 1) * law->setup_s;
@@ -68,4 +63,21 @@ void ss_xfer_predict(const ss_xfer_law *law, int chain, size_t k, double bytes, 
     ss_flownet_free(net);
     ss_engine_free(eng);
     free(hops);
+}
+
+double ss_xfer_time_s(int chain, size_t k, const double *done_s)
+{
+    if (chain) return done_s[k - 1];
+    double m = 0;
+    for (size_t i = 0; i < k; i++) m = fmax(m, done_s[i]);
+    return m;
+}
+
+double ss_xfer_predict_time_s(const ss_xfer_law *law, int chain, size_t k, double bytes)
+{
+    double on_stack[64], *d = k <= 64 ? on_stack : ss_xcalloc(k, sizeof *d);
+    ss_xfer_predict(law, chain, k, bytes, d);
+    double t = ss_xfer_time_s(chain, k, d);
+    if (d != on_stack) free(d);
+    return t;
 }

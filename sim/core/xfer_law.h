@@ -44,4 +44,11 @@ int ss_xfer_law_read(const ss_node *map, ss_xfer_law *law, ss_err *err);
  * from the sender's start (a chain's in hop order). */
 void ss_xfer_predict(const ss_xfer_law *law, int chain, size_t k, double bytes, double *done_s);
 
+/* An experiment's time from its receivers' last bytes done_s[0..k-1]: a
+ * fan-out's is its last receiver's, a chain's its last hop's (what the probe
+ * reports, calibrate fits and validate judges). */
+double ss_xfer_time_s(int chain, size_t k, const double *done_s);
+/* ss_xfer_predict's time for one experiment (ss_xfer_time_s of its receivers). */
+double ss_xfer_predict_time_s(const ss_xfer_law *law, int chain, size_t k, double bytes);
+
 #endif

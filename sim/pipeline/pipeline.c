@@ -514,24 +514,19 @@ static void start_batch(pproc *q)
  * The client's hops (to the first process and back) have no ring [ASSUMPTION: as the
  * probe, whose client hop copies]. */
 
-static int ring_full(const ss_pipe *p, uint32_t to)
-{
-    return p->cfg->slots && to != CLIENT && p->procs[to].slots_used >= p->cfg->slots;
-}
-
 static void ring_wait(pproc *to, uint32_t sender)
 {
     ss_ring_grow((void **)&to->waiters, sizeof *to->waiters, &to->wait_head, to->wait_len, &to->wait_cap, 4);
     to->waiters[(to->wait_head + to->wait_len++) % to->wait_cap] = sender;
 }
 
-static void sends_from(pproc *q, uint32_t first);
+static void sends_from(pproc *q, uint32_t first, int reserved);
 
 static void slot_back(ss_engine *eng, void *ctx, uint64_t arg)
 {
     (void)arg;
-    pproc *q = ctx; /* a blocked sender whose slot came back */
-    sends_from(q, q->blocked_at);
+    pproc *q = ctx; /* a blocked sender, a slot held for the message it stopped at */
+    sends_from(q, q->blocked_at, 1);
 }
 
 /* The process q's batch ended: give its messages' inbound slots back, and wake a sender
@@ -550,20 +545,20 @@ static void ring_release(pproc *q, uint32_t n)
     }
 }
 
-/* Send q's batch from item `first` on; stop at a full ring (the main thread blocks
- * there); after the last, q is free. */
-static void sends_from(pproc *q, uint32_t first)
+/* Send q's batch from item `first` on (`reserved`: a slot is already held for
+ * that one); stop at a full ring (the main thread blocks there); after the last,
+ * q is free. */
+static void sends_from(pproc *q, uint32_t first, int reserved)
 {
     ss_world *w = q->w;
     ss_pipe *p = w->pipe;
-    int reserved = q->blocked_at == first; /* woken with its slot held */
     q->blocked_at = UINT32_MAX;
     for (uint32_t i = first; i < q->nbatch; i++) {
         ss_request *r = q->batch[i];
         uint32_t to = ss_preq(r)->next;
         if (p->cfg->slots && to != CLIENT) {
             if (!(reserved && i == first)) {
-                if (ring_full(p, to)) {
+                if (p->procs[to].slots_used >= p->cfg->slots) {
                     q->blocked_at = i;
                     ring_wait(&p->procs[to], q->index);
                     return;
@@ -611,7 +606,7 @@ static void batch_done(ss_engine *eng, void *ctx, uint64_t arg)
         ss_preq(q->batch[i])->in_slot = 0;
     }
     ring_release(q, slots);
-    sends_from(q, 0);
+    sends_from(q, 0, 0);
 }
 
 static void at_client(ss_engine *eng, void *ctx, uint64_t arg)
