@@ -75,7 +75,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_CI_SECONDS ?= 30
 
 .PHONY: all deps build run test profiles check-built mpi-for-tests test-asan fuzz fuzz-built fuzz-bins bench plots reference \
-        install clean probe probe-deps probe-check probe-calibrate probe-transfer
+        install clean probe probe-deps probe-check probe-calibrate probe-transfer probe-memshare
 
 all: build
 
@@ -252,6 +252,16 @@ probe-transfer: deps
 	$(BIN) calibrate $(PROBE_OUT)/probe-transfer.json -o $(TRANSFER_LAW) --name loopback-transfer
 	$(BIN) validate $(PROBE_OUT)/probe-transfer.json --transfer-law $(TRANSFER_LAW) \
 	  -o $(BUILD)/probe-transfer-validate.csv
+
+# The memory-bandwidth benchmark (issue 41 item 5(ii), tools/probe/memshare.py, docs/calibration.md
+# "Copies sharing memory bandwidth"; no torch): copies alone and one per core -> PROBE_OUT/
+# probe-memshare.json -> servesim calibrate's scheduler.memory_bandwidth (printed; make
+# probe-calibrate puts it in the probe's model file). ~30 s.
+probe-memshare:
+	@$(MAKE) --no-print-directory build
+	$(PROBE_PY) tools/probe/memshare.py $(if $(filter 1,$(PROBE_QUICK)),--quick) --out $(PROBE_OUT)
+	python3 tools/probe/check_profile.py $(PROBE_OUT)/probe-memshare.json
+	$(BIN) calibrate $(PROBE_OUT)/probe-memshare.json -o $(BUILD)/probe-memshare-law.json --name memory-bandwidth
 
 probe-deps:
 	@missing=""; \

@@ -85,13 +85,23 @@ static inline int ta_is_process(uint32_t kind)
     return kind == SS_HOP_BLOCK || kind == SS_HOP_DISPATCHER;
 }
 
-/* The affine costs of a hop that carries `bytes` of tensor. */
+/* The affine costs of a hop that carries `bytes` of tensor.  Every per-byte
+ * term is the bytes copied through host memory (pickling and unpickling, the
+ * socket's kernel copies, a shared-memory slot) [ASSUMPTION: docs/blockflow.md,
+ * "Copies sharing memory bandwidth"]; the fixed terms copy nothing. */
 static inline void ta_price(const ta_affine *a, const ss_hop *h, double bytes, ss_hop_cost *out)
 {
-    if (ta_is_process(h->from_kind)) out->sender_s += bytes * a->block_out_s_per_byte;
-    if (ta_is_process(h->to_kind)) out->receiver_s += a->block_fixed_s + bytes * a->block_in_s_per_byte;
+    if (ta_is_process(h->from_kind)) {
+        out->sender_s += bytes * a->block_out_s_per_byte;
+        out->sender_copy_s += bytes * a->block_out_s_per_byte;
+    }
+    if (ta_is_process(h->to_kind)) {
+        out->receiver_s += a->block_fixed_s + bytes * a->block_in_s_per_byte;
+        out->receiver_copy_s += bytes * a->block_in_s_per_byte;
+    }
     out->delivery_s += a->delivery_fixed_s + bytes * a->delivery_s_per_byte;
     out->delivery_wire_s += bytes * a->delivery_s_per_byte; /* what a network flow replaces */
+    out->delivery_copy_s += bytes * a->delivery_s_per_byte;
 }
 
 #endif

@@ -470,8 +470,67 @@ static void test_run_queues_unnamed_work(void)
     ss_engine_free(eng);
 }
 
+/* Memory bandwidth (ss_pcomp_set_memory): copy 12 GB/s alone, 18 GB/s
+ * shared - 1.5 copies at full speed.  Pieces of 1 s of work start together on
+ * `cores` cores, piece k copying copy_s[k] of it; under max-min (runq 0) or
+ * run queues (1). */
+static double mem_end_s[3];
+
+static void mem_done(void *ctx, uint64_t arg)
+{
+    mem_end_s[arg] = ss_now(ctx);
+}
+
+static void memory_case(int runq, double cores, size_t n, const double *copy_s, double *out)
+{
+    ss_engine *eng = ss_engine_new();
+    ss_pcomp *c = ss_pcomp_new(eng, 1, &cores, 0, NULL, NULL);
+    if (runq) {
+        ss_runq_params p = {.slice_s = 0.0014, .tick_s = 100, .migration_cost_s = 0.0005, .balance_ticks = 1,
+                            .tick_phase_s = 50};
+        ss_pcomp_set_run_queues(c, &p, ss_rng_stream(1, 0, "test/memory"));
+    }
+    ss_pcomp_set_memory(c, 12e9, 18e9);
+    for (size_t k = 0; k < n; k++) ss_pcomp_copy(c, 0, 1.0, copy_s[k], mem_done, eng, k);
+    ss_engine_run(eng, 100);
+    for (size_t k = 0; k < n; k++) out[k] = mem_end_s[k];
+    ss_pcomp_free(c);
+    ss_engine_free(eng);
+}
+
+static void test_copies_share_memory(void)
+{
+    for (int runq = 0; runq < 2; runq++) {
+        double t[3];
+        /* one copy alone: its own rate, 1 s */
+        memory_case(runq, 2, 1, (double[]){1}, t);
+        CU_ASSERT_DOUBLE_EQUAL(t[0], 1.0, 1e-9);
+        /* two copies on two cores: 1.5 / 2 = 0.75 of a core each, 4/3 s */
+        memory_case(runq, 2, 2, (double[]){1, 1}, t);
+        CU_ASSERT_DOUBLE_EQUAL(t[0], 4.0 / 3, 1e-9);
+        CU_ASSERT_DOUBLE_EQUAL(t[1], 4.0 / 3, 1e-9);
+        /* a copy beside work that copies nothing: neither slowed */
+        memory_case(runq, 2, 2, (double[]){1, 0}, t);
+        CU_ASSERT_DOUBLE_EQUAL(t[0], 1.0, 1e-9);
+        CU_ASSERT_DOUBLE_EQUAL(t[1], 1.0, 1e-9);
+        /* two half-copies: 0.5 + 0.5 of the 1.5: room for both */
+        memory_case(runq, 2, 2, (double[]){0.5, 0.5}, t);
+        CU_ASSERT_DOUBLE_EQUAL(t[0], 1.0, 1e-9);
+        CU_ASSERT_DOUBLE_EQUAL(t[1], 1.0, 1e-9);
+        /* three cores: copies 1, 1 and 0.25 load 2.25 x the rate: every rate 1.5 / 2.25 = 2/3 until all
+         * end together at 1.5 s (the weighted max-min: rates rise together) */
+        memory_case(runq, 3, 3, (double[]){1, 1, 0.25}, t);
+        for (int k = 0; k < 3; k++) CU_ASSERT_DOUBLE_EQUAL(t[k], 1.5, 1e-9);
+        /* copies 1 and 1 beside work copying 0.1 of itself: rates x with 2.1 x = 1.5 -> x = 5/7 until
+         * all end at 1.4 s */
+        memory_case(runq, 3, 3, (double[]){1, 1, 0.1}, t);
+        for (int k = 0; k < 3; k++) CU_ASSERT_DOUBLE_EQUAL(t[k], 1.4, 1e-9);
+    }
+}
+
 SS_TEST_SUITE("pipeline-compute",
               {"run queues: unnamed work, each piece a thread of its own", test_run_queues_unnamed_work},
+              {"copies share the host's memory bandwidth (max-min and run queues)", test_copies_share_memory},
               {"CPU interference: co-running and time-sliced work costs more", test_cpu_interference},
               {"wake-up stacking: a start shares a busy core until migrated", test_wakeup_stacking},
               {"wake-up stacking lasts across a thread's consecutive pieces", test_stacking_lasts_across_pieces}, {"two hops' CPU parts share a 1-core host", test_cpu_parts_share_a_core},

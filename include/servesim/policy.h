@@ -153,6 +153,11 @@ typedef struct ss_hop_cost {
                            * as a network flow instead and charges delivery_s -
                            * delivery_wire_s on top of it.  0 (the default) keeps all of
                            * delivery_s. */
+    double sender_copy_s, receiver_copy_s, delivery_copy_s; /* the parts of sender_s, receiver_s
+                           * and delivery_wire_s that copy the bytes through the host's memory
+                           * (pickling, a socket's kernel copies, a shared-memory slot): they
+                           * share the host's memory bandwidth under pipeline.memory_bandwidth
+                           * (docs/blockflow.md).  0 (the default): none */
 } ss_hop_cost;
 
 typedef struct ss_transport_ops {

@@ -127,6 +127,8 @@ int ss_cal_run_queues(calib *c, ss_err *err);
 /* waking after idle (calibrate_wake.c): with kind "wake" samples, scheduler.wake.<transport> in the
  * model file (the extra hop latency by the receiver's idle time).  0 also when there are none. */
 int ss_cal_wake(calib *c, ss_hwprofile *const *profs, size_t nprofs, ss_err *err);
+/* scheduler.memory_bandwidth from memshare samples (calibrate_memshare.c). */
+int ss_cal_memshare(calib *c, ss_hwprofile *const *profs, size_t nprofs, ss_err *err);
 
 /* CPU interference (calibrate_interference.c): with kind "corun" samples, scheduler.interference in the
  * model file (corun_factor, slice_factor).  0 also when there are none. */

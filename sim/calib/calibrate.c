@@ -143,6 +143,7 @@ static void collect(calib *c, ss_hwprofile *const *profs, size_t nprofs)
             case SS_HWP_WAKE: break;  /* ss_cal_wake's, after the stacking */
             case SS_HWP_CORUN: break; /* ss_cal_interference's, after the wake */
             case SS_HWP_TRANSFER: break; /* ss_cal_transfer's, last */
+            case SS_HWP_MEMSHARE: break; /* ss_cal_memshare's, after the interference */
             }
             free(k);
             free(k2);
@@ -573,6 +574,7 @@ int ss_calibrate(ss_hwprofile *const *profs, size_t nprofs, const ss_calib_opts 
     if (rc == 0) rc = ss_cal_run_queues(&c, err);
     if (rc == 0) rc = ss_cal_wake(&c, profs, nprofs, err);
     if (rc == 0) rc = ss_cal_interference(&c, profs, nprofs, err);
+    if (rc == 0) rc = ss_cal_memshare(&c, profs, nprofs, err);
     if (rc == 0) rc = ss_cal_transfer(&c, profs, nprofs, err);
     if (rc == 0) {
         size_t chosen[SS_FIT_NFAMILIES] = {0};

@@ -14,7 +14,7 @@
     } while (0)
 
 static const char *const kind_names[] = {"compute", "transport", "memcpy", "memory",   "coldstart",
-                                         "stacking", "speed",    "wake",   "corun",    "transfer", NULL};
+                                         "stacking", "speed",    "wake",   "corun",    "transfer", "memshare", NULL};
 static const char *const stage_names[] = {"load", "init", "transfer", NULL};
 static const char *const arrival_names[] = {"poisson", "closed", NULL};
 
@@ -74,11 +74,15 @@ static const char *const corun_keys[] = {"kind",     "what",   "device",  "cores
 static const char *const transfer_keys[] = {"kind",    "mode",     "receivers", "bytes",    "chunk_bytes",
                                             "rep",     "use",      "done_s",    "done_ms",  "done_us",
                                             "first_s", "first_ms", "first_us",  "notes",    "source", NULL};
+/* Concurrent memory copies (tools/probe/memshare.py): `streams` processes on `cores`
+ * cores each copying `bytes` over and over, together; every copy's latency. */
+static const char *const memshare_keys[] = {"kind",       "bytes",      "streams", "cores",  "latency_s",
+                                            "latency_ms", "latency_us", "notes",   "source", NULL};
 static const char *const xfer_modes[] = {"unicast", "chain", NULL};
 static const char *const xfer_uses[] = {"fit", "validate", NULL};
 static const char *const *const sample_keys[] = {compute_keys,   transport_keys, memcpy_keys, memory_keys,
                                                  coldstart_keys, stacking_keys,  speed_keys, wake_keys, corun_keys,
-                                                 transfer_keys};
+                                                 transfer_keys,  memshare_keys};
 static const char *const run_keys[] = {"id", "conditions", "results", "notes", NULL};
 static const char *const cond_keys[] = {"model", "transport", "arrival", "rate_per_s", "clients", "batch",
                                         "placement", "duration_s", "duration_ms", "duration_us", "warmup_s",
@@ -538,6 +542,15 @@ static int read_sample(const ss_hwprofile *p, const ss_node *n, ss_hwp_sample *s
         return raw_times(n, "cpu", p, s, "a corun sample is its forwards' CPU times", "forwards' CPU times", err);
     }
     case SS_HWP_TRANSFER: return read_transfer(n, p, s, err);
+    case SS_HWP_MEMSHARE:
+        TRY(ss_cfg_num(n, "bytes", &s->bytes, SS_REQ | SS_POS | SS_INT, err));
+        TRY(count(n, "cores", &s->cores, SS_REQ, err));
+        TRY(count(n, "streams", &s->runnable, SS_REQ, err));
+        if (s->runnable > s->cores)
+            return ss_node_err(ss_map_find(n, "streams"), err,
+                               "streams: expected at most the cores (%u): more copies than cores share the cores, "
+                               "not the memory", s->cores);
+        return raw_times(n, "latency", p, s, "a memshare sample is its copies' latencies", "copies' latencies", err);
     }
     return 0;
 }

@@ -28,8 +28,10 @@ typedef enum ss_hwp_kind {
     SS_HWP_SPEED,    /* the host's speed (model, device, threads, phase; times_s the chain's latencies) */
     SS_HWP_WAKE,     /* a hop after an idle gap (transport, gap_s, idle_s; times_s the hops' latencies) */
     SS_HWP_CORUN,    /* CPU interference (what, device, cores, runnable; times_s each forward's CPU time) */
-    SS_HWP_TRANSFER  /* one sender to k receivers over TCP (mode, receivers, bytes, use; times_s each receiver's
+    SS_HWP_TRANSFER, /* one sender to k receivers over TCP (mode, receivers, bytes, use; times_s each receiver's
                       * last byte from the sender's start, first_s its first: tools/probe/transfer.py) */
+    SS_HWP_MEMSHARE  /* concurrent memory copies (bytes, streams, cores; times_s every copy's latency:
+                      * tools/probe/memshare.py) */
 } ss_hwp_kind;
 
 /* What a compute sample measured: a whole model, one block, one layer. */
@@ -49,7 +51,8 @@ typedef struct ss_hwp_sample {
     char *stage;              /* coldstart: load, init or transfer */
     unsigned batch, threads;  /* compute (>= 1) */
     unsigned runnable, cores; /* stacking: threads taking turns on the cores (1 <= runnable <= cores);
-                               * corun: block processes computing at once (1 <= runnable <= 2 cores) */
+                               * corun: block processes computing at once (1 <= runnable <= 2 cores);
+                               * memshare: copies at once, one per core (1 <= runnable <= cores) */
     double work_s;            /* stacking, optional: the CPU time of one burn; NAN if absent */
     int phase;                /* speed: 0 checked beside the micro-benchmarks, 1 beside the end-to-end runs */
     char *run;                /* speed, phase e2e, optional: the id of the run the check stood beside; NULL if absent */

@@ -348,6 +348,24 @@ static int read_interference(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
                               "corun_factor, slice_factor", interference_numbers, err);
 }
 
+/* `copy_bytes_per_s` and `shared_bytes_per_s` of map m into pl (> 0; the
+ * unit's range: cfg_range.c). */
+static int memory_numbers(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
+{
+    TRY(ss_cfg_num(m, "copy_bytes_per_s", &pl->mem_copy_bytes_per_s, SS_REQ | SS_POS, err));
+    return ss_cfg_num(m, "shared_bytes_per_s", &pl->mem_shared_bytes_per_s, SS_REQ | SS_POS, err);
+}
+
+/* `memory_bandwidth: {copy_bytes_per_s, shared_bytes_per_s}` or `{profile: FILE}` (its
+ * scheduler.memory_bandwidth, from the probe's memshare samples)
+ * (pipeline/pipeline_compute.h, ss_pcomp_set_memory): only under compute: shared. */
+static int read_memory(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
+{
+    static const char *const keys[] = {"copy_bytes_per_s", "shared_bytes_per_s", "profile", NULL};
+    return profile_or_numbers(pl, m, "memory_bandwidth", NULL, "kind: memshare samples", 1, keys,
+                              "copy_bytes_per_s, shared_bytes_per_s", memory_numbers, err);
+}
+
 /* Array `key` of m: numbers >= 0 (idle_s increasing), into *out; its length. */
 static int wake_array(const ss_node *m, const char *key, int increasing, double **out, size_t *n, ss_err *err)
 {
@@ -470,7 +488,7 @@ static int read_section(ss_scenario *sc, ss_pipeline_cfg *pl, const ss_node *n, 
 {
     static const char *const keys[] = {"transport", "batch", "dispatcher", "client_device", "compute",
                                        "host_cores", "host_time_factor", "batching", "stacking", "wake",
-                                       "interference", "run_queues", "slots", NULL};
+                                       "interference", "run_queues", "slots", "memory_bandwidth", NULL};
     static const char *const computes[] = {"fixed", "shared", NULL};
     TRY(ss_node_expect(n, SS_NODE_MAP, "pipeline", err));
     const ss_node *gone = ss_map_find(n, "contention");
@@ -520,6 +538,8 @@ static int read_section(ss_scenario *sc, ss_pipeline_cfg *pl, const ss_node *n, 
     if (itf) TRY(read_interference(pl, itf, err));
     const ss_node *rqn = mechanism(n, "run_queues");
     if (rqn) TRY(read_run_queues(pl, rqn, err));
+    const ss_node *mb = mechanism(n, "memory_bandwidth");
+    if (mb) TRY(read_memory(pl, mb, err));
     if (rqn && st)
         return ss_node_err(st, err, "stacking: not with run_queues, which place the threads on the cores themselves "
                                     "and are calibrated from the same ring benchmark (docs/calibration.md, \"Run "

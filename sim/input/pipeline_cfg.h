@@ -35,6 +35,8 @@ typedef struct ss_pipeline_cfg {
                                 * wake_extra_s[k] (linear between, 0 below the first, the last beyond); */
     double *wake_extra_s;      /* serve/pipeline.c.  nwake 0 = off */
     size_t nwake;
+    double mem_copy_bytes_per_s;       /* `memory_bandwidth:` one copy's rate alone and the rate every copy of a host */
+    double mem_shared_bytes_per_s;     /* shares, bytes copied per second (pipeline_compute.h); 0, 0 = off */
     double corun_factor;       /* `interference:` the CPU time a piece of work costs while other work runs on the
                                 * host's other cores, over alone (>= 1; 1 = off) (serve/pipeline_compute.c) */
     double slice_factor;       /* ... and while it is time-sliced with other work on its core, over co-running */

@@ -23,8 +23,12 @@ typedef struct ss_pipe_req {
     double next_recv_s;   /* receiver cost of the next hop */
     double held_bytes;    /* memory its data holds at `at` until service ends */
     uint32_t held_in;     /* SS_QUEUED_* */
+    float deliv_copy_frac; /* the priced hop's: the part of its I/O-thread work (delivery_wire_s) that copies
+                           * host memory (ss_hop_cost.delivery_copy_s; in what was padding) */
     double next_held_bytes;
     uint32_t next_held_in;
+    float recv_copy_frac; /* the priced hop's: the part of its receiver cost that copies host memory (read by
+                           * the receiving process's batch before it prices the next hop) */
     double cur_o_s, cur_m_s; /* o_b and m_b at the process serving it now */
     double cur_send_s;    /* its sender cost there (compute: shared stretches it apart from the receive) */
     double overhead_s, compute_s, pipeline_s; /* sums over the blocks passed */

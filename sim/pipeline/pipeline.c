@@ -119,8 +119,10 @@ static void price(ss_world *w, ss_request *r, uint32_t from, uint32_t to, ss_hop
         c->delivery_s = c->delivery_s > c->delivery_wire_s ? c->delivery_s - c->delivery_wire_s : 0;
         c->delivery_wire_s = 0; /* the flow moves the bytes */
     }
-    if (from == CLIENT) c->sender_s = 0; /* the client has no modelled main thread */
-    if (to == CLIENT) c->receiver_s = 0;
+    if (from == CLIENT) c->sender_s = c->sender_copy_s = 0; /* the client has no modelled main thread */
+    if (to == CLIENT) c->receiver_s = c->receiver_copy_s = 0;
+    c->sender_copy_s = fmin(c->sender_copy_s, c->sender_s);
+    c->receiver_copy_s = fmin(c->receiver_copy_s, c->receiver_s);
     /* A tensor moved to another GPU opens the sender's CUDA context there (docs/blockflow-models.md §4). */
     if (from != CLIENT && !h.same_gpu && c->queued_in == SS_QUEUED_VRAM && p->procs[from].blk &&
         !p->procs[from].ctx_opened[db] && sc->devices[db].kind == SS_DEV_GPU) {
@@ -141,6 +143,9 @@ static void keep_hop(ss_request *r, const ss_hop_cost *c)
     ss_preq(r)->next_recv_s = c->receiver_s;
     ss_preq(r)->next_held_bytes = c->queued_bytes;
     ss_preq(r)->next_held_in = c->queued_in;
+    ss_preq(r)->recv_copy_frac = c->receiver_s > 0 ? (float)fmin(c->receiver_copy_s / c->receiver_s, 1) : 0;
+    ss_preq(r)->deliv_copy_frac =
+        c->delivery_wire_s > 0 ? (float)fmin(c->delivery_copy_s / c->delivery_wire_s, 1) : 0;
 }
 
 /* compute: shared: r's receiver thread takes it next (or, with nothing to
@@ -200,7 +205,7 @@ static void hand_over(ss_world *w, ss_request *r)
     if (ss_preq(r)->net_bytes > 0)
         ss_pipe_net_send(p->net, r, 0);
     else if (io_s > 0)
-        ss_pc_thread_push(&p->procs[to].io, io_s, (uint64_t)(uintptr_t)r);
+        ss_pc_thread_push_copy(&p->procs[to].io, io_s, io_s * ss_preq(r)->deliv_copy_frac, (uint64_t)(uintptr_t)r);
     else
         to_receiver(&p->procs[to], r);
 }
@@ -389,7 +394,8 @@ static void stage_next(pproc *q)
         if (q->stage == STAGE_KERNEL)
             ss_pcomp_dev_on(p->comp, &q->main, q->waking, q->device, work, stage_done, q, 0);
         else
-            ss_pcomp_cpu_on(p->comp, &q->main, q->waking, q->host, work, stage_done, q, 0);
+            ss_pcomp_copy_on(p->comp, &q->main, q->waking, q->host, work, fmin(q->copy_s[q->stage], work), stage_done,
+                             q, 0);
         q->waking = 0;
         return;
     }
@@ -441,7 +447,7 @@ static void start_batch(pproc *q)
     }
     uint32_t n = q->len < q->max_batch ? (uint32_t)q->len : q->max_batch;
     q->batch = ss_xrealloc(q->batch, n * sizeof *q->batch);
-    double recv = 0, send = 0, samples = 0;
+    double recv = 0, send = 0, samples = 0, recv_copy = 0, send_copy = 0;
     for (uint32_t i = 0; i < n; i++) {
         ss_request *r = q->ring[q->head];
         q->head = (q->head + 1) % q->cap;
@@ -457,7 +463,9 @@ static void start_batch(pproc *q)
         ss_hop_cost c;
         price(w, r, q->index, ss_preq(r)->next, &c);
         recv += ss_preq(r)->recv_s;
+        recv_copy += ss_preq(r)->recv_s * ss_preq(r)->recv_copy_frac; /* the hop into here: before keep_hop */
         send += c.sender_s;
+        send_copy += c.sender_copy_s;
         ss_preq(r)->cur_o_s = ss_preq(r)->recv_s + c.sender_s; /* this item's o_b: its own receive and send */
         ss_preq(r)->cur_send_s = c.sender_s;
         keep_hop(r, &c);
@@ -494,6 +502,8 @@ static void start_batch(pproc *q)
         q->work_s[STAGE_HOST] = host;
         q->work_s[STAGE_KERNEL] = m - host;
         q->work_s[STAGE_SEND] = send;
+        q->copy_s[STAGE_RECV] = recv_copy;
+        q->copy_s[STAGE_SEND] = send_copy;
         q->stage = STAGE_RECV;
         q->waking = q->free_since_s != now; /* asleep since its last batch, not straight on from it */
         if (recv > 0 || m > 0 || send > 0)

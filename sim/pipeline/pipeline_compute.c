@@ -28,6 +28,7 @@ typedef struct pc_act {
     uint64_t arg;
     uint32_t gpu;            /* the GPU link it counts on, or NO_LINK */
     uint32_t host;           /* the CPU link it counts on (work > 0), or NO_LINK */
+    double copy_frac;        /* the part of its work that copies memory (0 to 1) */
     ss_flow_id id;
     ss_pc_place *place;      /* the thread it runs on, if the caller named one (stacking) */
     ss_rq_thread anon;       /* run queues: the thread of work no caller named */
@@ -41,6 +42,8 @@ struct ss_pcomp {
     uint32_t *dev_link;      /* per device: the link its compute runs on, or NO_LINK */
     uint32_t *dev_host;
     uint8_t *link_gpu;       /* per link: a GPU's */
+    uint32_t *mem_link;      /* per CPU link: its host's memory link (after the nlinks CPU and GPU links) */
+    double mem_units;        /* memory bandwidth (ss_pcomp_set_memory): shared_bytes_per_s / copy_bytes_per_s; 0: off */
     /* Wake-up stacking (ss_pcomp_set_stacking): per CPU link, what runs there now */
     double stack_prob, stack_mean_s;
     gsl_rng *stack_rng;
@@ -66,8 +69,8 @@ ss_pcomp *ss_pcomp_new(ss_engine *eng, size_t nhosts, const double *host_cores, 
     c->host_link = ss_xcalloc(nhosts ? nhosts : 1, sizeof *c->host_link);
     c->dev_link = ss_xcalloc(ndev ? ndev : 1, sizeof *c->dev_link);
     c->dev_host = ss_xcalloc(ndev ? ndev : 1, sizeof *c->dev_host);
-    double *cap = ss_xcalloc(nhosts + ndev + 1, sizeof *cap);
-    uint8_t *gpu = ss_xcalloc(nhosts + ndev + 1, 1);
+    double *cap = ss_xcalloc(2 * nhosts + ndev + 1, sizeof *cap);
+    uint8_t *gpu = ss_xcalloc(2 * nhosts + ndev + 1, 1);
     size_t n = 0;
     for (size_t h = 0; h < nhosts; h++) {
         c->host_link[h] = NO_LINK;
@@ -86,7 +89,16 @@ ss_pcomp *ss_pcomp_new(ss_engine *eng, size_t nhosts, const double *host_cores, 
             c->dev_link[d] = c->host_link[dev_host[d]];
         }
     }
-    c->net = ss_flownet_new(eng, n, cap);
+    /* every CPU link's memory, unused (and so unbounded) until ss_pcomp_set_memory */
+    c->mem_link = ss_xcalloc(n + 1, sizeof *c->mem_link);
+    size_t nm = n;
+    for (size_t l = 0; l < n; l++) {
+        c->mem_link[l] = NO_LINK;
+        if (gpu[l]) continue;
+        c->mem_link[l] = (uint32_t)nm;
+        cap[nm++] = cap[l];
+    }
+    c->net = ss_flownet_new(eng, nm, cap);
     c->link_cores = ss_xcalloc(n + 1, sizeof *c->link_cores);
     for (size_t l = 0; l < n; l++) c->link_cores[l] = gpu[l] ? 0 : cap[l] / UNIT_BPS;
     c->link_time = ss_xcalloc(n + 1, sizeof *c->link_time);
@@ -125,6 +137,7 @@ void ss_pcomp_free(ss_pcomp *c)
     free(c->dev_link);
     free(c->dev_host);
     free(c->link_gpu);
+    free(c->mem_link);
     free(c);
 }
 
@@ -349,8 +362,8 @@ static int on_runq(const ss_pcomp *c, uint32_t link, double work_s)
 }
 
 /* Work on a host with run queues, on thread rt (NULL: a thread of its own). */
-static void start_rq(ss_pcomp *c, uint32_t link, double work_s, ss_pc_done done, void *ctx, uint64_t arg,
-                     ss_rq_thread *rt)
+static void start_rq(ss_pcomp *c, uint32_t link, double work_s, double copy_frac, ss_pc_done done, void *ctx,
+                     uint64_t arg, ss_rq_thread *rt)
 {
     pc_act *a = new_act(c);
     *a = (pc_act){.c = c, .done = done, .ctx = ctx, .arg = arg, .gpu = NO_LINK, .host = link};
@@ -359,15 +372,17 @@ static void start_rq(ss_pcomp *c, uint32_t link, double work_s, ss_pc_done done,
         a->anon.slept = recycle;
         rt = &a->anon;
     }
+    rt->copy_frac = copy_frac;
     ss_runq_run(c->runq[link], rt, work_s * c->link_time[link], rq_done, a);
 }
 
-static void start(ss_pcomp *c, uint32_t link, double work_s, ss_pc_done done, void *ctx, uint64_t arg,
-                  ss_pc_place *pl, int wake)
+static void start(ss_pcomp *c, uint32_t link, double work_s, double copy_s, ss_pc_done done, void *ctx,
+                  uint64_t arg, ss_pc_place *pl, int wake)
 {
-    assert(work_s >= 0 && isfinite(work_s));
+    assert(work_s >= 0 && isfinite(work_s) && copy_s >= 0 && copy_s <= work_s * (1 + 1e-12));
+    double frac = work_s > 0 && copy_s > 0 && link != NO_LINK && !c->link_gpu[link] ? fmin(copy_s / work_s, 1) : 0;
     if (on_runq(c, link, work_s)) {
-        start_rq(c, link, work_s, done, ctx, arg, pl ? &pl->rq : NULL);
+        start_rq(c, link, work_s, frac, done, ctx, arg, pl ? &pl->rq : NULL);
         return;
     }
     pc_act *a = new_act(c);
@@ -379,9 +394,18 @@ static void start(ss_pcomp *c, uint32_t link, double work_s, ss_pc_done done, vo
     a->host = link != NO_LINK && !c->link_gpu[link] && work_s > 0 ? link : NO_LINK;
     a->place = a->host != NO_LINK ? pl : NULL;
     if (a->host != NO_LINK) work_s *= c->link_time[link];
-    /* One core or one GPU at most; with no link (undeclared cores) exactly that. */
+    a->copy_frac = frac;
+    /* One core or one GPU at most; with no link (undeclared cores) exactly that.  A
+     * piece that copies also loads its host's memory with its copying part per unit
+     * of rate (off: the memory link is left out). */
     ss_flow_opts o = {.cap_bps = UNIT_BPS};
-    a->id = ss_flow_start(c->net, &link, link == NO_LINK ? 0 : 1, work_s, &o, act_done, a);
+    if (frac > 0 && c->mem_units > 0 && a->host != NO_LINK) {
+        uint32_t route[2] = {link, c->mem_link[link]};
+        double weight[2] = {1, frac};
+        a->id = ss_flow_start_weighted(c->net, route, weight, 2, work_s, &o, act_done, a);
+    } else {
+        a->id = ss_flow_start(c->net, &link, link == NO_LINK ? 0 : 1, work_s, &o, act_done, a);
+    }
     if (a->host == NO_LINK) return; /* a GPU's, or zero work (it ends at once and takes no core) */
     c->nact[link]++;
     cpu_capacity(c, link);
@@ -401,6 +425,7 @@ void ss_pcomp_set_run_queues(ss_pcomp *c, const ss_runq_params *p, gsl_rng *rng)
         if (c->link_gpu[l]) continue;
         c->runq[l] = ss_runq_new(c->eng, c->link_cores[l], p, rng);
         ss_runq_set_interference(c->runq[l], c->corun_factor, c->slice_factor);
+        ss_runq_set_memory(c->runq[l], c->mem_units);
     }
 }
 
@@ -420,24 +445,46 @@ void ss_pcomp_set_time_factor(ss_pcomp *c, uint32_t host, double factor)
 
 void ss_pcomp_cpu(ss_pcomp *c, uint32_t host, double work_s, ss_pc_done done, void *ctx, uint64_t arg)
 {
-    start(c, c->host_link[host], work_s, done, ctx, arg, NULL, 0);
+    start(c, c->host_link[host], work_s, 0, done, ctx, arg, NULL, 0);
+}
+
+void ss_pcomp_copy(ss_pcomp *c, uint32_t host, double work_s, double copy_s, ss_pc_done done, void *ctx,
+                   uint64_t arg)
+{
+    start(c, c->host_link[host], work_s, copy_s, done, ctx, arg, NULL, 0);
 }
 
 void ss_pcomp_dev(ss_pcomp *c, uint32_t dev, double work_s, ss_pc_done done, void *ctx, uint64_t arg)
 {
-    start(c, c->dev_link[dev], work_s, done, ctx, arg, NULL, 0);
+    start(c, c->dev_link[dev], work_s, 0, done, ctx, arg, NULL, 0);
 }
 
 void ss_pcomp_cpu_on(ss_pcomp *c, ss_pc_place *pl, int wake, uint32_t host, double work_s, ss_pc_done done,
                      void *ctx, uint64_t arg)
 {
-    start(c, c->host_link[host], work_s, done, ctx, arg, pl, wake);
+    start(c, c->host_link[host], work_s, 0, done, ctx, arg, pl, wake);
+}
+
+void ss_pcomp_copy_on(ss_pcomp *c, ss_pc_place *pl, int wake, uint32_t host, double work_s, double copy_s,
+                      ss_pc_done done, void *ctx, uint64_t arg)
+{
+    start(c, c->host_link[host], work_s, copy_s, done, ctx, arg, pl, wake);
 }
 
 void ss_pcomp_dev_on(ss_pcomp *c, ss_pc_place *pl, int wake, uint32_t dev, double work_s, ss_pc_done done,
                      void *ctx, uint64_t arg)
 {
-    start(c, c->dev_link[dev], work_s, done, ctx, arg, pl, wake);
+    start(c, c->dev_link[dev], work_s, 0, done, ctx, arg, pl, wake);
+}
+
+void ss_pcomp_set_memory(ss_pcomp *c, double copy_bytes_per_s, double shared_bytes_per_s)
+{
+    assert(copy_bytes_per_s > 0 && shared_bytes_per_s > 0 && isfinite(copy_bytes_per_s) && isfinite(shared_bytes_per_s));
+    c->mem_units = shared_bytes_per_s / copy_bytes_per_s;
+    for (size_t l = 0; l < c->nlinks; l++) {
+        if (c->mem_link[l] != NO_LINK) ss_flownet_set_capacity(c->net, c->mem_link[l], c->mem_units * UNIT_BPS);
+        if (c->runq && c->runq[l]) ss_runq_set_memory(c->runq[l], c->mem_units);
+    }
 }
 
 /* ---- threads ------------------------------------------------------------------ */
@@ -464,9 +511,9 @@ static void thread_next(ss_pc_thread *t)
     t->cur_arg = it.arg;
     uint32_t l = t->c->host_link[t->host];
     if (on_runq(t->c, l, it.work_s))
-        start_rq(t->c, l, it.work_s, thread_done, t, 0, &t->rq);
+        start_rq(t->c, l, it.work_s, it.work_s > 0 ? fmin(it.copy_s / it.work_s, 1) : 0, thread_done, t, 0, &t->rq);
     else
-        ss_pcomp_cpu(t->c, t->host, it.work_s, thread_done, t, 0);
+        ss_pcomp_copy(t->c, t->host, it.work_s, it.copy_s, thread_done, t, 0);
 }
 
 void ss_pc_thread_init(ss_pc_thread *t, ss_pcomp *c, uint32_t host, ss_pc_done done, void *ctx)
@@ -477,8 +524,14 @@ void ss_pc_thread_init(ss_pc_thread *t, ss_pcomp *c, uint32_t host, ss_pc_done d
 
 void ss_pc_thread_push(ss_pc_thread *t, double work_s, uint64_t arg)
 {
+    ss_pc_thread_push_copy(t, work_s, 0, arg);
+}
+
+void ss_pc_thread_push_copy(ss_pc_thread *t, double work_s, double copy_s, uint64_t arg)
+{
+    assert(copy_s >= 0 && copy_s <= work_s * (1 + 1e-12));
     ss_ring_grow((void **)&t->ring, sizeof *t->ring, &t->head, t->len, &t->cap, 8);
-    t->ring[(t->head + t->len++) % t->cap] = (ss_pc_item){work_s, arg};
+    t->ring[(t->head + t->len++) % t->cap] = (ss_pc_item){work_s, copy_s, arg};
     thread_next(t);
 }
 

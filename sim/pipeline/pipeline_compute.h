@@ -75,9 +75,27 @@ int ss_pcomp_host_usage(const ss_pcomp *c, uint32_t host, double *busy_core_s, d
  * docs/calibration.md).  A GPU's work and a host with no CPU link are not
  * scaled. */
 void ss_pcomp_set_time_factor(ss_pcomp *c, uint32_t host, double factor);
+
+/* Memory bandwidth (pipeline.memory_bandwidth; docs/blockflow.md, "Copies
+ * sharing memory bandwidth"): on every host's CPU, one copy alone runs at
+ * copy_bytes_per_s and all copies share shared_bytes_per_s (bytes copied per second; both
+ * > 0, measured by tools/probe/memshare.py).  A piece whose copying part is
+ * copy_s of its work_s loads the host's memory with copy_s / work_s per
+ * unit of its rate, in units of one copy at full speed, against a capacity
+ * of shared_bytes_per_s / copy_bytes_per_s: the max-min solver's weighted flows (the lmm
+ * model's consumption weights), and the same allocation under run queues
+ * (pipeline_runq.c).  So k pure copies on k cores run at min(1, shared_bytes_per_s /
+ * (k copy_bytes_per_s)) of a core each, and work that copies nothing is not slowed.
+ * [ASSUMPTION: a transport's per-byte work is memory copying at the
+ * machine's one-copy rate; its fixed work copies nothing.]  Off by default. */
+void ss_pcomp_set_memory(ss_pcomp *c, double copy_bytes_per_s, double shared_bytes_per_s);
 /* Start work_s (>= 0) seconds of single-threaded work on host's CPU, or on
  * device dev's compute (its GPU; a CPU device: its host's CPU). */
 void ss_pcomp_cpu(ss_pcomp *c, uint32_t host, double work_s, ss_pc_done done, void *ctx, uint64_t arg);
+/* ... of which copy_s (0 <= copy_s <= work_s) copies memory: under
+ * ss_pcomp_set_memory that part also shares its host's memory bandwidth. */
+void ss_pcomp_copy(ss_pcomp *c, uint32_t host, double work_s, double copy_s, ss_pc_done done, void *ctx,
+                   uint64_t arg);
 void ss_pcomp_dev(ss_pcomp *c, uint32_t dev, double work_s, ss_pc_done done, void *ctx, uint64_t arg);
 
 /* A thread that wakes and sleeps (a block process's main thread), for
@@ -98,12 +116,15 @@ typedef struct ss_pc_place {
 void ss_pc_place_init(ss_pc_place *pl, ss_pcomp *c);
 void ss_pcomp_cpu_on(ss_pcomp *c, ss_pc_place *pl, int wake, uint32_t host, double work_s, ss_pc_done done,
                      void *ctx, uint64_t arg);
+void ss_pcomp_copy_on(ss_pcomp *c, ss_pc_place *pl, int wake, uint32_t host, double work_s, double copy_s,
+                      ss_pc_done done, void *ctx, uint64_t arg);
 void ss_pcomp_dev_on(ss_pcomp *c, ss_pc_place *pl, int wake, uint32_t dev, double work_s, ss_pc_done done,
                      void *ctx, uint64_t arg);
 
 /* A thread of one process: a FIFO single server of CPU work on its host. */
 typedef struct ss_pc_item {
     double work_s;
+    double copy_s; /* the part of work_s that copies memory */
     uint64_t arg;
 } ss_pc_item;
 
@@ -122,6 +143,8 @@ typedef struct ss_pc_thread {
 void ss_pc_thread_init(ss_pc_thread *t, ss_pcomp *c, uint32_t host, ss_pc_done done, void *ctx);
 /* Queue an item; it starts now if the thread is idle. */
 void ss_pc_thread_push(ss_pc_thread *t, double work_s, uint64_t arg);
+/* ... of which copy_s copies memory (ss_pcomp_copy). */
+void ss_pc_thread_push_copy(ss_pc_thread *t, double work_s, double copy_s, uint64_t arg);
 void ss_pc_thread_free(ss_pc_thread *t);
 
 #endif

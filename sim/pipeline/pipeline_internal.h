@@ -46,6 +46,7 @@ typedef struct pproc {
     int stage;              /* the piece in progress: STAGE_* (pipeline.c) */
     double stage_start_s;
     double work_s[4];       /* per stage: receive (CPU), compute's host part (CPU), its kernels (GPU), send (CPU), alone */
+    double copy_s[4];       /* ... the part of each that copies host memory (receive and send) */
     double wall_s[4];       /* per stage: as it ran, shared */
     ss_stat overhead, compute, wait, batch_size; /* measured requests */
     /* `slots` (pipeline_cfg.h): the messages sent to this process whose batch has not ended

@@ -27,6 +27,7 @@ typedef struct rq_core {
     int tick_armed;
     double tick_phase_s;
     double util;       /* its busy fraction's running average (PELT's util_avg), up to since_s */
+    int mem_held;      /* share_memory's: its thread's rate is held back by the memory */
 } rq_core;
 
 struct ss_runq {
@@ -37,6 +38,7 @@ struct ss_runq {
     int n;
     double speed;      /* a core's speed: cores / ceil(cores) */
     double corun_factor, slice_factor;
+    double mem_units;  /* memory bandwidth in copies at full speed (ss_runq_set_memory); 0: none */
     ss_runq_stats st;
     double waiting_since_s; /* some core idle while a thread waits: since when, or NAN */
     double usage_since_s;   /* busy and waiting as counted in st up to here */
@@ -83,6 +85,12 @@ void ss_runq_set_interference(ss_runq *q, double corun_factor, double slice_fact
     q->slice_factor = slice_factor;
 }
 
+void ss_runq_set_memory(ss_runq *q, double units)
+{
+    assert(units >= 0 && isfinite(units));
+    q->mem_units = units;
+}
+
 ss_runq_stats ss_runq_stats_of(const ss_runq *q)
 {
     return q->st;
@@ -125,6 +133,33 @@ static void settle(ss_runq *q)
     }
 }
 
+/* The running threads' copying parts sharing the memory (ss_runq_set_memory):
+ * rates above the level L that fills it come down to L.  Water-filling: the
+ * threads whose rate is at most the level keep it and leave the rest to the
+ * others, until none does (at most one pass per core). */
+static void share_memory(ss_runq *q)
+{
+    double demand = 0, left = q->mem_units, frac = 0; /* frac: the copy fractions still above the level */
+    for (int k = 0; k < q->n; k++) {
+        rq_core *c = &q->cores[k];
+        c->mem_held = c->cur && c->cur->copy_frac > 0;
+        if (c->mem_held) demand += c->cur->copy_frac * c->rate, frac += c->cur->copy_frac;
+    }
+    if (!(demand > left)) return;
+    for (int moved = 1; moved && frac > 0;) {
+        double level = left / frac;
+        moved = 0;
+        for (int k = 0; k < q->n; k++) {
+            rq_core *c = &q->cores[k];
+            if (!c->mem_held || c->rate > level) continue;
+            c->mem_held = 0, moved = 1;
+            left -= c->cur->copy_frac * c->rate, frac -= c->cur->copy_frac;
+        }
+    }
+    for (int k = 0; k < q->n; k++)
+        if (q->cores[k].mem_held && frac > 0) q->cores[k].rate = left / frac;
+}
+
 /* Re-time every running thread's end at its speed now, and keep the counts of
  * busy cores, waiting threads and time an idle core spent beside a waiting
  * thread. */
@@ -141,6 +176,11 @@ static void retime(ss_runq *q)
         c->end_ev = 0;
         if (!c->cur) continue;
         c->rate = q->speed / (busy > 1 ? q->corun_factor : 1) / (c->nwait ? q->slice_factor : 1);
+    }
+    if (q->mem_units > 0) share_memory(q);
+    for (int k = 0; k < q->n; k++) {
+        rq_core *c = &q->cores[k];
+        if (!c->cur) continue;
         c->end_s = now + c->cur->work_left / c->rate;
         c->end_ev = ss_schedule(q->eng, c->end_s, core_end, c, c->end_gen);
     }

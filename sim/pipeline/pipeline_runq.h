@@ -90,6 +90,7 @@ typedef struct ss_rq_thread {
     int running, in_done, has_work;
     int stackable;            /* a main thread: its wake-ups may be placed beside a computing one (stack_prob) */
     double work_left;         /* seconds of a full-speed core left in its piece */
+    double copy_frac;         /* the part of its piece that copies memory (0 to 1; ss_runq_set_memory) */
     double last_ran_s;        /* when it last stopped running */
     void (*done)(void *ctx);
     void *ctx;
@@ -103,6 +104,12 @@ void ss_rq_thread_init(ss_rq_thread *t);
 ss_runq *ss_runq_new(ss_engine *eng, double cores, const ss_runq_params *p, gsl_rng *rng);
 void ss_runq_free(ss_runq *q);
 void ss_runq_set_interference(ss_runq *q, double corun_factor, double slice_factor);
+/* The host's memory bandwidth in copies at full speed (shared_bytes_per_s / copy_bytes_per_s;
+ * 0: none, the default): the running threads' copying parts share it as the
+ * max-min solver's weighted flows would (pipeline_compute.h,
+ * ss_pcomp_set_memory): every rate that the memory holds back is the same
+ * level L, sum over the running threads of copy_frac x min(rate, L) = units. */
+void ss_runq_set_memory(ss_runq *q, double units);
 
 /* Run work_s (>= 0, already in the host's time) on thread t; done(ctx) is
  * called from an engine event when it ends.  A thread that starts its next

@@ -1,8 +1,8 @@
 #!/bin/sh
 # tools/probe/calibrate.sh: the probe's regeneration chain, one command (make probe-calibrate):
 # the micro-benchmark profile (and the scheduler's, probe-stacking.json, the hops after idle,
-# probe-wake.json, CPU interference, probe-corun.json, and the host's speed, probe-speed.json, when
-# there) ->
+# probe-wake.json, CPU interference, probe-corun.json, the memory bandwidth, probe-memshare.json,
+# and the host's speed, probe-speed.json, when there) ->
 # servesim calibrate -> the model file the probe scenario reads (models/resnet50-cpu.json:
 # its blocks' service, both transports' laws, the run queues and the wake-up stacking, waking after
 # idle, CPU interference) ->
@@ -41,7 +41,7 @@ else
     # (probe-wake.json, pipeline.wake) came on 2026-11-27, the co-run one (probe-corun.json,
     # pipeline.interference) at 06:00 that day; the ring (probe-stacking.json) is absent from a
     # probe run of one part (--only micro): the scheduler below, from what calibrate fitted
-    for pair in wake:wake corun:interference; do
+    for pair in wake:wake corun:interference memshare:memory_bandwidth; do
         if [ ! -f "$dir/probe-${pair%%:*}.json" ]; then
             sed -i "/^  ${pair#*:}: /d" "$scenario"
         fi
@@ -54,7 +54,7 @@ fi
 # (host_speed), warns when the host moved, and with --at-run-speed fits the micro-benchmarks' times
 # at the speed the host had while the runs ran (docs/calibration.md)
 inputs="$dir/probe-micro.json"
-for part in stacking wake corun speed; do
+for part in stacking wake corun memshare speed; do
     if [ -f "$dir/probe-$part.json" ]; then
         python3 tools/probe/check_profile.py "$dir/probe-$part.json"
         inputs="$inputs $dir/probe-$part.json"

@@ -23,6 +23,7 @@ KINDS = {
     "speed": {"model": str, "device": str, "threads": "count", "phase": ("micro", "e2e"), "latency_s": "requests"},
     "wake": {"transport": str, "gap_s": "time0", "idle_s": "idles", "latency_s": "requests"},
     "corun": {"what": str, "device": str, "cores": "count", "runnable": "count", "cpu_s": "requests"},
+    "memshare": {"bytes": "count", "streams": "count", "cores": "count", "latency_s": "requests"},
     "transfer": {"mode": ("unicast", "chain"), "receivers": "count", "bytes": "count", "use": ("fit", "validate"),
                  "done_s": "times", "first_s": "firsts"},
 }
@@ -161,6 +162,9 @@ def check(doc):
                                         for k in ("runnable", "cores")) and s["runnable"] > 2 * s["cores"]:
             errs.append(f"{p}.runnable: expected at most 2 x cores ({2 * s['cores']}): alone, one per core or "
                         f"two per core")
+        if s["kind"] == "memshare" and all(isinstance(s.get(k), int) and not isinstance(s.get(k), bool)
+                                           for k in ("streams", "cores")) and s["streams"] > s["cores"]:
+            errs.append(f"{p}.streams: expected at most the cores ({s['cores']}): one copy per core")
     ids = set()
     for i, r in enumerate(doc.get("runs", []) if isinstance(doc.get("runs"), list) else []):
         p = f"$.runs[{i}]"
@@ -237,7 +241,9 @@ def self_test():
                         {"kind": "corun", "what": "block1", "device": "cpu", "cores": 2, "runnable": 4,
                          "cpu_s": [0.0214, 0.0217]},
                         {"kind": "speed", "model": "m", "device": "cpu", "threads": 1, "phase": "e2e",
-                         "run": "a", "at": "before", "latency_s": [0.09, 0.091]}],
+                         "run": "a", "at": "before", "latency_s": [0.09, 0.091]},
+                        {"kind": "memshare", "bytes": 67108864, "streams": 2, "cores": 2,
+                         "latency_s": [0.0062, 0.0064]}],
             "runs": [{"id": "a", "conditions": {"model": "m", "transport": "zmq-copy", "arrival": "closed",
                                                 "clients": 1, "batch": 1, "placement": "p",
                                                 "duration_s": 1.0, "warmup_s": 0},
@@ -255,6 +261,8 @@ def self_test():
         "corun runnable above 2 x cores": lambda d: d["samples"][3].__setitem__("runnable", 5),
         "corun negative CPU time": lambda d: d["samples"][3].__setitem__("cpu_s", [0.0214, -0.0217]),
         "speed check with run but no at": lambda d: d["samples"][4].pop("at"),
+        "memshare streams above the cores": lambda d: d["samples"][5].__setitem__("streams", 3),
+        "memshare with no streams": lambda d: d["samples"][5].pop("streams"),
         "speed check beside the micro-benchmarks naming a run": lambda d: d["samples"][4].__setitem__("phase", "micro"),
         "kernel slice of 0": lambda d: d["environment"].__setitem__(
             "kernel", {"release": "6.18", "slice_s": 0, "tick_s": 0.004, "migration_cost_s": None}),
