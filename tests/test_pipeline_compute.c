@@ -528,9 +528,52 @@ static void test_copies_share_memory(void)
     }
 }
 
+/* A GPU waking after idle (ss_pcomp_set_gpu_wake): 1 below 10 ms idle, 1.5
+ * from 100 ms, linear between.  Kernels of 1 s: A at 0 (idle since the
+ * start, 0 s: factor 1) ends at 1; B at 1.055 (55 ms idle: 1.25) at 2.305;
+ * C at 7.305 (5 s: 1.5) at 8.805; D at 10 (1.5: alone to 11.5) and E of
+ * 0.25 s at 10.5, the GPU busy (factor 1): both at half the GPU, E ends at
+ * 11.0, D's last 0.75 s alone ends at 11.75. */
+static double gw_end_s[5];
+
+static void gw_done(void *ctx, uint64_t arg)
+{
+    gw_end_s[arg] = ss_now(ctx);
+}
+
+static ss_pcomp *gw_c;
+
+static void gw_start(ss_engine *eng, void *ctx, uint64_t arg)
+{
+    (void)ctx;
+    ss_pcomp_dev(gw_c, 0, arg == 4 ? 0.25 : 1.0, gw_done, eng, arg);
+}
+
+static void test_gpu_wakes_after_idle(void)
+{
+    ss_engine *eng = ss_engine_new();
+    double cores = 2;
+    uint32_t dev_host = 0;
+    uint8_t gpu = 1;
+    gw_c = ss_pcomp_new(eng, 1, &cores, 1, &dev_host, &gpu);
+    ss_pcomp_set_gpu_wake(gw_c, 2, (double[]){0.01, 0.1}, (double[]){1, 1.5});
+    const double at[5] = {0, 1.055, 7.305, 10, 10.5}, want[5] = {1, 2.305, 8.805, 11.75, 11.0};
+    for (uint64_t k = 0; k < 5; k++) {
+        gw_end_s[k] = NAN;
+        ss_schedule(eng, at[k], gw_start, NULL, k);
+    }
+    ss_engine_run(eng, 100);
+    for (int k = 0; k < 5; k++) CU_ASSERT_DOUBLE_EQUAL(gw_end_s[k], want[k], 1e-9);
+    /* the slower kernels count as busy: 1 + 1.25 + 1.5 + 1.75 (10 to 11.75) */
+    CU_ASSERT_DOUBLE_EQUAL(ss_pcomp_gpu_busy_s(gw_c, 0), 5.5, 1e-9);
+    ss_pcomp_free(gw_c);
+    ss_engine_free(eng);
+}
+
 SS_TEST_SUITE("pipeline-compute",
               {"run queues: unnamed work, each piece a thread of its own", test_run_queues_unnamed_work},
               {"copies share the host's memory bandwidth (max-min and run queues)", test_copies_share_memory},
+              {"a GPU waking after idle: its next kernel slower by the gap's factor", test_gpu_wakes_after_idle},
               {"CPU interference: co-running and time-sliced work costs more", test_cpu_interference},
               {"wake-up stacking: a start shares a busy core until migrated", test_wakeup_stacking},
               {"wake-up stacking lasts across a thread's consecutive pieces", test_stacking_lasts_across_pieces}, {"two hops' CPU parts share a 1-core host", test_cpu_parts_share_a_core},

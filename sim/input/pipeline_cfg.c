@@ -395,6 +395,32 @@ static int wake_numbers(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
     return wake_array(m, "extra_s", 0, &pl->wake_extra_s, &n, err) < 0 ? -1 : (pl->nwake = n, 0);
 }
 
+/* `idle_s` and `factor` (each > 0) of map m into pl. */
+static int gpu_wake_numbers(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
+{
+    size_t n = 0;
+    TRY(wake_array(m, "idle_s", 1, &pl->gpu_wake_idle_s, &n, err));
+    TRY(wake_array(m, "factor", 0, &pl->gpu_wake_factor, &n, err));
+    const ss_node *seq = ss_map_find(m, "factor");
+    for (size_t i = 0; i < n; i++)
+        if (!(pl->gpu_wake_factor[i] > 0))
+            return ss_node_err(seq->items[i], err, "factor[%zu]: expected a factor > 0 (a kernel's time after that "
+                                                   "idle time over at full clocks), got %s", i, seq->items[i]->value);
+    pl->ngpu_wake = n;
+    return 0;
+}
+
+/* `gpu_wake: {idle_s: [...], factor: [...]}` or `{profile: FILE}` (its
+ * scheduler.gpu_wake: models/gpu-idle-*.json, estimated from published
+ * figures) (pipeline/pipeline_compute.h, ss_pcomp_set_gpu_wake): only under
+ * compute: shared, where a GPU's kernels are tracked. */
+static int read_gpu_wake(ss_pipeline_cfg *pl, const ss_node *m, ss_err *err)
+{
+    static const char *const keys[] = {"idle_s", "factor", "profile", NULL};
+    return profile_or_numbers(pl, m, "gpu_wake", NULL, "a GPU's kernel times after idle gaps", 1, keys,
+                              "idle_s, factor", gpu_wake_numbers, err);
+}
+
 /* `wake: {idle_s: [...], extra_s: [...]}` or `{profile: FILE}` (its
  * scheduler.wake.<the pipeline's transport>, from the probe's wake samples)
  * (serve/pipeline.c, waking after idle). */
@@ -488,7 +514,8 @@ static int read_section(ss_scenario *sc, ss_pipeline_cfg *pl, const ss_node *n, 
 {
     static const char *const keys[] = {"transport", "batch", "dispatcher", "client_device", "compute",
                                        "host_cores", "host_time_factor", "batching", "stacking", "wake",
-                                       "interference", "run_queues", "slots", "memory_bandwidth", NULL};
+                                       "interference", "run_queues", "slots", "memory_bandwidth", "gpu_wake",
+                                       NULL};
     static const char *const computes[] = {"fixed", "shared", NULL};
     TRY(ss_node_expect(n, SS_NODE_MAP, "pipeline", err));
     const ss_node *gone = ss_map_find(n, "contention");
@@ -540,6 +567,8 @@ static int read_section(ss_scenario *sc, ss_pipeline_cfg *pl, const ss_node *n, 
     if (rqn) TRY(read_run_queues(pl, rqn, err));
     const ss_node *mb = mechanism(n, "memory_bandwidth");
     if (mb) TRY(read_memory(pl, mb, err));
+    const ss_node *gw = mechanism(n, "gpu_wake");
+    if (gw) TRY(read_gpu_wake(pl, gw, err));
     if (rqn && st)
         return ss_node_err(st, err, "stacking: not with run_queues, which place the threads on the cores themselves "
                                     "and are calibrated from the same ring benchmark (docs/calibration.md, \"Run "
@@ -632,5 +661,7 @@ void ss_pipeline_free(ss_pipeline_cfg *p)
     free(p->host_cores);
     free(p->wake_idle_s);
     free(p->wake_extra_s);
+    free(p->gpu_wake_idle_s);
+    free(p->gpu_wake_factor);
     free(p);
 }

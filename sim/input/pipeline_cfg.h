@@ -35,6 +35,9 @@ typedef struct ss_pipeline_cfg {
                                 * wake_extra_s[k] (linear between, 0 below the first, the last beyond); */
     double *wake_extra_s;      /* serve/pipeline.c.  nwake 0 = off */
     size_t nwake;
+    double *gpu_wake_idle_s;   /* `gpu_wake:` a GPU's kernel after gpu_wake_idle_s[k] without one takes */
+    double *gpu_wake_factor;   /* gpu_wake_factor[k] times its work (pipeline_compute.h); ngpu_wake 0 = off */
+    size_t ngpu_wake;
     double mem_copy_bytes_per_s;       /* `memory_bandwidth:` one copy's rate alone and the rate every copy of a host */
     double mem_shared_bytes_per_s;     /* shares, bytes copied per second (pipeline_compute.h); 0, 0 = off */
     double corun_factor;       /* `interference:` the CPU time a piece of work costs while other work runs on the

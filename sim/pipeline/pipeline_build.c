@@ -310,6 +310,7 @@ int ss_pipe_build(ss_world *w, ss_err *err)
             ss_pcomp_set_stacking(p->comp, cfg->stack_prob, cfg->stack_mean_s,
                                   ss_rng_stream(sc->seed, w->rep, "pipeline/stacking"));
         ss_pcomp_set_interference(p->comp, cfg->corun_factor, cfg->slice_factor);
+        if (cfg->ngpu_wake) ss_pcomp_set_gpu_wake(p->comp, cfg->ngpu_wake, cfg->gpu_wake_idle_s, cfg->gpu_wake_factor);
         if (cfg->mem_shared_bytes_per_s > 0) ss_pcomp_set_memory(p->comp, cfg->mem_copy_bytes_per_s, cfg->mem_shared_bytes_per_s);
         for (size_t h = 0; h < p->nhosts; h++)
             ss_pcomp_set_time_factor(p->comp, (uint32_t)h, ss_pipeline_host_time_factor(sc, p->hosts[h]));

@@ -10,6 +10,7 @@
 #include <assert.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
@@ -43,6 +44,10 @@ struct ss_pcomp {
     uint32_t *dev_host;
     uint8_t *link_gpu;       /* per link: a GPU's */
     uint32_t *mem_link;      /* per CPU link: its host's memory link (after the nlinks CPU and GPU links) */
+    uint32_t *gpu_nact;      /* per GPU link: kernels in progress */
+    double *gpu_idle_since;  /* per GPU link: when its last kernel ended (0: the start) */
+    double *gw_idle_s, *gw_factor; /* a GPU waking after idle (ss_pcomp_set_gpu_wake); ngw 0: off */
+    size_t ngw;
     double mem_units;        /* memory bandwidth (ss_pcomp_set_memory): shared_bytes_per_s / copy_bytes_per_s; 0: off */
     /* Wake-up stacking (ss_pcomp_set_stacking): per CPU link, what runs there now */
     double stack_prob, stack_mean_s;
@@ -109,6 +114,8 @@ ss_pcomp *ss_pcomp_new(ss_engine *eng, size_t nhosts, const double *host_cores, 
     c->nact = ss_xcalloc(n + 1, sizeof *c->nact);
     c->npairs = ss_xcalloc(n + 1, sizeof *c->npairs);
     c->nlinks = n;
+    c->gpu_nact = ss_xcalloc(n + 1, sizeof *c->gpu_nact);
+    c->gpu_idle_since = ss_xcalloc(n + 1, sizeof *c->gpu_idle_since);
     c->corun_factor = c->slice_factor = 1;
     c->link_gpu = gpu;
     free(cap);
@@ -138,6 +145,10 @@ void ss_pcomp_free(ss_pcomp *c)
     free(c->dev_host);
     free(c->link_gpu);
     free(c->mem_link);
+    free(c->gpu_nact);
+    free(c->gpu_idle_since);
+    free(c->gw_idle_s);
+    free(c->gw_factor);
     free(c);
 }
 
@@ -300,6 +311,7 @@ static void act_done(ss_engine *eng, void *ctx, ss_flow_id id, double now_s)
     (void)now_s;
     pc_act *a = ctx;
     ss_pcomp *c = a->c;
+    if (a->gpu != NO_LINK && --c->gpu_nact[a->gpu] == 0) c->gpu_idle_since[a->gpu] = ss_now(c->eng);
     if (a->host != NO_LINK) {
         c->nact[a->host]--;
         cpu_capacity(c, a->host);
@@ -376,6 +388,31 @@ static void start_rq(ss_pcomp *c, uint32_t link, double work_s, double copy_frac
     ss_runq_run(c->runq[link], rt, work_s * c->link_time[link], rq_done, a);
 }
 
+/* A GPU waking after idle_s without a kernel: its next kernel's time is this
+ * many times its time at full clocks (ss_pcomp_set_gpu_wake): 1 below the
+ * table's first idle time, linear between its points, its last beyond. */
+static double gpu_wake_factor(const ss_pcomp *c, double idle_s)
+{
+    const double *x = c->gw_idle_s, *y = c->gw_factor;
+    size_t n = c->ngw;
+    if (idle_s <= x[0]) return 1;
+    if (idle_s >= x[n - 1]) return y[n - 1];
+    size_t k = 1;
+    while (x[k] < idle_s) k++;
+    return y[k - 1] + (idle_s - x[k - 1]) / (x[k] - x[k - 1]) * (y[k] - y[k - 1]);
+}
+
+void ss_pcomp_set_gpu_wake(ss_pcomp *c, size_t n, const double *idle_s, const double *factor)
+{
+    assert(n >= 2);
+    for (size_t k = 0; k < n; k++) assert(idle_s[k] >= 0 && factor[k] > 0 && (k == 0 || idle_s[k] > idle_s[k - 1]));
+    c->gw_idle_s = ss_xrealloc(c->gw_idle_s, n * sizeof *c->gw_idle_s);
+    c->gw_factor = ss_xrealloc(c->gw_factor, n * sizeof *c->gw_factor);
+    memcpy(c->gw_idle_s, idle_s, n * sizeof *idle_s);
+    memcpy(c->gw_factor, factor, n * sizeof *factor);
+    c->ngw = n;
+}
+
 static void start(ss_pcomp *c, uint32_t link, double work_s, double copy_s, ss_pc_done done, void *ctx,
                   uint64_t arg, ss_pc_place *pl, int wake)
 {
@@ -390,7 +427,11 @@ static void start(ss_pcomp *c, uint32_t link, double work_s, double copy_s, ss_p
     a->done = done;
     a->ctx = ctx;
     a->arg = arg;
-    a->gpu = link != NO_LINK && c->link_gpu[link] ? link : NO_LINK;
+    a->gpu = link != NO_LINK && c->link_gpu[link] && work_s > 0 ? link : NO_LINK;
+    if (a->gpu != NO_LINK) {
+        if (c->ngw && c->gpu_nact[link] == 0) work_s *= gpu_wake_factor(c, ss_now(c->eng) - c->gpu_idle_since[link]);
+        c->gpu_nact[link]++;
+    }
     a->host = link != NO_LINK && !c->link_gpu[link] && work_s > 0 ? link : NO_LINK;
     a->place = a->host != NO_LINK ? pl : NULL;
     if (a->host != NO_LINK) work_s *= c->link_time[link];

@@ -88,6 +88,14 @@ void ss_pcomp_set_time_factor(ss_pcomp *c, uint32_t host, double factor);
  * (k copy_bytes_per_s)) of a core each, and work that copies nothing is not slowed.
  * [ASSUMPTION: a transport's per-byte work is memory copying at the
  * machine's one-copy rate; its fixed work copies nothing.]  Off by default. */
+/* A GPU waking after idle (pipeline.gpu_wake; docs/blockflow.md, "A GPU
+ * waking after idle"): a kernel that starts on a GPU with no kernel running,
+ * idle_s since its last kernel ended (since time 0 if none has), takes
+ * factor(idle_s) times its work (its clocks ramping up from idle): 1 below
+ * idle_s[0], linear between the n >= 2 points (idle_s increasing, factor >
+ * 0), factor[n-1] beyond.  The slower kernel counts as GPU-busy time.  Off by
+ * default. */
+void ss_pcomp_set_gpu_wake(ss_pcomp *c, size_t n, const double *idle_s, const double *factor);
 void ss_pcomp_set_memory(ss_pcomp *c, double copy_bytes_per_s, double shared_bytes_per_s);
 /* Start work_s (>= 0) seconds of single-threaded work on host's CPU, or on
  * device dev's compute (its GPU; a CPU device: its host's CPU). */
