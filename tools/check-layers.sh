@@ -5,7 +5,7 @@
 # when they hold, 1 with one line per breach.
 #
 #   1. Folders form layers, bottom to top:
-#        core  net  input  serve  {elastic control pipeline edge ensemble}
+#        core  net  input  serve  {elastic control pipeline edge ensemble llm}
 #        world  {calib search}  cmd
 #      A file includes only headers of its own folder or of folders below
 #      it.  Folders in braces are rooms of one layer: they never include
@@ -25,7 +25,7 @@ cd "$here/../sim" || exit 1
 rank() {
     case $1 in
     core) echo 1 ;; net) echo 2 ;; input) echo 3 ;; serve) echo 4 ;;
-    elastic | control | pipeline | edge | ensemble) echo 5 ;;
+    elastic | control | pipeline | edge | ensemble | llm) echo 5 ;;
     world) echo 6 ;; calib | search) echo 7 ;; cmd) echo 8 ;;
     *) echo 0 ;;
     esac

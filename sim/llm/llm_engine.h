@@ -1,0 +1,41 @@
+/* llm_engine.h: one LLM serving engine (an instance of vLLM on its GPUs),
+ * stepped token by token on the event engine (docs/llm.md).
+ *
+ * Each step the scheduler (llm_sched.c) forms a batch, as vLLM's V1
+ * scheduler does: the running requests first, in order, each its remaining
+ * prompt (a chunked prefill, capped by the token budget) or one decode
+ * token; then waiting requests, first come first served, while the token
+ * budget (max_num_batched_tokens), the sequence cap (max_num_seqs) and the
+ * KV cache (kv_cache.h) allow.  A running request whose KV blocks cannot be
+ * allocated preempts the newest running request (its blocks freed, its
+ * tokens recomputed later as a prefill; waiting requests wait that step).
+ * The step lasts what the step-time model says for that batch; at its end
+ * every request whose prefill (or recompute) has caught up emits a token,
+ * and a request with all its output tokens finishes.  So one request alone
+ * has TTFT = its prefill steps and E2E = those plus output - 1 decode steps.
+ *
+ * The engine does not own requests: the caller keeps each ss_llm_req alive
+ * from submit until its `done` callback.  Memory: the requests in flight. */
+#ifndef SS_LLM_ENGINE_H
+#define SS_LLM_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/engine.h"
+#include "llm/llm_types.h"
+
+/* An engine on eng.  The settings are checked by the caller (the scenario
+ * reader): every count >= 1. */
+ss_llm *ss_llm_new(ss_engine *eng, const ss_llm_cfg *cfg, const ss_llm_hooks *hooks);
+void ss_llm_free(ss_llm *e);
+/* Could the engine ever serve r (its prompt and output in the KV cache)? */
+int ss_llm_fits(const ss_llm *e, uint32_t prompt_tokens, uint32_t output_tokens);
+/* A request arrives now (r->arrival_s is the caller's; the engine sets the
+ * rest).  It must fit (ss_llm_fits). */
+void ss_llm_submit(ss_llm *e, ss_llm_req *r);
+
+/* Its state now. */
+ss_llm_stats ss_llm_stats_of(const ss_llm *e);
+
+#endif

@@ -1,0 +1,45 @@
+/* llm_perf.h: an LLM engine's step time from per-operator GPU profiles
+ * (the `perf/<GPU>/<org>/<model>/<dtype>/tp<N>/` format of
+ * ../shared/llm, LLMServingSim's profiler: docs/llm.md, "Step time").
+ *
+ * The profiles time one decoder layer's operators on the GPU (CUDA kernel
+ * time, summed per module): dense operators by the step's tokens
+ * (dense.csv), the per-sequence ones by its sequences (per_sequence.csv),
+ * attention by a mixed batch's shape (attention.csv).  A step of T tokens
+ * over S sequences, whose prefills compute pc tokens after kp already
+ * cached (sums over the prefills) beside nd decodes of mean cached context
+ * kd (floor), takes
+ *
+ *   L x [2 layernorm(T) + qkv_proj(T) + rotary_emb(T) + o_proj(T)
+ *        + gate_up_proj(T) + act_fn(T) + down_proj(T) + attention(pc, kp, nd, kd)]
+ *   + embedding(T) + final_layernorm(T) + lm_head(S) + sampler(S)
+ *
+ * with L the model's decoder layers (its config's num_hidden_layers), the
+ * way LLMServingSim (casys-kaist/LLMServingSim serving/core/trace_generator.py)
+ * reads these files: 1-D tables linear between their points, the first
+ * point's value below it, extrapolated from the last two above; attention
+ * linear over the (pc, nd) corners of the grid and, in each, over (kp, kd),
+ * a missing corner replaced by the nearest profiled (pc, nd), extrapolated
+ * above the grid.  [ASSUMPTION: no time between steps (the engine's CPU
+ * work overlaps the GPU: vLLM's async scheduling and CUDA graphs); no
+ * correction for uneven context lengths (the profile's skew fit is off);
+ * tensor parallelism 1.] */
+#ifndef SS_LLM_PERF_H
+#define SS_LLM_PERF_H
+
+#include <stdint.h>
+
+#include "core/util.h"
+#include "llm/llm_engine.h"
+
+typedef struct ss_llm_perf ss_llm_perf;
+
+/* The tables in folder dir (dense.csv, per_sequence.csv, attention.csv)
+ * for a model of `layers` decoder layers; NULL with err at the file, line
+ * and column of what is wrong. */
+ss_llm_perf *ss_llm_perf_load(const char *dir, uint32_t layers, ss_err *err);
+void ss_llm_perf_free(ss_llm_perf *p);
+/* Seconds one step of batch b takes (ss_llm_step_fn: ctx is the model). */
+double ss_llm_perf_step_s(void *ctx, const ss_llm_batch *b);
+
+#endif

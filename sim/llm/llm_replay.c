@@ -1,0 +1,109 @@
+/* llm_replay.c: replaying a measured vLLM run on the simulated engine
+ * (llm_replay.h). */
+#include "llm/llm_replay.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+
+typedef struct replay_arrival {
+    ss_llm *e;
+    ss_llm_req *r;
+} replay_arrival;
+
+static void arrive(ss_engine *eng, void *ctx, uint64_t arg)
+{
+    (void)eng;
+    (void)arg;
+    replay_arrival *a = ctx;
+    ss_llm_submit(a->e, a->r);
+}
+
+ss_llm_cfg ss_llm_cfg_of_run(const ss_vllm_run *run)
+{
+    return (ss_llm_cfg){.max_num_seqs = run->max_num_seqs,
+                        .max_num_batched_tokens = run->max_num_batched_tokens,
+                        .block_size = run->block_size,
+                        .num_gpu_blocks = run->num_gpu_blocks > 1 ? run->num_gpu_blocks - 1 : 1,
+                        .long_prefill_token_threshold = run->long_prefill_token_threshold,
+                        .chunked_prefill = run->enable_chunked_prefill,
+                        .reserve_full_isl = run->reserve_full_isl};
+}
+
+void ss_llm_replay_run(const ss_vllm_run *run, const ss_llm_cfg *cfg, ss_llm_step_fn step, void *step_ctx,
+                       ss_llm_replay *out)
+{
+    ss_engine *eng = ss_engine_new();
+    ss_llm_hooks h = {.step = step, .step_ctx = step_ctx};
+    ss_llm *e = ss_llm_new(eng, cfg, &h);
+    ss_llm_req *reqs = ss_xcalloc(run->n, sizeof *reqs);
+    replay_arrival *arr = ss_xcalloc(run->n, sizeof *arr);
+    for (size_t i = 0; i < run->n; i++) {
+        reqs[i] = (ss_llm_req){.id = i, .prompt_tokens = run->reqs[i].prompt_tokens,
+                               .output_tokens = run->reqs[i].output_tokens, .arrival_s = run->reqs[i].queued_s};
+        arr[i] = (replay_arrival){e, &reqs[i]};
+        if (ss_llm_fits(e, reqs[i].prompt_tokens, reqs[i].output_tokens))
+            ss_schedule(eng, reqs[i].arrival_s, arrive, &arr[i], 0);
+    }
+    ss_engine_run(eng, INFINITY);
+    memset(out, 0, sizeof *out);
+    out->n = run->n;
+    out->ttft_s = ss_xcalloc(run->n, sizeof *out->ttft_s);
+    out->tpot_s = ss_xcalloc(run->n, sizeof *out->tpot_s);
+    out->e2e_s = ss_xcalloc(run->n, sizeof *out->e2e_s);
+    for (size_t i = 0; i < run->n; i++) {
+        const ss_llm_req *r = &reqs[i];
+        out->ttft_s[i] = r->first_token_s - r->arrival_s;
+        out->e2e_s[i] = r->last_token_s - r->arrival_s;
+        out->tpot_s[i] = r->output_tokens > 1 ? (r->last_token_s - r->first_token_s) / (r->output_tokens - 1) : NAN;
+        if (r->last_token_s > out->end_s) out->end_s = r->last_token_s;
+    }
+    out->stats = ss_llm_stats_of(e);
+    ss_llm_free(e);
+    ss_engine_free(eng);
+    free(reqs);
+    free(arr);
+}
+
+void ss_llm_replay_free(ss_llm_replay *r)
+{
+    free(r->ttft_s);
+    free(r->tpot_s);
+    free(r->e2e_s);
+    memset(r, 0, sizeof *r);
+}
+
+double ss_llm_mean(const double *v, size_t n)
+{
+    double s = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(v[i])) s += v[i], k++;
+    return k ? s / k : NAN;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double ss_llm_quantile(const double *v, size_t n, double q)
+{
+    double *w = ss_xcalloc(n ? n : 1, sizeof *w);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(v[i])) w[k++] = v[i];
+    if (k == 0) {
+        free(w);
+        return NAN;
+    }
+    qsort(w, k, sizeof *w, cmp_d);
+    double pos = q * (double)(k - 1);
+    size_t lo = (size_t)floor(pos), hi = lo + 1 < k ? lo + 1 : lo;
+    double x = w[lo] + (pos - (double)lo) * (w[hi] - w[lo]);
+    free(w);
+    return x;
+}

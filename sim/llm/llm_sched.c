@@ -1,0 +1,150 @@
+/* llm_sched.c: one step's batch, as vLLM's V1 scheduler forms it
+ * (vllm/v1/core/sched/scheduler.py, Scheduler.schedule, first come first
+ * served; docs/llm.md, "The scheduler"):
+ *
+ *  1. The running requests, in order, while tokens are left in the budget:
+ *     each gets its tokens not yet computed (prompt and output so far, less
+ *     the computed ones: 1 for a decode), at most long_prefill_token_threshold
+ *     (when set) and at most what is left of the budget.  Its KV blocks for
+ *     them are allocated; when the cache is short, the newest running request
+ *     is preempted (its blocks freed, its computed tokens forgotten, back at
+ *     the head of the waiting queue) and the allocation tried again; if the
+ *     newest is the request itself, it is preempted and the running pass
+ *     stops.
+ *  2. Only if nothing was preempted: waiting requests from the head, while
+ *     tokens are left and fewer than max_num_seqs run: each its tokens not
+ *     computed, capped as above (without chunked prefill a prompt longer than
+ *     what is left waits); it stops at the first that the cache cannot hold
+ *     (with reserve_full_isl: whose whole sequence so far it cannot hold).
+ * [ASSUMPTION: no prefix cache (every prompt computed in full), no
+ * speculative decoding, no priorities.] */
+#include "llm/llm_sched.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "core/ring.h"
+#include "core/util.h"
+
+void ss_llm_wait_push_back(ss_llm *e, ss_llm_req *r)
+{
+    ss_ring_grow((void **)&e->wait, sizeof *e->wait, &e->whead, e->nwait, &e->capwait, 16);
+    e->wait[(e->whead + e->nwait++) % e->capwait] = r;
+    r->state = SS_LLM_WAITING;
+}
+
+void ss_llm_wait_push_front(ss_llm *e, ss_llm_req *r)
+{
+    ss_ring_grow((void **)&e->wait, sizeof *e->wait, &e->whead, e->nwait, &e->capwait, 16);
+    e->whead = (e->whead + e->capwait - 1) % e->capwait;
+    e->wait[e->whead] = r;
+    e->nwait++;
+    r->state = SS_LLM_WAITING;
+}
+
+static ss_llm_req *wait_pop(ss_llm *e)
+{
+    ss_llm_req *r = e->wait[e->whead];
+    e->whead = (e->whead + 1) % e->capwait;
+    e->nwait--;
+    return r;
+}
+
+/* Tokens r would compute now: not yet computed, capped by the threshold and the budget. */
+static uint32_t tokens_for(const ss_llm *e, const ss_llm_req *r, uint32_t budget)
+{
+    uint32_t n = r->prompt_tokens + r->generated - r->computed;
+    uint32_t thr = e->cfg.long_prefill_token_threshold;
+    if (thr && n > thr) n = thr;
+    return n < budget ? n : budget;
+}
+
+static void preempt(ss_llm *e, ss_llm_req *r)
+{
+    ss_kv_release(&e->kv, &r->blocks);
+    r->computed = 0;
+    r->scheduled = 0;
+    r->preemptions++;
+    e->st.preemptions++;
+    ss_llm_wait_push_front(e, r);
+}
+
+static void add_prefill(ss_llm *e, ss_llm_batch *b, uint32_t n, uint32_t kv)
+{
+    if (b->nprefill == e->capchunk) {
+        e->capchunk = e->capchunk ? 2 * e->capchunk : 16;
+        e->chunk = ss_xrealloc(e->chunk, e->capchunk * sizeof *e->chunk);
+        e->chunk_kv = ss_xrealloc(e->chunk_kv, e->capchunk * sizeof *e->chunk_kv);
+    }
+    e->chunk[b->nprefill] = n;
+    e->chunk_kv[b->nprefill++] = kv;
+}
+
+/* r computes n tokens this step: into the batch's description. */
+static void count(ss_llm *e, ss_llm_batch *b, ss_llm_req *r, uint32_t n)
+{
+    r->scheduled = n;
+    if (isnan(r->scheduled_s)) r->scheduled_s = ss_now(e->eng);
+    b->nseqs++;
+    b->tokens += n;
+    int decode = n == 1 && r->computed + 1 == r->prompt_tokens + r->generated && r->generated > 0;
+    if (decode) {
+        b->ndecode++;
+        b->decode_kv_sum += r->computed;
+        if (r->computed > b->decode_kv_max) b->decode_kv_max = r->computed;
+    } else {
+        add_prefill(e, b, n, r->computed);
+    }
+}
+
+uint32_t ss_llm_schedule(ss_llm *e, ss_llm_batch *b)
+{
+    *b = (ss_llm_batch){0};
+    uint32_t budget = e->cfg.max_num_batched_tokens;
+    int preempted = 0;
+    for (size_t i = 0; i < e->nrun && budget > 0;) {
+        ss_llm_req *r = e->run[i];
+        uint32_t n = tokens_for(e, r, budget);
+        if (n == 0) {
+            i++;
+            continue;
+        }
+        int self = 0;
+        while (!ss_kv_grow(&e->kv, &r->blocks, (uint64_t)r->computed + n)) {
+            ss_llm_req *v = e->run[--e->nrun];
+            preempt(e, v);
+            preempted = 1;
+            if (v == r) {
+                self = 1;
+                break;
+            }
+        }
+        if (self) break;
+        count(e, b, r, n);
+        budget -= n;
+        i++;
+    }
+    while (!preempted && e->nwait > 0 && budget > 0 && e->nrun < e->cfg.max_num_seqs) {
+        ss_llm_req *r = e->wait[e->whead];
+        uint32_t want = r->prompt_tokens + r->generated - r->computed;
+        if (!e->cfg.chunked_prefill && want > budget) break;
+        if (e->cfg.reserve_full_isl &&
+            ss_kv_blocks_for(&e->kv, (uint64_t)r->prompt_tokens + r->generated) > r->blocks + e->kv.free_blocks)
+            break;
+        uint32_t n = tokens_for(e, r, budget);
+        if (!ss_kv_grow(&e->kv, &r->blocks, (uint64_t)r->computed + n)) break;
+        wait_pop(e);
+        if (e->nrun == e->caprun) {
+            e->caprun = e->caprun ? 2 * e->caprun : 16;
+            e->run = ss_xrealloc(e->run, e->caprun * sizeof *e->run);
+        }
+        e->run[e->nrun++] = r;
+        r->state = SS_LLM_RUNNING;
+        count(e, b, r, n);
+        budget -= n;
+    }
+    b->prefill_chunk = e->chunk;
+    b->prefill_kv = e->chunk_kv;
+    return b->tokens;
+}

@@ -1,0 +1,147 @@
+/* test_llm.c: the LLM engine (sim/llm/llm_engine.h) checked by hand: one
+ * request alone, a chunked prefill, preemption when the KV cache is full,
+ * the sequence cap; the KV ledger.  Every step takes 0.01 + 1e-4 x its
+ * tokens seconds, so each time below is a sum written out. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "llm/kv_cache.h"
+#include "llm/llm_engine.h"
+#include "test.h"
+
+static double affine_step(void *ctx, const ss_llm_batch *b)
+{
+    (void)ctx;
+    return 0.01 + 1e-4 * b->tokens;
+}
+
+typedef struct arrival {
+    ss_llm *e;
+    ss_llm_req *r;
+} arrival;
+
+static void arrive(ss_engine *eng, void *ctx, uint64_t arg)
+{
+    (void)eng;
+    (void)arg;
+    arrival *a = ctx;
+    ss_llm_submit(a->e, a->r);
+}
+
+/* Run reqs (arriving at their arrival_s) on an engine of cfg to the end. */
+static ss_llm_stats run(const ss_llm_cfg *cfg, ss_llm_req *reqs, size_t n)
+{
+    ss_engine *eng = ss_engine_new();
+    ss_llm_hooks h = {.step = affine_step};
+    ss_llm *e = ss_llm_new(eng, cfg, &h);
+    arrival *a = calloc(n, sizeof *a);
+    for (size_t i = 0; i < n; i++) {
+        a[i] = (arrival){e, &reqs[i]};
+        ss_schedule(eng, reqs[i].arrival_s, arrive, &a[i], 0);
+    }
+    ss_engine_run(eng, 1e9);
+    ss_llm_stats st = ss_llm_stats_of(e);
+    ss_llm_free(e);
+    ss_engine_free(eng);
+    free(a);
+    return st;
+}
+
+static const ss_llm_cfg big = {.max_num_seqs = 256, .max_num_batched_tokens = 2048, .block_size = 16,
+                               .num_gpu_blocks = 2588, .chunked_prefill = 1};
+
+static void test_one_request_alone(void)
+{
+    /* prefill 100 tokens: 0.02 s (TTFT); 4 decodes of 0.0101 s: E2E 0.0604 s */
+    ss_llm_req r = {.id = 1, .prompt_tokens = 100, .output_tokens = 5};
+    ss_llm_stats st = run(&big, &r, 1);
+    CU_ASSERT_DOUBLE_EQUAL(r.first_token_s, 0.02, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(r.last_token_s, 0.02 + 4 * 0.0101, 1e-12);
+    CU_ASSERT_EQUAL(r.generated, 5);
+    CU_ASSERT_EQUAL(st.steps, 5);
+    CU_ASSERT_EQUAL(st.tokens_prefill, 100);
+    CU_ASSERT_EQUAL(st.tokens_decode, 4);
+    CU_ASSERT_EQUAL(st.running, 0);
+    CU_ASSERT_DOUBLE_EQUAL(st.kv_usage, 0, 1e-15); /* its blocks given back */
+}
+
+static void test_chunked_prefill(void)
+{
+    /* 5000 prompt tokens under a budget of 2048: chunks 2048, 2048, 904
+     * (0.2148 + 0.2148 + 0.1004 = 0.53 s to the first token), one decode */
+    ss_llm_req r = {.id = 1, .prompt_tokens = 5000, .output_tokens = 2};
+    ss_llm_stats st = run(&big, &r, 1);
+    CU_ASSERT_DOUBLE_EQUAL(r.first_token_s, 0.53, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(r.last_token_s, 0.5401, 1e-12);
+    CU_ASSERT_EQUAL(st.steps, 4);
+    /* with a per-prefill cap of 1000 (long_prefill_token_threshold): five chunks, 0.11 s each */
+    ss_llm_cfg c = big;
+    c.long_prefill_token_threshold = 1000;
+    st = run(&c, &r, 1);
+    CU_ASSERT_DOUBLE_EQUAL(r.first_token_s, 5 * 0.11, 1e-12);
+    CU_ASSERT_EQUAL(st.steps, 6);
+}
+
+static void test_full_cache_preempts_newest(void)
+{
+    /* 10 blocks of 16 tokens; A and B (64-token prompts, 60 output tokens each) arrive
+     * together.  Step 1 prefills both (128 tokens, 0.0228 s: both first tokens).  16
+     * two-request decodes (0.0102 s each) take them to 80 tokens in 5 blocks each, the
+     * cache full; at the 81st token A needs a sixth block: the newest, B, is preempted
+     * (its blocks freed, its 17 tokens out kept), and A decodes alone its 43 remaining
+     * tokens (0.0101 s each) to 0.6203 s - B, needing 6 blocks again, never fits beside
+     * it.  Then B recomputes its 81 tokens (0.0181 s) and decodes its 42 last. */
+    ss_llm_cfg c = big;
+    c.num_gpu_blocks = 10;
+    ss_llm_req r[2] = {{.id = 1, .prompt_tokens = 64, .output_tokens = 60},
+                       {.id = 2, .prompt_tokens = 64, .output_tokens = 60}};
+    ss_llm_stats st = run(&c, r, 2);
+    double t1 = 0.0228, t17 = t1 + 16 * 0.0102, a_end = t17 + 43 * 0.0101;
+    CU_ASSERT_DOUBLE_EQUAL(r[0].first_token_s, t1, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(r[1].first_token_s, t1, 1e-12); /* TTFT is the first time, not the recompute's */
+    CU_ASSERT_DOUBLE_EQUAL(r[0].last_token_s, a_end, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(r[1].last_token_s, a_end + 0.0181 + 42 * 0.0101, 1e-12);
+    CU_ASSERT_EQUAL(r[0].preemptions, 0);
+    CU_ASSERT_EQUAL(r[1].preemptions, 1);
+    CU_ASSERT_EQUAL(st.preemptions, 1);
+    CU_ASSERT_EQUAL(r[1].generated, 60);
+}
+
+static void test_sequence_cap(void)
+{
+    /* max_num_seqs 2: of three requests arriving together (10-token prompts, 2 output
+     * tokens), the third waits until the first two finish: prefill 20 tokens (0.012 s),
+     * a decode of two (0.0102 s), then the third alone (0.011 + 0.0101 s). */
+    ss_llm_cfg c = big;
+    c.max_num_seqs = 2;
+    ss_llm_req r[3];
+    for (int i = 0; i < 3; i++) r[i] = (ss_llm_req){.id = (uint64_t)i, .prompt_tokens = 10, .output_tokens = 2};
+    run(&c, r, 3);
+    CU_ASSERT_DOUBLE_EQUAL(r[0].last_token_s, 0.0222, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(r[2].first_token_s, 0.0222 + 0.011, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(r[2].last_token_s, 0.0222 + 0.011 + 0.0101, 1e-12);
+}
+
+static void test_kv_ledger(void)
+{
+    ss_kv_cache kv;
+    ss_kv_init(&kv, 16, 4);
+    uint32_t a = 0, b = 0;
+    CU_ASSERT_EQUAL(ss_kv_blocks_for(&kv, 16), 1);
+    CU_ASSERT_EQUAL(ss_kv_blocks_for(&kv, 17), 2);
+    CU_ASSERT_TRUE(ss_kv_grow(&kv, &a, 40)); /* 3 blocks */
+    CU_ASSERT_EQUAL(a, 3);
+    CU_ASSERT_FALSE(ss_kv_grow(&kv, &b, 17)); /* 2 wanted, 1 free: nothing changes */
+    CU_ASSERT_EQUAL(b, 0);
+    CU_ASSERT_EQUAL(kv.free_blocks, 1);
+    CU_ASSERT_DOUBLE_EQUAL(ss_kv_usage(&kv), 0.75, 1e-15);
+    ss_kv_release(&kv, &a);
+    CU_ASSERT_EQUAL(kv.free_blocks, 4);
+    CU_ASSERT_TRUE(ss_kv_grow(&kv, &b, 17));
+}
+
+SS_TEST_SUITE("llm", {"one request alone: TTFT its prefill, E2E plus output - 1 decodes", test_one_request_alone},
+              {"chunked prefill splits a long prompt by the token budget", test_chunked_prefill},
+              {"a full KV cache preempts the newest request, which recomputes", test_full_cache_preempts_newest},
+              {"max_num_seqs holds the rest waiting", test_sequence_cap},
+              {"the KV block ledger", test_kv_ledger})
