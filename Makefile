@@ -210,6 +210,7 @@ bench: deps
 	bench/roma.sh $(BIN)
 	bench/ensemble.sh $(BIN)
 	bench/big-inputs.sh $(BIN)
+	bench/llm.sh $(BIN)
 
 # Render the committed reference results (results/reference/) to PNG.
 plots: deps

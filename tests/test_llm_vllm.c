@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "core/util.h"
@@ -109,4 +110,25 @@ static void test_step_times(void)
     ss_llm_perf_free(perf);
 }
 
-SS_TEST_SUITE("llm-vllm", {"the step-time model agrees with LLMServingSim's formula", test_step_times}, {"RTX 4090, Llama-3.1-8B: the measured vLLM run within 10%", test_rtx4090_llama_8b})
+/* The same through the command line: `servesim validate RUN --llm-perf --llm-model -o`. */
+static void test_cli(void)
+{
+    if (access(RUN_DIR "/requests.jsonl", R_OK) != 0) {
+        printf("(skipped: %s absent) ", LLM_DIR);
+        return;
+    }
+    char *dir = ss_test_tmpdir(), *out = NULL;
+    int rc = ss_test_sh(&out, "%s validate %s --llm-perf %s --llm-model %s -o %s/v.csv", SS_BIN, RUN_DIR, PERF_DIR,
+                        MODEL_JSON, dir);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "enforce_eager true profiled, false run"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "0 of 6 judged errors beyond 10%"));
+    char *rows = NULL;
+    CU_ASSERT_EQUAL(ss_test_sh(&rows, "wc -l < %s/v.csv", dir), 0);
+    CU_ASSERT_EQUAL(rows ? atoi(rows) : 0, 13); /* the header and 3 metrics x 4 statistics */
+    free(rows);
+    free(out);
+    ss_test_rmtree(dir);
+}
+
+SS_TEST_SUITE("llm-vllm", {"servesim validate --llm-perf: the run, its settings, the CSV", test_cli}, {"the step-time model agrees with LLMServingSim's formula", test_step_times}, {"RTX 4090, Llama-3.1-8B: the measured vLLM run within 10%", test_rtx4090_llama_8b})

@@ -20,6 +20,9 @@ static int num(const cJSON *o, const char *key, double *v, const char *path, int
 static int count(const cJSON *o, const char *key, uint32_t *v, const char *path, int line, ss_err *err)
 {
     double x;
+    if (!cJSON_GetObjectItemCaseSensitive(o, key))
+        return ss_err_at(err, path, line, 1, "%s: missing: every request needs its prompt and output token counts "
+                                             "(input_toks, output_toks)", key);
     if (num(o, key, &x, path, line, err) < 0) return -1;
     if (x < 1 || x > 1e9 || x != floor(x))
         return ss_err_at(err, path, line, 1, "%s: expected a whole number of tokens from 1 to 1e9, got %g", key, x);
@@ -64,6 +67,7 @@ static int read_requests(const char *path, ss_vllm_run *run, ss_err *err)
                                    l);
                 } else {
                     r.queued_s = q;
+                    r.line = line;
                     r.ttft_s = f - q;
                     r.e2e_s = l - q;
                     r.tpot_s = r.output_tokens > 1 ? (l - f) / (r.output_tokens - 1) : NAN;

@@ -21,6 +21,7 @@ typedef struct ss_vllm_req {
     uint32_t prompt_tokens, output_tokens;
     double queued_s;        /* from the first request's queued_ts */
     double ttft_s, e2e_s, tpot_s; /* measured; tpot_s NAN for one output token */
+    int line;               /* its line in requests.jsonl */
 } ss_vllm_req;
 
 typedef struct ss_vllm_run {
