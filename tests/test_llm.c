@@ -7,6 +7,7 @@
 
 #include "llm/kv_cache.h"
 #include "llm/llm_engine.h"
+#include "llm/llm_roofline.h"
 #include "test.h"
 
 static double affine_step(void *ctx, const ss_llm_batch *b)
@@ -140,7 +141,27 @@ static void test_kv_ledger(void)
     CU_ASSERT_TRUE(ss_kv_grow(&kv, &b, 17));
 }
 
-SS_TEST_SUITE("llm", {"one request alone: TTFT its prefill, E2E plus output - 1 decodes", test_one_request_alone},
+/* The roofline by hand: one layer of hidden 4 (one head of 4, one KV head),
+ * MLP 8, vocabulary 10, bf16; one decode after 3 cached tokens.  Memory
+ * bound (1e9 B/s, FLOPs free): the matrices' weights and activations
+ * 128 + 48 + 168 + 88 bytes, attention 80 (keys and values of 4 tokens,
+ * query and output), the elementwise operators 112, embedding and final
+ * norm 16, lm_head 108, the sampler's logits 40: 788 bytes, 788 ns.
+ * Compute bound (1 FLOP/s, bytes free): 2 x 160 weights + 64 attention + 80
+ * lm_head = 464 FLOPs, 464 s. */
+static void test_roofline_by_hand(void)
+{
+    ss_llm_roofline r = {.model = {.layers = 1, .hidden = 4, .heads = 1, .kv_heads = 1, .head_dim = 4,
+                                   .intermediate = 8, .vocab = 10},
+                         .gpu = {.dense_flops_per_s = 1e30, .hbm_bytes_per_s = 1e9},
+                         .dtype_bytes = 2};
+    ss_llm_batch b = {.nseqs = 1, .tokens = 1, .ndecode = 1, .decode_kv_sum = 3, .decode_kv_max = 3};
+    CU_ASSERT_DOUBLE_EQUAL(ss_llm_roofline_step_s(&r, &b), 788e-9, 1e-18);
+    r.gpu = (ss_llm_gpu){.dense_flops_per_s = 1, .hbm_bytes_per_s = 1e30};
+    CU_ASSERT_DOUBLE_EQUAL(ss_llm_roofline_step_s(&r, &b), 464, 1e-9);
+}
+
+SS_TEST_SUITE("llm", {"the roofline step time by hand", test_roofline_by_hand}, {"one request alone: TTFT its prefill, E2E plus output - 1 decodes", test_one_request_alone},
               {"chunked prefill splits a long prompt by the token budget", test_chunked_prefill},
               {"a full KV cache preempts the newest request, which recomputes", test_full_cache_preempts_newest},
               {"max_num_seqs holds the rest waiting", test_sequence_cap},

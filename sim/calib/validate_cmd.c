@@ -29,6 +29,9 @@ static const char usage[] =
     "                        per-operator profile in PERF_DIR for the model of CONFIG.json (a Hugging Face\n"
     "                        config); name the settings that differ, then judge the mean and p90 of TTFT, TPOT\n"
     "                        and E2E at 10% (docs/llm.md)\n"
+    "  --llm-roofline GPU.json --llm-model CONFIG.json\n"
+    "                        the same with the roofline step-time model: the model's shape and the GPU's\n"
+    "                        datasheet throughput and bandwidth (models/llm/*.json), estimated\n"
     "  --means               judge the mean of the runs that repeat one condition (the same scenario\n"
     "                        and conditions but background_cores: the probe's --passes) instead of\n"
     "                        each run; the table and the CSV give each condition's runs and spread\n"
@@ -143,7 +146,7 @@ static void csv(FILE *f, const ss_val_result *res, const ss_val_mean *means, siz
 
 int ss_cmd_validate(int argc, char **argv)
 {
-    const char *output = NULL, *law = NULL, *llm_perf = NULL, *llm_model = NULL;
+    const char *output = NULL, *law = NULL, *llm_perf = NULL, *llm_model = NULL, *llm_roof = NULL;
     const char **files = ss_xcalloc((size_t)argc + 1, sizeof *files);
     char **sets = ss_xcalloc((size_t)argc + 1, sizeof *sets);
     size_t nfiles = 0, nsets = 0;
@@ -156,13 +159,15 @@ int ss_cmd_validate(int argc, char **argv)
             free(sets);
             return 0;
         } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 || strcmp(a, "--set") == 0 ||
-                   strcmp(a, "--transfer-law") == 0 || strcmp(a, "--llm-perf") == 0 || strcmp(a, "--llm-model") == 0) {
+                   strcmp(a, "--transfer-law") == 0 || strcmp(a, "--llm-perf") == 0 || strcmp(a, "--llm-model") == 0 ||
+                   strcmp(a, "--llm-roofline") == 0) {
             int is_set = strcmp(a, "--set") == 0;
             if (!val || !val[0]) rc = ss_bad_usage("validate", "%s needs a value", a);
             else if (is_set) sets[nsets++] = argv[++i];
             else if (strcmp(a, "--transfer-law") == 0) law = argv[++i];
             else if (strcmp(a, "--llm-perf") == 0) llm_perf = argv[++i];
             else if (strcmp(a, "--llm-model") == 0) llm_model = argv[++i];
+            else if (strcmp(a, "--llm-roofline") == 0) llm_roof = argv[++i];
             else output = argv[++i];
         } else if (strncmp(a, "--set=", 6) == 0) {
             sets[nsets++] = argv[i] + 6;
@@ -179,13 +184,15 @@ int ss_cmd_validate(int argc, char **argv)
     if (rc == 0 && nfiles == 0) rc = ss_bad_usage("validate", "%s", "missing SCENARIO.yaml and PROFILE.json");
     if (rc == 0 && law && (nsets || by_means))
         rc = ss_bad_usage("validate", "%s", "--transfer-law takes profiles only (no --set, no --means)");
-    if (rc == 0 && (llm_perf || llm_model) && (!llm_perf || !llm_model))
-        rc = ss_bad_usage("validate", "%s", "--llm-perf and --llm-model go together");
-    if (rc == 0 && llm_perf && (nsets || by_means || law || nfiles != 1))
-        rc = ss_bad_usage("validate", "%s", "--llm-perf takes one measured run's folder (no --set, --means or "
-                                            "--transfer-law)");
-    if (rc == 0 && llm_perf) {
-        rc = ss_val_llm(files[0], llm_perf, llm_model, output, quiet);
+    if (rc == 0 && llm_perf && llm_roof)
+        rc = ss_bad_usage("validate", "%s", "--llm-perf or --llm-roofline: one step-time model");
+    if (rc == 0 && (llm_perf || llm_roof || llm_model) && (!(llm_perf || llm_roof) || !llm_model))
+        rc = ss_bad_usage("validate", "%s", "--llm-model goes with --llm-perf or --llm-roofline");
+    if (rc == 0 && llm_model && (nsets || by_means || law || nfiles != 1))
+        rc = ss_bad_usage("validate", "%s", "--llm-perf and --llm-roofline take one measured run's folder (no "
+                                            "--set, --means or --transfer-law)");
+    if (rc == 0 && llm_model) {
+        rc = ss_val_llm(files[0], llm_perf, llm_roof, llm_model, output, quiet);
         free(files);
         free(sets);
         return rc;

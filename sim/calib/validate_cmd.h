@@ -15,9 +15,10 @@ int ss_cmd_validate(int argc, char **argv);
  * NULL.  Exit status as above. */
 int ss_val_transfer(const char *const *files, size_t nfiles, const char *law_path, const char *output, int quiet);
 
-/* validate_llm.c: RUN_DIR --llm-perf PERF_DIR --llm-model CONFIG.json: a
- * measured vLLM run replayed on the simulated LLM engine; output: a CSV or
- * NULL.  Exit status as above. */
-int ss_val_llm(const char *run_dir, const char *perf_dir, const char *model_path, const char *output, int quiet);
+/* validate_llm.c: RUN_DIR --llm-perf PERF_DIR (or --llm-roofline GPU.json:
+ * perf_dir NULL) --llm-model CONFIG.json: a measured vLLM run replayed on
+ * the simulated LLM engine; output: a CSV or NULL.  Exit status as above. */
+int ss_val_llm(const char *run_dir, const char *perf_dir, const char *gpu_path, const char *model_path,
+               const char *output, int quiet);
 
 #endif

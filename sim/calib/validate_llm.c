@@ -2,7 +2,9 @@
  * CONFIG.json`: a measured vLLM run (requests.jsonl and meta.json:
  * input/vllm_run.h) replayed on the simulated LLM engine (llm/llm_replay.h)
  * of the run's own settings, its steps timed by the per-operator profile in
- * PERF_DIR (llm/llm_perf.h) for a model of CONFIG.json's num_hidden_layers.
+ * PERF_DIR (llm/llm_perf.h) for a model of CONFIG.json's num_hidden_layers,
+ * or with --llm-roofline GPU.json by the roofline of CONFIG.json's shape on
+ * that GPU's datasheet figures (llm/llm_roofline.h, estimated).
  *
  * Before any number it names every setting in which the profile (PERF_DIR's
  * parent's meta.yaml, LLMServingSim's profiler) and the run differ, and
@@ -22,26 +24,12 @@
 #include "core/cfg.h"
 #include "core/util.h"
 #include "input/vllm_run.h"
+#include "input/llm_model.h"
 #include "llm/llm_perf.h"
 #include "llm/llm_replay.h"
+#include "llm/llm_roofline.h"
 
 #define LLM_TOL 0.10
-
-/* num_hidden_layers of a Hugging Face config (1 to 1000), or -1 with err. */
-static int model_layers(const char *path, uint32_t *layers, ss_err *err)
-{
-    ss_doc *doc = ss_doc_load_json(path, err);
-    if (!doc) return -1;
-    unsigned long long n = 0;
-    int rc = ss_cfg_u64(doc->root, "num_hidden_layers", &n, SS_REQ, err);
-    if (rc == 0 && (n < 1 || n > 1000))
-        rc = ss_err_at(err, path, ss_map_find(doc->root, "num_hidden_layers")->line,
-                       ss_map_find(doc->root, "num_hidden_layers")->col,
-                       "num_hidden_layers: expected 1 to 1000 decoder layers, got %llu", n);
-    ss_doc_free(doc);
-    *layers = (uint32_t)n;
-    return rc < 0 ? -1 : 0;
-}
 
 /* The profiler's settings (PERF_DIR/../meta.yaml), where there. */
 typedef struct prof_meta {
@@ -111,7 +99,8 @@ static void settings(const prof_meta *m, const ss_vllm_run *run)
            run->enable_chunked_prefill ? "on" : "off", run->reserve_full_isl ? "on" : "off");
 }
 
-int ss_val_llm(const char *run_dir, const char *perf_dir, const char *model_path, const char *output, int quiet)
+int ss_val_llm(const char *run_dir, const char *perf_dir, const char *gpu_path, const char *model_path,
+               const char *output, int quiet)
 {
     ss_err err = {0};
     ss_vllm_run run = {0};
@@ -119,11 +108,22 @@ int ss_val_llm(const char *run_dir, const char *perf_dir, const char *model_path
     ss_afile f = {0};
     ss_llm_replay rp = {0};
     int rc = 2, open = 0, have_run = 0;
-    uint32_t layers = 0;
+    ss_llm_model model;
+    ss_llm_roofline roof = {0};
     if (ss_vllm_run_read(run_dir, &run, &err) < 0) goto out;
     have_run = 1;
-    if (model_layers(model_path, &layers, &err) < 0) goto out;
-    if (!(perf = ss_llm_perf_load(perf_dir, layers, &err))) goto out;
+    if (ss_llm_model_read(model_path, &model, &err) < 0) goto out;
+    if (perf_dir && !(perf = ss_llm_perf_load(perf_dir, model.layers, &err))) goto out;
+    if (!perf_dir) {
+        if (model.moe) {
+            ss_err_at(&err, model_path, 1, 1, "%s", "a mixture of experts (num_experts): the roofline models dense "
+                                                    "decoders only; use a per-operator profile (--llm-perf)");
+            goto out;
+        }
+        if (ss_llm_gpu_read(gpu_path, &roof.gpu, &err) < 0) goto out;
+        roof.model = model;
+        roof.dtype_bytes = 2; /* bf16 [ASSUMPTION: the runs are bf16, as the shared data's] */
+    }
     ss_llm_cfg cfg = ss_llm_cfg_of_run(&run);
     for (size_t i = 0; i < run.n; i++) { /* a request the cache cannot hold would never be served */
         uint64_t tokens = (uint64_t)run.reqs[i].prompt_tokens + run.reqs[i].output_tokens;
@@ -139,8 +139,9 @@ int ss_val_llm(const char *run_dir, const char *perf_dir, const char *model_path
     }
     if (output) {
         char *rq = ss_path_join(run_dir, "requests.jsonl"), *mt = ss_path_join(run_dir, "meta.json");
-        char *dn = ss_path_join(perf_dir, "dense.csv"), *ps = ss_path_join(perf_dir, "per_sequence.csv"),
-             *at = ss_path_join(perf_dir, "attention.csv");
+        char *dn = perf_dir ? ss_path_join(perf_dir, "dense.csv") : ss_xstrdup(gpu_path),
+             *ps = perf_dir ? ss_path_join(perf_dir, "per_sequence.csv") : ss_xstrdup(gpu_path),
+             *at = perf_dir ? ss_path_join(perf_dir, "attention.csv") : ss_xstrdup(gpu_path);
         const char *ins[] = {rq, mt, dn, ps, at, model_path};
         static const char *const what[] = {"requests", "run metadata", "profile", "profile", "profile", "model config"};
         static const char *const out_what[] = {"validation CSV"};
@@ -151,9 +152,14 @@ int ss_val_llm(const char *run_dir, const char *perf_dir, const char *model_path
         fputs("metric,statistic,measured_s,simulated_s,rel_error,tolerance,within\n", f.fp);
     }
     prof_meta pm;
-    read_prof_meta(perf_dir, &pm);
-    if (!quiet) settings(&pm, &run);
-    ss_llm_replay_run(&run, &cfg, ss_llm_perf_step_s, perf, &rp);
+    if (perf_dir) read_prof_meta(perf_dir, &pm);
+    if (!quiet && perf_dir) settings(&pm, &run);
+    if (!quiet && !perf_dir)
+        printf("validate: the roofline step-time model (ESTIMATED): %s's datasheet, %.4g TFLOP/s and %.4g GB/s, for %u "
+               "layers of hidden size %u\n",
+               gpu_path, roof.gpu.dense_flops_per_s / 1e12, roof.gpu.hbm_bytes_per_s / 1e9, model.layers, model.hidden);
+    if (perf) ss_llm_replay_run(&run, &cfg, ss_llm_perf_step_s, perf, &rp);
+    else ss_llm_replay_run(&run, &cfg, ss_llm_roofline_step_s, &roof, &rp);
     double *meas[3];
     for (int k = 0; k < 3; k++) meas[k] = ss_xcalloc(run.n, sizeof *meas[k]);
     for (size_t i = 0; i < run.n; i++)

@@ -1,0 +1,44 @@
+/* llm_model.c: reading a Hugging Face config.json (llm_model.h). */
+#include "input/llm_model.h"
+
+#include "core/cfg.h"
+
+static int dim(const ss_node *root, const char *key, uint32_t *out, int required, unsigned long long max, ss_err *err)
+{
+    unsigned long long v = 0;
+    int rc = ss_cfg_u64(root, key, &v, required ? SS_REQ : 0, err);
+    if (rc < 0) return -1;
+    const ss_node *n = ss_map_find(root, key);
+    if (!n) return 0;
+    if (v < 1 || v > max)
+        return ss_node_err(n, err, "%s: expected 1 to %llu, got %llu", key, max, v);
+    *out = (uint32_t)v;
+    return 0;
+}
+
+int ss_llm_model_read(const char *path, ss_llm_model *m, ss_err *err)
+{
+    *m = (ss_llm_model){0};
+    ss_doc *doc = ss_doc_load_json(path, err);
+    if (!doc) return -1;
+    const ss_node *r = doc->root;
+    int rc = 0;
+    if (dim(r, "num_hidden_layers", &m->layers, 1, 1000, err) < 0 || dim(r, "hidden_size", &m->hidden, 1, 1u << 20, err) < 0 ||
+        dim(r, "num_attention_heads", &m->heads, 1, 4096, err) < 0 ||
+        dim(r, "intermediate_size", &m->intermediate, 1, 1u << 24, err) < 0 ||
+        dim(r, "vocab_size", &m->vocab, 1, 1u << 24, err) < 0)
+        rc = -1;
+    m->kv_heads = m->heads;
+    if (rc == 0 && dim(r, "num_key_value_heads", &m->kv_heads, 0, 4096, err) < 0) rc = -1;
+    if (rc == 0 && m->heads) m->head_dim = m->hidden / m->heads;
+    if (rc == 0 && dim(r, "head_dim", &m->head_dim, 0, 65536, err) < 0) rc = -1;
+    if (rc == 0 && ss_map_find(r, "tie_word_embeddings")) rc = ss_cfg_bool(r, "tie_word_embeddings", &m->tied, 0, err);
+    m->moe = ss_map_find(r, "num_experts") || ss_map_find(r, "num_local_experts");
+    ss_doc_free(doc);
+    return rc < 0 ? -1 : 0;
+}
+
+double ss_llm_model_kv_bytes_per_token(const ss_llm_model *m, double dtype_bytes)
+{
+    return 2.0 * m->layers * m->kv_heads * m->head_dim * dtype_bytes;
+}
