@@ -1,11 +1,15 @@
 /* vllm_run.c: reading a measured vLLM run (vllm_run.h). */
+#define _GNU_SOURCE /* strptime, timegm */
 #include "input/vllm_run.h"
 
 #include <cJSON.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "core/csvread.h"
 #include "core/limits.h"
 
 static int num(const cJSON *o, const char *key, double *v, const char *path, int line, ss_err *err)
@@ -66,6 +70,10 @@ static int read_requests(const char *path, ss_vllm_run *run, ss_err *err)
                                    "expected queued_ts <= first_token_ts <= last_token_ts, got %.17g, %.17g, %.17g", q, f,
                                    l);
                 } else {
+                    double arr = 0;
+                    const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "arrival_time");
+                    if (cJSON_IsNumber(a) && isfinite(a->valuedouble)) arr = a->valuedouble;
+                    if (arr > 0 && (run->first_offset_s == 0 || arr < run->first_offset_s)) run->first_offset_s = arr;
                     r.queued_s = q;
                     r.line = line;
                     r.ttft_s = f - q;
@@ -108,6 +116,16 @@ static int flag(const cJSON *o)
     return cJSON_IsTrue(o);
 }
 
+/* Seconds since the epoch of an ISO 8601 UTC time ("2026-08-20T23:19:39.992496Z"), or NAN. */
+static double iso_utc(const char *s)
+{
+    struct tm tm = {0};
+    const char *rest = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
+    if (!rest) return NAN;
+    double frac = *rest == '.' ? strtod(rest, NULL) : 0;
+    return (double)timegm(&tm) + frac;
+}
+
 static int read_meta(const char *path, ss_vllm_run *run, ss_err *err)
 {
     size_t len;
@@ -119,6 +137,10 @@ static int read_meta(const char *path, ss_vllm_run *run, ss_err *err)
         cJSON_Delete(root);
         return ss_err_at(err, path, 1, 1, "expected a JSON object (vLLM's run metadata)");
     }
+    const cJSON *st = at(root, "started_at", NULL);
+    double t0 = cJSON_IsString(st) ? iso_utc(st->valuestring) : NAN;
+    /* first_offset_s held the first arrival's epoch time (read_requests): now its offset */
+    run->first_offset_s = isfinite(t0) && run->first_offset_s > t0 ? run->first_offset_s - t0 : 0;
     const cJSON *v = at(root, "vllm_version", NULL);
     run->vllm_version = ss_xstrdup(cJSON_IsString(v) ? v->valuestring : "");
     run->max_num_seqs = u32(at(root, "engine_kwargs", "max_num_seqs"));
@@ -142,14 +164,49 @@ static int read_meta(const char *path, ss_vllm_run *run, ss_err *err)
     return 0;
 }
 
+/* timeseries.csv (t, running, waiting, kv_cache_pct), where the run has one. */
+static int read_ticks(const char *path, ss_vllm_run *run, ss_err *err)
+{
+    if (access(path, F_OK) != 0) return 0;
+    ss_csv csv;
+    if (ss_csv_read_whole(path, &csv, err) < 0) return -1;
+    static const char *const cols[4] = {"t", "running", "waiting", "kv_cache_pct"};
+    long k[4];
+    int rc = 0;
+    for (int j = 0; j < 4 && rc == 0; j++)
+        if (csv.nrows == 0 || (k[j] = ss_csv_col(&csv.rows[0], cols[j])) < 0)
+            rc = ss_err_at(err, path, 1, 1, "expected a column '%s' in the header", cols[j]);
+    size_t n = csv.nrows ? csv.nrows - 1 : 0;
+    double **dst[4] = {&run->tick_s, &run->tick_running, &run->tick_waiting, &run->tick_kv};
+    for (int j = 0; j < 4; j++) *dst[j] = ss_xcalloc(n + 1, sizeof **dst[j]);
+    for (size_t i = 1; rc == 0 && i < csv.nrows; i++) {
+        const ss_csv_row *r = &csv.rows[i];
+        for (int j = 0; j < 4 && rc == 0; j++) {
+            char *end = NULL;
+            double v = (size_t)k[j] < r->n ? ss_strtod(r->f[k[j]], &end) : NAN;
+            if (!end || end == r->f[k[j]] || *end || !isfinite(v) || v < 0 || (j == 3 && v > 100.0001))
+                rc = ss_err_at(err, path, r->line, (size_t)k[j] < r->n ? ss_csv_field_col(r, (size_t)k[j]) : 1,
+                               "%s: expected a number >= 0%s", cols[j], j == 3 ? " and <= 100 (percent)" : "");
+            else
+                (*dst[j])[i - 1] = j == 3 ? v / 100 : v;
+        }
+    }
+    run->nticks = rc == 0 ? n : 0;
+    ss_csv_free(&csv);
+    return rc;
+}
+
 int ss_vllm_run_read(const char *dir, ss_vllm_run *run, ss_err *err)
 {
     memset(run, 0, sizeof *run);
-    char *rq = ss_path_join(dir, "requests.jsonl"), *mt = ss_path_join(dir, "meta.json");
+    char *rq = ss_path_join(dir, "requests.jsonl"), *mt = ss_path_join(dir, "meta.json"),
+         *ts = ss_path_join(dir, "timeseries.csv");
     int rc = read_requests(rq, run, err);
     if (rc == 0) rc = read_meta(mt, run, err);
+    if (rc == 0) rc = read_ticks(ts, run, err);
     free(rq);
     free(mt);
+    free(ts);
     if (rc < 0) ss_vllm_run_free(run);
     return rc;
 }
@@ -157,6 +214,10 @@ int ss_vllm_run_read(const char *dir, ss_vllm_run *run, ss_err *err)
 void ss_vllm_run_free(ss_vllm_run *run)
 {
     free(run->reqs);
+    free(run->tick_s);
+    free(run->tick_running);
+    free(run->tick_waiting);
+    free(run->tick_kv);
     free(run->vllm_version);
     memset(run, 0, sizeof *run);
 }

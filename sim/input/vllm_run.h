@@ -32,6 +32,11 @@ typedef struct ss_vllm_run {
     uint32_t max_num_seqs, max_num_batched_tokens, block_size, num_gpu_blocks;
     int enable_chunked_prefill, enable_prefix_caching, async_scheduling, reserve_full_isl, enforce_eager;
     uint32_t long_prefill_token_threshold;
+    /* timeseries.csv, where there: per tick, at t_s from the benchmark's start (meta.json's
+     * started_at), the engine's running and waiting requests and KV cache use (0 to 1) */
+    double *tick_s, *tick_running, *tick_waiting, *tick_kv;
+    size_t nticks;
+    double first_offset_s; /* the first request's arrival after started_at (0 where either is missing) */
 } ss_vllm_run;
 
 /* Read dir/requests.jsonl and dir/meta.json.  0, or -1 with err at the

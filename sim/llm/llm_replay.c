@@ -13,6 +13,21 @@ typedef struct replay_arrival {
     ss_llm_req *r;
 } replay_arrival;
 
+typedef struct replay_ticks {
+    ss_llm *e;
+    ss_llm_replay *out;
+} replay_ticks;
+
+static void tick(ss_engine *eng, void *ctx, uint64_t k)
+{
+    (void)eng;
+    replay_ticks *t = ctx;
+    ss_llm_stats s = ss_llm_stats_of(t->e);
+    t->out->tick_running[k] = (double)s.running;
+    t->out->tick_waiting[k] = (double)s.waiting;
+    t->out->tick_kv[k] = s.kv_usage;
+}
+
 static void arrive(ss_engine *eng, void *ctx, uint64_t arg)
 {
     (void)eng;
@@ -47,8 +62,15 @@ void ss_llm_replay_run(const ss_vllm_run *run, const ss_llm_cfg *cfg, ss_llm_ste
         if (ss_llm_fits(e, reqs[i].prompt_tokens, reqs[i].output_tokens))
             ss_schedule(eng, reqs[i].arrival_s, arrive, &arr[i], 0);
     }
-    ss_engine_run(eng, INFINITY);
     memset(out, 0, sizeof *out);
+    replay_ticks tk = {e, out};
+    out->nticks = run->nticks;
+    out->tick_running = ss_xcalloc(run->nticks + 1, sizeof *out->tick_running);
+    out->tick_waiting = ss_xcalloc(run->nticks + 1, sizeof *out->tick_waiting);
+    out->tick_kv = ss_xcalloc(run->nticks + 1, sizeof *out->tick_kv);
+    for (size_t k = 0; k < run->nticks; k++)
+        ss_schedule(eng, fmax(run->tick_s[k] - run->first_offset_s, 0), tick, &tk, k);
+    ss_engine_run(eng, INFINITY);
     out->n = run->n;
     out->ttft_s = ss_xcalloc(run->n, sizeof *out->ttft_s);
     out->tpot_s = ss_xcalloc(run->n, sizeof *out->tpot_s);
@@ -72,6 +94,9 @@ void ss_llm_replay_free(ss_llm_replay *r)
     free(r->ttft_s);
     free(r->tpot_s);
     free(r->e2e_s);
+    free(r->tick_running);
+    free(r->tick_waiting);
+    free(r->tick_kv);
     memset(r, 0, sizeof *r);
 }
 
