@@ -108,6 +108,24 @@ static void test_full_cache_preempts_newest(void)
     CU_ASSERT_EQUAL(r[1].generated, 60);
 }
 
+/* The same with prefix caching: B's five full blocks wait in the free queue, its last first; A's
+ * three new blocks (its 81st, 97th and 113th tokens) evict B's blocks 4, 3 and 2; when A ends, B
+ * finds blocks 0 and 1 (32 tokens) and recomputes only 49 (0.0149 s). */
+static void test_preempted_request_finds_its_prefix(void)
+{
+    ss_llm_cfg c = big;
+    c.num_gpu_blocks = 10;
+    c.prefix_caching = 1;
+    ss_llm_req r[2] = {{.id = 1, .prompt_tokens = 64, .output_tokens = 60},
+                       {.id = 2, .prompt_tokens = 64, .output_tokens = 60}};
+    ss_llm_stats st = run(&c, r, 2);
+    double a_end = 0.0228 + 16 * 0.0102 + 43 * 0.0101;
+    CU_ASSERT_DOUBLE_EQUAL(r[0].last_token_s, a_end, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(r[1].last_token_s, a_end + 0.0149 + 42 * 0.0101, 1e-12);
+    CU_ASSERT_EQUAL(st.tokens_cached, 32);
+    CU_ASSERT_EQUAL(st.tokens_prefill, 128 + 49);
+}
+
 static void test_sequence_cap(void)
 {
     /* max_num_seqs 2: of three requests arriving together (10-token prompts, 2 output
@@ -126,19 +144,35 @@ static void test_sequence_cap(void)
 static void test_kv_ledger(void)
 {
     ss_kv_cache kv;
-    ss_kv_init(&kv, 16, 4);
-    uint32_t a = 0, b = 0;
+    ss_kv_init(&kv, 16, 4, 1);
+    ss_kv_held a = {0}, b = {0};
     CU_ASSERT_EQUAL(ss_kv_blocks_for(&kv, 16), 1);
     CU_ASSERT_EQUAL(ss_kv_blocks_for(&kv, 17), 2);
-    CU_ASSERT_TRUE(ss_kv_grow(&kv, &a, 40)); /* 3 blocks */
-    CU_ASSERT_EQUAL(a, 3);
+    CU_ASSERT_TRUE(ss_kv_grow(&kv, &a, 40)); /* 3 blocks: 0, 1, 2 */
+    CU_ASSERT_EQUAL(a.n, 3);
     CU_ASSERT_FALSE(ss_kv_grow(&kv, &b, 17)); /* 2 wanted, 1 free: nothing changes */
-    CU_ASSERT_EQUAL(b, 0);
+    CU_ASSERT_EQUAL(b.n, 0);
     CU_ASSERT_EQUAL(kv.free_blocks, 1);
     CU_ASSERT_DOUBLE_EQUAL(ss_kv_usage(&kv), 0.75, 1e-15);
-    ss_kv_release(&kv, &a);
+    /* a (owner 7) gives back 40 computed tokens: blocks 0 and 1 full (cached), 2 not; the free
+     * queue is now 3 (never used), then 2, 1, 0 (the last block first) */
+    ss_kv_release(&kv, &a, 40, 7);
     CU_ASSERT_EQUAL(kv.free_blocks, 4);
+    CU_ASSERT_EQUAL(ss_kv_hits(&kv, &a, 7, 10), 2);
+    CU_ASSERT_EQUAL(ss_kv_hits(&kv, &a, 8, 10), 0); /* another request's content does not hit */
+    CU_ASSERT_EQUAL(ss_kv_hits(&kv, &a, 7, 1), 1);  /* capped */
+    /* b takes two blocks from the head: 3 and 2 - a's prefix still whole */
     CU_ASSERT_TRUE(ss_kv_grow(&kv, &b, 17));
+    CU_ASSERT_EQUAL(ss_kv_hits(&kv, &a, 7, 10), 2);
+    /* one more block for b evicts block 1: a's prefix now only block 0 */
+    CU_ASSERT_TRUE(ss_kv_grow(&kv, &b, 33));
+    CU_ASSERT_EQUAL(ss_kv_hits(&kv, &a, 7, 10), 1);
+    ss_kv_touch(&kv, &a, 1);
+    CU_ASSERT_EQUAL(a.n, 1);
+    CU_ASSERT_EQUAL(kv.free_blocks, 0);
+    ss_kv_held_free(&a);
+    ss_kv_held_free(&b);
+    ss_kv_free(&kv);
 }
 
 /* The roofline by hand: one layer of hidden 4 (one head of 4, one KV head),
@@ -165,4 +199,5 @@ SS_TEST_SUITE("llm", {"the roofline step time by hand", test_roofline_by_hand}, 
               {"chunked prefill splits a long prompt by the token budget", test_chunked_prefill},
               {"a full KV cache preempts the newest request, which recomputes", test_full_cache_preempts_newest},
               {"max_num_seqs holds the rest waiting", test_sequence_cap},
+              {"prefix caching: a preempted request finds its blocks not yet evicted", test_preempted_request_finds_its_prefix},
               {"the KV block ledger", test_kv_ledger})

@@ -2,7 +2,8 @@
  * (../shared/llm/runs/RTX4090/Llama-3.1-8B, vLLM 0.19.0, 300 requests),
  * its steps timed by the per-operator profile of that GPU and model
  * (../shared/llm/perf/RTX4090/meta-llama/Llama-3.1-8B/bf16/tp1): mean and
- * p90 of TTFT, TPOT and E2E each within 10% (issue 42's acceptance).
+ * p90 of TTFT, TPOT and E2E each within 10% (issue 42's acceptance), the
+ * means within 5% (its aim).
  * Skipped, saying so, where ../shared/llm is absent (a clone elsewhere).
  * docs/llm.md, "Validation", has the table this prints. */
 #include <cJSON.h>
@@ -69,7 +70,7 @@ static void test_rtx4090_llama_8b(void)
         double mp = ss_llm_quantile(m[k], run.n, 0.9), sp = ss_llm_quantile(s[k], run.n, 0.9);
         printf("    %-5s %12.1f %12.1f %+7.1f%%   %12.1f %12.1f %+7.1f%%\n", name[k], 1e3 * mm, 1e3 * sm,
                100 * (sm / mm - 1), 1e3 * mp, 1e3 * sp, 100 * (sp / mp - 1));
-        CU_ASSERT(fabs(sm / mm - 1) <= 0.10);
+        CU_ASSERT(fabs(sm / mm - 1) <= 0.05); /* the issue's aim for the means (its acceptance: 10%) */
         CU_ASSERT(fabs(sp / mp - 1) <= 0.10);
     }
     for (int k = 0; k < 3; k++) free(m[k]);
@@ -111,8 +112,8 @@ static void test_step_times(void)
 }
 
 /* The roofline alone (no profile) on the same run: estimated, its error
- * stated in docs/llm.md (-15% on every mean); held here to where it is,
- * within 20%, so that a change to it shows. */
+ * stated in docs/llm.md (-17% to -18% on the means); held here to where it
+ * is, within 20%, so that a change to it shows. */
 static void test_roofline_run(void)
 {
     if (access(RUN_DIR "/requests.jsonl", R_OK) != 0) {

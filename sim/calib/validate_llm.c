@@ -90,7 +90,9 @@ static void settings(const prof_meta *m, const ss_vllm_run *run)
             printf("  max_num_seqs %llu profiled, %u run: the run's is simulated\n", m->mns, run->max_num_seqs);
         if (m->skew_fit) printf("  the profile has a skew fit: not applied (uneven contexts use the mean)\n");
     }
-    if (run->enable_prefix_caching) printf("  prefix caching on in the run: not simulated (every token computed)\n");
+    if (run->enable_prefix_caching)
+        printf("  prefix caching on in the run: simulated for a request's own blocks (a resumed request finds its prefix); "
+               "no prompt is shared between requests\n");
     if (run->async_scheduling)
         printf("  asynchronous scheduling in the run: simulated as no time between steps (its one-step lag in "
                "freeing blocks is not)\n");
@@ -171,9 +173,11 @@ int ss_val_llm(const char *run_dir, const char *perf_dir, const char *gpu_path, 
     static const double q[4] = {NAN, 0.5, 0.9, 0.99};
     size_t bad = 0, judged = 0;
     if (!quiet)
-        printf("validate: %zu requests of %s replayed: %llu steps, %llu preemptions, last token at %.2f s\n"
+        printf("validate: %zu requests of %s replayed: %llu steps, %llu preemptions, %llu tokens found in the prefix "
+               "cache, last token at %.2f s\n"
                "%-5s %-5s %12s %12s %8s\n",
-               run.n, run_dir, (unsigned long long)rp.stats.steps, (unsigned long long)rp.stats.preemptions, rp.end_s,
+               run.n, run_dir, (unsigned long long)rp.stats.steps, (unsigned long long)rp.stats.preemptions,
+               (unsigned long long)rp.stats.tokens_cached, rp.end_s,
                "ms", "", "measured", "simulated", "error");
     for (int k = 0; k < 3; k++)
         for (int s = 0; s < 4; s++) {

@@ -1,10 +1,16 @@
-/* kv_cache.h: an LLM engine's paged KV cache as a ledger of fixed-size
- * blocks (vLLM's KVCacheManager without the prefix cache): each request
- * holds ceil(tokens / block_size) blocks for the tokens whose keys and
- * values are in the cache; blocks are allocated before a step computes
- * them and all freed when the request finishes or is preempted.
- * (docs/llm.md, "The KV cache".)  Counts only: which block holds what does
- * not change a step's time. */
+/* kv_cache.h: an LLM engine's paged KV cache (vLLM's BlockPool and
+ * KVCacheManager, one attention group): num_blocks blocks of block_size
+ * tokens.  A request holds ceil(tokens / block_size) blocks for its computed
+ * tokens, taken from the head of the free queue before the step that
+ * computes them; when it finishes or is preempted its blocks go back to the
+ * free queue's tail, the last block first (so that a request's tail is
+ * evicted before its head).  With prefix caching a full block keeps its
+ * content while it waits there, until it is taken again (evicted), and a
+ * request that comes back (a preempted one, resumed) finds the blocks of
+ * its prefix still there: those are hits, taken out of the free queue, not
+ * computed again.  (docs/llm.md, "The KV cache".)  [ASSUMPTION: a block's
+ * content is its request's own (no prompt is shared between requests), so
+ * only a request's own blocks can hit.] */
 #ifndef SS_LLM_KV_CACHE_H
 #define SS_LLM_KV_CACHE_H
 
@@ -13,18 +19,37 @@
 typedef struct ss_kv_cache {
     uint32_t block_size;   /* tokens per block (>= 1) */
     uint32_t num_blocks;   /* blocks in the cache (>= 1) */
-    uint32_t free_blocks;
+    uint32_t free_blocks;  /* in the free queue (cached or empty) */
+    int caching;           /* prefix caching: freed full blocks keep their content */
+    uint64_t *tag;         /* per block: its content (owner and index), 0: none */
+    uint32_t *prev, *next; /* the free queue, doubly linked (UINT32_MAX: none) */
+    uint8_t *in_free;
+    uint32_t head, tail;
 } ss_kv_cache;
 
-void ss_kv_init(ss_kv_cache *kv, uint32_t block_size, uint32_t num_blocks);
+/* The blocks a request holds (ids[0..n)), and after it gave them back the
+ * ones it held (ids[0..kept)), for its hits when it comes back. */
+typedef struct ss_kv_held {
+    uint32_t *ids;
+    uint32_t n, kept, cap;
+} ss_kv_held;
+
+void ss_kv_init(ss_kv_cache *kv, uint32_t block_size, uint32_t num_blocks, int caching);
+void ss_kv_free(ss_kv_cache *kv);
 /* Blocks that hold `tokens` tokens. */
 uint32_t ss_kv_blocks_for(const ss_kv_cache *kv, uint64_t tokens);
-/* Grow a request holding *held blocks to hold `tokens` tokens: 1 and *held
- * updated, or 0 (nothing changed) when the free blocks do not suffice. */
-int ss_kv_grow(ss_kv_cache *kv, uint32_t *held, uint64_t tokens);
-/* Give back every block a request holds (*held set to 0). */
-void ss_kv_release(ss_kv_cache *kv, uint32_t *held);
-/* The fraction of blocks in use (0 to 1). */
+/* Grow h to hold `tokens` tokens from the free queue's head: 1, or 0
+ * (nothing changed) when the free blocks do not suffice. */
+int ss_kv_grow(ss_kv_cache *kv, ss_kv_held *h, uint64_t tokens);
+/* Give back every block h holds, the last first; with caching the ones
+ * full of its `computed` tokens keep their content as owner's. */
+void ss_kv_release(ss_kv_cache *kv, ss_kv_held *h, uint64_t computed, uint64_t owner);
+/* How many blocks of owner's prefix, at most max, are still cached. */
+uint32_t ss_kv_hits(const ss_kv_cache *kv, const ss_kv_held *h, uint64_t owner, uint32_t max);
+/* Take those `hits` blocks back out of the free queue: h holds them. */
+void ss_kv_touch(ss_kv_cache *kv, ss_kv_held *h, uint32_t hits);
+void ss_kv_held_free(ss_kv_held *h);
+/* The fraction of blocks held (0 to 1). */
 double ss_kv_usage(const ss_kv_cache *kv);
 
 #endif

@@ -19,13 +19,14 @@ ss_llm *ss_llm_new(ss_engine *eng, const ss_llm_cfg *cfg, const ss_llm_hooks *ho
     e->eng = eng;
     e->cfg = *cfg;
     e->hooks = *hooks;
-    ss_kv_init(&e->kv, cfg->block_size, cfg->num_gpu_blocks);
+    ss_kv_init(&e->kv, cfg->block_size, cfg->num_gpu_blocks, cfg->prefix_caching);
     return e;
 }
 
 void ss_llm_free(ss_llm *e)
 {
     if (!e) return;
+    ss_kv_free(&e->kv);
     free(e->run);
     free(e->wait);
     free(e->chunk);
@@ -51,7 +52,8 @@ static void kick(ss_llm *e)
 void ss_llm_submit(ss_llm *e, ss_llm_req *r)
 {
     assert(r->prompt_tokens >= 1 && r->output_tokens >= 1 && ss_llm_fits(e, r->prompt_tokens, r->output_tokens));
-    r->computed = r->generated = r->blocks = r->scheduled = r->preemptions = 0;
+    r->computed = r->generated = r->scheduled = r->preemptions = 0;
+    r->kv = (ss_kv_held){0};
     r->scheduled_s = r->first_token_s = r->last_token_s = NAN;
     ss_llm_wait_push_back(e, r);
     kick(e);
@@ -97,7 +99,8 @@ static void step_end(ss_engine *eng, void *ctx, uint64_t arg)
             }
         }
         if (r->generated >= r->output_tokens) {
-            ss_kv_release(&e->kv, &r->blocks);
+            ss_kv_release(&e->kv, &r->kv, r->computed, r->id);
+            ss_kv_held_free(&r->kv);
             r->state = SS_LLM_DONE;
             if (e->hooks.done) e->hooks.done(e->hooks.ctx, r);
         } else {

@@ -44,6 +44,7 @@ ss_llm_cfg ss_llm_cfg_of_run(const ss_vllm_run *run)
                         .num_gpu_blocks = run->num_gpu_blocks > 1 ? run->num_gpu_blocks - 1 : 1,
                         .long_prefill_token_threshold = run->long_prefill_token_threshold,
                         .chunked_prefill = run->enable_chunked_prefill,
+                        .prefix_caching = run->enable_prefix_caching,
                         .reserve_full_isl = run->reserve_full_isl};
 }
 

@@ -62,7 +62,7 @@ static uint32_t tokens_for(const ss_llm *e, const ss_llm_req *r, uint32_t budget
 
 static void preempt(ss_llm *e, ss_llm_req *r)
 {
-    ss_kv_release(&e->kv, &r->blocks);
+    ss_kv_release(&e->kv, &r->kv, r->computed, r->id);
     r->computed = 0;
     r->scheduled = 0;
     r->preemptions++;
@@ -111,7 +111,7 @@ uint32_t ss_llm_schedule(ss_llm *e, ss_llm_batch *b)
             continue;
         }
         int self = 0;
-        while (!ss_kv_grow(&e->kv, &r->blocks, (uint64_t)r->computed + n)) {
+        while (!ss_kv_grow(&e->kv, &r->kv, (uint64_t)r->computed + n)) {
             ss_llm_req *v = e->run[--e->nrun];
             preempt(e, v);
             preempted = 1;
@@ -127,13 +127,25 @@ uint32_t ss_llm_schedule(ss_llm *e, ss_llm_batch *b)
     }
     while (!preempted && e->nwait > 0 && budget > 0 && e->nrun < e->cfg.max_num_seqs) {
         ss_llm_req *r = e->wait[e->whead];
-        uint32_t want = r->prompt_tokens + r->generated - r->computed;
+        uint32_t total = r->prompt_tokens + r->generated, bs = e->kv.block_size;
+        /* its prefix still cached (a resumed request's own blocks): at least one token is computed */
+        uint32_t hits = r->computed == 0 ? ss_kv_hits(&e->kv, &r->kv, r->id, (total - 1) / bs) : 0;
+        uint32_t done = r->computed + hits * bs, want = total - done;
         if (!e->cfg.chunked_prefill && want > budget) break;
-        if (e->cfg.reserve_full_isl &&
-            ss_kv_blocks_for(&e->kv, (uint64_t)r->prompt_tokens + r->generated) > r->blocks + e->kv.free_blocks)
-            break;
-        uint32_t n = tokens_for(e, r, budget);
-        if (!ss_kv_grow(&e->kv, &r->blocks, (uint64_t)r->computed + n)) break;
+        /* the hit blocks wait in the free queue: what is taken is all of the blocks less what r holds */
+        if (e->cfg.reserve_full_isl && ss_kv_blocks_for(&e->kv, total) > r->kv.n + e->kv.free_blocks) break;
+        uint32_t n = want < budget ? want : budget;
+        uint32_t thr = e->cfg.long_prefill_token_threshold;
+        if (thr && n > thr) n = thr;
+        if (ss_kv_blocks_for(&e->kv, (uint64_t)done + n) > r->kv.n + e->kv.free_blocks) break;
+        if (hits) {
+            ss_kv_touch(&e->kv, &r->kv, hits);
+            r->computed = done;
+            e->st.tokens_cached += (uint64_t)hits * bs;
+        }
+        int grown = ss_kv_grow(&e->kv, &r->kv, (uint64_t)done + n);
+        assert(grown);
+        (void)grown;
         wait_pop(e);
         if (e->nrun == e->caprun) {
             e->caprun = e->caprun ? 2 * e->caprun : 16;

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "llm/kv_cache.h"
+
 typedef struct ss_llm ss_llm;
 
 /* The engine's settings (vLLM's names). */
@@ -16,6 +18,7 @@ typedef struct ss_llm_cfg {
     uint32_t num_gpu_blocks;         /* KV blocks */
     uint32_t long_prefill_token_threshold; /* a prefill's chunk per step, at most (0: the budget only) */
     int chunked_prefill;             /* 1: a prompt may be split over steps; 0: whole or not at all */
+    int prefix_caching;              /* enable_prefix_caching: a resumed request's blocks still cached are hits */
     int reserve_full_isl;            /* scheduler_reserve_full_isl: a waiting request is admitted only if
                                       * blocks for its whole sequence so far are free (its first chunk's
                                       * are allocated) */
@@ -32,7 +35,7 @@ typedef struct ss_llm_req {
     int state;                /* SS_LLM_* */
     uint32_t computed;        /* tokens whose keys and values are in the cache */
     uint32_t generated;       /* output tokens emitted */
-    uint32_t blocks;          /* KV blocks held */
+    ss_kv_held kv;            /* KV blocks held (and, after a preemption, those it held) */
     uint32_t scheduled;       /* tokens in the step in flight (0: none) */
     uint32_t preemptions;
     double scheduled_s;       /* first scheduled (NAN before) */
@@ -72,6 +75,7 @@ typedef struct ss_llm_stats {
     size_t running, waiting;
     double kv_usage;          /* the fraction of KV blocks held */
     uint64_t steps, preemptions, tokens_prefill, tokens_decode;
+    uint64_t tokens_cached;   /* prompt tokens found in the prefix cache, not computed */
     double busy_s;            /* seconds with a step in flight */
 } ss_llm_stats;
 
