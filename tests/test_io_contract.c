@@ -47,6 +47,9 @@ static const io_cmd cmds[] = {
      {"val/v.yaml", "prof-e2e.json", "val/models/example-cpu.json"}, "validate %s prof-e2e.json --quiet"},
     {"optimize", "optimize tiny.yaml --algo wfd -o %s", {"tiny.yaml"}, "optimize %s --algo wfd"},
     {"optimize (trace)", "optimize tiny.yaml --algo wfd --trace %s", {"tiny.yaml"}, NULL},
+    {"validate (LLM run)", "validate llm/run --llm-roofline llm/gpu.json --llm-model llm/model.json --quiet -o %s",
+     {"llm/model.json", "llm/run/requests.jsonl", "llm/run/meta.json"},
+     "validate llm/run --llm-roofline llm/gpu.json --llm-model %s --quiet"},
 };
 enum { NCMDS = sizeof cmds / sizeof *cmds };
 
@@ -63,6 +66,13 @@ static char *fixture(void)
         "cp \"$S/docs/profile-example.json\" prof.json && cp \"$S/docs/validation-example.json\" prof-e2e.json && "
         "cp \"$S/docs/validation-example.yaml\" val/v.yaml && "
         "cp \"$S/scenarios/ensemble/tiny-benchmark.yaml\" tiny.yaml && cp -r \"$S/models/ensemble\" models/ && "
+        "mkdir -p llm/run && cp \"$S/models/llm/rtx4090.json\" llm/gpu.json && "
+        "printf '{\"num_hidden_layers\": 2, \"hidden_size\": 64, \"num_attention_heads\": 4, "
+        "\"intermediate_size\": 128, \"vocab_size\": 100}\\n' > llm/model.json && "
+        "printf '{\"input_toks\": 10, \"output_toks\": 3, \"queued_ts\": 1.0, \"first_token_ts\": 1.1, "
+        "\"last_token_ts\": 1.2}\\n' > llm/run/requests.jsonl && "
+        "printf '{\"engine_kwargs\": {\"max_num_seqs\": 8, \"max_num_batched_tokens\": 64}, "
+        "\"kv_cache\": {\"block_size\": 16, \"num_gpu_blocks\": 16}}\\n' > llm/run/meta.json && "
         "printf 'name: sw\\nscenario: s.yaml\\nvariants: []\\nset: {duration_s: 2, warmup_s: 1}\\n"
         "axes:\\n  - key: seed\\n    values: [1]\\n' > sw.yaml && "
         "'%s' calibrate prof.json --quiet -o val/models/example-cpu.json && "
