@@ -4,9 +4,11 @@
  * tokens seconds, so each time below is a sum written out. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "llm/kv_cache.h"
 #include "llm/llm_engine.h"
+#include "llm/llm_fleet.h"
 #include "llm/llm_roofline.h"
 #include "test.h"
 
@@ -195,7 +197,100 @@ static void test_roofline_by_hand(void)
     CU_ASSERT_DOUBLE_EQUAL(ss_llm_roofline_step_s(&r, &b), 464, 1e-9);
 }
 
-SS_TEST_SUITE("llm", {"the roofline step time by hand", test_roofline_by_hand}, {"one request alone: TTFT its prefill, E2E plus output - 1 decodes", test_one_request_alone},
+/* A fleet's stream: arrivals from an array. */
+typedef struct arr_src {
+    const ss_llm_arrival *a;
+    size_t n, i;
+} arr_src;
+
+static int from_array(void *ctx, ss_llm_arrival *a)
+{
+    arr_src *s = ctx;
+    if (s->i == s->n) return 0;
+    *a = s->a[s->i++];
+    return 1;
+}
+
+static void fleet_case(uint32_t n, ss_llm_route route, const ss_llm_arrival *a, size_t na, ss_llm_fleet_result *r)
+{
+    arr_src s = {a, na, 0};
+    ss_llm_fleet_run(&big, n, route, affine_step, NULL, from_array, &s, r);
+}
+
+static void test_fleet_routing(void)
+{
+    ss_llm_fleet_result r;
+    /* two requests at once (100-token prompts, 5 out): on two engines each alone (0.0604 s);
+     * on one, together: a 200-token prefill (0.03 s) and four decodes of two (0.0102 s) */
+    const ss_llm_arrival two[2] = {{0, 100, 5}, {0, 100, 5}};
+    fleet_case(2, SS_LLM_ROUTE_ROUND_ROBIN, two, 2, &r);
+    CU_ASSERT_DOUBLE_EQUAL(ss_stat_mean(&r.e2e), 0.0604, 1e-12);
+    CU_ASSERT_EQUAL(r.served, 2);
+    ss_llm_fleet_result_free(&r);
+    fleet_case(1, SS_LLM_ROUTE_ROUND_ROBIN, two, 2, &r);
+    CU_ASSERT_DOUBLE_EQUAL(ss_stat_mean(&r.e2e), 0.0708, 1e-12);
+    ss_llm_fleet_result_free(&r);
+    /* A (1000 tokens, 10 out), B and C (10, 2) at once on two engines.  Least outstanding tokens:
+     * A alone on engine 0 (0.11 + 9 x 0.0101 = 0.2009 s), B and C together on engine 1 (0.012 +
+     * 0.0102 = 0.0222 s).  Round-robin puts C beside A: C at 0.111 + 0.0102 = 0.1212 s, A at 0.1212
+     * + 8 x 0.0101 = 0.202 s, B alone 0.011 + 0.0101 = 0.0211 s. */
+    const ss_llm_arrival abc[3] = {{0, 1000, 10}, {0, 10, 2}, {0, 10, 2}};
+    fleet_case(2, SS_LLM_ROUTE_LEAST_TOKENS, abc, 3, &r);
+    CU_ASSERT_DOUBLE_EQUAL(r.e2e.max, 0.2009, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(r.e2e.min, 0.0222, 1e-12);
+    ss_llm_fleet_result_free(&r);
+    fleet_case(2, SS_LLM_ROUTE_ROUND_ROBIN, abc, 3, &r);
+    CU_ASSERT_DOUBLE_EQUAL(r.e2e.max, 0.202, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(r.e2e.min, 0.0211, 1e-12);
+    ss_llm_fleet_result_free(&r);
+}
+
+static void test_fleet_refuses_and_streams(void)
+{
+    /* a request of 5,000 tokens on a cache of 10 blocks of 16 is refused; the rest, 1,000 spaced
+     * 1 s apart, never overlap: one request in flight at a time */
+    ss_llm_arrival *a = calloc(1001, sizeof *a);
+    a[0] = (ss_llm_arrival){0, 4990, 10};
+    for (int i = 1; i <= 1000; i++) a[i] = (ss_llm_arrival){(double)i, 100, 5};
+    ss_llm_cfg c = big;
+    c.num_gpu_blocks = 10;
+    arr_src s = {a, 1001, 0};
+    ss_llm_fleet_result r;
+    ss_llm_fleet_run(&c, 1, SS_LLM_ROUTE_ROUND_ROBIN, affine_step, NULL, from_array, &s, &r);
+    CU_ASSERT_EQUAL(r.arrived, 1001);
+    CU_ASSERT_EQUAL(r.refused, 1);
+    CU_ASSERT_EQUAL(r.served, 1000);
+    CU_ASSERT_EQUAL(r.peak_in_flight, 1);
+    CU_ASSERT_DOUBLE_EQUAL(ss_stat_mean(&r.ttft), 0.02, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(ss_hist_quantile(r.e2e_hist, 0.5), 0.0604, 0.0604 * ss_hist_rel_error());
+    ss_llm_fleet_result_free(&r);
+    free(a);
+}
+
+/* The shipped LLM scenario through `servesim run`: byte-identical on a rerun, both routers served
+ * every measured request of the same arrivals, the LLM columns there and sane. */
+static void test_scenario_runs(void)
+{
+    char *dir = ss_test_tmpdir(), *out = NULL;
+    int rc = ss_test_sh(&out,
+                        "cd %s && %s run scenarios/llm/rtx4090-synthetic.yaml -o %s/a.csv --quiet && "
+                        "%s run scenarios/llm/rtx4090-synthetic.yaml -o %s/b.csv --quiet && cmp %s/a.csv %s/b.csv && "
+                        "awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } "
+                        "{ print $c[\"variant\"], $c[\"arrived\"], $c[\"completed\"], ($c[\"ttft_mean_s\"] > 0), "
+                        "($c[\"tpot_mean_s\"] > 0.005 && $c[\"tpot_mean_s\"] < 0.1), $c[\"refused\"] + 0 }' %s/a.csv",
+                        SS_SRC_DIR, SS_BIN, dir, SS_BIN, dir, dir, dir, dir);
+    CU_ASSERT_EQUAL(rc, 0);
+    /* two variants, the same arrivals; every request measured is completed (none refused) */
+    CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "least-tokens"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "round-robin"));
+    CU_ASSERT_PTR_NULL(strstr(out ? out : "", " 0 0\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", " 1 1 0\n"));
+    free(out);
+    ss_test_rmtree(dir);
+}
+
+SS_TEST_SUITE("llm", {"the shipped LLM scenario runs, reruns byte for byte, both routers", test_scenario_runs}, {"a fleet routes round-robin or to the fewest outstanding tokens", test_fleet_routing},
+              {"a fleet refuses what no cache holds, holds only what is in flight", test_fleet_refuses_and_streams}, {"the roofline step time by hand", test_roofline_by_hand}, {"one request alone: TTFT its prefill, E2E plus output - 1 decodes", test_one_request_alone},
               {"chunked prefill splits a long prompt by the token budget", test_chunked_prefill},
               {"a full KV cache preempts the newest request, which recomputes", test_full_cache_preempts_newest},
               {"max_num_seqs holds the rest waiting", test_sequence_cap},

@@ -23,6 +23,9 @@
  *              6 = controller ops (the cores of a CPU container, every period) and
  *                  device-scheduler ops (which model's queue a freed time-shared
  *                  device serves next); docs/control.md.
+ *              7 = a transport's hop cost says which of its parts copy memory
+ *                  (ss_hop_cost.sender_copy_s, receiver_copy_s, delivery_copy_s:
+ *                  the host's memory bandwidth, docs/blockflow.md); the struct grew.
  * Every field has a fixed-width type (no enum in the struct), so a plugin
  * built by another compiler agrees on the layout.
  */
@@ -33,7 +36,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#define SS_POLICY_ABI 6u
+#define SS_POLICY_ABI 7u
 #define SS_POLICY_SYMBOL "servesim_policy"
 
 typedef enum ss_policy_kind {

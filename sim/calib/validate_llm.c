@@ -130,6 +130,15 @@ int ss_val_llm(const char *run_dir, const char *perf_dir, const char *gpu_path, 
     ss_llm_cfg cfg = ss_llm_cfg_of_run(&run);
     for (size_t i = 0; i < run.n; i++) { /* a request the cache cannot hold would never be served */
         uint64_t tokens = (uint64_t)run.reqs[i].prompt_tokens + run.reqs[i].output_tokens;
+        if (!cfg.chunked_prefill && run.reqs[i].prompt_tokens > cfg.max_num_batched_tokens) {
+            char *rq = ss_path_join(run_dir, "requests.jsonl");
+            ss_err_at(&err, rq, run.reqs[i].line, 1,
+                      "a prompt of %u tokens without chunked prefill: more than the token budget (meta.json's "
+                      "max_num_batched_tokens, %u): no engine of these settings serves it",
+                      run.reqs[i].prompt_tokens, cfg.max_num_batched_tokens);
+            free(rq);
+            goto out;
+        }
         if ((tokens + cfg.block_size - 1) / cfg.block_size > cfg.num_gpu_blocks) {
             char *rq = ss_path_join(run_dir, "requests.jsonl");
             ss_err_at(&err, rq, run.reqs[i].line, 1,
@@ -195,6 +204,12 @@ int ss_val_llm(const char *run_dir, const char *perf_dir, const char *gpu_path, 
                         judge ? (ok ? "yes" : "no") : "");
         }
     for (int k = 0; k < 3; k++) free(meas[k]);
+    size_t unserved = 0;
+    for (size_t i = 0; i < run.n; i++) unserved += isnan(rp.e2e_s[i]);
+    if (unserved) { /* the checks above leave none: a broken engine, judged as such */
+        printf("validate: %zu of %zu requests never finished in the simulation\n", unserved, run.n);
+        bad += unserved;
+    }
     /* the per-second series: mean measured and simulated, and the average error: sum |sim - meas| over sum meas */
     static const char *const series[3] = {"running", "waiting", "kv_cache"};
     const double *ms[3] = {run.tick_running, run.tick_waiting, run.tick_kv}, *ss[3] = {rp.tick_running, rp.tick_waiting,

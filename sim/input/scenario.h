@@ -264,6 +264,7 @@ typedef struct ss_scenario {
     struct ss_pipeline_cfg *pipeline; /* `pipeline:` (pipeline.h), or NULL */
     struct ss_edge_cfg *edge; /* `edge:` (an edge-device scenario, edge.h), or NULL */
     struct ss_ensemble_cfg *ensemble; /* `ensemble:` (an ensemble scenario, ensemble_cfg.h), or NULL */
+    struct ss_llm_scn *llm;   /* `llm:` (an LLM-serving scenario, llm_cfg.h), or NULL */
     ss_autoscale_cfg *autoscale; /* `autoscaling:`, or NULL */
     ss_placement_cfg *placement; /* `placement:`, or NULL */
     ss_partitioning_cfg *partitioning; /* `partitioning:`, or NULL */

@@ -22,6 +22,7 @@
 #include "input/blockmodel.h"
 #include "input/edge_cfg.h"
 #include "input/ensemble_cfg.h"
+#include "input/llm_cfg.h"
 #include "input/pipeline_cfg.h"
 #include "net/topo.h"
 #include "input/trace.h"
@@ -535,7 +536,7 @@ static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
     static const char *const top[] = {"name", "description", "seed", "replications", "duration_s", "requests",
                                       "warmup_s", "warmup_requests", "topology", "hosts", "models", "tasks", "deployment",
                                       "workloads", "events", "autoscaling", "placement", "partitioning", "policies", "outputs", "variants", "pipeline",
-                                      "edge", "validation", "dispatch", "control", "ensemble", NULL};
+                                      "edge", "validation", "dispatch", "control", "ensemble", "llm", NULL};
     const ss_node *root = doc->root;
     TRY(ss_node_expect(root, SS_NODE_MAP, "scenario", err));
     TRY(other_kind(root, err));
@@ -578,7 +579,26 @@ static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
         return ss_node_err(ss_map_find(root, "warmup_requests"), err,
                            "warmup_requests (%llu) must be fewer than requests (%llu)", wreq, req);
 
-    ss_node *hosts = NULL, *models, *tasks = NULL, *deploy, *wls, *pols = NULL, *edge = NULL;
+    ss_node *hosts = NULL, *models, *tasks = NULL, *deploy, *wls, *pols = NULL, *edge = NULL, *llm = NULL;
+    /* An LLM-serving scenario (llm_cfg.h) takes its model, GPUs, engines and workload from `llm:`. */
+    TRY(ss_cfg_map(root, "llm", &llm, 0, err));
+    if (llm) {
+        static const char *const serving[] = {"topology", "hosts", "models", "tasks", "deployment", "workloads",
+                                              "events", "autoscaling", "placement", "partitioning", "policies",
+                                              "pipeline", "validation", "dispatch", "control", "ensemble", "edge",
+                                              "warmup_requests", NULL};
+        for (size_t i = 0; serving[i]; i++) {
+            const ss_node *n = ss_map_find(root, serving[i]);
+            if (n)
+                return ss_err_at(err, n->file, n->key_line, n->key_col,
+                                 "'%s' is not a key of an LLM scenario: a scenario with 'llm:' takes its model, GPUs, "
+                                 "engines and workload from 'llm:' (docs/llm.md)", serving[i]);
+        }
+        TRY(ss_llm_scn_read(&sc->llm, llm, err));
+        TRY(ss_policy_cfg_read(&sc->load_balancer, NULL, "load_balancer", "round-robin", err));
+        TRY(ss_policy_cfg_read(&sc->scheduler, NULL, "scheduler", "fifo", err));
+        return read_outputs(sc, root, err);
+    }
     /* An edge scenario (edge.h) replaces the serving keys. */
     TRY(ss_cfg_map(root, "edge", &edge, 0, err));
     if (edge) {
@@ -774,6 +794,7 @@ void ss_scenario_free(ss_scenario *sc)
     ss_policy_cfg_free(&sc->scheduler);
     ss_edge_cfg_free(sc->edge);
     ss_ensemble_cfg_free(sc->ensemble);
+    ss_llm_scn_free(sc->llm);
     free(sc->devices);
     free(sc->models);
     free(sc->tasks);

@@ -88,8 +88,34 @@ static ssize_t bounded_line(FILE *fp, char **line, size_t *cap)
     return (ssize_t)n;
 }
 
-int ss_trace_load(const char *path, double time_scale, double **times_s, size_t *n, ss_err *err)
+/* The two token counts after the time on a trace line (`,prompt,output`), from
+ * column `at` (0-based, at the comma): whole numbers from 1 to 1e9. */
+static int tokens_at(const char *path, int lineno, const char *line, size_t at, uint32_t *p, uint32_t *o, ss_err *err)
 {
+    uint32_t *dst[2] = {p, o};
+    static const char *const what[2] = {"prompt (context) tokens", "output (generated) tokens"};
+    const char *s = line + at;
+    for (int k = 0; k < 2; k++) {
+        if (*s != ',')
+            return ss_err_at(err, path, lineno, (int)(s - line) + 1,
+                             "a row without its token counts: expected ',' and the %s", what[k]);
+        s++;
+        char *end;
+        errno = 0;
+        double v = ss_strtod(s, &end);
+        if (end == s || (*end != ',' && *end != '\0') || errno || !(v >= 1 && v <= 1e9) || v != floor(v))
+            return ss_err_at(err, path, lineno, (int)(s - line) + 1, "expected the %s, a whole number from 1 to 1e9",
+                             what[k]);
+        *dst[k] = (uint32_t)v;
+        s = end;
+    }
+    return 0;
+}
+
+static int load(const char *path, double time_scale, double **times_s, uint32_t **prompt, uint32_t **output, size_t *n,
+                ss_err *err)
+{
+    uint32_t *pt = NULL, *ot = NULL;
     FILE *fp = ss_open_input(path, SS_INPUT_TRACE, err);
     if (!fp) return -1;
     char *line = NULL;
@@ -106,8 +132,15 @@ int ss_trace_load(const char *path, double time_scale, double **times_s, size_t 
         }
         while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = '\0';
         if (fmt < 0) {
-            if (strncmp(line, "timestamp_s", 11) == 0 && (line[11] == ',' || line[11] == '\0'))
+            if (strncmp(line, "timestamp_s", 11) == 0 && (line[11] == ',' || line[11] == '\0')) {
                 fmt = FMT_SERVESIM;
+                if (prompt && strncmp(line, "timestamp_s,prompt_tokens,output_tokens", 39) != 0) {
+                    rc = ss_err_at(err, path, lineno, 12, "expected the columns timestamp_s,prompt_tokens,"
+                                                          "output_tokens (an LLM workload needs each request's "
+                                                          "token counts)");
+                    break;
+                }
+            }
             else if (strncmp(line, "TIMESTAMP,", 10) == 0 || strcmp(line, "TIMESTAMP") == 0)
                 fmt = FMT_AZURE;
             else {
@@ -120,6 +153,7 @@ int ss_trace_load(const char *path, double time_scale, double **times_s, size_t 
         }
         if (len == 0) continue; /* blank lines, e.g. a final empty line */
         double v;
+        size_t after = 0; /* where the time's field ends */
         if (fmt == FMT_SERVESIM) {
             char *end;
             errno = 0;
@@ -130,6 +164,7 @@ int ss_trace_load(const char *path, double time_scale, double **times_s, size_t 
                 rc = ss_err_at(err, path, lineno, (int)col, "expected a time in seconds, got '%s'", line);
                 break;
             }
+            after = (size_t)(end - line);
         } else {
             long long secs = 0;
             double frac = 0;
@@ -141,6 +176,7 @@ int ss_trace_load(const char *path, double time_scale, double **times_s, size_t 
             }
             if (count == 0) first_secs = secs;
             v = (double)(secs - first_secs) + frac;
+            after = used;
         }
         if (v < prev) {
             rc = ss_err_at(err, path, lineno, 1, "timestamps must not decrease (%.9g after %.9g)", v, prev);
@@ -151,6 +187,11 @@ int ss_trace_load(const char *path, double time_scale, double **times_s, size_t 
         if (count == alloc) {
             alloc = alloc ? 2 * alloc : 1024;
             t = ss_xrealloc(t, alloc * sizeof *t);
+            if (prompt) pt = ss_xrealloc(pt, alloc * sizeof *pt), ot = ss_xrealloc(ot, alloc * sizeof *ot);
+        }
+        if (prompt && tokens_at(path, lineno, line, after, &pt[count], &ot[count], err) < 0) {
+            rc = -1;
+            break;
         }
         t[count] = (v - first) * time_scale;
         if (!isfinite(t[count]) || t[count] > 1e15) { /* about 30 million years: no run gets there */
@@ -166,9 +207,23 @@ int ss_trace_load(const char *path, double time_scale, double **times_s, size_t 
     if (rc == 0 && count == 0) rc = ss_err_at(err, path, lineno, 1, "trace holds no arrivals");
     if (rc < 0) {
         free(t);
+        free(pt);
+        free(ot);
         return -1;
     }
     *times_s = t;
+    if (prompt) *prompt = pt, *output = ot;
     *n = count;
     return 0;
+}
+
+int ss_trace_load(const char *path, double time_scale, double **times_s, size_t *n, ss_err *err)
+{
+    return load(path, time_scale, times_s, NULL, NULL, n, err);
+}
+
+int ss_trace_load_tokens(const char *path, double time_scale, double **times_s, uint32_t **prompt_tokens,
+                         uint32_t **output_tokens, size_t *n, ss_err *err)
+{
+    return load(path, time_scale, times_s, prompt_tokens, output_tokens, n, err);
 }

@@ -14,8 +14,16 @@
 #define SS_TRACE_H
 
 #include <stddef.h>
+#include <stdint.h>
+
 #include "core/util.h"
 
 int ss_trace_load(const char *path, double time_scale, double **times_s, size_t *n, ss_err *err);
+/* The same with each request's token counts, for LLM workloads: the Azure
+ * trace's ContextTokens and GeneratedTokens, or a servesim trace whose
+ * header is `timestamp_s,prompt_tokens,output_tokens`; each a whole number
+ * from 1 to 1e9 (a row without them: file:line:col). */
+int ss_trace_load_tokens(const char *path, double time_scale, double **times_s, uint32_t **prompt_tokens,
+                         uint32_t **output_tokens, size_t *n, ss_err *err);
 
 #endif

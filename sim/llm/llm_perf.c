@@ -20,6 +20,9 @@ static const char *const dense_names[NDENSE] = {"layernorm",    "qkv_proj", "rot
 enum { OP_LM_HEAD, OP_SAMPLER, NSEQ };
 static const char *const seq_names[NSEQ] = {"lm_head", "sampler"};
 
+#define GRID_MAX 64   /* kv_prefill values in a slice, and kv_decode values under one, at most */
+#define FLOOR_S 1e-9  /* an operator's time, at least (LLMServingSim's 1 ns: extrapolation may dip below 0) */
+
 /* Attention: rows sorted by (pc, nd, kp, kd); a slice is one (pc, nd). */
 typedef struct attn_row {
     double pc, nd, kp, kd, t_s;
@@ -74,8 +77,10 @@ static int read_1d(const char *dir, const char *file, const char *xcol, const ch
     rc = kt < 0 ? -1 : 0;
     for (size_t i = 1; rc == 0 && i < csv.nrows; i++) {
         const ss_csv_row *r = &csv.rows[i];
-        if (r->n < 3) {
-            rc = ss_err_at(err, csv.path, r->line, 1, "expected layer, %s and time_us", xcol);
+        long most = kl > kx ? (kl > kt ? kl : kt) : (kx > kt ? kx : kt);
+        if (r->n <= (size_t)most) {
+            rc = ss_err_at(err, csv.path, r->line, 1, "expected layer, %s and time_us (%zu fields, the header has "
+                                                      "them in column %ld)", xcol, r->n, most + 1);
             break;
         }
         size_t op = 0;
@@ -154,6 +159,15 @@ static int read_attention(ss_llm_perf *p, const char *dir, ss_err *err)
     ss_csv_free(&csv);
     if (rc < 0) return -1;
     qsort(p->rows, p->nrows, sizeof *p->rows, cmp_row);
+    for (size_t i = 1; i < p->nrows; i++)
+        if (cmp_row(&p->rows[i - 1], &p->rows[i]) == 0) {
+            char *at = ss_path_join(dir, "attention.csv");
+            ss_err_at(err, at, 1, 1, "two rows time prefill_chunk %g, kv_prefill %g, n_decode %g, kv_decode %g: one "
+                                     "time per point of the grid", p->rows[i].pc, p->rows[i].kp, p->rows[i].nd,
+                      p->rows[i].kd);
+            free(at);
+            return -1;
+        }
     double *pcs = ss_xcalloc(p->nrows, sizeof *pcs), *nds = ss_xcalloc(p->nrows, sizeof *nds);
     for (size_t i = 0; i < p->nrows; i++) pcs[i] = p->rows[i].pc, nds[i] = p->rows[i].nd;
     qsort(pcs, p->nrows, sizeof *pcs, cmp_double);
@@ -166,6 +180,18 @@ static int read_attention(ss_llm_perf *p, const char *dir, ss_err *err)
         while (j < p->nrows && p->rows[j].pc == p->rows[i].pc && p->rows[j].nd == p->rows[i].nd) j++;
         p->slices = ss_xrealloc(p->slices, (p->nslices + 1) * sizeof *p->slices);
         p->slices[p->nslices++] = (slice){p->rows[i].pc, p->rows[i].nd, i, j};
+        size_t nkp = 0, nkd = 0;
+        for (size_t g = i; g < j; g++) {
+            nkp += g == i || p->rows[g].kp != p->rows[g - 1].kp;
+            nkd = g == i || p->rows[g].kp != p->rows[g - 1].kp ? 1 : nkd + 1;
+            if (nkp > GRID_MAX || nkd > GRID_MAX) {
+                char *at = ss_path_join(dir, "attention.csv");
+                ss_err_at(err, at, 1, 1, "prefill_chunk %g, n_decode %g: more than %d profiled kv_prefill or kv_decode "
+                                         "values (a grid this fine is not read)", p->rows[i].pc, p->rows[i].nd, GRID_MAX);
+                free(at);
+                return -1;
+            }
+        }
         i = j;
     }
     return 0;
@@ -210,7 +236,7 @@ static void bracket(const double *v, size_t n, double q, size_t *lo, size_t *hi,
     while (i < n && v[i] <= q) i++; /* the first above q */
     if (i >= n) *lo = n - 2, *hi = n - 1;
     else *lo = i - 1, *hi = i;
-    *w = (q - v[*lo]) / (v[*hi] - v[*lo]);
+    *w = v[*hi] > v[*lo] ? (q - v[*lo]) / (v[*hi] - v[*lo]) : 0;
 }
 
 static double lookup1(const table1 *t, double q)
@@ -219,7 +245,7 @@ static double lookup1(const table1 *t, double q)
     size_t lo, hi;
     double w;
     bracket(t->x, t->n, q, &lo, &hi, &w);
-    return t->t_s[lo] + w * (t->t_s[hi] - t->t_s[lo]);
+    return fmax(t->t_s[lo] + w * (t->t_s[hi] - t->t_s[lo]), FLOOR_S);
 }
 
 /* Inside one slice: linear over kp (its profiled values), and in each over kd. */
@@ -271,7 +297,7 @@ static double attention(const ss_llm_perf *p, double pc, double kp, double nd, d
     double c00 = corner(p, p->pcs[lp], p->nds[ln], kp, kd), c01 = corner(p, p->pcs[lp], p->nds[hn], kp, kd);
     double c10 = corner(p, p->pcs[hp], p->nds[ln], kp, kd), c11 = corner(p, p->pcs[hp], p->nds[hn], kp, kd);
     double v0 = c00 + tn * (c01 - c00), v1 = c10 + tn * (c11 - c10);
-    return v0 + tp * (v1 - v0);
+    return fmax(v0 + tp * (v1 - v0), FLOOR_S);
 }
 
 double ss_llm_perf_step_s(void *ctx, const ss_llm_batch *b)

@@ -56,7 +56,7 @@ static uint32_t tokens_for(const ss_llm *e, const ss_llm_req *r, uint32_t budget
 {
     uint32_t n = r->prompt_tokens + r->generated - r->computed;
     uint32_t thr = e->cfg.long_prefill_token_threshold;
-    if (thr && n > thr) n = thr;
+    if (thr && n > thr && e->cfg.chunked_prefill) n = thr;
     return n < budget ? n : budget;
 }
 
@@ -88,8 +88,7 @@ static void count(ss_llm *e, ss_llm_batch *b, ss_llm_req *r, uint32_t n)
     if (isnan(r->scheduled_s)) r->scheduled_s = ss_now(e->eng);
     b->nseqs++;
     b->tokens += n;
-    int decode = n == 1 && r->computed + 1 == r->prompt_tokens + r->generated && r->generated > 0;
-    if (decode) {
+    if (n == 1) { /* one token is a decode to the step-time model (LLMServingSim's rule), whatever produced it */
         b->ndecode++;
         b->decode_kv_sum += r->computed;
         if (r->computed > b->decode_kv_max) b->decode_kv_max = r->computed;
@@ -136,7 +135,7 @@ uint32_t ss_llm_schedule(ss_llm *e, ss_llm_batch *b)
         if (e->cfg.reserve_full_isl && ss_kv_blocks_for(&e->kv, total) > r->kv.n + e->kv.free_blocks) break;
         uint32_t n = want < budget ? want : budget;
         uint32_t thr = e->cfg.long_prefill_token_threshold;
-        if (thr && n > thr) n = thr;
+        if (thr && n > thr && e->cfg.chunked_prefill) n = thr;
         if (ss_kv_blocks_for(&e->kv, (uint64_t)done + n) > r->kv.n + e->kv.free_blocks) break;
         if (hits) {
             ss_kv_touch(&e->kv, &r->kv, hits);

@@ -215,6 +215,7 @@ struct ss_world {
     void (*client_done)(struct ss_world *w, const ss_request *r); /* a closed-loop client's request ended */
     struct ss_edge_world *edge; /* an edge-device world (edge_world.c), or NULL */
     struct ss_ens_world *ens;   /* an ensemble world (ensemble.c), or NULL */
+    struct ss_llm_world *llm;   /* an LLM-serving world (llm_world.c), or NULL */
     char **extra_cols;       /* ss_world_extra_columns: names subsystems declare at build (owned) */
     size_t nextra_cols;
 };

@@ -18,6 +18,7 @@
 #include "edge/edge_world.h"
 #include "elastic/elastic.h"
 #include "ensemble/ensemble.h"
+#include "llm/llm_world.h"
 #include "pipeline/pipeline.h"
 #include "serve/substrate.h"
 
@@ -27,6 +28,11 @@ ss_world *ss_world_build(const ss_scenario *sc, uint32_t rep, FILE *req_csv, ss_
     if (sc->edge) { /* an edge-device scenario: edge_world.c runs it on this engine */
         w->edge = ss_edge_world_build(w, err);
         if (!w->edge) goto fail;
+        return w;
+    }
+    if (sc->llm) { /* an LLM-serving scenario: llm_world.c runs it on this engine */
+        w->llm = ss_llm_world_build(w, err);
+        if (!w->llm) goto fail;
         return w;
     }
     if (sc->ensemble) { /* an ensemble scenario: ensemble.c runs it on this engine */
@@ -68,6 +74,7 @@ const char *ss_world_check(ss_world *w)
     if (m) return broke(w, m);
     if (w->edge) return broke(w, ss_edge_world_check(w->edge));
     if (w->ens) return broke(w, ss_ens_world_check(w->ens));
+    if (w->llm) return broke(w, ss_llm_world_check(w->llm));
     if ((m = ss_sub_check_serving(w)) != NULL) return broke(w, m);
     if (w->pipe && (m = ss_pipe_check(w)) != NULL) return broke(w, m);
     if (w->cs && (m = ss_cs_check(w)) != NULL) return broke(w, m);
@@ -97,6 +104,10 @@ void ss_world_result(const ss_world *w, ss_run_result *r)
         ss_ens_world_result(w->ens, r);
         return;
     }
+    if (w->llm) {
+        ss_llm_world_result(w->llm, r);
+        return;
+    }
     ss_sub_result_rows(w, r);
     if (w->pipe) ss_pipe_result(w, r);
     ss_sub_result_life(w, r);
@@ -109,6 +120,7 @@ void ss_world_free(ss_world *w)
     if (!w) return;
     ss_edge_world_free(w->edge);
     ss_ens_world_free(w->ens);
+    ss_llm_world_free(w->llm);
     ss_timeline_free(w);
     ss_autoscaler_free(w);
     ss_cs_free(w);

@@ -1,0 +1,194 @@
+/* llm_cfg.c: reading a scenario's `llm:` section (llm_cfg.h). */
+#include "input/llm_cfg.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "input/section.h"
+#include "input/trace.h"
+
+static int count(const ss_node *m, const char *key, uint32_t *v, unsigned long long lo, unsigned long long hi,
+                 int required, ss_err *err)
+{
+    unsigned long long x = *v;
+    int rc = ss_cfg_u64(m, key, &x, required ? SS_REQ : 0, err);
+    if (rc < 0) return -1;
+    if (rc > 0 && (x < lo || x > hi))
+        return ss_node_err(ss_map_find(m, key), err, "%s: expected %llu to %llu, got %llu", key, lo, hi, x);
+    *v = (uint32_t)x;
+    return 0;
+}
+
+static int read_gpu(ss_llm_scn *s, const ss_node *g, ss_err *err)
+{
+    char *path = ss_node_readable(g, "roofline GPU file", err);
+    if (!path) return -1;
+    s->gpu_path = path;
+    ss_doc *doc = ss_doc_load_json(path, err);
+    if (!doc) return -1;
+    int rc = ss_cfg_num(doc->root, "dense_flops_per_s", &s->gpu_flops_per_s, SS_REQ | SS_POS, err);
+    if (rc >= 0) rc = ss_cfg_num(doc->root, "hbm_bytes_per_s", &s->gpu_bytes_per_s, SS_REQ | SS_POS, err);
+    if (rc >= 0) rc = ss_cfg_num(doc->root, "memory_bytes", &s->gpu_memory_bytes, SS_POS, err);
+    ss_doc_free(doc);
+    return rc < 0 ? -1 : 0;
+}
+
+static int read_step_time(ss_llm_scn *s, const ss_node *m, ss_err *err)
+{
+    static const char *const keys[] = {"roofline", "profile", NULL};
+    TRY(ss_node_expect(m, SS_NODE_MAP, "step_time", err));
+    TRY(ss_cfg_check_keys(m, keys, "step_time", err));
+    const ss_node *roof = ss_map_find(m, "roofline"), *prof = ss_map_find(m, "profile");
+    if (!!roof == !!prof)
+        return ss_node_err(m, err, "step_time: expected one of roofline (a GPU file: models/llm/*.json) or profile (a "
+                                   "per-operator profile folder)");
+    if (roof) return read_gpu(s, roof, err);
+    TRY(ss_node_expect(prof, SS_NODE_SCALAR, "profile", err));
+    s->profile_dir = ss_node_path(prof, prof->value);
+    return 0;
+}
+
+static int read_engine(ss_llm_scn *s, const ss_node *m, ss_err *err)
+{
+    static const char *const keys[] = {"max_num_seqs", "max_num_batched_tokens", "block_size", "num_gpu_blocks",
+                                       "long_prefill_token_threshold", "chunked_prefill", "prefix_caching",
+                                       "reserve_full_isl", NULL};
+    TRY(ss_node_expect(m, SS_NODE_MAP, "engine", err));
+    TRY(ss_cfg_check_keys(m, keys, "engine", err));
+    s->max_num_seqs = 256, s->max_num_batched_tokens = 2048, s->block_size = 16; /* vLLM's defaults */
+    s->chunked_prefill = s->prefix_caching = s->reserve_full_isl = 1;
+    TRY(count(m, "max_num_seqs", &s->max_num_seqs, 1, 65536, 0, err));
+    TRY(count(m, "max_num_batched_tokens", &s->max_num_batched_tokens, 1, 1u << 24, 0, err));
+    TRY(count(m, "block_size", &s->block_size, 1, 1024, 0, err));
+    TRY(count(m, "num_gpu_blocks", &s->num_gpu_blocks, 1, 1u << 26, 1, err));
+    TRY(count(m, "long_prefill_token_threshold", &s->long_prefill_token_threshold, 0, 1u << 24, 0, err));
+    TRY(ss_cfg_bool(m, "chunked_prefill", &s->chunked_prefill, 0, err));
+    TRY(ss_cfg_bool(m, "prefix_caching", &s->prefix_caching, 0, err));
+    TRY(ss_cfg_bool(m, "reserve_full_isl", &s->reserve_full_isl, 0, err));
+    return 0;
+}
+
+static int read_dist(const ss_node *w, const char *key, ss_llm_dist *d, ss_err *err)
+{
+    static const char *const keys[] = {"mean", "sd", "max", NULL};
+    ss_node *m;
+    TRY(ss_cfg_map(w, key, &m, SS_REQ, err));
+    TRY(ss_cfg_check_keys(m, keys, key, err));
+    TRY(ss_cfg_num(m, "mean", &d->mean, SS_REQ | SS_POS, err));
+    d->sd = 0;
+    TRY(ss_cfg_num(m, "sd", &d->sd, SS_NONNEG, err));
+    TRY(count(m, "max", &d->max, 1, 1000000000, 1, err));
+    if (d->mean > d->max) return ss_node_err(ss_map_find(m, "mean"), err, "mean: expected at most max (%u)", d->max);
+    return 0;
+}
+
+static int read_workload(ss_llm_scn *s, const ss_node *w, ss_err *err)
+{
+    static const char *const keys[] = {"trace", "time_scale", "rate_rps", "prompt_tokens", "output_tokens", NULL};
+    TRY(ss_node_expect(w, SS_NODE_MAP, "workload", err));
+    TRY(ss_cfg_check_keys(w, keys, "workload", err));
+    const ss_node *tr = ss_map_find(w, "trace");
+    if (!!tr == !!ss_map_find(w, "rate_rps"))
+        return ss_node_err(w, err, "workload: expected a trace (with each request's token counts) or rate_rps with "
+                                   "prompt_tokens and output_tokens");
+    if (tr) {
+        s->time_scale = 1;
+        TRY(ss_cfg_num(w, "time_scale", &s->time_scale, SS_POS, err));
+        char *path = ss_node_readable(tr, "trace", err);
+        if (!path) return -1;
+        s->trace_path = path;
+        return ss_trace_load_tokens(path, s->time_scale, &s->trace_s, &s->trace_prompt, &s->trace_output, &s->ntrace,
+                                    err);
+    }
+    TRY(ss_cfg_num(w, "rate_rps", &s->rate_rps, SS_REQ | SS_POS, err));
+    TRY(read_dist(w, "prompt_tokens", &s->prompt, err));
+    return read_dist(w, "output_tokens", &s->output, err);
+}
+
+/* What no engine of these settings could serve, refused before the run. */
+static int check_fit(const ss_llm_scn *s, const ss_node *n, ss_err *err)
+{
+    double kv_tokens = (double)s->num_gpu_blocks * s->block_size;
+    const ss_node *eng = ss_map_find(n, "engine");
+    if (s->gpu_memory_bytes > 0) {
+        const ss_llm_model *m = &s->model;
+        double q = (double)m->heads * m->head_dim, kv = (double)m->kv_heads * m->head_dim;
+        double per_layer = (double)m->hidden * (q + 2 * kv) + q * m->hidden + 3.0 * m->hidden * m->intermediate;
+        double weights = 2.0 * (m->layers * per_layer + (m->tied ? 1.0 : 2.0) * m->vocab * m->hidden);
+        double cache = kv_tokens * ss_llm_model_kv_bytes_per_token(m, 2);
+        if (weights > s->gpu_memory_bytes)
+            return ss_node_err(ss_map_find(n, "model"), err,
+                               "model: its weights take %.4g GB in bf16, more than the GPU's %.4g GB (%s)",
+                               weights / 1e9, s->gpu_memory_bytes / 1e9, s->gpu_path);
+        if (weights + cache > s->gpu_memory_bytes)
+            return ss_node_err(ss_map_find(eng, "num_gpu_blocks"), err,
+                               "num_gpu_blocks: %u blocks of %u tokens take %.4g GB of KV cache, which with the "
+                               "weights' %.4g GB is more than the GPU's %.4g GB",
+                               s->num_gpu_blocks, s->block_size, cache / 1e9, weights / 1e9, s->gpu_memory_bytes / 1e9);
+    }
+    const ss_node *w = ss_map_find(n, "workload");
+    for (size_t i = 0; i < s->ntrace; i++) {
+        double need = (double)s->trace_prompt[i] + s->trace_output[i];
+        if (need > kv_tokens || (!s->chunked_prefill && s->trace_prompt[i] > s->max_num_batched_tokens))
+            return ss_err_at(err, s->trace_path, (int)(i + 2), 1,
+                             need > kv_tokens ? "a request of %.0f tokens (prompt and output): the KV cache holds %.0f "
+                                                "(engine.num_gpu_blocks x block_size)"
+                                              : "a prompt of %.0f tokens without chunked prefill: more than the token "
+                                                "budget (%.0f, engine.max_num_batched_tokens)",
+                             need > kv_tokens ? need : (double)s->trace_prompt[i],
+                             need > kv_tokens ? kv_tokens : (double)s->max_num_batched_tokens);
+    }
+    if (!s->trace_path && (double)s->prompt.max + s->output.max > kv_tokens)
+        return ss_node_err(ss_map_find(w, "prompt_tokens"), err,
+                           "prompt_tokens.max + output_tokens.max (%u): a request that long does not fit the KV "
+                           "cache's %.0f tokens (engine.num_gpu_blocks x block_size)",
+                           s->prompt.max + s->output.max, kv_tokens);
+    if (!s->trace_path && !s->chunked_prefill && s->prompt.max > s->max_num_batched_tokens)
+        return ss_node_err(ss_map_find(w, "prompt_tokens"), err,
+                           "prompt_tokens.max (%u) without chunked prefill: more than the token budget (%u)",
+                           s->prompt.max, s->max_num_batched_tokens);
+    return 0;
+}
+
+int ss_llm_scn_read(ss_llm_scn **out, const ss_node *n, ss_err *err)
+{
+    static const char *const keys[] = {"model", "step_time", "instances", "router", "engine", "workload", NULL};
+    static const char *const routers[] = {"round-robin", "least-tokens", NULL};
+    TRY(ss_node_expect(n, SS_NODE_MAP, "llm", err));
+    TRY(ss_cfg_check_keys(n, keys, "llm", err));
+    ss_llm_scn *s = ss_xcalloc(1, sizeof *s);
+    *out = s;
+    const ss_node *mp = ss_map_find(n, "model");
+    if (!mp) return ss_node_err(n, err, "llm: missing key 'model' (a Hugging Face config.json: models/llm/*.json)");
+    s->model_path = ss_node_readable(mp, "model config", err);
+    if (!s->model_path) return -1;
+    TRY(ss_llm_model_read(s->model_path, &s->model, err));
+    ss_node *st, *eng, *wl;
+    TRY(ss_cfg_map(n, "step_time", &st, SS_REQ, err));
+    TRY(read_step_time(s, st, err));
+    if (s->gpu_path && s->model.moe)
+        return ss_node_err(mp, err, "model: a mixture of experts (num_experts): the roofline models dense decoders "
+                                    "only; give step_time.profile");
+    s->instances = 1;
+    TRY(count(n, "instances", &s->instances, 1, 100000, 0, err));
+    TRY(ss_cfg_enum(n, "router", routers, &s->router, 0, err));
+    TRY(ss_cfg_map(n, "engine", &eng, SS_REQ, err));
+    TRY(read_engine(s, eng, err));
+    TRY(ss_cfg_map(n, "workload", &wl, SS_REQ, err));
+    TRY(read_workload(s, wl, err));
+    return check_fit(s, n, err);
+}
+
+void ss_llm_scn_free(ss_llm_scn *s)
+{
+    if (!s) return;
+    free(s->model_path);
+    free(s->gpu_path);
+    free(s->profile_dir);
+    free(s->trace_path);
+    free(s->trace_s);
+    free(s->trace_prompt);
+    free(s->trace_output);
+    free(s);
+}

@@ -1,0 +1,58 @@
+/* llm_fleet.h: identical LLM engines (llm_engine.h) behind a router, fed
+ * by a stream of requests with their prompt and output token counts
+ * (docs/llm.md, "A fleet").  The router picks an engine per request as it
+ * arrives: round-robin, or the engine with the fewest outstanding tokens
+ * (the prompt and output tokens of the requests it holds, finished ones
+ * gone; ties to the lowest index).  Requests are created as they arrive
+ * and freed as they finish, and the latencies go into streaming
+ * histograms: memory follows the requests in flight, not the stream.
+ * A request the KV cache could never hold is refused and counted. */
+#ifndef SS_LLM_FLEET_H
+#define SS_LLM_FLEET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/engine.h"
+#include "core/metrics.h"
+#include "llm/llm_types.h"
+
+typedef enum { SS_LLM_ROUTE_ROUND_ROBIN = 0, SS_LLM_ROUTE_LEAST_TOKENS = 1 } ss_llm_route;
+
+typedef struct ss_llm_arrival {
+    double t_s;               /* non-decreasing from one arrival to the next */
+    uint32_t prompt_tokens;   /* >= 1 */
+    uint32_t output_tokens;   /* >= 1 */
+} ss_llm_arrival;
+
+/* The next arrival into *a: 1, or 0 when the stream ends. */
+typedef int (*ss_llm_source_fn)(void *ctx, ss_llm_arrival *a);
+
+typedef struct ss_llm_fleet_result {
+    uint64_t arrived, served, refused;
+    uint64_t measured;         /* served requests that arrived in the measured window (the stats' count) */
+    uint64_t output_tokens;    /* of the measured requests */
+    uint64_t steps, preemptions, tokens_prefill, tokens_decode, tokens_cached;
+    double end_s;              /* the last token */
+    size_t peak_in_flight;     /* requests held at once, at most */
+    ss_stat ttft, tpot, e2e;   /* seconds; TPOT of requests with two or more output tokens */
+    ss_hist *ttft_hist, *tpot_hist, *e2e_hist; /* their distributions (ss_llm_fleet_result_free) */
+} ss_llm_fleet_result;
+
+typedef struct ss_llm_fleet ss_llm_fleet;
+
+/* A fleet on eng: `instances` engines of cfg (>= 1), each step timed by
+ * step(step_ctx, batch), fed by src from now; requests arriving from
+ * measure_from_s on are counted in *out (the rest are served only).
+ * ss_llm_fleet_free adds the engines' counters to *out. */
+ss_llm_fleet *ss_llm_fleet_new(ss_engine *eng, const ss_llm_cfg *cfg, uint32_t instances, ss_llm_route route,
+                              ss_llm_step_fn step, void *step_ctx, ss_llm_source_fn src, void *src_ctx,
+                              double measure_from_s, ss_llm_fleet_result *out);
+size_t ss_llm_fleet_in_flight(const ss_llm_fleet *f);
+void ss_llm_fleet_free(ss_llm_fleet *f);
+/* The stream to its end on a fleet of its own (all counted). */
+void ss_llm_fleet_run(const ss_llm_cfg *cfg, uint32_t instances, ss_llm_route route, ss_llm_step_fn step,
+                      void *step_ctx, ss_llm_source_fn src, void *src_ctx, ss_llm_fleet_result *out);
+void ss_llm_fleet_result_free(ss_llm_fleet_result *r);
+
+#endif

@@ -1,0 +1,146 @@
+/* llm_world.c: an LLM-serving scenario on the world's engine
+ * (llm_world.h). */
+#include "llm/llm_world.h"
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "core/rng.h"
+#include "input/llm_cfg.h"
+#include "llm/llm_fleet.h"
+#include "llm/llm_perf.h"
+#include "llm/llm_roofline.h"
+#include "serve/result.h"
+#include "serve/serve.h"
+
+struct ss_llm_world {
+    ss_world *w;
+    const ss_llm_scn *s;
+    ss_llm_perf *perf;
+    ss_llm_roofline roof;
+    ss_llm_fleet *fleet;
+    ss_llm_fleet_result res;
+    gsl_rng *rng;            /* the workload's stream: arrivals and token counts */
+    size_t next;             /* trace row, or requests drawn */
+    double t_s;              /* the last arrival (Poisson) */
+    double end_s;            /* arrivals stop here (duration_s) */
+    uint64_t max_requests;
+    int freed;
+};
+
+static const char *const extra_cols[] = {"ttft_mean_s", "ttft_p50_s", "ttft_p90_s", "ttft_p99_s", "tpot_mean_s",
+                                         "tpot_p50_s",  "tpot_p90_s", "tpot_p99_s", "output_tokens_per_s",
+                                         "preemptions", "prefix_cache_tokens", "refused", NULL};
+
+/* A lognormal of d's mean and sd, rounded and clipped to [1, max]. */
+static uint32_t draw(gsl_rng *rng, const ss_llm_dist *d)
+{
+    double x = d->mean;
+    if (d->sd > 0) {
+        double s2 = log(1 + (d->sd * d->sd) / (d->mean * d->mean));
+        x = gsl_ran_lognormal(rng, log(d->mean) - s2 / 2, sqrt(s2));
+    }
+    x = floor(x + 0.5);
+    return x < 1 ? 1 : x > d->max ? d->max : (uint32_t)x;
+}
+
+static int source(void *ctx, ss_llm_arrival *a)
+{
+    ss_llm_world *l = ctx;
+    const ss_llm_scn *s = l->s;
+    if (l->next >= l->max_requests) return 0;
+    if (s->trace_path) {
+        if (l->next >= s->ntrace || s->trace_s[l->next] >= l->end_s) return 0;
+        *a = (ss_llm_arrival){s->trace_s[l->next], s->trace_prompt[l->next], s->trace_output[l->next]};
+    } else {
+        l->t_s += gsl_ran_exponential(l->rng, 1 / s->rate_rps);
+        if (l->t_s >= l->end_s) return 0;
+        *a = (ss_llm_arrival){l->t_s, draw(l->rng, &s->prompt), draw(l->rng, &s->output)};
+    }
+    l->next++;
+    return 1;
+}
+
+ss_llm_world *ss_llm_world_build(ss_world *w, ss_err *err)
+{
+    const ss_scenario *sc = w->sc;
+    const ss_llm_scn *s = sc->llm;
+    ss_llm_world *l = ss_xcalloc(1, sizeof *l);
+    l->w = w;
+    l->s = s;
+    if (s->profile_dir && !(l->perf = ss_llm_perf_load(s->profile_dir, s->model.layers, err))) {
+        free(l);
+        return NULL;
+    }
+    l->roof = (ss_llm_roofline){.model = s->model,
+                                .gpu = {.dense_flops_per_s = s->gpu_flops_per_s, .hbm_bytes_per_s = s->gpu_bytes_per_s},
+                                .dtype_bytes = 2};
+    l->rng = ss_rng_stream(sc->seed, w->rep, "llm/workload");
+    l->end_s = sc->duration_s;
+    l->max_requests = sc->max_requests;
+    ss_llm_cfg cfg = {.max_num_seqs = s->max_num_seqs, .max_num_batched_tokens = s->max_num_batched_tokens,
+                      .block_size = s->block_size, .num_gpu_blocks = s->num_gpu_blocks,
+                      .long_prefill_token_threshold = s->long_prefill_token_threshold,
+                      .chunked_prefill = s->chunked_prefill, .prefix_caching = s->prefix_caching,
+                      .reserve_full_isl = s->reserve_full_isl};
+    l->fleet = ss_llm_fleet_new(w->eng, &cfg, s->instances, (ss_llm_route)s->router,
+                                l->perf ? ss_llm_perf_step_s : ss_llm_roofline_step_s,
+                                l->perf ? (void *)l->perf : (void *)&l->roof, source, l, sc->warmup_s, &l->res);
+    for (size_t i = 0; extra_cols[i]; i++) ss_world_declare_extra(w, extra_cols[i]);
+    return l;
+}
+
+/* Free the fleet once (its counters then in res). */
+static void settle(ss_llm_world *l)
+{
+    if (l->freed) return;
+    ss_llm_fleet_free(l->fleet);
+    l->fleet = NULL;
+    l->freed = 1;
+}
+
+char *ss_llm_world_check(const ss_llm_world *l)
+{
+    size_t n = l->fleet ? ss_llm_fleet_in_flight(l->fleet) : 0;
+    return n ? ss_xasprintf("llm: %zu requests still in flight after the run", n) : NULL;
+}
+
+static double q(const ss_hist *h, const ss_stat *s, double p)
+{
+    return s->n ? ss_hist_quantile(h, p) : NAN;
+}
+
+void ss_llm_world_result(ss_llm_world *l, ss_run_result *r)
+{
+    settle(l);
+    const ss_llm_fleet_result *o = &l->res;
+    double start = l->w->sc->warmup_s, window = o->end_s > start ? o->end_s - start : 0;
+    r->window_s = window;
+    r->end_s = o->end_s;
+    r->peak_in_flight = o->peak_in_flight;
+    ss_task_stats all = {.arrived = o->arrived, .completed = o->measured, .dropped = o->refused,
+                         .latency = o->e2e, .lat_hist = o->e2e_hist};
+    ss_stat_reset(&all.queueing);
+    r->tasks = ss_xcalloc(1, sizeof *r->tasks);
+    ss_task_result_fill(&all, "all", window, &r->tasks[r->ntasks++]);
+    r->util = ss_xcalloc(1, sizeof *r->util);
+    const double v[] = {o->ttft.n ? ss_stat_mean(&o->ttft) : NAN, q(o->ttft_hist, &o->ttft, 0.5),
+                        q(o->ttft_hist, &o->ttft, 0.9), q(o->ttft_hist, &o->ttft, 0.99),
+                        o->tpot.n ? ss_stat_mean(&o->tpot) : NAN, q(o->tpot_hist, &o->tpot, 0.5),
+                        q(o->tpot_hist, &o->tpot, 0.9), q(o->tpot_hist, &o->tpot, 0.99),
+                        window > 0 ? (double)o->output_tokens / window : 0, (double)o->preemptions,
+                        (double)o->tokens_cached, (double)o->refused};
+    for (size_t i = 0; extra_cols[i]; i++) ss_run_result_extra(r, extra_cols[i], v[i]);
+}
+
+void ss_llm_world_free(ss_llm_world *l)
+{
+    if (!l) return;
+    settle(l);
+    ss_llm_fleet_result_free(&l->res);
+    ss_llm_perf_free(l->perf);
+    gsl_rng_free(l->rng);
+    free(l);
+}
