@@ -267,6 +267,34 @@ static void test_fleet_refuses_and_streams(void)
     free(a);
 }
 
+/* Prefill/decode disaggregation, by hand: the KV cache of a 100-token prompt at 1 MB a token
+ * (1e8 B) over NICs of 800 Mbit/s.  One prefill and one decode engine, one request (100 in, 5
+ * out): its prefill 0.02 s (the first token), the transfer 1e8 x 8 / 8e8 = 1 s on the idle
+ * fabric, then four decodes of 0.0101 s on the decode engine: 1.0604 s.  Two prefill engines
+ * and one decode engine, two such requests at once: both transfers share the decode engine's
+ * NIC max-min (4e8 each: 2 s), then four decodes of two (0.0102 s): 2.0608 s. */
+static void test_disaggregated_kv_transfer(void)
+{
+    ss_llm_disagg d = {.prefill_instances = 1, .nic_bps = 8e8, .kv_bytes_per_token = 1e6};
+    const ss_llm_arrival one[1] = {{0, 100, 5}}, two[2] = {{0, 100, 5}, {0, 100, 5}};
+    ss_llm_fleet_result r;
+    for (int k = 0; k < 2; k++) {
+        ss_engine *eng = ss_engine_new();
+        arr_src s = {k ? two : one, (size_t)k + 1, 0};
+        d.prefill_instances = (uint32_t)k + 1;
+        ss_llm_fleet *f = ss_llm_fleet_new(eng, &big, (uint32_t)k + 2, SS_LLM_ROUTE_ROUND_ROBIN, affine_step, NULL,
+                                           from_array, &s, 0, &d, &r);
+        ss_engine_run(eng, INFINITY);
+        ss_llm_fleet_free(f);
+        ss_engine_free(eng);
+        CU_ASSERT_EQUAL(r.served, (uint64_t)k + 1);
+        CU_ASSERT_DOUBLE_EQUAL(ss_stat_mean(&r.ttft), 0.02, 1e-12);
+        CU_ASSERT_DOUBLE_EQUAL(ss_stat_mean(&r.kv_transfer), k ? 2.0 : 1.0, 1e-9);
+        CU_ASSERT_DOUBLE_EQUAL(r.e2e.max, k ? 2.0608 : 1.0604, 1e-9);
+        ss_llm_fleet_result_free(&r);
+    }
+}
+
 /* The shipped LLM scenario through `servesim run`: byte-identical on a rerun, both routers served
  * every measured request of the same arrivals, the LLM columns there and sane. */
 static void test_scenario_runs(void)
@@ -289,7 +317,9 @@ static void test_scenario_runs(void)
     ss_test_rmtree(dir);
 }
 
-SS_TEST_SUITE("llm", {"the shipped LLM scenario runs, reruns byte for byte, both routers", test_scenario_runs}, {"a fleet routes round-robin or to the fewest outstanding tokens", test_fleet_routing},
+SS_TEST_SUITE("llm", {"the shipped LLM scenario runs, reruns byte for byte, both routers", test_scenario_runs},
+              {"P/D disaggregation: a KV transfer takes bytes / bandwidth, and shares a busy NIC max-min",
+               test_disaggregated_kv_transfer}, {"a fleet routes round-robin or to the fewest outstanding tokens", test_fleet_routing},
               {"a fleet refuses what no cache holds, holds only what is in flight", test_fleet_refuses_and_streams}, {"the roofline step time by hand", test_roofline_by_hand}, {"one request alone: TTFT its prefill, E2E plus output - 1 decodes", test_one_request_alone},
               {"chunked prefill splits a long prompt by the token budget", test_chunked_prefill},
               {"a full KV cache preempts the newest request, which recomputes", test_full_cache_preempts_newest},

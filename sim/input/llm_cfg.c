@@ -153,7 +153,8 @@ static int check_fit(const ss_llm_scn *s, const ss_node *n, ss_err *err)
 
 int ss_llm_scn_read(ss_llm_scn **out, const ss_node *n, ss_err *err)
 {
-    static const char *const keys[] = {"model", "step_time", "instances", "router", "engine", "workload", NULL};
+    static const char *const keys[] = {"model", "step_time", "instances", "router", "engine", "workload",
+                                       "disaggregation", NULL};
     static const char *const routers[] = {"round-robin", "least-tokens", NULL};
     TRY(ss_node_expect(n, SS_NODE_MAP, "llm", err));
     TRY(ss_cfg_check_keys(n, keys, "llm", err));
@@ -175,6 +176,21 @@ int ss_llm_scn_read(ss_llm_scn **out, const ss_node *n, ss_err *err)
     TRY(ss_cfg_enum(n, "router", routers, &s->router, 0, err));
     TRY(ss_cfg_map(n, "engine", &eng, SS_REQ, err));
     TRY(read_engine(s, eng, err));
+    ss_node *dg = NULL;
+    TRY(ss_cfg_map(n, "disaggregation", &dg, 0, err));
+    if (dg) {
+        static const char *const dkeys[] = {"prefill_instances", "nic_gbps", "latency_s", NULL};
+        TRY(ss_cfg_check_keys(dg, dkeys, "disaggregation", err));
+        TRY(count(dg, "prefill_instances", &s->prefill_instances, 1, 100000, 1, err));
+        if (s->prefill_instances >= s->instances)
+            return ss_node_err(ss_map_find(dg, "prefill_instances"), err,
+                               "prefill_instances: expected fewer than the instances (%u): the rest decode",
+                               s->instances);
+        double gbps = 0;
+        TRY(ss_cfg_num(dg, "nic_gbps", &gbps, SS_REQ | SS_POS, err));
+        s->nic_bps = gbps * 1e9;
+        TRY(ss_cfg_num(dg, "latency_s", &s->kv_latency_s, SS_NONNEG, err));
+    }
     TRY(ss_cfg_map(n, "workload", &wl, SS_REQ, err));
     TRY(read_workload(s, wl, err));
     return check_fit(s, n, err);

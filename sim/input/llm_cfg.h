@@ -29,6 +29,8 @@ typedef struct ss_llm_scn {
     double gpu_flops_per_s, gpu_bytes_per_s, gpu_memory_bytes; /* the GPU file's (memory 0: not given) */
     uint32_t instances;
     int router;              /* 0 round-robin, 1 least-tokens */
+    uint32_t prefill_instances; /* disaggregation: the first ones prefill, the rest decode; 0: none */
+    double nic_bps, kv_latency_s; /* ... each engine's NIC, and a KV transfer's latency */
     /* the engines' settings (vLLM's names) */
     uint32_t max_num_seqs, max_num_batched_tokens, block_size, num_gpu_blocks, long_prefill_token_threshold;
     int chunked_prefill, prefix_caching, reserve_full_isl;

@@ -59,6 +59,17 @@ void ss_llm_submit(ss_llm *e, ss_llm_req *r)
     kick(e);
 }
 
+void ss_llm_submit_prefilled(ss_llm *e, ss_llm_req *r)
+{
+    assert(r->generated >= 1 && r->generated < r->output_tokens && ss_llm_fits(e, r->prompt_tokens, r->output_tokens));
+    r->computed = r->prompt_tokens + r->generated - 1;
+    r->scheduled = 0;
+    r->kv = (ss_kv_held){0};
+    r->scheduled_s = NAN;
+    ss_llm_wait_push_back(e, r);
+    kick(e);
+}
+
 static void step_end(ss_engine *eng, void *ctx, uint64_t arg);
 
 static void step_start(ss_engine *eng, void *ctx, uint64_t arg)

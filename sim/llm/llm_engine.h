@@ -34,6 +34,12 @@ int ss_llm_fits(const ss_llm *e, uint32_t prompt_tokens, uint32_t output_tokens)
 /* A request arrives now (r->arrival_s is the caller's; the engine sets the
  * rest).  It must fit (ss_llm_fits). */
 void ss_llm_submit(ss_llm *e, ss_llm_req *r);
+/* A request whose prompt was prefilled elsewhere and whose KV cache has just
+ * arrived (prefill/decode disaggregation, llm_fleet.h): r->generated output
+ * tokens out (>= 1), the prompt and all but the last of them cached: it
+ * waits for blocks to hold them and decodes from there; first_token_s as
+ * the caller set it. */
+void ss_llm_submit_prefilled(ss_llm *e, ss_llm_req *r);
 
 /* Its state now. */
 ss_llm_stats ss_llm_stats_of(const ss_llm *e);

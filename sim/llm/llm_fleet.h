@@ -1,6 +1,7 @@
 /* llm_fleet.h: identical LLM engines (llm_engine.h) behind a router, fed
  * by a stream of requests with their prompt and output token counts
- * (docs/llm.md, "A fleet").  The router picks an engine per request as it
+ * (docs/llm.md, "A fleet"), prefill/decode disaggregated or not
+ * (ss_llm_disagg).  The router picks an engine per request as it
  * arrives: round-robin, or the engine with the fewest outstanding tokens
  * (the prompt and output tokens of the requests it holds, finished ones
  * gone; ties to the lowest index).  Requests are created as they arrive
@@ -36,8 +37,25 @@ typedef struct ss_llm_fleet_result {
     double end_s;              /* the last token */
     size_t peak_in_flight;     /* requests held at once, at most */
     ss_stat ttft, tpot, e2e;   /* seconds; TPOT of requests with two or more output tokens */
+    ss_stat kv_transfer;       /* disaggregation: each KV cache's transfer, seconds */
     ss_hist *ttft_hist, *tpot_hist, *e2e_hist; /* their distributions (ss_llm_fleet_result_free) */
 } ss_llm_fleet_result;
+
+/* Prefill/decode disaggregation: engines [0, prefill_instances) prefill
+ * every request's prompt and emit its first token; its KV cache (the
+ * prompt's tokens x kv_bytes_per_token) then goes as a flow of the max-min
+ * solver over the two engines' NICs (a link of nic_bps each, shared by every
+ * transfer in or out of that engine; latency_s after the last byte) to a
+ * decode engine of [prefill_instances, instances), picked by the router,
+ * which decodes the rest.  A request of one output token ends at its
+ * prefill.  [ASSUMPTIONS: the whole cache moves once the prefill ends (no
+ * layer-by-layer overlap); a NIC's capacity is shared by both directions.] */
+typedef struct ss_llm_disagg {
+    uint32_t prefill_instances;  /* 0: none (every engine serves whole requests) */
+    double nic_bps;              /* each engine's NIC, bits per second */
+    double kv_bytes_per_token;   /* the model's KV cache per token (llm_model.h) */
+    double latency_s;            /* per transfer, after its last byte */
+} ss_llm_disagg;
 
 typedef struct ss_llm_fleet ss_llm_fleet;
 
@@ -47,7 +65,7 @@ typedef struct ss_llm_fleet ss_llm_fleet;
  * ss_llm_fleet_free adds the engines' counters to *out. */
 ss_llm_fleet *ss_llm_fleet_new(ss_engine *eng, const ss_llm_cfg *cfg, uint32_t instances, ss_llm_route route,
                               ss_llm_step_fn step, void *step_ctx, ss_llm_source_fn src, void *src_ctx,
-                              double measure_from_s, ss_llm_fleet_result *out);
+                              double measure_from_s, const ss_llm_disagg *dis, ss_llm_fleet_result *out);
 size_t ss_llm_fleet_in_flight(const ss_llm_fleet *f);
 void ss_llm_fleet_free(ss_llm_fleet *f);
 /* The stream to its end on a fleet of its own (all counted). */

@@ -32,7 +32,7 @@ struct ss_llm_world {
 
 static const char *const extra_cols[] = {"ttft_mean_s", "ttft_p50_s", "ttft_p90_s", "ttft_p99_s", "tpot_mean_s",
                                          "tpot_p50_s",  "tpot_p90_s", "tpot_p99_s", "output_tokens_per_s",
-                                         "preemptions", "prefix_cache_tokens", "refused", NULL};
+                                         "preemptions", "prefix_cache_tokens", "refused", "kv_transfer_mean_s", NULL};
 
 /* A lognormal of d's mean and sd, rounded and clipped to [1, max]. */
 static uint32_t draw(gsl_rng *rng, const ss_llm_dist *d)
@@ -85,9 +85,13 @@ ss_llm_world *ss_llm_world_build(ss_world *w, ss_err *err)
                       .long_prefill_token_threshold = s->long_prefill_token_threshold,
                       .chunked_prefill = s->chunked_prefill, .prefix_caching = s->prefix_caching,
                       .reserve_full_isl = s->reserve_full_isl};
+    ss_llm_disagg dis = {.prefill_instances = s->prefill_instances, .nic_bps = s->nic_bps,
+                         .kv_bytes_per_token = ss_llm_model_kv_bytes_per_token(&s->model, 2),
+                         .latency_s = s->kv_latency_s};
     l->fleet = ss_llm_fleet_new(w->eng, &cfg, s->instances, (ss_llm_route)s->router,
                                 l->perf ? ss_llm_perf_step_s : ss_llm_roofline_step_s,
-                                l->perf ? (void *)l->perf : (void *)&l->roof, source, l, sc->warmup_s, &l->res);
+                                l->perf ? (void *)l->perf : (void *)&l->roof, source, l, sc->warmup_s, &dis,
+                                &l->res);
     for (size_t i = 0; extra_cols[i]; i++) ss_world_declare_extra(w, extra_cols[i]);
     return l;
 }
@@ -131,7 +135,8 @@ void ss_llm_world_result(ss_llm_world *l, ss_run_result *r)
                         o->tpot.n ? ss_stat_mean(&o->tpot) : NAN, q(o->tpot_hist, &o->tpot, 0.5),
                         q(o->tpot_hist, &o->tpot, 0.9), q(o->tpot_hist, &o->tpot, 0.99),
                         window > 0 ? (double)o->output_tokens / window : 0, (double)o->preemptions,
-                        (double)o->tokens_cached, (double)o->refused};
+                        (double)o->tokens_cached, (double)o->refused,
+                        o->kv_transfer.n ? ss_stat_mean(&o->kv_transfer) : NAN};
     for (size_t i = 0; extra_cols[i]; i++) ss_run_result_extra(r, extra_cols[i], v[i]);
 }
 
