@@ -22,6 +22,7 @@
 #include "cmd/compare.h"
 #include "input/edge_cfg.h"
 #include "input/ensemble_cfg.h"
+#include "input/llm_cfg.h"
 #include "input/pipeline_cfg.h"
 #include "cmd/flows_cmd.h"
 #include "cmd/partition_cmd.h"
@@ -333,6 +334,21 @@ static int cmd_check(int argc, char **argv)
                "(intensity %g), layer scheduler %s",
                o.scenario, sc[0].name, e->workers, e->workers == 1 ? "" : "s", e->capacity_bytes / 1048576.0,
                e->nnets, e->nnets == 1 ? "" : "s", wl[e->wl.kind], e->wl.intensity, e->scheduler.name);
+        if (n > 1 || sc[0].variant[0]) {
+            printf(", variants:");
+            for (size_t i = 0; i < n; i++) printf(" %s", sc[i].variant);
+        }
+        putchar('\n');
+    } else if (sc[0].llm) {
+        const ss_llm_scn *l = sc[0].llm;
+        static const char *const routers[] = {"round-robin", "least-tokens"};
+        printf("%s: ok: scenario '%s', LLM serving: %u engine%s", o.scenario, sc[0].name, l->instances,
+               l->instances == 1 ? "" : "s");
+        if (l->prefill_instances)
+            printf(" (%u prefill, %u decode)", l->prefill_instances, l->instances - l->prefill_instances);
+        printf(" of %u layers, %u KV blocks of %u tokens each, router %s, step time %s, workload %s", l->model.layers,
+               l->num_gpu_blocks, l->block_size, routers[l->router], l->gpu_path ? "roofline" : "profile",
+               l->trace_path ? "trace" : "poisson");
         if (n > 1 || sc[0].variant[0]) {
             printf(", variants:");
             for (size_t i = 0; i < n; i++) printf(" %s", sc[i].variant);

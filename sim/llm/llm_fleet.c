@@ -209,6 +209,7 @@ void ss_llm_fleet_free(ss_llm_fleet *f)
         out->tokens_prefill += s.tokens_prefill;
         out->tokens_decode += s.tokens_decode;
         out->tokens_cached += s.tokens_cached;
+        out->busy_s += s.busy_s;
         ss_llm_free(f->e[i]);
     }
     for (size_t i = 0; i < f->nchunks; i++) free(f->chunks[i]);

@@ -35,6 +35,7 @@ typedef struct ss_llm_fleet_result {
     uint64_t output_tokens;    /* of the measured requests */
     uint64_t steps, preemptions, tokens_prefill, tokens_decode, tokens_cached;
     double end_s;              /* the last token */
+    double busy_s;             /* the engines' seconds with a step in flight, summed */
     size_t peak_in_flight;     /* requests held at once, at most */
     ss_stat ttft, tpot, e2e;   /* seconds; TPOT of requests with two or more output tokens */
     ss_stat kv_transfer;       /* disaggregation: each KV cache's transfer, seconds */

@@ -32,7 +32,8 @@ struct ss_llm_world {
 
 static const char *const extra_cols[] = {"ttft_mean_s", "ttft_p50_s", "ttft_p90_s", "ttft_p99_s", "tpot_mean_s",
                                          "tpot_p50_s",  "tpot_p90_s", "tpot_p99_s", "output_tokens_per_s",
-                                         "preemptions", "prefix_cache_tokens", "refused", "kv_transfer_mean_s", NULL};
+                                         "preemptions", "prefix_cache_tokens", "refused", "kv_transfer_mean_s",
+                                         "engine_busy_frac", NULL};
 
 /* A lognormal of d's mean and sd, rounded and clipped to [1, max]. */
 static uint32_t draw(gsl_rng *rng, const ss_llm_dist *d)
@@ -130,13 +131,16 @@ void ss_llm_world_result(ss_llm_world *l, ss_run_result *r)
     r->tasks = ss_xcalloc(1, sizeof *r->tasks);
     ss_task_result_fill(&all, "all", window, &r->tasks[r->ntasks++]);
     r->util = ss_xcalloc(1, sizeof *r->util);
+    /* the engines' mean busy fraction (a step in flight: the GPU at work) from the start to the last token:
+     * the extra column engine_busy_frac (no device of the scenario holds them, so no util_ column) */
+    r->util_mean = o->end_s > 0 ? o->busy_s / (o->end_s * l->s->instances) : 0;
     const double v[] = {o->ttft.n ? ss_stat_mean(&o->ttft) : NAN, q(o->ttft_hist, &o->ttft, 0.5),
                         q(o->ttft_hist, &o->ttft, 0.9), q(o->ttft_hist, &o->ttft, 0.99),
                         o->tpot.n ? ss_stat_mean(&o->tpot) : NAN, q(o->tpot_hist, &o->tpot, 0.5),
                         q(o->tpot_hist, &o->tpot, 0.9), q(o->tpot_hist, &o->tpot, 0.99),
                         window > 0 ? (double)o->output_tokens / window : 0, (double)o->preemptions,
                         (double)o->tokens_cached, (double)o->refused,
-                        o->kv_transfer.n ? ss_stat_mean(&o->kv_transfer) : NAN};
+                        o->kv_transfer.n ? ss_stat_mean(&o->kv_transfer) : NAN, r->util_mean};
     for (size_t i = 0; extra_cols[i]; i++) ss_run_result_extra(r, extra_cols[i], v[i]);
 }
 

@@ -2,7 +2,8 @@
  * section is input/llm_cfg.h; docs/llm.md, "In a scenario"): a fleet of
  * engines (llm_fleet.h) on the world's engine, fed by the scenario's
  * workload, its results as the run's "all" row (latency is end to end) and
- * extra columns: TTFT and TPOT (mean, p50, p90, p99), output tokens per
+ * extra columns (engine_busy_frac: the engines' mean share of time with a
+ * step in flight): TTFT and TPOT (mean, p50, p90, p99), output tokens per
  * second, preemptions, prefix-cache hits, requests refused. */
 #ifndef SS_LLM_WORLD_H
 #define SS_LLM_WORLD_H
