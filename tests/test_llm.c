@@ -314,6 +314,15 @@ static void test_scenario_runs(void)
     CU_ASSERT_PTR_NULL(strstr(out ? out : "", " 0 0\n"));
     CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", " 1 1 0\n"));
     free(out);
+    /* with a time series: one row per engine and second, its KV use; the results unchanged */
+    out = NULL;
+    rc = ss_test_sh(&out,
+                    "cd %s && %s run scenarios/llm/rtx4090-synthetic.yaml -o %s/c.csv --timeseries-csv %s/ts.csv "
+                    "--quiet && cmp %s/a.csv %s/c.csv && head -1 %s/ts.csv && grep -c ',engine1,1,' %s/ts.csv",
+                    SS_SRC_DIR, SS_BIN, dir, dir, dir, dir, dir, dir);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", ",draining,kv_cache\n"));
+    free(out);
     ss_test_rmtree(dir);
 }
 

@@ -514,7 +514,7 @@ static int cmd_run(int argc, char **argv)
     if (ts_path) {
         if (ss_afile_open(&ts, ts_path, &err) < 0) goto out;
         have_ts = 1;
-        for (size_t v = 0; v < n; v++) ts_control |= sc[v].control != NULL;
+        for (size_t v = 0; v < n; v++) ts_control |= (sc[v].control ? SS_TS_CONTROL : 0) | (sc[v].llm ? SS_TS_LLM : 0);
         ss_world_timeseries_header(ts.fp, ts_control);
     }
     if (o.coldstarts_csv) {

@@ -198,6 +198,11 @@ size_t ss_llm_fleet_in_flight(const ss_llm_fleet *f)
     return f->in_flight;
 }
 
+ss_llm_stats ss_llm_fleet_engine(const ss_llm_fleet *f, uint32_t i)
+{
+    return ss_llm_stats_of(f->e[i]);
+}
+
 void ss_llm_fleet_free(ss_llm_fleet *f)
 {
     if (!f) return;

@@ -68,6 +68,8 @@ ss_llm_fleet *ss_llm_fleet_new(ss_engine *eng, const ss_llm_cfg *cfg, uint32_t i
                               ss_llm_step_fn step, void *step_ctx, ss_llm_source_fn src, void *src_ctx,
                               double measure_from_s, const ss_llm_disagg *dis, ss_llm_fleet_result *out);
 size_t ss_llm_fleet_in_flight(const ss_llm_fleet *f);
+/* Engine i's state now (i < the instances). */
+ss_llm_stats ss_llm_fleet_engine(const ss_llm_fleet *f, uint32_t i);
 void ss_llm_fleet_free(ss_llm_fleet *f);
 /* The stream to its end on a fleet of its own (all counted). */
 void ss_llm_fleet_run(const ss_llm_cfg *cfg, uint32_t instances, ss_llm_route route, ss_llm_step_fn step,

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "core/afile.h"
 #include "core/rng.h"
 #include "input/llm_cfg.h"
 #include "llm/llm_fleet.h"
@@ -17,6 +18,7 @@
 
 struct ss_llm_world {
     ss_world *w;
+    double *busy_prev;       /* per engine: its busy seconds at the last time-series sample */
     const ss_llm_scn *s;
     ss_llm_perf *perf;
     ss_llm_roofline roof;
@@ -64,6 +66,22 @@ static int source(void *ctx, ss_llm_arrival *a)
     return 1;
 }
 
+/* Time-series rows (serve/timeseries.c): one per engine. */
+static void ts_rows(ss_world *w, double now)
+{
+    ss_llm_world *l = w->llm;
+    if (!l->fleet) return;
+    for (uint32_t i = 0; i < l->s->instances; i++) {
+        ss_llm_stats st = ss_llm_fleet_engine(l->fleet, i);
+        double busy = st.busy_s; /* steps ended up to now; one in flight counts at its end */
+        double util = (busy - l->busy_prev[i]) / w->ts_interval_s;
+        l->busy_prev[i] = busy;
+        ss_csv_field(w->ts_csv, w->sc->variant);
+        fprintf(w->ts_csv, ",%u,%.6f,engine%u,1,%zu,%zu,%.6f,0,0,%.6f\n", w->rep, now, i, st.waiting, st.running,
+                util, st.kv_usage);
+    }
+}
+
 ss_llm_world *ss_llm_world_build(ss_world *w, ss_err *err)
 {
     const ss_scenario *sc = w->sc;
@@ -94,6 +112,8 @@ ss_llm_world *ss_llm_world_build(ss_world *w, ss_err *err)
                                 l->perf ? (void *)l->perf : (void *)&l->roof, source, l, sc->warmup_s, &dis,
                                 &l->res);
     for (size_t i = 0; extra_cols[i]; i++) ss_world_declare_extra(w, extra_cols[i]);
+    l->busy_prev = ss_xcalloc(s->instances, sizeof *l->busy_prev);
+    w->hooks.ts_rows = ts_rows;
     return l;
 }
 
@@ -151,5 +171,6 @@ void ss_llm_world_free(ss_llm_world *l)
     ss_llm_fleet_result_free(&l->res);
     ss_llm_perf_free(l->perf);
     gsl_rng_free(l->rng);
+    free(l->busy_prev);
     free(l);
 }

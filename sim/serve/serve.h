@@ -148,6 +148,9 @@ typedef struct ss_hooks {
     int (*ctl_set_cores)(ss_world *w, const ss_instance *in, double cores); /* a scripted capacity event */
     double (*ctl_cores)(const ss_world *w, uint32_t m);               /* model m's containers' cores now */
     double (*ctl_rt_mean)(const ss_world *w, uint32_t m, double now, double span_s); /* its recent mean */
+    /* A system whose time-series rows are its own (sim/llm/llm_world.c: one per engine): when set,
+     * a sample (timeseries.c) calls it at now instead of writing the models' rows. */
+    void (*ts_rows)(ss_world *w, double now);
 } ss_hooks;
 
 struct ss_world {

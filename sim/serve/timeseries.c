@@ -19,7 +19,12 @@
  * and, where a scenario has `dispatch:` or `control:` (docs/control.md):
  *   cores        its controlled containers' cores now, summed
  *   rt_mean_s    mean response time of its requests completed in
- *                (t - interval, t], empty if none */
+ *                (t - interval, t], empty if none
+ * and, for an `llm:` scenario (its rows written by llm_world.c, model the
+ * engine: engine0, engine1, ...; replicas 1, queued its waiting requests,
+ * in_service its running ones, utilisation its share of the interval with
+ * a step in flight):
+ *   kv_cache     the fraction of its KV blocks held */
 #include <math.h>
 #include <stdlib.h>
 
@@ -30,7 +35,7 @@
 void ss_world_timeseries_header(FILE *fp, int control)
 {
     fputs("variant,replication,t_s,model,replicas,queued,in_service,utilisation,starting,draining", fp);
-    fputs(control ? ",cores,rt_mean_s\n" : "\n", fp);
+    fputs(control & SS_TS_CONTROL ? ",cores,rt_mean_s\n" : control & SS_TS_LLM ? ",kv_cache\n" : "\n", fp);
 }
 
 static void sample(ss_engine *eng, void *ctx, uint64_t arg)
@@ -38,7 +43,8 @@ static void sample(ss_engine *eng, void *ctx, uint64_t arg)
     ss_world *w = ctx;
     const ss_scenario *sc = w->sc;
     double now = ss_now(eng);
-    for (size_t m = 0; m < sc->nmodels; m++) {
+    if (w->hooks.ts_rows) w->hooks.ts_rows(w, now);
+    for (size_t m = 0; !w->hooks.ts_rows && m < sc->nmodels; m++) {
         const ss_group *g = &w->groups[m];
         if (g->n == 0 && !g->as) continue; /* never deployed (an autoscaled model starts at zero) */
         unsigned up = 0, servers = 0, busy = 0, starting = 0, draining = 0;

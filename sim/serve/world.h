@@ -25,7 +25,10 @@ void ss_world_requests_header(FILE *fp);
  * the run's results. */
 void ss_world_timeseries(ss_world *w, FILE *fp, double interval_s, int control);
 /* control: add the columns of `dispatch:`/`control:` scenarios (cores,
- * rt_mean_s); the runs that share the file must all be given the same. */
+ * rt_mean_s), or SS_TS_LLM those of `llm:` scenarios (kv_cache, one row per
+ * engine); the runs that share the file must all be given the same. */
+#define SS_TS_CONTROL 1
+#define SS_TS_LLM 2
 void ss_world_timeseries_header(FILE *fp, int control);
 
 /* A progress line on fp (a terminal) while w runs (progress.c); call
