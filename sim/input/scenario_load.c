@@ -531,6 +531,26 @@ static int check_validation(const ss_scenario *sc, const ss_node *root, ss_err *
     return rc < 0 ? -1 : 0;
 }
 
+/* The first of keys that map root has (in the list's order), or NULL: a
+ * system's scenario refuses the serving keys it takes elsewhere. */
+static const ss_node *first_key_of(const ss_node *root, const char *const *keys)
+{
+    for (size_t i = 0; keys[i]; i++) {
+        const ss_node *n = ss_map_find(root, keys[i]);
+        if (n) return n;
+    }
+    return NULL;
+}
+
+/* The end of a system's scenario (edge, ensemble, LLM): the substrate's default
+ * policies, which it does not use, and the outputs. */
+static int system_tail(ss_scenario *sc, const ss_node *root, ss_err *err)
+{
+    TRY(ss_policy_cfg_read(&sc->load_balancer, NULL, "load_balancer", "round-robin", err));
+    TRY(ss_policy_cfg_read(&sc->scheduler, NULL, "scheduler", "fifo", err));
+    return read_outputs(sc, root, err);
+}
+
 static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
 {
     static const char *const top[] = {"name", "description", "seed", "replications", "duration_s", "requests",
@@ -587,17 +607,13 @@ static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
                                               "events", "autoscaling", "placement", "partitioning", "policies",
                                               "pipeline", "validation", "dispatch", "control", "ensemble", "edge",
                                               "warmup_requests", NULL};
-        for (size_t i = 0; serving[i]; i++) {
-            const ss_node *n = ss_map_find(root, serving[i]);
-            if (n)
-                return ss_err_at(err, n->file, n->key_line, n->key_col,
-                                 "'%s' is not a key of an LLM scenario: a scenario with 'llm:' takes its model, GPUs, "
-                                 "engines and workload from 'llm:' (docs/llm.md)", serving[i]);
-        }
+        const ss_node *n = first_key_of(root, serving);
+        if (n)
+            return ss_err_at(err, n->file, n->key_line, n->key_col,
+                             "'%s' is not a key of an LLM scenario: a scenario with 'llm:' takes its model, GPUs, "
+                             "engines and workload from 'llm:' (docs/llm.md)", n->key);
         TRY(ss_llm_scn_read(&sc->llm, llm, err));
-        TRY(ss_policy_cfg_read(&sc->load_balancer, NULL, "load_balancer", "round-robin", err));
-        TRY(ss_policy_cfg_read(&sc->scheduler, NULL, "scheduler", "fifo", err));
-        return read_outputs(sc, root, err);
+        return system_tail(sc, root, err);
     }
     /* An edge scenario (edge.h) replaces the serving keys. */
     TRY(ss_cfg_map(root, "edge", &edge, 0, err));
@@ -605,45 +621,34 @@ static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
         static const char *const serving[] = {"topology", "hosts", "models", "tasks", "deployment", "workloads",
                                               "events", "autoscaling", "placement", "partitioning", "policies", "pipeline",
                                               "validation", "dispatch", "control", "ensemble", NULL};
-        for (size_t i = 0; serving[i]; i++) {
-            const ss_node *n = ss_map_find(root, serving[i]);
-            if (n)
-                return ss_err_at(err, n->file, n->key_line, n->key_col,
-                                 "'%s' is a serving key: a scenario with 'edge:' takes its networks, workload and "
-                                 "scheduler from 'edge:'", serving[i]);
-        }
+        const ss_node *n = first_key_of(root, serving);
+        if (n)
+            return ss_err_at(err, n->file, n->key_line, n->key_col,
+                             "'%s' is a serving key: a scenario with 'edge:' takes its networks, workload and "
+                             "scheduler from 'edge:'", n->key);
         TRY(ss_edge_cfg_read(&sc->edge, edge, sc->dir, err));
-        TRY(ss_policy_cfg_read(&sc->load_balancer, NULL, "load_balancer", "round-robin", err));
-        TRY(ss_policy_cfg_read(&sc->scheduler, NULL, "scheduler", "fifo", err));
-        return read_outputs(sc, root, err);
+        return system_tail(sc, root, err);
     }
     if (ens) { /* an ensemble scenario (ensemble_cfg.h): hosts, then the members and the matrix */
         static const char *const serving[] = {"topology", "models", "tasks", "deployment", "workloads", "events",
                                               "autoscaling", "placement", "partitioning", "policies", "pipeline",
                                               "validation", "dispatch", "control", NULL};
-        for (size_t i = 0; serving[i]; i++) {
-            const ss_node *n = ss_map_find(root, serving[i]);
-            if (n)
-                return ss_err_at(err, n->file, n->key_line, n->key_col,
-                                 "'%s' is a serving key: a scenario with 'ensemble:' takes its members, workers and "
-                                 "requests from 'ensemble:'", serving[i]);
-        }
+        const ss_node *n = first_key_of(root, serving);
+        if (n)
+            return ss_err_at(err, n->file, n->key_line, n->key_col,
+                             "'%s' is a serving key: a scenario with 'ensemble:' takes its members, workers and "
+                             "requests from 'ensemble:'", n->key);
         TRY(ss_node_expect(ens, SS_NODE_MAP, "ensemble", err));
         TRY(ss_cfg_seq(root, "hosts", &hosts, SS_REQ, err));
         TRY(read_devices(sc, hosts, err));
         if (sc->ndevices == 0) return ss_node_err(hosts, err, "hosts: expected at least one host");
         TRY(ss_ensemble_cfg_read(&sc->ensemble, sc, ens, err));
         static const char *const not_bench[] = {"duration_s", "requests", "warmup_s", "warmup_requests", NULL};
-        for (size_t i = 0; sc->ensemble->mode == SS_ENS_BENCHMARK && not_bench[i]; i++) {
-            const ss_node *n = ss_map_find(root, not_bench[i]);
-            if (n)
-                return ss_err_at(err, n->file, n->key_line, n->key_col,
-                                 "%s: an ensemble in mode benchmark runs its images to the end, all measured (deploy "
-                                 "mode takes requests or duration_s, and a warm-up)", n->key);
-        }
-        TRY(ss_policy_cfg_read(&sc->load_balancer, NULL, "load_balancer", "round-robin", err));
-        TRY(ss_policy_cfg_read(&sc->scheduler, NULL, "scheduler", "fifo", err));
-        return read_outputs(sc, root, err);
+        if (sc->ensemble->mode == SS_ENS_BENCHMARK && (n = first_key_of(root, not_bench)) != NULL)
+            return ss_err_at(err, n->file, n->key_line, n->key_col,
+                             "%s: an ensemble in mode benchmark runs its images to the end, all measured (deploy "
+                             "mode takes requests or duration_s, and a warm-up)", n->key);
+        return system_tail(sc, root, err);
     }
     TRY(read_topology(sc, root, err));
     TRY(ss_cfg_seq(root, "hosts", &hosts, sc->topo ? 0 : SS_REQ, err));
