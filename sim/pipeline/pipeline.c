@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/interp.h"
 #include "core/rng.h"
 #include "input/blockmodel.h"
 #include "net/topo.h"
@@ -164,14 +165,7 @@ static void to_receiver(pproc *q, ss_request *r)
  * it.  [ASSUMPTION: the extra is a wait, not CPU work.] */
 static double wake_extra(const ss_pipeline_cfg *cfg, double idle_s)
 {
-    const double *x = cfg->wake_idle_s, *y = cfg->wake_extra_s;
-    size_t n = cfg->nwake;
-    if (idle_s <= x[0]) return 0;
-    if (idle_s >= x[n - 1]) return y[n - 1];
-    size_t k = 1;
-    while (x[k] < idle_s) k++;
-    double f = (idle_s - x[k - 1]) / (x[k] - x[k - 1]);
-    return y[k - 1] + f * (y[k] - y[k - 1]);
+    return ss_interp_table(cfg->wake_idle_s, cfg->wake_extra_s, cfg->nwake, idle_s, 0);
 }
 
 /* ... to process q, idle since its last batch ended or the last message was

@@ -16,6 +16,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "core/flow.h"
+#include "core/interp.h"
 #include "core/ring.h"
 #include "core/util.h"
 
@@ -393,13 +394,7 @@ static void start_rq(ss_pcomp *c, uint32_t link, double work_s, double copy_frac
  * table's first idle time, linear between its points, its last beyond. */
 static double gpu_wake_factor(const ss_pcomp *c, double idle_s)
 {
-    const double *x = c->gw_idle_s, *y = c->gw_factor;
-    size_t n = c->ngw;
-    if (idle_s <= x[0]) return 1;
-    if (idle_s >= x[n - 1]) return y[n - 1];
-    size_t k = 1;
-    while (x[k] < idle_s) k++;
-    return y[k - 1] + (idle_s - x[k - 1]) / (x[k] - x[k - 1]) * (y[k] - y[k - 1]);
+    return ss_interp_table(c->gw_idle_s, c->gw_factor, c->ngw, idle_s, 1);
 }
 
 void ss_pcomp_set_gpu_wake(ss_pcomp *c, size_t n, const double *idle_s, const double *factor)
