@@ -8,18 +8,6 @@
 #include "input/section.h"
 #include "input/trace.h"
 
-static int count(const ss_node *m, const char *key, uint32_t *v, unsigned long long lo, unsigned long long hi,
-                 int required, ss_err *err)
-{
-    unsigned long long x = *v;
-    int rc = ss_cfg_u64(m, key, &x, required ? SS_REQ : 0, err);
-    if (rc < 0) return -1;
-    if (rc > 0 && (x < lo || x > hi))
-        return ss_node_err(ss_map_find(m, key), err, "%s: expected %llu to %llu, got %llu", key, lo, hi, x);
-    *v = (uint32_t)x;
-    return 0;
-}
-
 static int read_gpu(ss_llm_scn *s, const ss_node *g, ss_err *err)
 {
     char *path = ss_node_readable(g, "roofline GPU file", err);
@@ -58,11 +46,11 @@ static int read_engine(ss_llm_scn *s, const ss_node *m, ss_err *err)
     TRY(ss_cfg_check_keys(m, keys, "engine", err));
     s->max_num_seqs = 256, s->max_num_batched_tokens = 2048, s->block_size = 16; /* vLLM's defaults */
     s->chunked_prefill = s->prefix_caching = s->reserve_full_isl = 1;
-    TRY(count(m, "max_num_seqs", &s->max_num_seqs, 1, 65536, 0, err));
-    TRY(count(m, "max_num_batched_tokens", &s->max_num_batched_tokens, 1, 1u << 24, 0, err));
-    TRY(count(m, "block_size", &s->block_size, 1, 1024, 0, err));
-    TRY(count(m, "num_gpu_blocks", &s->num_gpu_blocks, 1, 1u << 26, 1, err));
-    TRY(count(m, "long_prefill_token_threshold", &s->long_prefill_token_threshold, 0, 1u << 24, 0, err));
+    TRY(ss_llm_count(m, "max_num_seqs", &s->max_num_seqs, 1, 65536, 0, err));
+    TRY(ss_llm_count(m, "max_num_batched_tokens", &s->max_num_batched_tokens, 1, 1u << 24, 0, err));
+    TRY(ss_llm_count(m, "block_size", &s->block_size, 1, 1024, 0, err));
+    TRY(ss_llm_count(m, "num_gpu_blocks", &s->num_gpu_blocks, 1, 1u << 26, 1, err));
+    TRY(ss_llm_count(m, "long_prefill_token_threshold", &s->long_prefill_token_threshold, 0, 1u << 24, 0, err));
     TRY(ss_cfg_bool(m, "chunked_prefill", &s->chunked_prefill, 0, err));
     TRY(ss_cfg_bool(m, "prefix_caching", &s->prefix_caching, 0, err));
     TRY(ss_cfg_bool(m, "reserve_full_isl", &s->reserve_full_isl, 0, err));
@@ -78,7 +66,7 @@ static int read_dist(const ss_node *w, const char *key, ss_llm_dist *d, ss_err *
     TRY(ss_cfg_num(m, "mean", &d->mean, SS_REQ | SS_POS, err));
     d->sd = 0;
     TRY(ss_cfg_num(m, "sd", &d->sd, SS_NONNEG, err));
-    TRY(count(m, "max", &d->max, 1, 1000000000, 1, err));
+    TRY(ss_llm_count(m, "max", &d->max, 1, 1000000000, 1, err));
     if (d->mean > d->max) return ss_node_err(ss_map_find(m, "mean"), err, "mean: expected at most max (%u)", d->max);
     return 0;
 }
@@ -172,7 +160,7 @@ int ss_llm_scn_read(ss_llm_scn **out, const ss_node *n, ss_err *err)
         return ss_node_err(mp, err, "model: a mixture of experts (num_experts): the roofline models dense decoders "
                                     "only; give step_time.profile");
     s->instances = 1;
-    TRY(count(n, "instances", &s->instances, 1, 100000, 0, err));
+    TRY(ss_llm_count(n, "instances", &s->instances, 1, 100000, 0, err));
     TRY(ss_cfg_enum(n, "router", routers, &s->router, 0, err));
     TRY(ss_cfg_map(n, "engine", &eng, SS_REQ, err));
     TRY(read_engine(s, eng, err));
@@ -181,7 +169,7 @@ int ss_llm_scn_read(ss_llm_scn **out, const ss_node *n, ss_err *err)
     if (dg) {
         static const char *const dkeys[] = {"prefill_instances", "nic_gbps", "latency_s", NULL};
         TRY(ss_cfg_check_keys(dg, dkeys, "disaggregation", err));
-        TRY(count(dg, "prefill_instances", &s->prefill_instances, 1, 100000, 1, err));
+        TRY(ss_llm_count(dg, "prefill_instances", &s->prefill_instances, 1, 100000, 1, err));
         if (s->prefill_instances >= s->instances)
             return ss_node_err(ss_map_find(dg, "prefill_instances"), err,
                                "prefill_instances: expected fewer than the instances (%u): the rest decode",

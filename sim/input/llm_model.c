@@ -3,18 +3,18 @@
 
 #include "core/cfg.h"
 
-static int dim(const ss_node *root, const char *key, uint32_t *out, int required, unsigned long long max, ss_err *err)
+int ss_llm_count(const ss_node *m, const char *key, uint32_t *v, unsigned long long lo, unsigned long long hi,
+                 int required, ss_err *err)
 {
-    unsigned long long v = 0;
-    int rc = ss_cfg_u64(root, key, &v, required ? SS_REQ : 0, err);
+    unsigned long long x = *v;
+    int rc = ss_cfg_u64(m, key, &x, required ? SS_REQ : 0, err);
     if (rc < 0) return -1;
-    const ss_node *n = ss_map_find(root, key);
-    if (!n) return 0;
-    if (v < 1 || v > max)
-        return ss_node_err(n, err, "%s: expected 1 to %llu, got %llu", key, max, v);
-    *out = (uint32_t)v;
+    if (rc > 0 && (x < lo || x > hi))
+        return ss_node_err(ss_map_find(m, key), err, "%s: expected %llu to %llu, got %llu", key, lo, hi, x);
+    *v = (uint32_t)x;
     return 0;
 }
+
 
 int ss_llm_model_read(const char *path, ss_llm_model *m, ss_err *err)
 {
@@ -23,15 +23,16 @@ int ss_llm_model_read(const char *path, ss_llm_model *m, ss_err *err)
     if (!doc) return -1;
     const ss_node *r = doc->root;
     int rc = 0;
-    if (dim(r, "num_hidden_layers", &m->layers, 1, 1000, err) < 0 || dim(r, "hidden_size", &m->hidden, 1, 1u << 20, err) < 0 ||
-        dim(r, "num_attention_heads", &m->heads, 1, 4096, err) < 0 ||
-        dim(r, "intermediate_size", &m->intermediate, 1, 1u << 24, err) < 0 ||
-        dim(r, "vocab_size", &m->vocab, 1, 1u << 24, err) < 0)
+    if (ss_llm_count(r, "num_hidden_layers", &m->layers, 1, 1000, 1, err) < 0 ||
+        ss_llm_count(r, "hidden_size", &m->hidden, 1, 1u << 20, 1, err) < 0 ||
+        ss_llm_count(r, "num_attention_heads", &m->heads, 1, 4096, 1, err) < 0 ||
+        ss_llm_count(r, "intermediate_size", &m->intermediate, 1, 1u << 24, 1, err) < 0 ||
+        ss_llm_count(r, "vocab_size", &m->vocab, 1, 1u << 24, 1, err) < 0)
         rc = -1;
     m->kv_heads = m->heads;
-    if (rc == 0 && dim(r, "num_key_value_heads", &m->kv_heads, 0, 4096, err) < 0) rc = -1;
+    if (rc == 0 && ss_llm_count(r, "num_key_value_heads", &m->kv_heads, 1, 4096, 0, err) < 0) rc = -1;
     if (rc == 0 && m->heads) m->head_dim = m->hidden / m->heads;
-    if (rc == 0 && dim(r, "head_dim", &m->head_dim, 0, 65536, err) < 0) rc = -1;
+    if (rc == 0 && ss_llm_count(r, "head_dim", &m->head_dim, 1, 65536, 0, err) < 0) rc = -1;
     if (rc == 0 && ss_map_find(r, "tie_word_embeddings")) rc = ss_cfg_bool(r, "tie_word_embeddings", &m->tied, 0, err);
     m->moe = ss_map_find(r, "num_experts") || ss_map_find(r, "num_local_experts");
     ss_doc_free(doc);

@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "core/cfg.h"
 #include "core/util.h"
 
 typedef struct ss_llm_model {
@@ -22,6 +23,11 @@ typedef struct ss_llm_model {
     int moe;                /* the config names experts (num_experts / num_local_experts): a mixture of experts */
 } ss_llm_model;
 
+/* The whole number at key of map m into *v (left as it is when the key is
+ * absent and not required), from lo to hi; 0, or -1 with err at the key.
+ * The counts of llm_model.c and llm_cfg.c. */
+int ss_llm_count(const ss_node *m, const char *key, uint32_t *v, unsigned long long lo, unsigned long long hi,
+                 int required, ss_err *err);
 /* Read path.  0, or -1 with err at the key that is missing or out of range. */
 int ss_llm_model_read(const char *path, ss_llm_model *m, ss_err *err);
 /* Bytes of keys and values one token holds in the cache, all layers (dtype_bytes each value). */
