@@ -2,6 +2,8 @@
  * (llm_replay.h). */
 #include "llm/llm_replay.h"
 
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,35 +103,29 @@ void ss_llm_replay_free(ss_llm_replay *r)
     memset(r, 0, sizeof *r);
 }
 
-double ss_llm_mean(const double *v, size_t n)
+/* v's values that are numbers, sorted, into a new array; their count in *k. */
+static double *numbers_sorted(const double *v, size_t n, size_t *k)
 {
-    double s = 0;
-    size_t k = 0;
+    double *w = ss_xcalloc(n ? n : 1, sizeof *w);
+    *k = 0;
     for (size_t i = 0; i < n; i++)
-        if (!isnan(v[i])) s += v[i], k++;
-    return k ? s / k : NAN;
+        if (!isnan(v[i])) w[(*k)++] = v[i];
+    gsl_sort(w, 1, *k);
+    return w;
 }
 
-static int cmp_d(const void *a, const void *b)
+double ss_llm_mean(const double *v, size_t n)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    size_t k;
+    double *w = numbers_sorted(v, n, &k), m = k ? gsl_stats_mean(w, 1, k) : NAN;
+    free(w);
+    return m;
 }
 
 double ss_llm_quantile(const double *v, size_t n, double q)
 {
-    double *w = ss_xcalloc(n ? n : 1, sizeof *w);
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!isnan(v[i])) w[k++] = v[i];
-    if (k == 0) {
-        free(w);
-        return NAN;
-    }
-    qsort(w, k, sizeof *w, cmp_d);
-    double pos = q * (double)(k - 1);
-    size_t lo = (size_t)floor(pos), hi = lo + 1 < k ? lo + 1 : lo;
-    double x = w[lo] + (pos - (double)lo) * (w[hi] - w[lo]);
+    size_t k;
+    double *w = numbers_sorted(v, n, &k), x = k ? gsl_stats_quantile_from_sorted_data(w, 1, k, q) : NAN;
     free(w);
     return x;
 }
