@@ -99,10 +99,7 @@ def main():
     cfg = QUICK if a.quick else FULL
     t0 = time.monotonic()
     with open(os.path.join(a.out, "memshare-log.txt"), "w", encoding="utf-8") as logf:
-        def log(msg):
-            line = f"[{time.monotonic() - t0:5.0f} s] {msg}"
-            print(line, flush=True)
-            logf.write(line + "\n")
+        log = probe_run.tee_log(logf, t0)
         before = os.getloadavg()
         smp = memshare_samples(cfg, log, a.seed)
         wall = time.monotonic() - t0

@@ -120,6 +120,17 @@ def environment(notes):
     }
 
 
+def tee_log(logf, t0):
+    """A log function: each line stamped with the seconds since t0 (time.monotonic), printed and
+    written to the open file logf. The probe's parts (run.py, transfer.py, memshare.py) log alike."""
+    def log(msg):
+        line = f"[{time.monotonic() - t0:5.0f} s] {msg}"
+        print(line, flush=True)
+        logf.write(line + "\n")
+        logf.flush()
+    return log
+
+
 def write_profile(path, env, source, samples=None, runs=None):
     doc = {"servesim_profile": 1, "source": source, "environment": env}
     if samples:
@@ -377,13 +388,7 @@ def main():
     os.makedirs(out, exist_ok=True)
     logf = open(os.path.join(out, "probe-log.txt"), "w", encoding="utf-8")
 
-    t_log0 = time.monotonic()
-
-    def log(msg):
-        line = f"[{time.monotonic() - t_log0:5.0f} s] {msg}"
-        print(line, flush=True)
-        logf.write(line + "\n")
-        logf.flush()
+    log = tee_log(logf, time.monotonic())
 
     import torch
     import blocks

@@ -216,10 +216,7 @@ def main():
     cfg = QUICK if a.quick else FULL
     t0 = _time.monotonic()
     with open(os.path.join(a.out, "transfer-log.txt"), "w", encoding="utf-8") as logf:
-        def log(msg):
-            line = f"[{_time.monotonic() - t0:5.0f} s] {msg}"
-            print(line, flush=True)
-            logf.write(line + "\n")
+        log = probe_run.tee_log(logf, t0)
         before = os.getloadavg()
         smp = transfer_samples(cfg, a.chunk, log, a.seed)
         wall = _time.monotonic() - t0
