@@ -40,7 +40,8 @@ static int cmp_queued(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int read_requests(const char *path, ss_vllm_run *run, ss_err *err)
+/* requests.jsonl into run; *first_arrival the earliest arrival_time (epoch s; 0 if none gives one). */
+static int read_requests(const char *path, ss_vllm_run *run, double *first_arrival, ss_err *err)
 {
     size_t len;
     char *text = ss_read_file(path, SS_INPUT_TRACE, &len, err);
@@ -73,7 +74,7 @@ static int read_requests(const char *path, ss_vllm_run *run, ss_err *err)
                     double arr = 0;
                     const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "arrival_time");
                     if (cJSON_IsNumber(a) && isfinite(a->valuedouble)) arr = a->valuedouble;
-                    if (arr > 0 && (run->first_offset_s == 0 || arr < run->first_offset_s)) run->first_offset_s = arr;
+                    if (arr > 0 && (*first_arrival == 0 || arr < *first_arrival)) *first_arrival = arr;
                     r.queued_s = q;
                     r.line = line;
                     r.ttft_s = f - q;
@@ -126,7 +127,8 @@ static double iso_utc(const char *s)
     return (double)timegm(&tm) + frac;
 }
 
-static int read_meta(const char *path, ss_vllm_run *run, ss_err *err)
+/* meta.json into run; first_arrival (epoch s, 0: unknown) gives the first request's offset from started_at. */
+static int read_meta(const char *path, ss_vllm_run *run, double first_arrival, ss_err *err)
 {
     size_t len;
     char *text = ss_read_file(path, SS_INPUT_DOCUMENT, &len, err);
@@ -139,8 +141,7 @@ static int read_meta(const char *path, ss_vllm_run *run, ss_err *err)
     }
     const cJSON *st = at(root, "started_at", NULL);
     double t0 = cJSON_IsString(st) ? iso_utc(st->valuestring) : NAN;
-    /* first_offset_s held the first arrival's epoch time (read_requests): now its offset */
-    run->first_offset_s = isfinite(t0) && run->first_offset_s > t0 ? run->first_offset_s - t0 : 0;
+    run->first_offset_s = isfinite(t0) && first_arrival > t0 ? first_arrival - t0 : 0;
     const cJSON *v = at(root, "vllm_version", NULL);
     run->vllm_version = ss_xstrdup(cJSON_IsString(v) ? v->valuestring : "");
     run->max_num_seqs = u32(at(root, "engine_kwargs", "max_num_seqs"));
@@ -201,8 +202,9 @@ int ss_vllm_run_read(const char *dir, ss_vllm_run *run, ss_err *err)
     memset(run, 0, sizeof *run);
     char *rq = ss_path_join(dir, "requests.jsonl"), *mt = ss_path_join(dir, "meta.json"),
          *ts = ss_path_join(dir, "timeseries.csv");
-    int rc = read_requests(rq, run, err);
-    if (rc == 0) rc = read_meta(mt, run, err);
+    double first_arrival = 0;
+    int rc = read_requests(rq, run, &first_arrival, err);
+    if (rc == 0) rc = read_meta(mt, run, first_arrival, err);
     if (rc == 0) rc = read_ticks(ts, run, err);
     free(rq);
     free(mt);
