@@ -191,7 +191,7 @@ static void test_roofline_by_hand(void)
                                    .intermediate = 8, .vocab = 10},
                          .gpu = {.dense_flops_per_s = 1e30, .hbm_bytes_per_s = 1e9},
                          .dtype_bytes = 2};
-    ss_llm_batch b = {.nseqs = 1, .tokens = 1, .ndecode = 1, .decode_kv_sum = 3, .decode_kv_max = 3};
+    ss_llm_batch b = {.nseqs = 1, .tokens = 1, .ndecode = 1, .decode_kv_sum = 3};
     CU_ASSERT_DOUBLE_EQUAL(ss_llm_roofline_step_s(&r, &b), 788e-9, 1e-18);
     r.gpu = (ss_llm_gpu){.dense_flops_per_s = 1, .hbm_bytes_per_s = 1e30};
     CU_ASSERT_DOUBLE_EQUAL(ss_llm_roofline_step_s(&r, &b), 464, 1e-9);

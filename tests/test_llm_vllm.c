@@ -95,11 +95,10 @@ static void test_step_times(void)
     ss_llm_perf *perf = ss_llm_perf_load(PERF_DIR, 32, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(perf);
     uint32_t chunk = 2048, kv0 = 0, chunk2 = 2018;
-    ss_llm_batch one = {.nseqs = 1, .tokens = 1, .ndecode = 1, .decode_kv_sum = 500, .decode_kv_max = 500};
-    ss_llm_batch many = {.nseqs = 38, .tokens = 38, .ndecode = 38, .decode_kv_sum = 38 * 1500, .decode_kv_max = 1500};
+    ss_llm_batch one = {.nseqs = 1, .tokens = 1, .ndecode = 1, .decode_kv_sum = 500};
+    ss_llm_batch many = {.nseqs = 38, .tokens = 38, .ndecode = 38, .decode_kv_sum = 38 * 1500};
     ss_llm_batch pre = {.nseqs = 1, .tokens = 2048, .nprefill = 1, .prefill_chunk = &chunk, .prefill_kv = &kv0};
-    ss_llm_batch mix = {.nseqs = 31, .tokens = 2048, .ndecode = 30, .nprefill = 1, .decode_kv_sum = 30 * 1200,
-                        .decode_kv_max = 1200, .prefill_chunk = &chunk2, .prefill_kv = &kv0};
+    ss_llm_batch mix = {.nseqs = 31, .tokens = 2048, .ndecode = 30, .nprefill = 1, .decode_kv_sum = 30 * 1200, .prefill_chunk = &chunk2, .prefill_kv = &kv0};
     const ss_llm_batch *b[4] = {&one, &many, &pre, &mix};
     const double want_ms[4] = {16.78, 27.54, 193.0, 205.3};
     for (int k = 0; k < 4; k++) {

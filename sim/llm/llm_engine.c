@@ -54,7 +54,7 @@ void ss_llm_submit(ss_llm *e, ss_llm_req *r)
     assert(r->prompt_tokens >= 1 && r->output_tokens >= 1 && ss_llm_fits(e, r->prompt_tokens, r->output_tokens));
     r->computed = r->generated = r->scheduled = r->preemptions = 0;
     r->kv = (ss_kv_held){0};
-    r->scheduled_s = r->first_token_s = r->last_token_s = NAN;
+    r->first_token_s = r->last_token_s = NAN;
     ss_llm_wait_push_back(e, r);
     kick(e);
 }
@@ -65,7 +65,6 @@ void ss_llm_submit_prefilled(ss_llm *e, ss_llm_req *r)
     r->computed = r->prompt_tokens + r->generated - 1;
     r->scheduled = 0;
     r->kv = (ss_kv_held){0};
-    r->scheduled_s = NAN;
     ss_llm_wait_push_back(e, r);
     kick(e);
 }
@@ -112,7 +111,6 @@ static void step_end(ss_engine *eng, void *ctx, uint64_t arg)
         if (r->generated >= r->output_tokens) {
             ss_kv_release(&e->kv, &r->kv, r->computed, r->id);
             ss_kv_held_free(&r->kv);
-            r->state = SS_LLM_DONE;
             if (e->hooks.done) e->hooks.done(e->hooks.ctx, r);
         } else {
             e->run[keep++] = r;

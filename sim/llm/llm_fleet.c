@@ -130,7 +130,6 @@ static void done(void *ctx, ss_llm_req *r)
         q->dest = pick_in(f, f->dis.prefill_instances, f->n, &f->rr_decode);
         f->outstanding[q->dest] += (uint64_t)r->prompt_tokens + q->output_tokens;
         r->output_tokens = q->output_tokens;
-        r->state = SS_LLM_WAITING;
         q->xfer_start_s = ss_now(f->eng);
         uint32_t route[2] = {q->engine, q->dest};
         ss_flow_opts o2 = {.latency_s = f->dis.latency_s};

@@ -31,7 +31,6 @@ void ss_llm_wait_push_back(ss_llm *e, ss_llm_req *r)
 {
     ss_ring_grow((void **)&e->wait, sizeof *e->wait, &e->whead, e->nwait, &e->capwait, 16);
     e->wait[(e->whead + e->nwait++) % e->capwait] = r;
-    r->state = SS_LLM_WAITING;
 }
 
 void ss_llm_wait_push_front(ss_llm *e, ss_llm_req *r)
@@ -40,7 +39,6 @@ void ss_llm_wait_push_front(ss_llm *e, ss_llm_req *r)
     e->whead = (e->whead + e->capwait - 1) % e->capwait;
     e->wait[e->whead] = r;
     e->nwait++;
-    r->state = SS_LLM_WAITING;
 }
 
 static ss_llm_req *wait_pop(ss_llm *e)
@@ -85,13 +83,11 @@ static void add_prefill(ss_llm *e, ss_llm_batch *b, uint32_t n, uint32_t kv)
 static void count(ss_llm *e, ss_llm_batch *b, ss_llm_req *r, uint32_t n)
 {
     r->scheduled = n;
-    if (isnan(r->scheduled_s)) r->scheduled_s = ss_now(e->eng);
     b->nseqs++;
     b->tokens += n;
     if (n == 1) { /* one token is a decode to the step-time model (LLMServingSim's rule), whatever produced it */
         b->ndecode++;
         b->decode_kv_sum += r->computed;
-        if (r->computed > b->decode_kv_max) b->decode_kv_max = r->computed;
     } else {
         add_prefill(e, b, n, r->computed);
     }
@@ -151,7 +147,6 @@ uint32_t ss_llm_schedule(ss_llm *e, ss_llm_batch *b)
             e->run = ss_xrealloc(e->run, e->caprun * sizeof *e->run);
         }
         e->run[e->nrun++] = r;
-        r->state = SS_LLM_RUNNING;
         count(e, b, r, n);
         budget -= n;
     }

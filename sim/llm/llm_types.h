@@ -24,34 +24,29 @@ typedef struct ss_llm_cfg {
                                       * are allocated) */
 } ss_llm_cfg;
 
-enum { SS_LLM_WAITING = 0, SS_LLM_RUNNING = 1, SS_LLM_DONE = 2 };
-
 typedef struct ss_llm_req {
     uint64_t id;
     uint32_t prompt_tokens;   /* >= 1 */
     uint32_t output_tokens;   /* >= 1 */
     double arrival_s;
     /* kept by the engine */
-    int state;                /* SS_LLM_* */
     uint32_t computed;        /* tokens whose keys and values are in the cache */
     uint32_t generated;       /* output tokens emitted */
     ss_kv_held kv;            /* KV blocks held (and, after a preemption, those it held) */
     uint32_t scheduled;       /* tokens in the step in flight (0: none) */
     uint32_t preemptions;
-    double scheduled_s;       /* first scheduled (NAN before) */
     double first_token_s;     /* its first output token (NAN before) */
     double last_token_s;      /* its latest output token */
 } ss_llm_req;
 
 /* What a step computes, for the step-time model: nseqs requests, tokens in
  * all; ndecode of them decode one token each after decode_kv_sum tokens
- * already cached between them (the most in one: decode_kv_max); the
+ * already cached between them; the
  * nprefill others compute prefill_chunk[i] tokens after prefill_kv[i]
  * already cached. */
 typedef struct ss_llm_batch {
     uint32_t nseqs, tokens, ndecode, nprefill;
     uint64_t decode_kv_sum;
-    uint32_t decode_kv_max;
     const uint32_t *prefill_chunk, *prefill_kv;
 } ss_llm_batch;
 
