@@ -79,6 +79,21 @@ def _groups(names, k):
     return out
 
 
+def stop_workers(workers):
+    """Tell every worker {key: (process, connection)} to stop (None), and end the ones that do not
+    within 10 s (corun.py's and slicemix.py's)."""
+    for _, conn in workers.values():
+        try:
+            conn.send(None)
+        except (BrokenPipeError, OSError):
+            pass
+    for p, _ in workers.values():
+        p.join(10)
+        if p.is_alive():
+            p.terminate()
+            p.join()
+
+
 def _keys(group):
     """(block, copy) worker keys of a group: a block's i-th place in it runs on its copy i."""
     seen = {}
@@ -135,16 +150,7 @@ def corun_samples(split, secs, rounds, log, seed=0):
                 meter.mark()
                 others[k].append(meter.cores()["background_cores"])
     finally:
-        for _, conn in workers.values():
-            try:
-                conn.send(None)
-            except (BrokenPipeError, OSError):
-                pass
-        for p, _ in workers.values():
-            p.join(10)
-            if p.is_alive():
-                p.terminate()
-                p.join()
+        stop_workers(workers)
     samples = []
     totals = {k: 0.0 for k in states}
     for name in names:

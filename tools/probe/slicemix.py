@@ -106,15 +106,7 @@ def main():
                 for key in lights:
                     workers[key][1].recv()
     finally:
-        for _, conn in workers.values():
-            try:
-                conn.send(None)
-            except (BrokenPipeError, OSError):
-                pass
-        for p, _ in workers.values():
-            p.join(10)
-            if p.is_alive():
-                p.terminate()
+        corun.stop_workers(workers)
     tot = {s: 0.0 for s in ("co-run", "heavy", "light")}
     for name in names:
         m = {s: 1e3 * sum(cpu[(name, s)]) / len(cpu[(name, s)]) for s in tot}
