@@ -108,6 +108,10 @@ def main():
     finally:
         corun.stop_workers(workers)
     tot = {s: 0.0 for s in ("co-run", "heavy", "light")}
+    short = [f"{name} {s}" for name in names for s in tot if not cpu.get((name, s))]
+    if short:  # each worker's first and last forward are dropped: a window of two forwards or fewer keeps none
+        log(f"slicemix: no forward kept for {', '.join(short)}: give a longer --secs or more --rounds")
+        return 1
     for name in names:
         m = {s: 1e3 * sum(cpu[(name, s)]) / len(cpu[(name, s)]) for s in tot}
         for s in tot:
@@ -121,4 +125,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
