@@ -7,6 +7,10 @@
 #   servesim run scenarios/default.yaml       # writes results/serverless.timeseries.csv (its outputs:)
 #   gnuplot -e "in='results/serverless.timeseries.csv'; out='results/serverless.png'" plots/variants-timeseries.gp
 #
+# A time series with a ttft_mean_s column (LLM models, docs/llm.md) gets a
+# last row: the mean time to first token of the requests whose first token
+# came in each sample's interval (log scale; none: not drawn).
+#
 # Variables: in, out (PNG), replication (default 0), title, logq (1, the
 # default: the queue on a log scale, an empty queue not drawn; 0: linear).
 if (!exists("in") || !exists("out")) {
@@ -21,16 +25,19 @@ variants = system(sprintf("awk -F, 'NR > 1 && !seen[$1]++ { printf \"%%s \", ($1
 models = system(sprintf("awk -F, 'NR > 1 && !seen[$4]++ { printf \"%%s \", $4 }' '%s'", in))
 # Whether any replica was ever starting (column 9): an autoscaled run; else that row is left out.
 has_starting = int(system(sprintf("awk -F, 'NR > 1 && $9 > 0 { n = 1; exit } END { print n + 0 }' '%s'", in)))
-# One variant's samples of one model as "minutes replicas queued starting" lines.
-rows(v, m) = sprintf("< awk -F, -v v='%s' -v r=%d -v m='%s' 'NR > 1 && ($1 == \"\" ? \"-\" : $1) == v && $2 == r && $4 == m { print $3 / 60, $5, $6, $9 }' '%s'", v, replication, m, in)
+# The ttft_mean_s column's number, 0 if none.
+ttft_col = int(system(sprintf("awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == \"ttft_mean_s\") c = i; print c + 0; exit }' '%s'", in)))
+# One variant's samples of one model as "minutes replicas queued starting ttft" lines (ttft "-": none).
+rows(v, m) = sprintf("< awk -F, -v v='%s' -v r=%d -v m='%s' -v tc=%d 'NR > 1 && ($1 == \"\" ? \"-\" : $1) == v && $2 == r && $4 == m { print $3 / 60, $5, $6, $9, (tc && $tc != \"\" ? $tc : \"-\") }' '%s'", v, replication, m, ttft_col, in)
 # Line widths fall from the first variant to the last, so that a variant
 # drawn over another's equal samples leaves the one below visible.
 nv = words(variants)
 lw(i) = 1.2 + 1.8 * (nv - i) / (nv > 1 ? nv - 1 : 1)
 
 nm = words(models)
-nrows = has_starting ? 3 : 2
-set terminal pngcairo size (nm > 1 ? 1400 : 900),(nrows == 3 ? 1000 : 720) enhanced font "Sans,11"
+nrows = (has_starting ? 3 : 2) + (ttft_col > 0)
+set terminal pngcairo size (nm > 1 ? 1400 : 900),(nrows * 330 + 60) enhanced font "Sans,11"
+set datafile missing "-"
 set output out
 set multiplot layout nrows,nm columnsfirst title title noenhanced font "Sans,13"
 set grid
@@ -56,7 +63,7 @@ do for [k = 1:nm] {
         plot for [i = 1:words(variants)] rows(word(variants, i), m) using 1:4 with steps lw lw(i) lc i \
             title word(variants, i)
     }
-    set xlabel "simulated time (min)"
+    if (ttft_col == 0) { set xlabel "simulated time (min)" }
     if (logq) {
         set logscale y
         set yrange [1:*]
@@ -66,6 +73,14 @@ do for [k = 1:nm] {
     } else {
         set ylabel "requests queued"
         plot for [i = 1:words(variants)] rows(word(variants, i), m) using 1:3 with steps lw lw(i) lc i \
+            title word(variants, i)
+    }
+    if (ttft_col > 0) {
+        set xlabel "simulated time (min)"
+        set logscale y
+        set yrange [*:*]
+        set ylabel "mean time to first token (s, log)"
+        plot for [i = 1:words(variants)] rows(word(variants, i), m) using 1:5 with lines lw lw(i) lc i \
             title word(variants, i)
     }
 }

@@ -26,6 +26,10 @@
  *              7 = a transport's hop cost says which of its parts copy memory
  *                  (ss_hop_cost.sender_copy_s, receiver_copy_s, delivery_copy_s:
  *                  the host's memory bandwidth, docs/blockflow.md); the struct grew.
+ *              8 = an autoscaler sees an LLM model's tokens per second and KV-cache
+ *                  use (ss_autoscale_view.tokens_per_s, kv_use), a load balancer an
+ *                  LLM engine's tokens held and KV-cache use (ss_instance_view.tokens,
+ *                  kv_use; docs/llm.md); both structs grew.
  * Every field has a fixed-width type (no enum in the struct), so a plugin
  * built by another compiler agrees on the layout.
  */
@@ -36,7 +40,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#define SS_POLICY_ABI 7u
+#define SS_POLICY_ABI 8u
 #define SS_POLICY_SYMBOL "servesim_policy"
 
 typedef enum ss_policy_kind {
@@ -106,6 +110,9 @@ typedef struct ss_instance_view {
     uint32_t busy;    /* requests in service */
     uint32_t device;  /* index of the device it runs on */
     uint32_t up;      /* 1 if it accepts requests */
+    /* an LLM engine's (docs/llm.md, "Serverless LLMs"); 0 for other instances */
+    uint64_t tokens;  /* prompt and output tokens of the requests it holds */
+    double kv_use;    /* the fraction of its KV-cache blocks held, as of its last request in or out */
 } ss_instance_view;
 
 typedef struct ss_lb_ctx {
@@ -261,6 +268,9 @@ typedef struct ss_autoscale_view {
     double util;              /* busy fraction of the up replicas over the last period */
     double invocations_per_replica; /* requests completed in the last period per up replica */
     double replica_s;         /* replica-seconds so far (starting, up and draining) */
+    /* an LLM model's (docs/llm.md, "Serverless LLMs"); 0 for other models */
+    double tokens_per_s;      /* output tokens of the requests finished in the last period, per second */
+    double kv_use;            /* the mean fraction of KV-cache blocks held over its up engines now */
 } ss_autoscale_view;
 
 typedef struct ss_autoscaler_ops {

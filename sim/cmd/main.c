@@ -37,6 +37,7 @@
 #include "net/topo.h"
 #include "world/world.h"
 #include "elastic/elastic.h"
+#include "llm/llm_serve.h"
 
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_BADINPUT = 2 };
 
@@ -514,7 +515,8 @@ static int cmd_run(int argc, char **argv)
     if (ts_path) {
         if (ss_afile_open(&ts, ts_path, &err) < 0) goto out;
         have_ts = 1;
-        for (size_t v = 0; v < n; v++) ts_control |= (sc[v].control ? SS_TS_CONTROL : 0) | (sc[v].llm ? SS_TS_LLM : 0);
+        for (size_t v = 0; v < n; v++) ts_control |= (sc[v].control ? SS_TS_CONTROL : 0) | (sc[v].llm ? SS_TS_LLM : 0) |
+                                                 (ss_llm_serve_wanted(&sc[v]) ? SS_TS_LLM_MODELS : 0);
         ss_world_timeseries_header(ts.fp, ts_control);
     }
     if (o.coldstarts_csv) {

@@ -61,6 +61,7 @@ typedef struct ss_as_model {
     uint32_t idle_cap;
     double last_rate_rps;     /* the shortest window's arrival rate at the last tick (partitioning's E(x)) */
     double apply_s;           /* when its last delayed decision applies (-inf: none yet) */
+    uint64_t tokens_prev;     /* an LLM model's output tokens at the last tick */
     void *own_state;          /* the policy with the model's own parameters (per_model:), or NULL */
 } ss_as_model;
 
@@ -216,6 +217,12 @@ static void view_of(ss_autoscaler *as, ss_as_model *a, double now, ss_autoscale_
     v->util = dup > 1e-9 * c->period_s ? dbusy / dup : v->up ? (double)v->busy / v->up : 0;
     v->invocations_per_replica = dup > 0 ? (double)a->done / (dup / c->period_s) : 0;
     v->replica_s = ss_instance_seconds(w, a->model, 0, now);
+    if (g->llm) {
+        uint64_t tok = w->hooks.llm_tokens(w, a->model);
+        v->tokens_per_s = (double)(tok - a->tokens_prev) / c->period_s;
+        a->tokens_prev = tok;
+        v->kv_use = w->hooks.llm_kv_use(w, a->model);
+    }
     /* the next period starts */
     a->busy_area_prev_s = busy_s;
     a->up_area_prev_s = up_s;

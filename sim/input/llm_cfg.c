@@ -1,8 +1,10 @@
 /* llm_cfg.c: reading a scenario's `llm:` section (llm_cfg.h). */
 #include "input/llm_cfg.h"
 
+#include <gsl/gsl_randist.h>
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "input/section.h"
@@ -37,7 +39,8 @@ static int read_step_time(ss_llm_scn *s, const ss_node *m, ss_err *err)
     return 0;
 }
 
-static int read_engine(ss_llm_scn *s, const ss_node *m, ss_err *err)
+/* num_gpu_blocks is required where no GPU memory gives it (required_blocks). */
+static int read_engine(ss_llm_scn *s, const ss_node *m, int required_blocks, ss_err *err)
 {
     static const char *const keys[] = {"max_num_seqs", "max_num_batched_tokens", "block_size", "num_gpu_blocks",
                                        "long_prefill_token_threshold", "chunked_prefill", "prefix_caching",
@@ -49,12 +52,23 @@ static int read_engine(ss_llm_scn *s, const ss_node *m, ss_err *err)
     TRY(ss_llm_count(m, "max_num_seqs", &s->max_num_seqs, 1, 65536, 0, err));
     TRY(ss_llm_count(m, "max_num_batched_tokens", &s->max_num_batched_tokens, 1, 1u << 24, 0, err));
     TRY(ss_llm_count(m, "block_size", &s->block_size, 1, 1024, 0, err));
-    TRY(ss_llm_count(m, "num_gpu_blocks", &s->num_gpu_blocks, 1, 1u << 26, 1, err));
+    TRY(ss_llm_count(m, "num_gpu_blocks", &s->num_gpu_blocks, 1, 1u << 26, required_blocks, err));
     TRY(ss_llm_count(m, "long_prefill_token_threshold", &s->long_prefill_token_threshold, 0, 1u << 24, 0, err));
     TRY(ss_cfg_bool(m, "chunked_prefill", &s->chunked_prefill, 0, err));
     TRY(ss_cfg_bool(m, "prefix_caching", &s->prefix_caching, 0, err));
     TRY(ss_cfg_bool(m, "reserve_full_isl", &s->reserve_full_isl, 0, err));
     return 0;
+}
+
+uint32_t ss_llm_dist_draw(gsl_rng *rng, const ss_llm_dist *d)
+{
+    double x = d->mean;
+    if (d->sd > 0) {
+        double s2 = log(1 + (d->sd * d->sd) / (d->mean * d->mean));
+        x = gsl_ran_lognormal(rng, log(d->mean) - s2 / 2, sqrt(s2));
+    }
+    x = floor(x + 0.5);
+    return x < 1 ? 1 : x > d->max ? d->max : (uint32_t)x;
 }
 
 static int read_dist(const ss_node *w, const char *key, ss_llm_dist *d, ss_err *err)
@@ -101,9 +115,7 @@ static int check_fit(const ss_llm_scn *s, const ss_node *n, ss_err *err)
     const ss_node *eng = ss_map_find(n, "engine");
     if (s->gpu_memory_bytes > 0) {
         const ss_llm_model *m = &s->model;
-        double q = (double)m->heads * m->head_dim, kv = (double)m->kv_heads * m->head_dim;
-        double per_layer = (double)m->hidden * (q + 2 * kv) + q * m->hidden + 3.0 * m->hidden * m->intermediate;
-        double weights = 2.0 * (m->layers * per_layer + (m->tied ? 1.0 : 2.0) * m->vocab * m->hidden);
+        double weights = ss_llm_model_weights_bytes(m, 2);
         double cache = kv_tokens * ss_llm_model_kv_bytes_per_token(m, 2);
         if (weights > s->gpu_memory_bytes)
             return ss_node_err(ss_map_find(n, "model"), err,
@@ -139,6 +151,23 @@ static int check_fit(const ss_llm_scn *s, const ss_node *n, ss_err *err)
     return 0;
 }
 
+/* `model` (its config) and `step_time` of map n, for an `llm:` section and a model's `llm:` key. */
+static int read_model_and_step(ss_llm_scn *s, const ss_node *n, ss_err *err)
+{
+    const ss_node *mp = ss_map_find(n, "model");
+    if (!mp) return ss_node_err(n, err, "llm: missing key 'model' (a Hugging Face config.json: models/llm/*.json)");
+    s->model_path = ss_node_readable(mp, "model config", err);
+    if (!s->model_path) return -1;
+    TRY(ss_llm_model_read(s->model_path, &s->model, err));
+    ss_node *st;
+    TRY(ss_cfg_map(n, "step_time", &st, SS_REQ, err));
+    TRY(read_step_time(s, st, err));
+    if (s->gpu_path && s->model.moe)
+        return ss_node_err(mp, err, "model: a mixture of experts (num_experts): the roofline models dense decoders "
+                                    "only; give step_time.profile");
+    return 0;
+}
+
 int ss_llm_scn_read(ss_llm_scn **out, const ss_node *n, ss_err *err)
 {
     static const char *const keys[] = {"model", "step_time", "instances", "router", "engine", "workload",
@@ -148,22 +177,13 @@ int ss_llm_scn_read(ss_llm_scn **out, const ss_node *n, ss_err *err)
     TRY(ss_cfg_check_keys(n, keys, "llm", err));
     ss_llm_scn *s = ss_xcalloc(1, sizeof *s);
     *out = s;
-    const ss_node *mp = ss_map_find(n, "model");
-    if (!mp) return ss_node_err(n, err, "llm: missing key 'model' (a Hugging Face config.json: models/llm/*.json)");
-    s->model_path = ss_node_readable(mp, "model config", err);
-    if (!s->model_path) return -1;
-    TRY(ss_llm_model_read(s->model_path, &s->model, err));
-    ss_node *st, *eng, *wl;
-    TRY(ss_cfg_map(n, "step_time", &st, SS_REQ, err));
-    TRY(read_step_time(s, st, err));
-    if (s->gpu_path && s->model.moe)
-        return ss_node_err(mp, err, "model: a mixture of experts (num_experts): the roofline models dense decoders "
-                                    "only; give step_time.profile");
+    TRY(read_model_and_step(s, n, err));
+    ss_node *eng, *wl;
     s->instances = 1;
     TRY(ss_llm_count(n, "instances", &s->instances, 1, 100000, 0, err));
     TRY(ss_cfg_enum(n, "router", routers, &s->router, 0, err));
     TRY(ss_cfg_map(n, "engine", &eng, SS_REQ, err));
-    TRY(read_engine(s, eng, err));
+    TRY(read_engine(s, eng, 1, err));
     ss_node *dg = NULL;
     TRY(ss_cfg_map(n, "disaggregation", &dg, 0, err));
     if (dg) {
@@ -182,6 +202,74 @@ int ss_llm_scn_read(ss_llm_scn **out, const ss_node *n, ss_err *err)
     TRY(ss_cfg_map(n, "workload", &wl, SS_REQ, err));
     TRY(read_workload(s, wl, err));
     return check_fit(s, n, err);
+}
+
+int ss_llm_model_key_read(ss_llm_scn **out, const ss_node *n, ss_err *err)
+{
+    static const char *const keys[] = {"model",         "step_time",     "engine", "prompt_tokens",
+                                       "output_tokens", "gpu_memory_utilization", "runtime_reserve_bytes", NULL};
+    TRY(ss_node_expect(n, SS_NODE_MAP, "llm", err));
+    TRY(ss_cfg_check_keys(n, keys, "a model's llm", err));
+    ss_llm_scn *s = ss_xcalloc(1, sizeof *s);
+    *out = s;
+    TRY(read_model_and_step(s, n, err));
+    ss_node *eng;
+    TRY(ss_cfg_map(n, "engine", &eng, SS_REQ, err));
+    TRY(read_engine(s, eng, 0, err));
+    TRY(read_dist(n, "prompt_tokens", &s->prompt, err));
+    TRY(read_dist(n, "output_tokens", &s->output, err));
+    if (!s->chunked_prefill && s->prompt.max > s->max_num_batched_tokens)
+        return ss_node_err(ss_map_find(n, "prompt_tokens"), err,
+                           "prompt_tokens.max (%u) without chunked prefill: more than the token budget (%u)",
+                           s->prompt.max, s->max_num_batched_tokens);
+    s->gpu_memory_utilization = 0.9; /* vLLM's default */
+    TRY(ss_cfg_num(n, "gpu_memory_utilization", &s->gpu_memory_utilization, SS_POS, err));
+    if (s->gpu_memory_utilization > 1)
+        return ss_node_err(ss_map_find(n, "gpu_memory_utilization"), err,
+                           "gpu_memory_utilization: expected a share of the GPU's memory in (0, 1], got %g",
+                           s->gpu_memory_utilization);
+    s->runtime_reserve_bytes = SS_LLM_RUNTIME_RESERVE_BYTES;
+    TRY(ss_cfg_num(n, "runtime_reserve_bytes", &s->runtime_reserve_bytes, SS_NONNEG, err));
+    s->weights_bytes = ss_llm_model_weights_bytes(&s->model, 2);
+    s->instances = 1;
+    return 0;
+}
+
+int ss_llm_deploy_fit(const ss_llm_scn *s, double vram_bytes, uint32_t *blocks, double *runtime_bytes, char *why,
+                      size_t nwhy)
+{
+    double block_bytes = s->block_size * ss_llm_model_kv_bytes_per_token(&s->model, 2);
+    double share = vram_bytes * s->gpu_memory_utilization;
+    uint32_t b = s->num_gpu_blocks;
+    if (vram_bytes > 0 && s->weights_bytes > share) {
+        snprintf(why, nwhy, "its weights take %.4g GB in bf16, more than %.4g of the GPU's %.4g GB "
+                            "(gpu_memory_utilization)", s->weights_bytes / 1e9, s->gpu_memory_utilization,
+                 vram_bytes / 1e9);
+        return -1;
+    }
+    if (b == 0) {
+        if (vram_bytes <= 0) {
+            snprintf(why, nwhy, "its GPU's memory is not given: give the model's llm.engine.num_gpu_blocks");
+            return -1;
+        }
+        double room = share - s->weights_bytes - s->runtime_reserve_bytes;
+        b = room > 0 ? (uint32_t)fmin(floor(room / block_bytes), 1u << 26) : 0;
+    } else if (vram_bytes > 0 && s->weights_bytes + s->runtime_reserve_bytes + b * block_bytes > share) {
+        snprintf(why, nwhy, "engine.num_gpu_blocks: %u blocks take %.4g GB, which with the weights' %.4g GB and the "
+                            "reserve's %.4g GB is more than %.4g of the GPU's %.4g GB", b, b * block_bytes / 1e9,
+                 s->weights_bytes / 1e9, s->runtime_reserve_bytes / 1e9, s->gpu_memory_utilization, vram_bytes / 1e9);
+        return -1;
+    }
+    double kv_tokens = (double)b * s->block_size;
+    if ((double)s->prompt.max + s->output.max > kv_tokens) {
+        snprintf(why, nwhy, "prompt_tokens.max + output_tokens.max (%u): a request that long does not fit the KV "
+                            "cache's %.0f tokens (%u blocks of %u)", s->prompt.max + s->output.max, kv_tokens, b,
+                 s->block_size);
+        return -1;
+    }
+    *blocks = b;
+    *runtime_bytes = s->runtime_reserve_bytes + b * block_bytes;
+    return 0;
 }
 
 void ss_llm_scn_free(ss_llm_scn *s)

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <gsl/gsl_rng.h>
+
 #include "core/cfg.h"
 #include "input/llm_model.h"
 
@@ -20,6 +22,9 @@ typedef struct ss_llm_dist {
     double mean, sd;         /* a lognormal of this mean and sd (sd 0: the mean itself), */
     uint32_t max;            /* rounded to a whole number and clipped to [1, max] */
 } ss_llm_dist;
+
+/* One draw of d from rng: a lognormal of its mean and sd, rounded and clipped to [1, max]. */
+uint32_t ss_llm_dist_draw(gsl_rng *rng, const ss_llm_dist *d);
 
 typedef struct ss_llm_scn {
     ss_llm_model model;
@@ -42,10 +47,38 @@ typedef struct ss_llm_scn {
     size_t ntrace;
     double rate_rps;
     ss_llm_dist prompt, output;
+    /* a model of `models:` served by LLM engines on the substrate (ss_llm_model_key_read) */
+    double weights_bytes;          /* the config's weights in bf16 (ss_llm_model_weights_bytes) */
+    double gpu_memory_utilization; /* the share of its GPU's memory an engine takes (vLLM's, default 0.9) */
+    double runtime_reserve_bytes;  /* of that share, neither weights nor KV cache: activations, CUDA graphs,
+                                    * the CUDA context (default SS_LLM_RUNTIME_RESERVE_BYTES) */
 } ss_llm_scn;
+
+/* runtime_reserve_bytes's default, derived from the measured vLLM 0.19 run of
+ * Llama-3.1-8B on an RTX 4090 (the shared LLM data's meta.json): the card's
+ * 25,250,627,584 bytes x gpu_memory_utilization 0.9, less the weights'
+ * 16,060,522,496 bytes (ss_llm_model_weights_bytes) and the 2,588 KV blocks
+ * of 16 tokens x 131,072 bytes vLLM allocated: 1,237,612,954 bytes.
+ * [ASSUMPTION: the same for other models, GPUs and token budgets; vLLM
+ * profiles it per engine (its peak activations grow with
+ * max_num_batched_tokens).] */
+#define SS_LLM_RUNTIME_RESERVE_BYTES 1237612954.0
 
 /* Read `llm:` (node n) of a scenario; 0, or -1 with a positioned error. */
 int ss_llm_scn_read(ss_llm_scn **out, const ss_node *n, ss_err *err);
+/* Read a model's `llm:` key (node n) in `models:` (docs/llm.md,
+ * "Serverless LLMs"): model, step_time, engine, prompt_tokens,
+ * output_tokens, gpu_memory_utilization, runtime_reserve_bytes.  Its KV
+ * blocks (engine.num_gpu_blocks when not given) come from the GPUs it is
+ * deployed on: ss_llm_deploy_fit. */
+int ss_llm_model_key_read(ss_llm_scn **out, const ss_node *n, ss_err *err);
+/* An engine of s on a GPU of vram_bytes (0: not given): its KV blocks into
+ * *blocks (engine.num_gpu_blocks if given, else what the GPU's share holds
+ * beside the weights and the reserve) and the memory beside the weights it
+ * takes into *runtime_bytes; 0, or -1 with the reason in why[] (the
+ * request that does not fit, the weights or the cache beyond the GPU). */
+int ss_llm_deploy_fit(const ss_llm_scn *s, double vram_bytes, uint32_t *blocks, double *runtime_bytes, char *why,
+                      size_t nwhy);
 void ss_llm_scn_free(ss_llm_scn *s);
 
 #endif

@@ -43,3 +43,10 @@ double ss_llm_model_kv_bytes_per_token(const ss_llm_model *m, double dtype_bytes
 {
     return 2.0 * m->layers * m->kv_heads * m->head_dim * dtype_bytes;
 }
+
+double ss_llm_model_weights_bytes(const ss_llm_model *m, double dtype_bytes)
+{
+    double q = (double)m->heads * m->head_dim, kv = (double)m->kv_heads * m->head_dim;
+    double per_layer = (double)m->hidden * (q + 2 * kv) + q * m->hidden + 3.0 * m->hidden * m->intermediate;
+    return dtype_bytes * (m->layers * per_layer + (m->tied ? 1.0 : 2.0) * m->vocab * m->hidden);
+}

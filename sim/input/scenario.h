@@ -55,6 +55,9 @@ typedef struct ss_model_cfg {
     ss_dist cpu_service;
     int has_cpu_service;
     double serial_fraction;
+    /* `llm:` (llm_cfg.h): served token by token by LLM engines, instances of
+     * the substrate (docs/llm.md, "Serverless LLMs"), or NULL */
+    struct ss_llm_scn *llm;
 } ss_model_cfg;
 
 typedef struct ss_task_cfg {
@@ -82,6 +85,7 @@ typedef struct ss_deploy_cfg {
     double cap;              /* ps: the instance's most compute, in device units (cores, GPUs); 0 = none */
     double threads;          /* ps: one request's most compute (cores; a GPU request: 0 = none) */
     double startup_s;        /* an instance started during the run (autoscaler) is up this much later */
+    uint32_t kv_blocks;      /* an LLM model's engine on this device: its KV blocks (ss_llm_deploy_fit), else 0 */
     int line, col;           /* where the entry was written (for run-time messages) */
 } ss_deploy_cfg;
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "input/llm_cfg.h"
 #include "input/section.h"
 
 #define TRY_(x)                  \
@@ -23,6 +24,32 @@ double ss_device_capacity(const ss_device_cfg *d) { return d->kind == SS_DEV_CPU
 
 static const char *const disciplines[] = {"fifo", "ps", "preemptive-priority", NULL};
 static const char *const queues[] = {"per-instance", "shared", NULL};
+
+/* An LLM model's engine on d's device (llm_cfg.h): it holds up to
+ * max_num_seqs requests (its servers), FIFO, its KV blocks from the GPU's
+ * memory; the model's run-time memory beside its weights is the most any
+ * of its GPUs' engines takes. */
+static int llm_entry(ss_scenario *sc, ss_deploy_cfg *d, const ss_node *it, ss_err *err)
+{
+    ss_model_cfg *m = &sc->models[d->model];
+    const ss_device_cfg *dev = &sc->devices[d->device];
+    const ss_node *sn = ss_map_find(it, "servers"), *dn = ss_map_find(it, "discipline");
+    if (sn)
+        return ss_node_err(sn, err, "servers: an LLM engine holds up to its llm.engine.max_num_seqs requests (%u); "
+                                    "remove 'servers'", m->llm->max_num_seqs);
+    if (dn && d->discipline != SS_DISC_FIFO)
+        return ss_node_err(dn, err, "discipline: an LLM engine batches the requests it holds (vLLM's scheduler); "
+                                    "remove 'discipline'");
+    if (dev->kind != SS_DEV_GPU)
+        return ss_node_err(it, err, "model '%s' is an LLM: it runs on GPUs, and '%s' is a CPU", m->name, dev->name);
+    char why[512];
+    double runtime = 0;
+    if (ss_llm_deploy_fit(m->llm, dev->vram_bytes, &d->kv_blocks, &runtime, why, sizeof why) < 0)
+        return ss_node_err(it, err, "model '%s' on '%s': %s", m->name, dev->name, why);
+    d->servers = m->llm->max_num_seqs;
+    if (runtime > m->runtime_vram_bytes) m->runtime_vram_bytes = runtime;
+    return 0;
+}
 
 /* One deployment entry onto `device` (UINT32_MAX: the entry's `device`). */
 static int read_entry(ss_scenario *sc, ss_deploy_cfg *d, const ss_node *it, uint32_t device, ss_err *err)
@@ -60,6 +87,8 @@ static int read_entry(ss_scenario *sc, ss_deploy_cfg *d, const ss_node *it, uint
     d->shared_queue = shared;
     d->instances = (uint32_t)inst;
     d->servers = (uint32_t)servers;
+    const ss_model_cfg *mc = &sc->models[d->model];
+    if (mc->llm) TRY_(llm_entry(sc, d, it, err));
     d->queue_capacity = cap;
     const ss_node *sn = ss_map_find(it, "servers");
     if (sn && disc == SS_DISC_PS && !shared)

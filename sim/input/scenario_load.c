@@ -222,11 +222,33 @@ static int read_block_model(ss_scenario *sc, ss_model_cfg *m, const ss_node *it,
     return rc;
 }
 
+/* `{name, llm: {...}}`: served token by token by LLM engines (llm_cfg.h):
+ * its weights from the model's config, no service-time distribution (its
+ * engines' steps time its requests); what a cold start and the serving
+ * path read beside it may stay. */
+static int read_llm_model(ss_model_cfg *m, const ss_node *it, ss_err *err)
+{
+    static const char *const only[] = {"name", "llm", "source", "load_bytes_per_s", "request_overhead_s", "sla_s",
+                                       NULL};
+    TRY(ss_cfg_check_keys(it, only,
+                          "LLM model (its weights come from llm.model, its service from its engines' steps)", err));
+    TRY(ss_llm_model_key_read(&m->llm, ss_map_find(it, "llm"), err));
+    const char *src = NULL;
+    TRY(ss_cfg_str(it, "source", &src, 0, err));
+    m->source = src ? ss_xstrdup(src) : NULL;
+    TRY(ss_cfg_num(it, "load_bytes_per_s", &m->load_bytes_per_s, SS_POS, err));
+    TRY(read_request_overhead(m, it, err));
+    TRY(ss_cfg_num(it, "sla_s", &m->sla_s, SS_POS, err));
+    m->weights_bytes = m->llm->weights_bytes;
+    m->service = (ss_dist){.kind = SS_DIST_DETERMINISTIC, .p1 = 0}; /* never drawn: its engines time it */
+    return 0;
+}
+
 static int read_models(ss_scenario *sc, const ss_node *seq, ss_err *err)
 {
     static const char *const model_keys[] = {"name", "profile", "service", "source", "weights_bytes", "runtime_vram_bytes",
                                              "load_bytes_per_s", "request_overhead_s", "split", "block", "sla_s",
-                                             "cpu_service", "serial_fraction", NULL};
+                                             "cpu_service", "serial_fraction", "llm", NULL};
     sc->models = ss_xcalloc(seq->n, sizeof *sc->models);
     for (size_t i = 0; i < seq->n; i++) {
         const ss_node *it = seq->items[i];
@@ -250,7 +272,9 @@ static int read_models(ss_scenario *sc, const ss_node *seq, ss_err *err)
             TRY(ss_sc_read_name(it, "name", &m->name, err));
             const char *profile = NULL;
             TRY(ss_cfg_str(it, "profile", &profile, 0, err));
-            if (ss_map_find(it, "split")) {
+            if (ss_map_find(it, "llm")) {
+                TRY(read_llm_model(m, it, err));
+            } else if (ss_map_find(it, "split")) {
                 TRY(read_block_model(sc, m, it, err));
             } else if (profile) {
                 static const char *const only[] = {"name", "profile", "sla_s", "request_overhead_s", NULL};
@@ -777,6 +801,7 @@ void ss_scenario_free(ss_scenario *sc)
         if (sc->models[i].has_cpu_service) ss_dist_free(&sc->models[i].cpu_service);
         ss_block_free(sc->models[i].block);
         free(sc->models[i].block);
+        ss_llm_scn_free(sc->models[i].llm);
     }
     for (size_t i = 0; i < sc->ntasks; i++) {
         free(sc->tasks[i].name);

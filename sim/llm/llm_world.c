@@ -37,18 +37,6 @@ static const char *const extra_cols[] = {"ttft_mean_s", "ttft_p50_s", "ttft_p90_
                                          "preemptions", "prefix_cache_tokens", "refused", "kv_transfer_mean_s",
                                          "engine_busy_frac", NULL};
 
-/* A lognormal of d's mean and sd, rounded and clipped to [1, max]. */
-static uint32_t draw(gsl_rng *rng, const ss_llm_dist *d)
-{
-    double x = d->mean;
-    if (d->sd > 0) {
-        double s2 = log(1 + (d->sd * d->sd) / (d->mean * d->mean));
-        x = gsl_ran_lognormal(rng, log(d->mean) - s2 / 2, sqrt(s2));
-    }
-    x = floor(x + 0.5);
-    return x < 1 ? 1 : x > d->max ? d->max : (uint32_t)x;
-}
-
 static int source(void *ctx, ss_llm_arrival *a)
 {
     ss_llm_world *l = ctx;
@@ -60,7 +48,7 @@ static int source(void *ctx, ss_llm_arrival *a)
     } else {
         l->t_s += gsl_ran_exponential(l->rng, 1 / s->rate_rps);
         if (l->t_s >= l->end_s) return 0;
-        *a = (ss_llm_arrival){l->t_s, draw(l->rng, &s->prompt), draw(l->rng, &s->output)};
+        *a = (ss_llm_arrival){l->t_s, ss_llm_dist_draw(l->rng, &s->prompt), ss_llm_dist_draw(l->rng, &s->output)};
     }
     l->next++;
     return 1;

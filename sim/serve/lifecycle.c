@@ -179,7 +179,7 @@ void ss_inst_up(ss_world *w, ss_instance *in)
     ss_group *g = &w->groups[in->model];
     in->state = SS_INST_UP;
     in->up_s = in->idle_since_s = ss_now(w->eng);
-    in->plain = in->discipline == SS_DISC_FIFO && !g->shared && !w->track && !w->tl && !in->service;
+    in->plain = in->discipline == SS_DISC_FIFO && !g->shared && !w->track && !w->tl && !in->service && !g->llm;
     ss_group_refresh(g);
     mark(w, in, "up");
     g->views[in->index].up = 1;

@@ -212,6 +212,10 @@ static inline void serve_start(ss_world *w, ss_instance *in, ss_request *r)
     r->queue_s += now - r->enqueued_s;
     r->started_s = now;
     take_server(g, in, now);
+    if (__builtin_expect(g->llm, 0)) { /* an LLM engine's: its steps time it (llm_serve.c) */
+        w->hooks.llm_start(w, in, r);
+        return;
+    }
     if (!r->resumed) {
         r->work_s = ss_dist_sample(in->service ? in->service : g->service, g->rng);
         r->service_s += r->work_s;
@@ -269,7 +273,7 @@ void ss_serve_pull(ss_world *w, ss_instance *in, double now)
             if (g->as) w->hooks.as_dequeue(g, now, next.seq);
             if (w->ctl) w->hooks.ctl_dequeue(w, in->model, next.enqueued_s);
             serve_start(w, in, next.req);
-        } else {
+        } else if (!g->llm) { /* an LLM engine's free servers are not in the ring: the load balancer picks */
             ss_idle_push(g, in);
         }
         return;
@@ -290,6 +294,18 @@ static inline void advance(ss_world *w, ss_request *r)
 }
 
 void ss_serve_advance(ss_world *w, ss_request *r) { advance(w, r); }
+
+/* r's service at in ended (its server freed): the measurements, the next request, a drain's end. */
+static inline void ended(ss_world *w, ss_group *g, ss_instance *in, ss_request *r, double now)
+{
+    if (w->tl) ss_tl_service(w, in, r, now, "done");
+    if (g->as) w->hooks.as_done(g);
+    if (w->ctl) w->hooks.ctl_done(w, in, r, now);
+    if (in->busy == 0) in->idle_since_s = now;
+    if (w->track) svc_unlink(in, r);
+    ss_serve_pull(w, in, now);
+    if (in->state == SS_INST_DRAINING) ss_inst_drained(w, in);
+}
 
 static void service_done(ss_engine *eng, void *ctx, uint64_t arg)
 {
@@ -313,14 +329,19 @@ static void service_done(ss_engine *eng, void *ctx, uint64_t arg)
         w->hooks.pp_exec_done(w, in, r);
         return;
     } else {
-        if (w->tl) ss_tl_service(w, in, r, now, "done");
-        if (g->as) w->hooks.as_done(g);
-        if (w->ctl) w->hooks.ctl_done(w, in, r, now);
-        if (in->busy == 0) in->idle_since_s = now;
-        if (w->track) svc_unlink(in, r);
-        ss_serve_pull(w, in, now);
-        if (in->state == SS_INST_DRAINING) ss_inst_drained(w, in);
+        ended(w, g, in, r, now);
     }
+    advance(w, r);
+}
+
+void ss_serve_end(ss_world *w, ss_instance *in, ss_request *r)
+{
+    ss_group *g = &w->groups[in->model];
+    double now = ss_now(w->eng);
+    ss_inst_busy_add(w, in, r->started_s, now);
+    ss_inst_busy_mark(in, now);
+    g->views[in->index].busy = --in->busy;
+    ended(w, g, in, r, now);
     advance(w, r);
 }
 
@@ -390,13 +411,24 @@ static inline void plain_queue(ss_world *w, ss_group *g, ss_instance *in, uint32
     v->queued++;
 }
 
+/* Behind an LLM model's shared queue: the up engine the load balancer
+ * picks, if it holds fewer requests than its servers (max_num_seqs), else
+ * NULL (r waits in the queue for the first engine to free a server). */
+static ss_instance *llm_pick(ss_world *w, ss_group *g, ss_request *r)
+{
+    uint32_t pick = ss_world_pick(w, r, (uint32_t)(g - w->groups));
+    if (pick == UINT32_MAX) return NULL;
+    ss_instance *in = g->members[pick];
+    return in->busy < in->servers ? in : NULL;
+}
+
 static void shared_route(ss_world *w, ss_group *g, ss_request *r)
 {
     if (g->as) w->hooks.as_arrive(g);
     /* A free time-shared device of the model first (then its queue holds
      * only r, and its scheduler is asked, as at every pick). */
     ss_gate *gate = w->ctl ? w->hooks.ctl_free_gate(w, g) : NULL;
-    ss_instance *in = gate ? NULL : ss_idle_pop(w, g);
+    ss_instance *in = gate ? NULL : g->llm ? llm_pick(w, g, r) : ss_idle_pop(w, g);
     if (in) {
         serve_start(w, in, r);
         return;

@@ -102,6 +102,7 @@ typedef struct ss_group {
     uint32_t nup;            /* instances up now */
     struct ss_instance *solo; /* the group's only instance when it is up and plain (the fastest path), else NULL */
     struct ss_as_model *as;  /* the autoscaler's measurements of this model (autoscale.c), or NULL */
+    int llm;                 /* served by LLM engines (sim/llm/llm_serve.c): a service is the engine's, never drawn */
     const ss_dist *service;
     double mean_s;
     gsl_rng *rng;            /* "model/<name>/service" */
@@ -148,6 +149,14 @@ typedef struct ss_hooks {
     int (*ctl_set_cores)(ss_world *w, const ss_instance *in, double cores); /* a scripted capacity event */
     double (*ctl_cores)(const ss_world *w, uint32_t m);               /* model m's containers' cores now */
     double (*ctl_rt_mean)(const ss_world *w, uint32_t m, double now, double span_s); /* its recent mean */
+    /* LLM engines (sim/llm/llm_serve.c): for a group with g->llm.  llm_start hands r (a server of in
+     * taken) to in's engine, which ends it by ss_serve_end; the figures an autoscaler and the time
+     * series read of model m: output tokens so far, the mean fraction of KV blocks held over its up
+     * engines now, the mean TTFT of the requests whose first token came since the last call (NAN: none). */
+    void (*llm_start)(ss_world *w, ss_instance *in, ss_request *r);
+    uint64_t (*llm_tokens)(const ss_world *w, uint32_t m);
+    double (*llm_kv_use)(const ss_world *w, uint32_t m);
+    double (*llm_ttft_recent)(ss_world *w, uint32_t m);
     /* A system whose time-series rows are its own (sim/llm/llm_world.c: one per engine): when set,
      * a sample (timeseries.c) calls it at now instead of writing the models' rows. */
     void (*ts_rows)(ss_world *w, double now);
@@ -219,6 +228,7 @@ struct ss_world {
     struct ss_edge_world *edge; /* an edge-device world (edge_world.c), or NULL */
     struct ss_ens_world *ens;   /* an ensemble world (ensemble.c), or NULL */
     struct ss_llm_world *llm;   /* an LLM-serving world (llm_world.c), or NULL */
+    struct ss_llm_serve *llms;  /* models served by LLM engines (llm_serve.c), or NULL */
     char **extra_cols;       /* ss_world_extra_columns: names subsystems declare at build (owned) */
     size_t nextra_cols;
 };
@@ -246,6 +256,9 @@ void ss_serve_pull(ss_world *w, ss_instance *in, double now);
 /* serve.c, for partitioned replicas: run r's share at part `in` (not the
  * first: it continues the demand the first part drew); r is done. */
 void ss_serve_exec(ss_world *w, ss_instance *in, ss_request *r);
+/* serve.c, for LLM engines (g->llm): r's service at in ended now (its server freed, the next request
+ * pulled, a draining instance stopped if empty, r on to its next stage or finished). */
+void ss_serve_end(ss_world *w, ss_instance *in, ss_request *r);
 void ss_serve_advance(ss_world *w, ss_request *r);
 
 /* lifecycle.c: instances that come and go (starting, up, draining,

@@ -114,6 +114,7 @@ void ss_sub_instances(ss_world *w)
                 abort();
             }
         }
+        g->llm = sc->models[m].llm != NULL; /* its engines' hooks: llm_serve.c, built next */
         g->service = &sc->models[m].service;
         g->mean_s = ss_dist_mean(g->service);
         char *stream = ss_xasprintf("model/%s/service", sc->models[m].name);

@@ -24,7 +24,11 @@
  * engine: engine0, engine1, ...; replicas 1, queued its waiting requests,
  * in_service its running ones, utilisation its share of the interval with
  * a step in flight):
- *   kv_cache     the fraction of its KV blocks held */
+ *   kv_cache     the fraction of its KV blocks held
+ * and, for a scenario with LLM models in `models:` (docs/llm.md, "Serverless LLMs"):
+ *   kv_cache     the mean fraction of KV blocks held over its up engines, empty for other models
+ *   ttft_mean_s  the mean time to first token of its requests whose first token came in
+ *                (t - interval, t], empty if none */
 #include <math.h>
 #include <stdlib.h>
 
@@ -35,7 +39,10 @@
 void ss_world_timeseries_header(FILE *fp, int control)
 {
     fputs("variant,replication,t_s,model,replicas,queued,in_service,utilisation,starting,draining", fp);
-    fputs(control & SS_TS_CONTROL ? ",cores,rt_mean_s\n" : control & SS_TS_LLM ? ",kv_cache\n" : "\n", fp);
+    if (control & SS_TS_CONTROL) fputs(",cores,rt_mean_s", fp);
+    if (control & SS_TS_LLM) fputs(",kv_cache", fp);
+    if (control & SS_TS_LLM_MODELS) fputs(",kv_cache,ttft_mean_s", fp);
+    fputc('\n', fp);
 }
 
 static void sample(ss_engine *eng, void *ctx, uint64_t arg)
@@ -69,10 +76,17 @@ static void sample(ss_engine *eng, void *ctx, uint64_t arg)
         fprintf(w->ts_csv, ",%u,%.6f,", w->rep, now);
         ss_csv_field(w->ts_csv, sc->models[m].name);
         fprintf(w->ts_csv, ",%u,%llu,%u,%.6f,%u,%u", up, queued, busy, util, starting, draining);
-        if (w->ts_control) {
+        if (w->ts_control & SS_TS_CONTROL) {
             double rt = w->ctl ? w->hooks.ctl_rt_mean(w, (uint32_t)m, now, w->ts_interval_s) : NAN;
             fprintf(w->ts_csv, ",%.6f,", w->ctl ? w->hooks.ctl_cores(w, (uint32_t)m) : 0.0);
             if (!isnan(rt)) fprintf(w->ts_csv, "%.6f", rt);
+        }
+        if (w->ts_control & SS_TS_LLM_MODELS) { /* empty for a model that is not an LLM, or no first token */
+            fputc(',', w->ts_csv);
+            if (g->llm) fprintf(w->ts_csv, "%.6f", w->hooks.llm_kv_use(w, (uint32_t)m));
+            double ttft = g->llm ? w->hooks.llm_ttft_recent(w, (uint32_t)m) : NAN;
+            fputc(',', w->ts_csv);
+            if (!isnan(ttft)) fprintf(w->ts_csv, "%.6f", ttft);
         }
         fputc('\n', w->ts_csv);
     }

@@ -29,6 +29,7 @@ void ss_world_timeseries(ss_world *w, FILE *fp, double interval_s, int control);
  * engine); the runs that share the file must all be given the same. */
 #define SS_TS_CONTROL 1
 #define SS_TS_LLM 2
+#define SS_TS_LLM_MODELS 4 /* LLM models in `models:`: kv_cache, ttft_mean_s */
 void ss_world_timeseries_header(FILE *fp, int control);
 
 /* A progress line on fp (a terminal) while w runs (progress.c); call

@@ -18,6 +18,7 @@
 #include "edge/edge_world.h"
 #include "elastic/elastic.h"
 #include "ensemble/ensemble.h"
+#include "llm/llm_serve.h"
 #include "llm/llm_world.h"
 #include "pipeline/pipeline.h"
 #include "serve/substrate.h"
@@ -43,12 +44,14 @@ ss_world *ss_world_build(const ss_scenario *sc, uint32_t rep, FILE *req_csv, ss_
     if (ss_sub_policies(w, err) < 0) goto fail;
     if (sc->placement && ss_cs_build(w, err) < 0) goto fail; /* before any instance: it counts them */
     ss_sub_instances(w);
+    if (ss_llm_serve_wanted(sc) && !ss_llm_serve_build(w, err)) goto fail; /* before any request */
     if (sc->control && ss_control_build(w, err) < 0) goto fail; /* before they come up: gates take their executables */
     ss_sub_up(w);
     if (sc->pipeline && ss_pipe_build(w, err) < 0) goto fail;
     ss_sub_declare(w);
     if (w->cs) ss_cs_declare(w);
     if (w->ctl) ss_control_declare(w);
+    if (w->llms) ss_llm_serve_declare(w);
     ss_sub_start(w);
     if (sc->autoscale && ss_autoscaler_build(w, err) < 0) goto fail;
     return w;
@@ -78,6 +81,7 @@ const char *ss_world_check(ss_world *w)
     if ((m = ss_sub_check_serving(w)) != NULL) return broke(w, m);
     if (w->pipe && (m = ss_pipe_check(w)) != NULL) return broke(w, m);
     if (w->cs && (m = ss_cs_check(w)) != NULL) return broke(w, m);
+    if (w->llms && (m = ss_llm_serve_check(w->llms)) != NULL) return broke(w, m);
     return NULL;
 }
 
@@ -113,6 +117,7 @@ void ss_world_result(const ss_world *w, ss_run_result *r)
     ss_sub_result_life(w, r);
     if (w->cs) ss_cs_result(w, r);
     if (w->ctl) ss_control_result(w, r);
+    if (w->llms) ss_llm_serve_result(w->llms, r);
 }
 
 void ss_world_free(ss_world *w)
@@ -121,6 +126,7 @@ void ss_world_free(ss_world *w)
     ss_edge_world_free(w->edge);
     ss_ens_world_free(w->ens);
     ss_llm_world_free(w->llm);
+    ss_llm_serve_free(w->llms);
     ss_timeline_free(w);
     ss_autoscaler_free(w);
     ss_cs_free(w);

@@ -1,0 +1,294 @@
+/* llm_serve.c: LLM engines as instances of the serving substrate
+ * (llm_serve.h). */
+#include "llm/llm_serve.h"
+
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/metrics.h"
+#include "core/util.h"
+#include "input/llm_cfg.h"
+#include "llm/llm_engine.h"
+#include "llm/llm_perf.h"
+#include "llm/llm_roofline.h"
+
+/* A request in an engine: the engine's record first (its done hook gets &r). */
+typedef struct serve_req {
+    ss_llm_req r;
+    ss_request *sr;
+    ss_instance *in;
+    struct ss_llm_serve *ls;
+    struct serve_req *next_free;
+} serve_req;
+
+/* An LLM model: its step-time model, its token distributions' base seed, its figures. */
+typedef struct llm_model {
+    const ss_llm_scn *s;
+    ss_llm_perf *perf;
+    ss_llm_roofline roof;
+    uint64_t seed;            /* its requests' tokens: seeded from this and the request's id */
+    uint64_t tokens;          /* output tokens of its requests finished, measured or not (the autoscaler's) */
+    double ttft_sum_s;        /* TTFT of the requests whose first token came since the last sample */
+    uint64_t ttft_n;
+} llm_model;
+
+/* The engine of the instance record of that id, while it lives. */
+typedef struct slot {
+    ss_llm *e;
+    double born_s;            /* the instance's birth: a record reused for a new instance gets a new engine */
+} slot;
+
+struct ss_llm_serve {
+    ss_world *w;
+    llm_model *m;             /* per model of the scenario (s NULL: not an LLM) */
+    slot *slots;              /* by instance id */
+    size_t nslots;
+    serve_req *free_list;
+    serve_req **chunks;
+    size_t nchunks;
+    gsl_rng *tok;             /* reseeded per request */
+    /* the measured requests' figures, all LLM models together */
+    ss_stat ttft, tpot;
+    ss_hist *ttft_hist, *tpot_hist;
+    uint64_t output_tokens;
+    /* the counters of engines freed (their records reused for new instances) */
+    uint64_t preemptions, tokens_cached;
+};
+
+static const char *const cols[] = {"ttft_mean_s", "ttft_p50_s",          "ttft_p90_s",  "ttft_p99_s",
+                                   "tpot_mean_s", "tpot_p50_s",          "tpot_p90_s",  "tpot_p99_s",
+                                   "output_tokens_per_s", "preemptions", "prefix_cache_tokens", NULL};
+
+int ss_llm_serve_wanted(const ss_scenario *sc)
+{
+    for (size_t m = 0; m < sc->nmodels; m++)
+        if (sc->models[m].llm) return 1;
+    return 0;
+}
+
+static void fold(ss_llm_serve *ls, ss_llm *e)
+{
+    ss_llm_stats st = ss_llm_stats_of(e);
+    ls->preemptions += st.preemptions;
+    ls->tokens_cached += st.tokens_cached;
+    ss_llm_free(e);
+}
+
+static void done(void *ctx, ss_llm_req *r);
+
+/* The engine of instance in, made when it first serves (a record reused
+ * for a new instance: the old one's engine, empty, is folded and freed). */
+static ss_llm *engine_of(ss_llm_serve *ls, const ss_instance *in)
+{
+    ss_world *w = ls->w;
+    if (in->id >= ls->nslots) {
+        size_t n = ls->nslots ? 2 * ls->nslots : 64;
+        while (n <= in->id) n *= 2;
+        ls->slots = ss_xrealloc(ls->slots, n * sizeof *ls->slots);
+        memset(ls->slots + ls->nslots, 0, (n - ls->nslots) * sizeof *ls->slots);
+        ls->nslots = n;
+    }
+    slot *sl = &ls->slots[in->id];
+    if (sl->e && sl->born_s != in->born_s) {
+        fold(ls, sl->e);
+        sl->e = NULL;
+    }
+    if (!sl->e) {
+        llm_model *lm = &ls->m[in->model];
+        const ss_llm_scn *s = lm->s;
+        ss_llm_cfg cfg = {.max_num_seqs = s->max_num_seqs, .max_num_batched_tokens = s->max_num_batched_tokens,
+                          .block_size = s->block_size, .num_gpu_blocks = w->sc->deploys[in->deploy].kv_blocks,
+                          .long_prefill_token_threshold = s->long_prefill_token_threshold,
+                          .chunked_prefill = s->chunked_prefill, .prefix_caching = s->prefix_caching,
+                          .reserve_full_isl = s->reserve_full_isl};
+        ss_llm_hooks h = {.step = lm->perf ? ss_llm_perf_step_s : ss_llm_roofline_step_s,
+                          .step_ctx = lm->perf ? (void *)lm->perf : (void *)&lm->roof, .done = done, .ctx = ls};
+        sl->e = ss_llm_new(w->eng, &cfg, &h);
+        sl->born_s = in->born_s;
+    }
+    return sl->e;
+}
+
+static serve_req *req_new(ss_llm_serve *ls)
+{
+    if (!ls->free_list) { /* 256 records at a time */
+        serve_req *c = ss_xcalloc(256, sizeof *c);
+        ls->chunks = ss_xrealloc(ls->chunks, (ls->nchunks + 1) * sizeof *ls->chunks);
+        ls->chunks[ls->nchunks++] = c;
+        for (int i = 0; i < 256; i++) c[i].next_free = ls->free_list, ls->free_list = &c[i];
+    }
+    serve_req *q = ls->free_list;
+    ls->free_list = q->next_free;
+    return q;
+}
+
+/* The substrate hands r to in's engine (a server of in taken). */
+static void start(ss_world *w, ss_instance *in, ss_request *sr)
+{
+    ss_llm_serve *ls = w->llms;
+    llm_model *lm = &ls->m[in->model];
+    gsl_rng_set(ls->tok, (unsigned long)ss_mix64(lm->seed ^ sr->id));
+    uint32_t prompt = ss_llm_dist_draw(ls->tok, &lm->s->prompt), output = ss_llm_dist_draw(ls->tok, &lm->s->output);
+    serve_req *q = req_new(ls);
+    q->sr = sr;
+    q->in = in;
+    q->ls = ls;
+    q->r = (ss_llm_req){.id = sr->id, .prompt_tokens = prompt, .output_tokens = output, .arrival_s = ss_now(w->eng)};
+    ss_llm *e = engine_of(ls, in);
+    ss_llm_submit(e, &q->r); /* it fits: the scenario reader checked the largest request */
+    ss_instance_view *v = &w->groups[in->model].views[in->index];
+    v->tokens += (uint64_t)prompt + output;
+    v->kv_use = ss_llm_stats_of(e).kv_usage;
+}
+
+/* A request's last token: its figures, then the substrate ends its service. */
+static void done(void *ctx, ss_llm_req *r)
+{
+    ss_llm_serve *ls = ctx;
+    serve_req *q = (serve_req *)r; /* r is q's first member */
+    ss_request *sr = q->sr;
+    ss_instance *in = q->in;
+    llm_model *lm = &ls->m[in->model];
+    double ttft = r->first_token_s - sr->created_s;
+    lm->tokens += r->output_tokens;
+    lm->ttft_sum_s += ttft;
+    lm->ttft_n++;
+    if (sr->measured) {
+        ls->output_tokens += r->output_tokens;
+        ss_stat_add(&ls->ttft, ttft);
+        ss_hist_add(ls->ttft_hist, ttft);
+        if (r->output_tokens > 1) {
+            double tpot = (r->last_token_s - r->first_token_s) / (r->output_tokens - 1);
+            ss_stat_add(&ls->tpot, tpot);
+            ss_hist_add(ls->tpot_hist, tpot);
+        }
+    }
+    sr->service_s += r->last_token_s - sr->started_s; /* its time in the engine */
+    ss_instance_view *v = &ls->w->groups[in->model].views[in->index];
+    v->tokens -= (uint64_t)r->prompt_tokens + r->output_tokens;
+    v->kv_use = ss_llm_stats_of(ls->slots[in->id].e).kv_usage; /* its blocks already released */
+    q->next_free = ls->free_list;
+    ls->free_list = q;
+    ss_serve_end(ls->w, in, sr);
+}
+
+static uint64_t tokens(const ss_world *w, uint32_t m) { return w->llms->m[m].tokens; }
+
+static double kv_use(const ss_world *w, uint32_t m)
+{
+    const ss_llm_serve *ls = w->llms;
+    const ss_group *g = &w->groups[m];
+    double sum = 0;
+    uint32_t up = 0;
+    for (uint32_t i = 0; i < g->n; i++) {
+        const ss_instance *in = g->members[i];
+        if (in->state != SS_INST_UP) continue;
+        up++;
+        if (in->id < ls->nslots && ls->slots[in->id].e && ls->slots[in->id].born_s == in->born_s)
+            sum += ss_llm_stats_of(ls->slots[in->id].e).kv_usage;
+    }
+    return up ? sum / up : 0;
+}
+
+static double ttft_recent(ss_world *w, uint32_t m)
+{
+    llm_model *lm = &w->llms->m[m];
+    double v = lm->ttft_n ? lm->ttft_sum_s / (double)lm->ttft_n : NAN;
+    lm->ttft_sum_s = 0;
+    lm->ttft_n = 0;
+    return v;
+}
+
+ss_llm_serve *ss_llm_serve_build(ss_world *w, ss_err *err)
+{
+    const ss_scenario *sc = w->sc;
+    ss_llm_serve *ls = ss_xcalloc(1, sizeof *ls);
+    ls->w = w;
+    w->llms = ls;
+    ls->m = ss_xcalloc(sc->nmodels, sizeof *ls->m);
+    ls->tok = gsl_rng_alloc(gsl_rng_taus2);
+    ss_stat_reset(&ls->ttft);
+    ss_stat_reset(&ls->tpot);
+    ls->ttft_hist = ss_xcalloc(1, sizeof *ls->ttft_hist);
+    ls->tpot_hist = ss_xcalloc(1, sizeof *ls->tpot_hist);
+    ss_hist_reset(ls->ttft_hist);
+    ss_hist_reset(ls->tpot_hist);
+    for (size_t m = 0; m < sc->nmodels; m++) {
+        const ss_llm_scn *s = sc->models[m].llm;
+        if (!s) continue;
+        llm_model *lm = &ls->m[m];
+        lm->s = s;
+        if (s->profile_dir && !(lm->perf = ss_llm_perf_load(s->profile_dir, s->model.layers, err))) return NULL;
+        lm->roof = (ss_llm_roofline){.model = s->model,
+                                     .gpu = {.dense_flops_per_s = s->gpu_flops_per_s,
+                                             .hbm_bytes_per_s = s->gpu_bytes_per_s},
+                                     .dtype_bytes = 2};
+        char *name = ss_xasprintf("model/%s/tokens", sc->models[m].name);
+        lm->seed = ss_mix64(ss_mix64(sc->seed ^ ss_mix64(w->rep)) ^ ss_hash_str(name));
+        free(name);
+    }
+    w->hooks.llm_start = start;
+    w->hooks.llm_tokens = tokens;
+    w->hooks.llm_kv_use = kv_use;
+    w->hooks.llm_ttft_recent = ttft_recent;
+    return ls;
+}
+
+void ss_llm_serve_declare(ss_world *w)
+{
+    for (size_t i = 0; cols[i]; i++) ss_world_declare_extra(w, cols[i]);
+}
+
+static double q(const ss_hist *h, const ss_stat *s, double p)
+{
+    return s->n ? ss_hist_quantile(h, p) : NAN;
+}
+
+void ss_llm_serve_result(ss_llm_serve *ls, ss_run_result *r)
+{
+    uint64_t preempt = ls->preemptions, cached = ls->tokens_cached;
+    for (size_t i = 0; i < ls->nslots; i++) {
+        if (!ls->slots[i].e) continue;
+        ss_llm_stats st = ss_llm_stats_of(ls->slots[i].e);
+        preempt += st.preemptions;
+        cached += st.tokens_cached;
+    }
+    double window = r->window_s;
+    const double v[] = {ls->ttft.n ? ss_stat_mean(&ls->ttft) : NAN, q(ls->ttft_hist, &ls->ttft, 0.5),
+                        q(ls->ttft_hist, &ls->ttft, 0.9),         q(ls->ttft_hist, &ls->ttft, 0.99),
+                        ls->tpot.n ? ss_stat_mean(&ls->tpot) : NAN, q(ls->tpot_hist, &ls->tpot, 0.5),
+                        q(ls->tpot_hist, &ls->tpot, 0.9),         q(ls->tpot_hist, &ls->tpot, 0.99),
+                        window > 0 ? (double)ls->output_tokens / window : 0, (double)preempt, (double)cached};
+    for (size_t i = 0; cols[i]; i++) ss_run_result_extra(r, cols[i], v[i]);
+}
+
+char *ss_llm_serve_check(const ss_llm_serve *ls)
+{
+    for (size_t i = 0; i < ls->nslots; i++) {
+        if (!ls->slots[i].e) continue;
+        ss_llm_stats st = ss_llm_stats_of(ls->slots[i].e);
+        if (st.running || st.waiting)
+            return ss_xasprintf("llm: an engine still holds %zu running and %zu waiting requests after the run",
+                                st.running, st.waiting);
+    }
+    return NULL;
+}
+
+void ss_llm_serve_free(ss_llm_serve *ls)
+{
+    if (!ls) return;
+    for (size_t i = 0; i < ls->nslots; i++)
+        if (ls->slots[i].e) ss_llm_free(ls->slots[i].e);
+    for (size_t m = 0; m < ls->w->sc->nmodels; m++) ss_llm_perf_free(ls->m[m].perf);
+    for (size_t i = 0; i < ls->nchunks; i++) free(ls->chunks[i]);
+    free(ls->chunks);
+    free(ls->slots);
+    free(ls->m);
+    free(ls->ttft_hist);
+    free(ls->tpot_hist);
+    gsl_rng_free(ls->tok);
+    ls->w->llms = NULL;
+    free(ls);
+}

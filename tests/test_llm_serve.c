@@ -1,0 +1,192 @@
+/* test_llm_serve.c: LLM engines as instances of the substrate
+ * (sim/llm/llm_serve.h) checked by hand: one request alone through the
+ * gateway, its engine and the model's queue (TTFT = the request overhead +
+ * its prefill step, E2E = that + output - 1 decode steps, each step the
+ * roofline's); the queue beyond max_num_seqs; the KV blocks an engine gets
+ * from its GPU's memory; a serverless model on a topology cold-starting from
+ * zero (download, load at the model's rate, PCIe) and scaling back to zero. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "input/llm_cfg.h"
+#include "input/scenario.h"
+#include "input/scenario_load.h"
+#include "llm/llm_roofline.h"
+#include "serve/serve.h"
+#include "world/world.h"
+#include "test.h"
+
+/* The scenario text with its model and GPU files (the shipped ones) for `%s`. */
+static char *scenario_text(const char *fmt)
+{
+    return ss_xasprintf(fmt, SS_SRC_DIR, SS_SRC_DIR);
+}
+
+/* Load yaml (one %s for the model config's folder, one for the GPU file's), run one
+ * replication, fill *r; the scenario stays loaded in *sc. */
+static int run_one(const char *yaml_fmt, ss_scenario *sc, ss_run_result *r)
+{
+    char plugins[2048];
+    snprintf(plugins, sizeof plugins, "%s/policies", SS_BUILD_DIR);
+    setenv("SERVESIM_PLUGIN_PATH", plugins, 1);
+    char *dir = ss_test_tmpdir(), *text = scenario_text(yaml_fmt);
+    char *path = ss_test_write(dir, "s.yaml", text);
+    ss_err err = {0};
+    int rc = ss_scenario_load(sc, path, NULL, NULL, 0, &err);
+    if (rc < 0) fprintf(stderr, "\n%s\n", err.msg);
+    ss_world *w = rc < 0 ? NULL : ss_world_build(sc, 0, NULL, &err);
+    if (rc == 0 && !w) fprintf(stderr, "\n%s\n", err.msg);
+    if (w) {
+        ss_world_run(w);
+        const char *broken = ss_world_broken(w);
+        if (broken) fprintf(stderr, "\n%s\n", broken);
+        CU_ASSERT_PTR_NULL(broken);
+        memset(r, 0, sizeof *r);
+        ss_world_result(w, r);
+        ss_world_free(w);
+    }
+    free(path);
+    free(text);
+    ss_test_rmtree(dir);
+    return w ? 0 : -1;
+}
+
+static double extra(const ss_run_result *r, const char *col)
+{
+    for (size_t i = 0; i < r->nextras; i++)
+        if (strcmp(r->extras[i].col, col) == 0) return r->extras[i].value;
+    CU_FAIL("no such column");
+    return NAN;
+}
+
+/* The roofline of the shipped Llama-3.1-8B on the A10 file's figures. */
+static ss_llm_roofline a10_llama(const ss_scenario *sc)
+{
+    const ss_llm_scn *s = sc->models[0].llm;
+    return (ss_llm_roofline){.model = s->model,
+                             .gpu = {.dense_flops_per_s = s->gpu_flops_per_s, .hbm_bytes_per_s = s->gpu_bytes_per_s},
+                             .dtype_bytes = 2};
+}
+
+/* A request of 100 prompt and 5 output tokens alone on an engine: one prefill step of its 100
+ * tokens (into *prefill_s if given), then 4 decode steps after 100, 101, 102, 103 tokens cached. */
+static double alone_s(ss_llm_roofline *roof, double *prefill_s)
+{
+    uint32_t chunk = 100, kv0 = 0;
+    ss_llm_batch pre = {.nseqs = 1, .tokens = 100, .nprefill = 1, .prefill_chunk = &chunk, .prefill_kv = &kv0};
+    double t = ss_llm_roofline_step_s(roof, &pre);
+    if (prefill_s) *prefill_s = t;
+    for (uint32_t k = 100; k < 104; k++) {
+        ss_llm_batch dec = {.nseqs = 1, .tokens = 1, .ndecode = 1, .decode_kv_sum = k};
+        t += ss_llm_roofline_step_s(roof, &dec);
+    }
+    return t;
+}
+
+static const char one_gpu[] =
+    "name: one\nseed: 1\nrequests: %s\n"
+    "hosts:\n  - name: h0\n    devices:\n      - {name: gpu0, kind: gpu, vram_gib: 22.49}\n"
+    "models:\n  - name: llama\n    request_overhead_s: 0.01\n    llm:\n"
+    "      model: %%s/models/llm/llama-3.1-8b.json\n      step_time: {roofline: %%s/models/llm/a10.json}\n"
+    "      engine: {max_num_seqs: %s, max_num_batched_tokens: 2048}\n"
+    "      prompt_tokens: {mean: 100, max: 100}\n      output_tokens: {mean: 5, max: 5}\n"
+    "deployment:\n  - {model: llama, device: gpu0}\n"
+    "workloads:\n  - {name: w, kind: trace, target: llama, times_s: [%s]}\n";
+
+/* one_gpu with that request count, max_num_seqs and arrival times, run; its roofline into *roof. */
+static int on_one_gpu(const char *requests, const char *seqs, const char *times, ss_scenario *sc, ss_run_result *r,
+                      ss_llm_roofline *roof)
+{
+    char *fmt = ss_xasprintf(one_gpu, requests, seqs, times);
+    int rc = run_one(fmt, sc, r);
+    free(fmt);
+    if (rc == 0) *roof = a10_llama(sc);
+    return rc;
+}
+
+/* One request alone: TTFT = overhead + one prefill step of its 100 tokens; E2E = that + 4 decode
+ * steps after 100, 101, 102, 103 tokens cached; the engine's KV blocks from the A10's memory. */
+static void test_one_request_alone(void)
+{
+    ss_scenario sc;
+    ss_run_result r;
+    ss_llm_roofline roof;
+    CU_ASSERT_EQUAL_FATAL(on_one_gpu("1", "256", "1.0", &sc, &r, &roof), 0);
+    double prefill = 0, e2e = 0.01 + alone_s(&roof, &prefill), ttft = 0.01 + prefill;
+    CU_ASSERT_EQUAL(r.tasks[0].completed, 1);
+    CU_ASSERT_DOUBLE_EQUAL(extra(&r, "ttft_mean_s"), ttft, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(r.tasks[0].latency_mean_s, e2e, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(extra(&r, "tpot_mean_s"), (e2e - ttft) / 4, 1e-9);
+    /* KV blocks: (22.49 GiB x 0.9 - weights - the reserve) / (16 tokens x 131,072 bytes) */
+    const ss_llm_scn *s = sc.models[0].llm;
+    double room = 22.49 * 1073741824.0 * 0.9 - s->weights_bytes - SS_LLM_RUNTIME_RESERVE_BYTES;
+    CU_ASSERT_EQUAL(sc.deploys[0].kv_blocks, (uint32_t)floor(room / (16 * 131072.0)));
+    CU_ASSERT_EQUAL(sc.deploys[0].servers, 256);
+    ss_run_result_free(&r);
+    ss_scenario_free(&sc);
+}
+
+/* max_num_seqs 1: two requests at once, the second waits in the model's queue for the first's
+ * last token, then runs alone: its latency is the first's E2E plus its own. */
+static void test_queue_beyond_max_num_seqs(void)
+{
+    ss_scenario sc;
+    ss_run_result r;
+    ss_llm_roofline roof;
+    CU_ASSERT_EQUAL_FATAL(on_one_gpu("2", "1", "1.0, 1.0", &sc, &r, &roof), 0);
+    double alone = alone_s(&roof, NULL);
+    CU_ASSERT_EQUAL(r.tasks[0].completed, 2);
+    CU_ASSERT_DOUBLE_EQUAL(r.tasks[0].latency_max_s, 0.01 + 2 * alone, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(r.tasks[0].queue_mean_s, alone / 2, 1e-9);
+    ss_run_result_free(&r);
+    ss_scenario_free(&sc);
+}
+
+/* Serverless: Llama-3.1-8B from zero replicas on a one-host topology; the first request waits for
+ * a cold start (download from storage, load at load_bytes_per_s, send over PCIe), later ones find
+ * the replica up; after the load it scales back to zero.  The cold-start CSV gives the stages. */
+static void test_serverless_cold_start(void)
+{
+    char *dir = ss_test_tmpdir(), *out = NULL;
+    char *yaml = ss_xasprintf(
+        "name: sl\nseed: 1\nduration_s: 460\ntopology: %s/topologies/flashpoint-dc.yaml\n"
+        "models:\n  - name: llama\n    load_bytes_per_s: 11.4e9\n    llm:\n"
+        "      model: %s/models/llm/llama-3.1-8b.json\n      step_time: {roofline: %s/models/llm/a10.json}\n"
+        "      engine: {max_num_seqs: 256, max_num_batched_tokens: 2048}\n"
+        "      prompt_tokens: {mean: 500, sd: 200, max: 2000}\n      output_tokens: {mean: 100, sd: 50, max: 500}\n"
+        "deployment:\n  - {model: llama, devices: \"h0/gpu*\", queue: shared, instances: 0}\n"
+        "workloads:\n  - {name: w, kind: steps, target: llama, steps: [{until_s: 60, rate_rps: 2}, "
+        "{until_s: 400, rate_rps: 0}, {until_s: 460, rate_rps: 2}]}\n"
+        "autoscaling: {policy: {name: knative, target: 64}, period_s: 2, windows_s: [6, 60], "
+        "stabilization_s: 30}\n"
+        "placement: {policy: cloud}\n",
+        SS_SRC_DIR, SS_SRC_DIR, SS_SRC_DIR);
+    char *path = ss_test_write(dir, "s.yaml", yaml);
+    int rc = ss_test_sh(&out,
+                        "cd %s && %s run s.yaml -o r.csv --coldstarts-csv c.csv --timeseries-csv t.csv --quiet && "
+                        "awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print \"cs\", $c[\"load_s\"], "
+                        "$c[\"source\"] }' c.csv && "
+                        "awk -F, 'NR > 1 && $3 > 300 && $3 < 400 && $5 == 0 { z++ } END { print \"zero\", (z > 0) }' t.csv && "
+                        "awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c[\"model\"] == \"all\" "
+                        "{ print \"res\", $c[\"completed\"] == $c[\"arrived\"], ($c[\"ttft_p99_s\"] > 64.2) }' r.csv",
+                        dir, SS_BIN);
+    CU_ASSERT_EQUAL(rc, 0);
+    /* the load stage: the weights at 11.4 GB/s (16.06 GB: 1.409 s), from storage */
+    CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "cs 1.40"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "storage"));
+    /* scaled to zero in the gap; every request served, the first ones after waiting for a cold start
+     * whose download alone takes 16.06 GB over the storage's 2 Gbit/s link: 64.2 s */
+    CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "zero 1"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "res 1 1"));
+    if (out && !strstr(out, "res 1 1")) fprintf(stderr, "\n%s\n", out);
+    free(out);
+    free(path);
+    free(yaml);
+    ss_test_rmtree(dir);
+}
+
+SS_TEST_SUITE("llm-serve", {"one request alone on an engine instance: TTFT and E2E by hand", test_one_request_alone},
+              {"beyond max_num_seqs a request waits in the model's queue", test_queue_beyond_max_num_seqs},
+              {"a serverless LLM cold-starts from zero and is served", test_serverless_cold_start})
