@@ -13,6 +13,8 @@
 #   substrate-autoscale-ts.png  replicas, queue and utilisation under ATL (scenarios/substrate/autoscale.yaml)
 #   flashpoint-t5-atl-ts.png    T5-3B under ATL on a Twitter-like hour (scenarios/flashpoint/t5-atl.yaml)
 #   flashpoint-t5-coldstart-cdf.png  its cold-start durations by source, all placements
+#   llm-serverless-ts.png       Llama-3.1-8B from zero on the 1,600-A10 data centre: replicas, cold starts, queue and
+#                               TTFT over time, every variant (scenarios/llm/serverless-dc.yaml, docs/llm.md)
 #   blockflow-rate.csv, blockflow-clients.csv   servesim sweep scenarios/sweeps/blockflow-{rate,clients}.yaml
 #   blockflow-throughput.png   throughput vs Poisson rate, tensormq vs zmq-copy (GV100, 4 blocks)
 #   blockflow-clients.png      mean client RTT vs number of synchronous clients
@@ -106,6 +108,11 @@ gnuplot -e "in='$tmp/t5-ts.csv'; out='$ref/flashpoint-t5-atl-ts.png'; variant='b
 gnuplot -e "in='$tmp/t5-cold.csv'; out='$ref/flashpoint-t5-coldstart-cdf.png';
             title='T5-3B under ATL: cold-start durations by source (bl, atoll, gpu-faas, lc, mc, lc-mc, tiered pooled)'" \
     plots/coldstart-cdf.gp
+# Serverless LLM serving on the 1,600-A10 data centre (scenarios/llm/serverless-dc.yaml; docs/llm.md).
+"$bin" run scenarios/llm/serverless-dc.yaml --quiet -o "$tmp/llm.csv" --timeseries-csv "$tmp/llm-ts.csv"
+gnuplot -e "in='$tmp/llm-ts.csv'; out='$ref/llm-serverless-ts.png'; xmax=70;
+            title='Llama-3.1-8B from zero on 1,600 A10s: a 10 min lead-in, then an Azure-like hour'" \
+    plots/variants-timeseries.gp
 # Flashpoint's ablation at equal resources (docs/flashpoint.md): tables, and the reductions by technique.
 python3 tools/flashpoint_ablation.py report "$ref/flashpoint-ablation.csv" -o "$ref" > "$ref/flashpoint-ablation.md"
 for load in 0 1; do

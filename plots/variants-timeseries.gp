@@ -12,7 +12,8 @@
 # came in each sample's interval (log scale; none: not drawn).
 #
 # Variables: in, out (PNG), replication (default 0), title, logq (1, the
-# default: the queue on a log scale, an empty queue not drawn; 0: linear).
+# default: the queue on a log scale, an empty queue not drawn; 0: linear),
+# xmax (minutes: the time axis ends there; default: the last sample).
 if (!exists("in") || !exists("out")) {
     print "usage: gnuplot -e \"in='TIMESERIES.csv'; out='PLOT.png'\" plots/variants-timeseries.gp"
     exit status 2
@@ -42,8 +43,7 @@ set output out
 set multiplot layout nrows,nm columnsfirst title title noenhanced font "Sans,13"
 set grid
 set lmargin 11
-set xrange [0:*]
-set autoscale xfixmax
+if (exists("xmax")) { set xrange [0:xmax] } else { set xrange [0:*]; set autoscale xfixmax }
 do for [k = 1:nm] {
     m = word(models, k)
     set title "model " . m noenhanced

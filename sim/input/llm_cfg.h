@@ -57,12 +57,12 @@ typedef struct ss_llm_scn {
 /* runtime_reserve_bytes's default, derived from the measured vLLM 0.19 run of
  * Llama-3.1-8B on an RTX 4090 (the shared LLM data's meta.json): the card's
  * 25,250,627,584 bytes x gpu_memory_utilization 0.9, less the weights'
- * 16,060,522,496 bytes (ss_llm_model_weights_bytes) and the 2,588 KV blocks
- * of 16 tokens x 131,072 bytes vLLM allocated: 1,237,612,954 bytes.
+ * 16,059,990,016 bytes (ss_llm_model_weights_bytes: norms left out) and the 2,588 KV blocks
+ * of 16 tokens x 131,072 bytes vLLM allocated: 1,238,145,434 bytes.
  * [ASSUMPTION: the same for other models, GPUs and token budgets; vLLM
  * profiles it per engine (its peak activations grow with
  * max_num_batched_tokens).] */
-#define SS_LLM_RUNTIME_RESERVE_BYTES 1237612954.0
+#define SS_LLM_RUNTIME_RESERVE_BYTES 1238145434.0
 
 /* Read `llm:` (node n) of a scenario; 0, or -1 with a positioned error. */
 int ss_llm_scn_read(ss_llm_scn **out, const ss_node *n, ss_err *err);
