@@ -27,9 +27,10 @@ docs/doc-test.md.  In short:
   * Each markdown file runs in a fresh copy of the tree (the files git
     tracks, plus the built build/ folder) with build/ first in PATH (so
     `servesim` is the built binary), HOME a fresh empty folder, stdin
-    /dev/null and no make or servesim variables from the caller.  Within
-    one file the commands run in order and the working folder and exported
-    variables carry over from one to the next.
+    /dev/null, LC_ALL=C.UTF-8 and no make or servesim variables from the
+    caller.  Within one file the commands run in order and the working
+    folder and exported variables carry over from one to the next; each is
+    named on stderr as it starts ([k/N] file:line: command).
   * The drift checks (run with every page, or alone with --drift; --root
     checks another copy of the tree): every page under docs/ is linked from
     docs/README.md; every relative link of README.md and docs/ reaches a
@@ -259,6 +260,9 @@ def base_env(tree, home):
     env = {k: v for k, v in os.environ.items() if k not in SCRUB_ENV}
     env["PATH"] = os.path.join(tree, "build") + os.pathsep + env.get("PATH", "/usr/bin:/bin")
     env["HOME"] = home
+    # The output the docs show is servesim's under a UTF-8 locale (its tables' +/- sign is
+    # ASCII under any other), whatever the caller's; C.UTF-8 sorts as C does.
+    env["LC_ALL"] = "C.UTF-8"
     return env
 
 
@@ -310,8 +314,10 @@ def run_one(cmd, state, env):
     return rc, "\n".join(text.split("\n")[-12:]), missing_line(cmd.shown, out + "\n" + err)
 
 
-def run_file(rel, cmds, build, keep, tmp):
-    """Run one markdown file's commands in a fresh copy; the failures."""
+def run_file(rel, cmds, build, keep, tmp, count):
+    """Run one markdown file's commands in a fresh copy, naming each on
+    stderr as it starts ([k/N] file:line: command; count = [k, N]); the
+    failures."""
     top = tempfile.mkdtemp(prefix="doc-test-", dir=tmp)
     tree, home = os.path.join(top, "tree"), os.path.join(top, "home")
     os.makedirs(home)
@@ -324,6 +330,8 @@ def run_file(rel, cmds, build, keep, tmp):
     for c in cmds:
         if c.skip:
             continue
+        count[0] += 1
+        print(f"doc-test: [{count[0]}/{count[1]}] {c.where}: {c.text}", file=sys.stderr, flush=True)
         t0 = time.monotonic()
         rc, tail, missing = run_one(c, state, env)
         took = time.monotonic() - t0
@@ -521,10 +529,10 @@ def main():
         print(f"doc-test: no {args.build}/servesim: build first (make build)", file=sys.stderr)
         return 2
     t0 = time.monotonic()
-    failed = []
+    failed, count = [], [0, len(everything) - len(skipped)]
     for rel, cmds in per_file:
         if any(not c.skip for c in cmds):
-            failed += run_file(rel, cmds, os.path.abspath(args.build), args.keep, os.environ.get("TMPDIR"))
+            failed += run_file(rel, cmds, os.path.abspath(args.build), args.keep, os.environ.get("TMPDIR"), count)
     for c in skipped:
         print(f"doc-test: {c.where}: skipped ({c.skip}): {c.text}", file=sys.stderr)
     for f in failed:
