@@ -773,6 +773,47 @@ static void test_default_scenario(void)
     free(out);
 }
 
+/* ---- 7. the table under any locale (issue 43 item 3) ---------------------------------- */
+
+static int ascii(const char *s)
+{
+    for (; s && *s; s++)
+        if ((unsigned char)*s >= 0x80) return 0;
+    return s != NULL;
+}
+
+/* Under a locale that is not UTF-8 the table is ASCII (+/-) and stays
+ * aligned; under UTF-8 it keeps its sign; the CSVs are the same bytes. */
+static void test_ascii_table(void)
+{
+    char *dir = xdir();
+    write_file(dir, "v.yaml", GOOD VARIANTS);
+    char *out = NULL;
+    int rc = ss_test_sh(&out, "cd '%s' && env -u LC_ALL -u LC_CTYPE LANG=C '%s' run v.yaml -o a/r.csv 2>/dev/null",
+                        dir, SS_BIN);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_TRUE(ascii(out));
+    CU_ASSERT_TRUE(ss_test_has(out, " +/-"));
+    CU_ASSERT_TRUE(ss_test_has(out, "(3 replications per variant; +/- is the 95% confidence half-width;"));
+    const char *hdr = out && strstr(out, "variant ") ? strstr(out, "variant ") : "";
+    size_t w = strcspn(hdr, "\n");
+    for (const char *l = strchr(hdr, '\n'); l && l[1] && l[1] != '('; l = strchr(l + 1, '\n'))
+        CU_ASSERT_EQUAL(strcspn(l + 1, "\n"), w); /* every row as wide as the header */
+    free(out);
+    rc = ss_test_sh(&out, "cd '%s' && env -u LC_ALL -u LC_CTYPE -u LANG '%s' compare a/r.csv --by load_balancer --baseline round-robin",
+                    dir, SS_BIN);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_TRUE(ascii(out) && ss_test_has(out, " +/-"));
+    free(out);
+    rc = ss_test_sh(&out, "cd '%s' && LC_ALL=C.UTF-8 '%s' run v.yaml -o u/r.csv 2>/dev/null", dir, SS_BIN);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_TRUE(ss_test_has(out, " \xc2\xb1"));
+    free(out);
+    rc = ss_test_sh(NULL, "cd '%s' && cmp a/r.csv u/r.csv && cmp a/r.summary.csv u/r.summary.csv", dir);
+    CU_ASSERT_EQUAL(rc, 0);
+    ss_test_rmtree(dir);
+}
+
 SS_TEST_SUITE("cli",
               {"determinism_seed", test_determinism_seed},
               {"determinism_variants", test_determinism_variants},
@@ -803,4 +844,5 @@ SS_TEST_SUITE("cli",
               {"check", test_check},
               {"plugins", test_plugins},
               {"help", test_help},
-              {"default_scenario", test_default_scenario})
+              {"default_scenario", test_default_scenario},
+              {"ascii_table", test_ascii_table})
