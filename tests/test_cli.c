@@ -773,13 +773,51 @@ static void test_default_scenario(void)
     free(out);
 }
 
-/* ---- 7. the table under any locale (issue 43 item 3) ---------------------------------- */
+/* ---- 7. streams and the locale (issue 43 item 3) --------------------------------------- */
+
+/* The text of dir/name ("" if absent), malloc'd. */
+static char *slurp(const char *dir, const char *name)
+{
+    char *out = NULL;
+    ss_test_sh(&out, "cat '%s/%s' 2>/dev/null", dir, name);
+    return out ? out : strdup("");
+}
 
 static int ascii(const char *s)
 {
     for (; s && *s; s++)
         if ((unsigned char)*s >= 0x80) return 0;
     return s != NULL;
+}
+
+/* Data on stdout, every log line on stderr: `run > t.txt` keeps the table
+ * alone, the banner is stderr's one line; a sweep's closing line is stderr's. */
+static void test_streams(void)
+{
+    char *dir = xdir();
+    write_file(dir, "s.yaml", GOOD);
+    int rc = ss_test_sh(NULL, "cd '%s' && '%s' run s.yaml -o out/r.csv > t.txt 2> e.txt", dir, SS_BIN);
+    CU_ASSERT_EQUAL(rc, 0);
+    char *t = slurp(dir, "t.txt"), *e = slurp(dir, "e.txt");
+    CU_ASSERT_TRUE(starts(t, "variant          model "));
+    CU_ASSERT_PTR_NULL(strstr(t, "servesim"));
+    CU_ASSERT_STRING_EQUAL(e, "servesim: t, seed 1, 1 variant x 1 replication -> out/r.csv\n");
+    free(t);
+    free(e);
+    /* -o - --quiet: the CSV alone, the same bytes as the file, and a silent stderr */
+    rc = ss_test_sh(NULL, "cd '%s' && '%s' run s.yaml -o - --quiet > c.csv 2> e.txt && cmp -s c.csv out/r.csv && ! test -s e.txt",
+                    dir, SS_BIN);
+    CU_ASSERT_EQUAL(rc, 0);
+    write_file(dir, "sw.yaml", "name: sw\nscenario: s.yaml\nvariants: []\naxes:\n  - key: seed\n    values: [1, 2]\n");
+    rc = ss_test_sh(NULL, "cd '%s' && '%s' sweep sw.yaml -j 1 -o out/sw.csv > so.txt 2> se.txt", dir, SS_BIN);
+    CU_ASSERT_EQUAL(rc, 0);
+    t = slurp(dir, "so.txt");
+    e = slurp(dir, "se.txt");
+    CU_ASSERT_STRING_EQUAL(t, "");
+    CU_ASSERT_TRUE(ss_test_has(e, "sweep: 2 points, 2 runs (0 already there, 0 failed) -> out/sw.csv\n"));
+    free(t);
+    free(e);
+    ss_test_rmtree(dir);
 }
 
 /* Under a locale that is not UTF-8 the table is ASCII (+/-) and stays
@@ -845,4 +883,5 @@ SS_TEST_SUITE("cli",
               {"plugins", test_plugins},
               {"help", test_help},
               {"default_scenario", test_default_scenario},
+              {"streams", test_streams},
               {"ascii_table", test_ascii_table})

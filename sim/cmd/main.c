@@ -86,7 +86,11 @@ static const char usage_run[] =
     "  --stats                 print events, events/s, wall time and peak memory to stderr\n"
     "\n"
     "Writes the results CSV atomically (and <stem>.summary.csv with 95% confidence intervals\n"
-    "when replications > 1).  Same scenario and seed give byte-identical CSV.\n";
+    "when replications > 1).  Same scenario and seed give byte-identical CSV.\n"
+    "\n"
+    "The table alone goes to stdout (servesim run s.yaml > table.txt holds nothing else); the line\n"
+    "that names the run and its CSV, progress, warnings and --stats go to stderr.  Under a locale\n"
+    "that is not UTF-8 (LANG=C) the table is ASCII: +/- for the 95% half-width.\n";
 
 static const char usage_check[] =
     "usage: servesim check SCENARIO.yaml [--set KEY.PATH=VALUE ...] [--variant NAME]\n"
@@ -103,7 +107,7 @@ static const char usage_sweep[] =
     "  --force                 replace a results CSV that holds a sweep's results (refused without\n"
     "                          --resume or --force, so a rerun never loses what a resume would keep)\n"
     "  --set KEY.PATH=VALUE    override a key of the base scenario at every point; repeatable\n"
-    "  --quiet                 no progress line and no closing summary\n"
+    "  --quiet                 no progress line and no closing summary (both on stderr)\n"
     "\n"
     "Every point is validated before anything runs (bad input: exit 2, nothing run).  Rows are\n"
     "appended in run order with fsync as runs finish, so a killed sweep resumes with --resume and\n"
@@ -609,13 +613,15 @@ static int cmd_run(int argc, char **argv)
     if (!o.quiet) {
         int same = 1; /* variants may set their own replications */
         for (size_t v = 1; v < n; v++) same &= sc[v].replications == sc[0].replications;
+        /* The banner is a log line (stderr); the table alone is data (stdout). */
+        fflush(stdout);
         if (same)
-            printf("servesim: %s, seed %llu, %zu variant%s x %u replication%s -> %s\n", sc[0].name,
-                   (unsigned long long)sc[0].seed, n, n == 1 ? "" : "s", sc[0].replications,
-                   sc[0].replications == 1 ? "" : "s", csv_path);
+            fprintf(stderr, "servesim: %s, seed %llu, %zu variant%s x %u replication%s -> %s\n", sc[0].name,
+                    (unsigned long long)sc[0].seed, n, n == 1 ? "" : "s", sc[0].replications,
+                    sc[0].replications == 1 ? "" : "s", csv_path);
         else
-            printf("servesim: %s, seed %llu, %zu variants with their own replications -> %s\n", sc[0].name,
-                   (unsigned long long)sc[0].seed, n, csv_path);
+            fprintf(stderr, "servesim: %s, seed %llu, %zu variants with their own replications -> %s\n", sc[0].name,
+                    (unsigned long long)sc[0].seed, n, csv_path);
         ss_report_print(rep, stdout);
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -703,9 +709,9 @@ static int cmd_sweep(int argc, char **argv)
         } else {
             size_t present = ss_sweep_sink_present(sink), failed = ss_sweep_sink_close(sink);
             rc = drc < 0 || failed ? EXIT_FAIL : EXIT_OK;
-            if (!quiet && drc == 0)
-                printf("sweep: %zu points, %zu runs (%zu already there, %zu failed) -> %s\n", ss_sweep_points(sw),
-                       ss_sweep_units(sw), present, failed, out);
+            if (!quiet && drc == 0) /* a log line: stderr */
+                fprintf(stderr, "sweep: %zu points, %zu runs (%zu already there, %zu failed) -> %s\n",
+                        ss_sweep_points(sw), ss_sweep_units(sw), present, failed, out);
         }
     }
     if (err.set && rank == 0) fprintf(stderr, "%s\n", err.msg);
