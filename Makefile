@@ -74,7 +74,7 @@ FUZZ_SECONDS ?= 60
 # keep the fuzzing near the 5 minutes five harnesses x 60 s took.
 FUZZ_CI_SECONDS ?= 30
 
-.PHONY: all deps build run test profiles check-built mpi-for-tests test-asan fuzz fuzz-built fuzz-bins bench plots reference \
+.PHONY: all deps build run test test-quick profiles check-built mpi-for-tests test-asan fuzz fuzz-built fuzz-bins bench plots reference \
         install clean probe probe-deps probe-check probe-calibrate probe-transfer probe-memshare
 
 all: build
@@ -162,7 +162,8 @@ run: deps
 	@echo "plot: results/serverless.png (replicas up, cold-starting and queued over time, per model and variant;" \
 	  "plots/variants-timeseries.gp)"
 
-# The test command of the README and .ci/run.  TESTS="engine cfg" runs some suites only.
+# The test command of the README and .ci/run.  TESTS="engine cfg" runs some suites only
+# (build/tests/run_tests --list names them); test-quick below is the edit loop's.
 test: deps
 	@$(MAKE) --no-print-directory check-built
 ifneq ($(FUZZ_IN_TEST),)
@@ -175,6 +176,15 @@ MPI_FOR_TESTS := $(if $(filter 1,$(SAN) $(MPI)),,$(if $(shell command -v mpicc),
 
 check-built: build $(BUILD)/tests/run_tests $(TPLUG_SO) $(MPI_FOR_TESTS)
 	$(BUILD)/tests/run_tests $(TESTS)
+
+# The edit loop: every suite but the doc test and the slow ones (over ~4 s each on the
+# development machine), under 30 s there; no fuzzers and no MPI build (the sweep suite skips
+# its mpirun comparison).  `make test` stays the full run.
+QUICK_SKIP := docs probe-model layers partitioned substrate-queueing pipeline-compute tune flow-random \
+              progress hwprofile run-queues outputs calibrate partition
+test-quick: deps
+	@$(MAKE) --no-print-directory build $(BUILD)/tests/run_tests $(TPLUG_SO)
+	$(BUILD)/tests/run_tests $(QUICK_SKIP:%=-x %)
 
 mpi-for-tests:
 	@$(MAKE) --no-print-directory MPI=1 BUILD=$(BUILD)/mpi build

@@ -2,7 +2,9 @@
  * build folder beside it): determinism of the results CSV, one test per kind
  * of bad input (exit status 2, one file:line:col message that says what was
  * expected, and no result file left behind), `check`, `plugins`, `--help`,
- * and the shipped default scenario. */
+ * the shipped default scenario, and where output goes: the table alone on
+ * stdout, ASCII under a locale that is not UTF-8, no folder made that the
+ * command line does not name. */
 #include "test.h"
 
 #include <servesim/policy.h>
@@ -742,8 +744,8 @@ static void test_default_scenario(void)
     CU_ASSERT_TRUE(ss_test_has(out, "topology 'flashpoint-dc': 2616 nodes"));
     free(out);
     char *dir = ss_test_tmpdir();
-    rc = ss_test_sh(&out, "cd '%s' && '%s' run '%s/scenarios/default.yaml' -o r.csv --set duration_s=300 "
-                          "--set replications=2",
+    rc = ss_test_sh(&out, "cd '%s' && '%s' run '%s/scenarios/default.yaml' -o r.csv --timeseries-csv ts.csv "
+                          "--set duration_s=300 --set replications=2",
                     dir, SS_BIN, SS_SRC_DIR);
     CU_ASSERT_EQUAL(rc, 0);
     CU_ASSERT_TRUE(ss_test_has(out, "servesim: serverless, seed 1, 4 variants x 2 replications -> r.csv\n"
@@ -771,6 +773,146 @@ static void test_default_scenario(void)
                                     "1 workload, load balancer round-robin, scheduler fifo, variants: round-robin random "
                                     "least-loaded\n"));
     free(out);
+}
+
+/* ---- 7. streams, locale and output folders (issue 43 item 3) -------------------------- */
+
+/* The text of dir/name ("" if absent), malloc'd. */
+static char *slurp(const char *dir, const char *name)
+{
+    char *out = NULL;
+    ss_test_sh(&out, "cat '%s/%s' 2>/dev/null", dir, name);
+    return out ? out : strdup("");
+}
+
+static int ascii(const char *s)
+{
+    for (; s && *s; s++)
+        if ((unsigned char)*s >= 0x80) return 0;
+    return s != NULL;
+}
+
+/* Data on stdout, every log line on stderr: `run > t.txt` keeps the table
+ * alone, the banner is stderr's one line; a sweep's closing line is stderr's. */
+static void test_streams(void)
+{
+    char *dir = xdir();
+    write_file(dir, "s.yaml", GOOD);
+    int rc = ss_test_sh(NULL, "cd '%s' && '%s' run s.yaml -o out/r.csv > t.txt 2> e.txt", dir, SS_BIN);
+    CU_ASSERT_EQUAL(rc, 0);
+    char *t = slurp(dir, "t.txt"), *e = slurp(dir, "e.txt");
+    CU_ASSERT_TRUE(starts(t, "variant          model "));
+    CU_ASSERT_PTR_NULL(strstr(t, "servesim"));
+    CU_ASSERT_STRING_EQUAL(e, "servesim: t, seed 1, 1 variant x 1 replication -> out/r.csv\n");
+    free(t);
+    free(e);
+    /* -o - --quiet: the CSV alone, the same bytes as the file, and a silent stderr */
+    rc = ss_test_sh(NULL, "cd '%s' && '%s' run s.yaml -o - --quiet > c.csv 2> e.txt && cmp -s c.csv out/r.csv && ! test -s e.txt",
+                    dir, SS_BIN);
+    CU_ASSERT_EQUAL(rc, 0);
+    write_file(dir, "sw.yaml", "name: sw\nscenario: s.yaml\nvariants: []\naxes:\n  - key: seed\n    values: [1, 2]\n");
+    rc = ss_test_sh(NULL, "cd '%s' && '%s' sweep sw.yaml -j 1 -o out/sw.csv > so.txt 2> se.txt", dir, SS_BIN);
+    CU_ASSERT_EQUAL(rc, 0);
+    t = slurp(dir, "so.txt");
+    e = slurp(dir, "se.txt");
+    CU_ASSERT_STRING_EQUAL(t, "");
+    CU_ASSERT_TRUE(ss_test_has(e, "sweep: 2 points, 2 runs (0 already there, 0 failed) -> out/sw.csv\n"));
+    free(t);
+    free(e);
+    ss_test_rmtree(dir);
+}
+
+/* Under a locale that is not UTF-8 the table is ASCII (+/-) and stays
+ * aligned; under UTF-8 it keeps its sign; the CSVs are the same bytes. */
+static void test_ascii_table(void)
+{
+    char *dir = xdir();
+    write_file(dir, "v.yaml", GOOD VARIANTS);
+    char *out = NULL;
+    int rc = ss_test_sh(&out, "cd '%s' && env -u LC_ALL -u LC_CTYPE LANG=C '%s' run v.yaml -o a/r.csv 2>/dev/null",
+                        dir, SS_BIN);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_TRUE(ascii(out));
+    CU_ASSERT_TRUE(ss_test_has(out, " +/-"));
+    CU_ASSERT_TRUE(ss_test_has(out, "(3 replications per variant; +/- is the 95% confidence half-width;"));
+    const char *hdr = out && strstr(out, "variant ") ? strstr(out, "variant ") : "";
+    size_t w = strcspn(hdr, "\n");
+    for (const char *l = strchr(hdr, '\n'); l && l[1] && l[1] != '('; l = strchr(l + 1, '\n'))
+        CU_ASSERT_EQUAL(strcspn(l + 1, "\n"), w); /* every row as wide as the header */
+    free(out);
+    rc = ss_test_sh(&out, "cd '%s' && env -u LC_ALL -u LC_CTYPE -u LANG '%s' compare a/r.csv --by load_balancer --baseline round-robin",
+                    dir, SS_BIN);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_TRUE(ascii(out) && ss_test_has(out, " +/-"));
+    free(out);
+    rc = ss_test_sh(&out, "cd '%s' && LC_ALL=C.UTF-8 '%s' run v.yaml -o u/r.csv 2>/dev/null", dir, SS_BIN);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_TRUE(ss_test_has(out, " \xc2\xb1"));
+    free(out);
+    rc = ss_test_sh(NULL, "cd '%s' && cmp a/r.csv u/r.csv && cmp a/r.summary.csv u/r.summary.csv", dir);
+    CU_ASSERT_EQUAL(rc, 0);
+    ss_test_rmtree(dir);
+}
+
+/* `servesim CMD ARGS` in dir: exit 2, stderr (alone) one line starting
+ * with `prefix` and holding `said`, nothing on stdout. */
+static void refused_alone(const char *dir, const char *args, const char *prefix, const char *said)
+{
+    char *err = NULL;
+    int rc = ss_test_sh(&err, "cd '%s' && '%s' %s 2>&1 >stdout.txt", dir, SS_BIN, args);
+    CU_ASSERT_EQUAL(rc, 2);
+    CU_ASSERT_TRUE(starts(err, prefix));
+    CU_ASSERT_TRUE(ss_test_has(err, said));
+    CU_ASSERT_EQUAL(nlines(err), 1);
+    char *o = slurp(dir, "stdout.txt");
+    CU_ASSERT_STRING_EQUAL(o, "");
+    free(o);
+    free(err);
+}
+
+/* Without -o, run writes the scenario's outputs.csv, else results/<name>.csv,
+ * only into a folder that is there: else exit 2 before any work and no
+ * folder made.  The folders of a path the command line names are made. */
+static void test_output_folders(void)
+{
+    char *dir = xdir();
+    write_file(dir, "s.yaml", GOOD);
+    refused_alone(dir, "run s.yaml", "s.yaml: the results CSV goes to results/t.csv (results/<name>.csv: the scenario "
+                                     "names no outputs.csv), but there is no folder 'results' in ",
+                  "servesim makes only the folders the command line names: make it, or give -o PATH");
+    CU_ASSERT_FALSE(exists(dir, "results"));
+    ss_test_sh(NULL, "mkdir '%s/results'", dir);
+    CU_ASSERT_EQUAL(ss_test_sh(NULL, "cd '%s' && '%s' run s.yaml --quiet", dir, SS_BIN), 0);
+    CU_ASSERT_TRUE(exists(dir, "results/t.csv"));
+    /* a scenario's outputs: positioned at their key, with the option that names another path */
+    write_file(dir, "o.yaml", GOOD "outputs:\n  csv: sub/o.csv\n");
+    refused_alone(dir, "run o.yaml", "o.yaml:14:8: outputs.csv: the results CSV (sub/o.csv): there is no folder 'sub'",
+                  "give -o PATH");
+    write_file(dir, "ts.yaml", GOOD "outputs:\n  timeseries_csv: sub/ts.csv\n");
+    refused_alone(dir, "run ts.yaml -o r.csv",
+                  "ts.yaml:14:19: outputs.timeseries_csv: the time-series CSV (sub/ts.csv): there is no folder 'sub'",
+                  "give --timeseries-csv PATH (--set outputs.timeseries_csv= for none)");
+    write_file(dir, "f.yaml", GOOD "outputs:\n  csv: s.yaml/o.csv\n");
+    refused_alone(dir, "run f.yaml", "f.yaml:14:8: outputs.csv: the results CSV (s.yaml/o.csv): 's.yaml' in ",
+                  "is not a folder");
+    CU_ASSERT_FALSE(exists(dir, "sub"));
+    CU_ASSERT_FALSE(exists(dir, "r.csv"));
+    /* named on the command line: made */
+    CU_ASSERT_EQUAL(ss_test_sh(NULL, "cd '%s' && '%s' run o.yaml --quiet --set outputs.csv=made/o.csv", dir, SS_BIN), 0);
+    CU_ASSERT_TRUE(exists(dir, "made/o.csv"));
+    CU_ASSERT_EQUAL(ss_test_sh(NULL, "cd '%s' && '%s' run ts.yaml --quiet -o deep/er/r.csv --timeseries-csv t/ts.csv",
+                               dir, SS_BIN),
+                    0);
+    CU_ASSERT_TRUE(exists(dir, "deep/er/r.csv") && exists(dir, "t/ts.csv"));
+    /* a sweep's output: the same rule */
+    write_file(dir, "sw.yaml", "name: sw\nscenario: s.yaml\nvariants: []\naxes:\n  - key: seed\n    values: [1, 2]\n"
+                               "output: swout/sw.csv\n");
+    refused_alone(dir, "sweep sw.yaml -j 1", "sw.yaml:7:9: output: the results CSV (swout/sw.csv): there is no folder 'swout'",
+                  "give -o PATH");
+    CU_ASSERT_FALSE(exists(dir, "swout"));
+    CU_ASSERT_EQUAL(ss_test_sh(NULL, "cd '%s' && '%s' sweep sw.yaml -j 1 --quiet -o swo/sw.csv", dir, SS_BIN), 0);
+    CU_ASSERT_TRUE(exists(dir, "swo/sw.csv"));
+    ss_test_rmtree(dir);
 }
 
 SS_TEST_SUITE("cli",
@@ -803,4 +945,7 @@ SS_TEST_SUITE("cli",
               {"check", test_check},
               {"plugins", test_plugins},
               {"help", test_help},
-              {"default_scenario", test_default_scenario})
+              {"default_scenario", test_default_scenario},
+              {"streams", test_streams},
+              {"ascii_table", test_ascii_table},
+              {"output_folders", test_output_folders})

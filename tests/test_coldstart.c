@@ -43,7 +43,7 @@ static char *run_yaml(const char *dir, const char *yaml)
     char *out = NULL;
     int rc = ss_test_sh(&out,
                         "cd '%s' && SERVESIM_PLUGIN_PATH='%s/tests/plugins:%s/policies' SERVESIM_MODEL_PATH='%s/models' "
-                        "'%s/servesim' run s.yaml -o r.csv --coldstarts-csv c.csv >/dev/null && cat c.csv && "
+                        "'%s/servesim' run s.yaml -o r.csv --coldstarts-csv c.csv --quiet && cat c.csv && "
                         "echo ==== && cat r.csv",
                         dir, SS_BUILD_DIR, SS_BUILD_DIR, SS_SRC_DIR, SS_BUILD_DIR);
     if (rc != 0) {

@@ -33,7 +33,7 @@ static char *go(const char *dir, int n, const char *sf, const char *ta, const ch
     snprintf(yaml, sizeof yaml, "%s%s", head, body);
     free(ss_test_write(dir, "s.yaml", yaml));
     char *out = NULL;
-    int rc = ss_test_sh(&out, "cd '%s' && '%s/servesim' run s.yaml -o r.csv --requests-csv q.csv >/dev/null && "
+    int rc = ss_test_sh(&out, "cd '%s' && '%s/servesim' run s.yaml -o r.csv --requests-csv q.csv --quiet && "
                               "cat q.csv && echo ==== && cat r.csv",
                         dir, SS_BUILD_DIR);
     if (rc != 0) {

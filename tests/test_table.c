@@ -95,7 +95,7 @@ static void autoscaled(void)
 {
     char *dir = ss_test_tmpdir(), *out = NULL;
     CU_ASSERT_EQUAL(ss_test_sh(&out, "cd '%s' && '%s/servesim' run '%s/scenarios/default.yaml' -o r.csv "
-                                     "--set duration_s=600 --set replications=1",
+                                     "--timeseries-csv ts.csv --set duration_s=600 --set replications=1",
                                dir, SS_BUILD_DIR, SS_SRC_DIR),
                     0);
     const char *hdr = strstr(out ? out : "", "variant ");

@@ -12,7 +12,8 @@ docs/doc-test.md.  In short:
     on the next; `#` comments and a leading `$ ` prompt are dropped).  In
     ```console blocks, the lines starting with `$ ` are commands and the
     others their output: those lines (less `...` lines) must appear in
-    order among the lines the command prints.  Any other language is not run.
+    order among the lines the command prints (as a terminal shows them, or
+    stdout's before stderr's).  Any other language is not run.
   * Markers, in the markdown source, never silent:
       <!-- doc-test: skip (reason) -->   before a block: none of it runs
       <!-- doc-test: timeout N -->       before a block: N s per command (default 120)
@@ -27,9 +28,10 @@ docs/doc-test.md.  In short:
   * Each markdown file runs in a fresh copy of the tree (the files git
     tracks, plus the built build/ folder) with build/ first in PATH (so
     `servesim` is the built binary), HOME a fresh empty folder, stdin
-    /dev/null and no make or servesim variables from the caller.  Within
-    one file the commands run in order and the working folder and exported
-    variables carry over from one to the next.
+    /dev/null, LC_ALL=C.UTF-8 and no make or servesim variables from the
+    caller.  Within one file the commands run in order and the working
+    folder and exported variables carry over from one to the next; each is
+    named on stderr as it starts ([k/N] file:line: command).
   * The drift checks (run with every page, or alone with --drift; --root
     checks another copy of the tree): every page under docs/ is linked from
     docs/README.md; every relative link of README.md and docs/ reaches a
@@ -48,6 +50,7 @@ import argparse
 import glob
 import os
 import re
+import selectors
 import shutil
 import signal
 import subprocess
@@ -259,6 +262,9 @@ def base_env(tree, home):
     env = {k: v for k, v in os.environ.items() if k not in SCRUB_ENV}
     env["PATH"] = os.path.join(tree, "build") + os.pathsep + env.get("PATH", "/usr/bin:/bin")
     env["HOME"] = home
+    # The output the docs show is servesim's under a UTF-8 locale (its tables' +/- sign is
+    # ASCII under any other), whatever the caller's; C.UTF-8 sorts as C does.
+    env["LC_ALL"] = "C.UTF-8"
     return env
 
 
@@ -292,26 +298,54 @@ def missing_line(shown, printed):
     return None
 
 
+def communicate(p, timeout_s):
+    """(stdout, stderr, both in the order they came, timed out) of a
+    process; after timeout_s its group is killed and what it wrote returned."""
+    out, err, both = [], [], []
+    sel = selectors.DefaultSelector()
+    sel.register(p.stdout, selectors.EVENT_READ, out)
+    sel.register(p.stderr, selectors.EVENT_READ, err)
+    deadline = time.monotonic() + timeout_s
+    while sel.get_map():
+        left = deadline - time.monotonic()
+        if left <= 0:
+            os.killpg(p.pid, signal.SIGKILL)
+            rest_out, rest_err = p.communicate()
+            out.append(rest_out)
+            err.append(rest_err)
+            return b"".join(out), b"".join(err), b"".join(both), True
+        for key, _ in sel.select(timeout=left):
+            chunk = os.read(key.fileobj.fileno(), 65536)
+            if not chunk:
+                sel.unregister(key.fileobj)
+                continue
+            key.data.append(chunk)
+            both.append(chunk)
+    p.wait()
+    return b"".join(out), b"".join(err), b"".join(both), False
+
+
 def run_one(cmd, state, env):
     """(exit status or None on timeout, output tail, first shown line it
-    did not print) of one command."""
+    did not print) of one command.  The lines shown may come in the order a
+    terminal shows them (stdout and stderr as they came) or stdout's first."""
     p = subprocess.Popen(["bash", "--noprofile", "--norc", "-c", WRAPPER.format(cmd=script_of(cmd))],
                          env=dict(env, DOC_TEST_STATE=state), stdin=subprocess.DEVNULL,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-    try:
-        out, err = p.communicate(timeout=cmd.timeout_s)
-        rc = p.returncode
-    except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
-        out, err = p.communicate()
-        rc = None
-    out, err = out.decode(errors="replace"), err.decode(errors="replace")
+    out, err, both, timed_out = communicate(p, cmd.timeout_s)
+    rc = None if timed_out else p.returncode
+    out, err, both = (b.decode(errors="replace") for b in (out, err, both))
     text = err.strip() or out.strip()
-    return rc, "\n".join(text.split("\n")[-12:]), missing_line(cmd.shown, out + "\n" + err)
+    missing = missing_line(cmd.shown, out + "\n" + err)
+    if missing is not None and missing_line(cmd.shown, both) is None:
+        missing = None
+    return rc, "\n".join(text.split("\n")[-12:]), missing
 
 
-def run_file(rel, cmds, build, keep, tmp):
-    """Run one markdown file's commands in a fresh copy; the failures."""
+def run_file(rel, cmds, build, keep, tmp, count):
+    """Run one markdown file's commands in a fresh copy, naming each on
+    stderr as it starts ([k/N] file:line: command; count = [k, N]); the
+    failures."""
     top = tempfile.mkdtemp(prefix="doc-test-", dir=tmp)
     tree, home = os.path.join(top, "tree"), os.path.join(top, "home")
     os.makedirs(home)
@@ -324,6 +358,8 @@ def run_file(rel, cmds, build, keep, tmp):
     for c in cmds:
         if c.skip:
             continue
+        count[0] += 1
+        print(f"doc-test: [{count[0]}/{count[1]}] {c.where}: {c.text}", file=sys.stderr, flush=True)
         t0 = time.monotonic()
         rc, tail, missing = run_one(c, state, env)
         took = time.monotonic() - t0
@@ -521,10 +557,10 @@ def main():
         print(f"doc-test: no {args.build}/servesim: build first (make build)", file=sys.stderr)
         return 2
     t0 = time.monotonic()
-    failed = []
+    failed, count = [], [0, len(everything) - len(skipped)]
     for rel, cmds in per_file:
         if any(not c.skip for c in cmds):
-            failed += run_file(rel, cmds, os.path.abspath(args.build), args.keep, os.environ.get("TMPDIR"))
+            failed += run_file(rel, cmds, os.path.abspath(args.build), args.keep, os.environ.get("TMPDIR"), count)
     for c in skipped:
         print(f"doc-test: {c.where}: skipped ({c.skip}): {c.text}", file=sys.stderr)
     for f in failed:

@@ -9,6 +9,7 @@
 #include "core/afile.h"
 #include "core/csvread.h"
 #include "core/metrics.h"
+#include "cmd/text.h"
 
 enum { STAT_RATIO = SS_COMPARE_RATIO, STAT_CHANGE = SS_COMPARE_CHANGE, STAT_THESIS = SS_COMPARE_THESIS };
 static const char *const stat_names[] = {"ratio", "change", "thesis", NULL};
@@ -268,10 +269,10 @@ static void emit(const cmp *c, FILE *fp, int csv, int stat, const char *metric, 
     } else {
         fprintf(fp, " %10.4g", l->base_mean);
         if (isnan(l->base_ci)) fprintf(fp, " %10s", "");
-        else fprintf(fp, " \xc2\xb1%9.3g", l->base_ci);
+        else fprintf(fp, " %s%*.3g", ss_text_pm(), 10 - (int)ss_text_cols(ss_text_pm()), l->base_ci);
         fprintf(fp, " %10.4g", l->pol_mean);
         if (isnan(l->pol_ci)) fprintf(fp, " %10s", "");
-        else fprintf(fp, " \xc2\xb1%9.3g", l->pol_ci);
+        else fprintf(fp, " %s%*.3g", ss_text_pm(), 10 - (int)ss_text_cols(ss_text_pm()), l->pol_ci);
     }
     const char *unit = stat == STAT_CHANGE ? "%" : "";
     fprintf(fp, " %9.4g%s", v, unit);

@@ -25,6 +25,7 @@
 #include "input/llm_cfg.h"
 #include "input/pipeline_cfg.h"
 #include "cmd/flows_cmd.h"
+#include "cmd/outdir.h"
 #include "cmd/partition_cmd.h"
 #include "cmd/plan_cmd.h"
 #include "search/tune.h"
@@ -66,8 +67,8 @@ static const char usage_main[] =
 static const char usage_run[] =
     "usage: servesim run SCENARIO.yaml [options]\n"
     "\n"
-    "  -o, --output PATH       results CSV (default: outputs.csv of the scenario, else results/<name>.csv;\n"
-    "                          -: the standard output, no summary CSV; with --quiet for the CSV alone)\n"
+    "  -o, --output PATH       results CSV, its folders made (default: below; -: the standard output,\n"
+    "                          no summary CSV; with --quiet for the CSV alone)\n"
     "  --set KEY.PATH=VALUE    override any scenario key; repeatable; sequence items by index or name\n"
     "                          (e.g. --set workloads.chat.rate_rps=40); the value is YAML\n"
     "  --seed N                same as --set seed=N\n"
@@ -86,8 +87,17 @@ static const char usage_run[] =
     "  --quiet                 print no table\n"
     "  --stats                 print events, events/s, wall time and peak memory to stderr\n"
     "\n"
-    "Writes the results CSV atomically (and <stem>.summary.csv with 95% confidence intervals\n"
-    "when replications > 1).  Same scenario and seed give byte-identical CSV.\n";
+    "Where it writes: the results CSV to -o PATH, else to the scenario's outputs.csv, else to\n"
+    "results/<name>.csv, relative to the working directory (and <stem>.summary.csv beside it, with\n"
+    "95% confidence intervals, when replications > 1).  The folders of a path the command line names\n"
+    "(-o, --requests-csv, --timeseries-csv, --coldstarts-csv, --timeline, --set outputs.KEY=...) are\n"
+    "made; an output only the scenario names goes into a folder that is there, or the run stops\n"
+    "before any work (exit 2): run it from the folder that holds results/, make the folder, or give\n"
+    "-o.  Every output is written atomically; same scenario and seed give byte-identical CSV.\n"
+    "\n"
+    "The table alone goes to stdout (servesim run s.yaml > table.txt holds nothing else); the line\n"
+    "that names the run and its CSV, progress, warnings and --stats go to stderr.  Under a locale\n"
+    "that is not UTF-8 (LANG=C) the table is ASCII: +/- for the 95% half-width.\n";
 
 static const char usage_check[] =
     "usage: servesim check SCENARIO.yaml [--set KEY.PATH=VALUE ...] [--variant NAME]\n"
@@ -99,12 +109,14 @@ static const char usage_sweep[] =
     "usage: servesim sweep SWEEP.yaml [options]\n"
     "\n"
     "  -j, --jobs N            worker processes (default: the number of cores)\n"
-    "  -o, --output PATH       results CSV (default: output: of the sweep, else results/<name>.csv)\n"
+    "  -o, --output PATH       results CSV, its folders made (default: output: of the sweep, else\n"
+    "                          results/<name>.csv, relative to the working directory, into a folder\n"
+    "                          that is there: else exit 2 before any run)\n"
     "  --resume                keep the runs already in the results CSV, run the rest\n"
     "  --force                 replace a results CSV that holds a sweep's results (refused without\n"
     "                          --resume or --force, so a rerun never loses what a resume would keep)\n"
     "  --set KEY.PATH=VALUE    override a key of the base scenario at every point; repeatable\n"
-    "  --quiet                 no progress line and no closing summary\n"
+    "  --quiet                 no progress line and no closing summary (both on stderr)\n"
     "\n"
     "Every point is validated before anything runs (bad input: exit 2, nothing run).  Rows are\n"
     "appended in run order with fsync as runs finish, so a killed sweep resumes with --resume and\n"
@@ -491,6 +503,8 @@ static int cmd_run(int argc, char **argv)
         }
     const char *csv_path = o.output ? o.output : sc[0].csv_path;
     const char *req_path = o.requests_csv ? o.requests_csv : sc[0].requests_csv_path;
+    /* The scenario's outputs go only into folders that are there (cmd/outdir.h). */
+    if (ss_outdir_scenario(&sc[0], o.output, o.requests_csv, o.timeseries_csv, o.sets, o.nsets, &err) < 0) goto out;
     /* No output may overwrite an input or another output. */
     if (outputs_clash(sc, n, &o, csv_path, req_path, &err) < 0) goto out;
     /* Open outputs before running, so an unwritable path costs no simulation. */
@@ -611,13 +625,15 @@ static int cmd_run(int argc, char **argv)
     if (!o.quiet) {
         int same = 1; /* variants may set their own replications */
         for (size_t v = 1; v < n; v++) same &= sc[v].replications == sc[0].replications;
+        /* The banner is a log line (stderr); the table alone is data (stdout). */
+        fflush(stdout);
         if (same)
-            printf("servesim: %s, seed %llu, %zu variant%s x %u replication%s -> %s\n", sc[0].name,
-                   (unsigned long long)sc[0].seed, n, n == 1 ? "" : "s", sc[0].replications,
-                   sc[0].replications == 1 ? "" : "s", csv_path);
+            fprintf(stderr, "servesim: %s, seed %llu, %zu variant%s x %u replication%s -> %s\n", sc[0].name,
+                    (unsigned long long)sc[0].seed, n, n == 1 ? "" : "s", sc[0].replications,
+                    sc[0].replications == 1 ? "" : "s", csv_path);
         else
-            printf("servesim: %s, seed %llu, %zu variants with their own replications -> %s\n", sc[0].name,
-                   (unsigned long long)sc[0].seed, n, csv_path);
+            fprintf(stderr, "servesim: %s, seed %llu, %zu variants with their own replications -> %s\n", sc[0].name,
+                    (unsigned long long)sc[0].seed, n, csv_path);
         ss_report_print(rep, stdout);
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -695,7 +711,9 @@ static int cmd_sweep(int argc, char **argv)
         const char *out = output ? output : ss_sweep_output(sw);
         const char *ins[] = {path, ss_sweep_base(sw)}, *outs[] = {out};
         static const char *const in_what[] = {"sweep file", "base scenario"}, *const out_what[] = {"results CSV"};
-        if (ss_check_outputs(ins, in_what, 2, outs, out_what, 1, &err) == 0)
+        int there = output || ss_outdir_check(out, path, NULL, "output", "the results CSV", "-o PATH",
+                                              "results/<name>.csv: the sweep names no output", &err) == 0;
+        if (there && ss_check_outputs(ins, in_what, 2, outs, out_what, 1, &err) == 0)
             sink = ss_sweep_sink_open(sw, out, resume, force, !quiet && isatty(2), &err);
         int drc;
         if (ranks > 1) drc = ss_sweep_run_mpi_master(sw, sink, &err);
@@ -705,9 +723,9 @@ static int cmd_sweep(int argc, char **argv)
         } else {
             size_t present = ss_sweep_sink_present(sink), failed = ss_sweep_sink_close(sink);
             rc = drc < 0 || failed ? EXIT_FAIL : EXIT_OK;
-            if (!quiet && drc == 0)
-                printf("sweep: %zu points, %zu runs (%zu already there, %zu failed) -> %s\n", ss_sweep_points(sw),
-                       ss_sweep_units(sw), present, failed, out);
+            if (!quiet && drc == 0) /* a log line: stderr */
+                fprintf(stderr, "sweep: %zu points, %zu runs (%zu already there, %zu failed) -> %s\n",
+                        ss_sweep_points(sw), ss_sweep_units(sw), present, failed, out);
         }
     }
     if (err.set && rank == 0) fprintf(stderr, "%s\n", err.msg);

@@ -10,6 +10,7 @@
 #include "core/afile.h"
 #include "core/metrics.h"
 #include "input/ensemble_cfg.h"
+#include "cmd/text.h"
 
 /* The metric columns, in CSV order.  One table drives the CSV header, the
  * rows, the summary and the printed table, so they cannot disagree. */
@@ -374,10 +375,10 @@ static void scaling_cell(const ss_report *rep, size_t i, size_t j, size_t t, int
     if (n == 1) mean = x[0];
     free(x);
     char cell[96];
-    int len; /* display width: the +- sign is two bytes, one column */
-    if (isnan(mean)) len = snprintf(cell, sizeof cell, "-");
-    else if (isnan(hw)) len = snprintf(cell, sizeof cell, "%.*f", what == 0 && j - i == 1 ? 0 : prec, mean);
-    else len = snprintf(cell, sizeof cell, "%.*f \xc2\xb1%.*f", prec, mean, prec, hw) - 1;
+    if (isnan(mean)) snprintf(cell, sizeof cell, "-");
+    else if (isnan(hw)) snprintf(cell, sizeof cell, "%.*f", what == 0 && j - i == 1 ? 0 : prec, mean);
+    else snprintf(cell, sizeof cell, "%.*f %s%.*f", prec, mean, ss_text_pm(), prec, hw);
+    int len = (int)ss_text_cols(cell); /* display width: a UTF-8 sign is two bytes, one column */
     fprintf(fp, " %*s%s", len < w ? w - len : 0, "", cell);
 }
 
@@ -416,11 +417,12 @@ void ss_report_print(const ss_report *rep, FILE *fp)
                 if (scaling && c >= 3) mean /= 1e3, hw /= 1e3;
                 if (c < 3) fprintf(fp, " %10.*f", m->count ? 0 : 1, mean);
                 else if (isnan(hw)) fprintf(fp, " %17.3f", mean);
-                else { /* right-aligned however wide: the +- sign is two bytes, one column */
+                else { /* right-aligned however wide, in display columns */
                     char cell[96];
-                    int len = snprintf(cell, sizeof cell, "%9.3f \xc2\xb1%6.3f", mean, hw);
-                    if (len - 1 > 17) len = snprintf(cell, sizeof cell, "%.3f \xc2\xb1%.3f", mean, hw);
-                    fprintf(fp, " %*s%s", len - 1 < 17 ? 17 - (len - 1) : 0, "", cell);
+                    snprintf(cell, sizeof cell, "%9.3f %s%6.3f", mean, ss_text_pm(), hw);
+                    if (ss_text_cols(cell) > 17) snprintf(cell, sizeof cell, "%.3f %s%.3f", mean, ss_text_pm(), hw);
+                    int len = (int)ss_text_cols(cell);
+                    fprintf(fp, " %*s%s", len < 17 ? 17 - len : 0, "", cell);
                 }
             }
             for (int c = 0; scaling && c < 3; c++) scaling_cell(rep, i, j, t, c, width_scaling[c], prec_scaling[c], fp);
@@ -444,12 +446,12 @@ void ss_report_print(const ss_report *rep, FILE *fp)
     int same = 1;
     for (size_t i = 0; i < rep->n; i = group_end(rep, i)) same &= group_end(rep, i) - i == nrep;
     if (!same)
-        fprintf(fp, "(replications differ between variants; \xc2\xb1 is the 95%% confidence half-width; util = mean over "
-                    "the devices in use)\n");
+        fprintf(fp, "(replications differ between variants; %s is the 95%% confidence half-width; util = mean over "
+                    "the devices in use)\n", ss_text_pm());
     else if (nrep > 1)
-        fprintf(fp, "(%zu replications per variant; \xc2\xb1 is the 95%% confidence half-width; util = mean over the "
+        fprintf(fp, "(%zu replications per variant; %s is the 95%% confidence half-width; util = mean over the "
                     "devices in use)\n",
-                nrep);
+                nrep, ss_text_pm());
     if (scaling)
         fprintf(fp, "(e2e = arrival to completion, waits for cold starts included; cold starts = replicas started "
                     "and up, cold mean s = their mean start-up time; replica-s = replica-seconds in the measured "
