@@ -154,5 +154,50 @@ static void test_cli(void)
     ss_test_rmtree(dir);
 }
 
+/* `servesim validate RUN --llm-scenario S.yaml`: the engine of a scenario's LLM model on an RTX 4090, its
+ * settings as the run's (none named) or one apart (named, and simulated); the 95% intervals over the
+ * profile's interpolation hold each simulated figure and, here, each measured one. */
+static void test_scenario_intervals(void)
+{
+    if (access(RUN_DIR "/requests.jsonl", R_OK) != 0) {
+        printf("(skipped: %s absent) ", LLM_DIR);
+        return;
+    }
+    char *dir = ss_test_tmpdir(), *out = NULL;
+    char *yaml = ss_xasprintf("name: v\nseed: 1\nduration_s: 10\n"
+                              "hosts:\n  - name: h\n    devices:\n      - {name: gpu0, kind: gpu, vram_gib: 23.52}\n"
+                              "models:\n  - name: llama\n    llm:\n      model: %s\n"
+                              "      step_time: {profile: %s}\n"
+                              "      engine: {max_num_seqs: 256, max_num_batched_tokens: 2048, num_gpu_blocks: 2587}\n"
+                              "      prompt_tokens: {mean: 857, max: 3998}\n      output_tokens: {mean: 652, max: 1021}\n"
+                              "deployment:\n  - {model: llama, device: gpu0}\n"
+                              "workloads:\n  - {name: w, kind: poisson, target: llama, rate_rps: 1}\n",
+                              MODEL_JSON, PERF_DIR);
+    free(ss_test_write(dir, "s.yaml", yaml));
+    int rc = ss_test_sh(&out,
+                        "%s validate %s --llm-scenario %s/s.yaml -o %s/v.csv && "
+                        "awk -F, 'NR > 1 && $8 != \"\" { n++; in_sim += ($8 <= $4 && $4 <= $9); "
+                        "in_meas += ($8 <= $3 && $3 <= $9) } END { print \"ci\", n, in_sim, in_meas }' %s/v.csv",
+                        SS_BIN, RUN_DIR, dir, dir, dir);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "none: every engine setting as in the run"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "0 of 8 judged errors beyond their tolerance"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "ci 12 12 "));
+    free(out);
+    out = NULL;
+    /* one setting apart: named before any number, and the scenario's simulated */
+    rc = ss_test_sh(&out, "sed 's/max_num_seqs: 256/max_num_seqs: 128/' %s/s.yaml > %s/t.yaml && "
+                          "%s validate %s --llm-scenario %s/t.yaml --intervals 0",
+                    dir, dir, SS_BIN, RUN_DIR, dir);
+    const char *named = strstr(out ? out : "", "max_num_seqs: 128 simulated, 256 in the run");
+    CU_ASSERT_PTR_NOT_NULL(named);
+    CU_ASSERT(named && named < strstr(out, "ttft  mean"));
+    CU_ASSERT_PTR_NULL(strstr(out ? out : "", "95% interval"));
+    free(out);
+    free(yaml);
+    ss_test_rmtree(dir);
+}
+
 SS_TEST_SUITE("llm-vllm", {"servesim validate --llm-perf: the run, its settings, the CSV", test_cli},
+              {"validate --llm-scenario: settings named, 95% intervals over the interpolation", test_scenario_intervals},
               {"the roofline alone on the same run: its error where docs/llm.md states it", test_roofline_run}, {"the step-time model agrees with LLMServingSim's formula", test_step_times}, {"RTX 4090, Llama-3.1-8B: the measured vLLM run within 10%", test_rtx4090_llama_8b})

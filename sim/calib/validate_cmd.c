@@ -5,6 +5,7 @@
  * written). */
 #include "calib/validate_cmd.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,12 @@ static const char usage[] =
     "  --llm-roofline GPU.json --llm-model CONFIG.json\n"
     "                        the same with the roofline step-time model: the model's shape and the GPU's\n"
     "                        datasheet throughput and bandwidth (models/llm/*.json), estimated\n"
+    "  --llm-scenario S.yaml the same for the engine scenario S.yaml describes (its llm: section, or its first\n"
+    "                        model with llm: on its first GPU): its model, step-time model and settings, each\n"
+    "                        setting that differs from the run's named first\n"
+    "  --intervals N         with a per-operator profile: a 95% interval beside each simulated figure, over N\n"
+    "                        replays with the profile's times moved by its own interpolation error (leave-one-\n"
+    "                        out residuals, docs/llm.md \"Intervals\"); default 100, 0 for none\n"
     "  --means               judge the mean of the runs that repeat one condition (the same scenario\n"
     "                        and conditions but background_cores: the probe's --passes) instead of\n"
     "                        each run; the table and the CSV give each condition's runs and spread\n"
@@ -146,7 +153,8 @@ static void csv(FILE *f, const ss_val_result *res, const ss_val_mean *means, siz
 
 int ss_cmd_validate(int argc, char **argv)
 {
-    const char *output = NULL, *law = NULL, *llm_perf = NULL, *llm_model = NULL, *llm_roof = NULL;
+    const char *output = NULL, *law = NULL, *llm_perf = NULL, *llm_model = NULL, *llm_roof = NULL, *llm_sc = NULL;
+    unsigned long long reps = 100;
     const char **files = ss_xcalloc((size_t)argc + 1, sizeof *files);
     char **sets = ss_xcalloc((size_t)argc + 1, sizeof *sets);
     size_t nfiles = 0, nsets = 0;
@@ -160,7 +168,8 @@ int ss_cmd_validate(int argc, char **argv)
             return 0;
         } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 || strcmp(a, "--set") == 0 ||
                    strcmp(a, "--transfer-law") == 0 || strcmp(a, "--llm-perf") == 0 || strcmp(a, "--llm-model") == 0 ||
-                   strcmp(a, "--llm-roofline") == 0) {
+                   strcmp(a, "--llm-roofline") == 0 || strcmp(a, "--llm-scenario") == 0 ||
+                   strcmp(a, "--intervals") == 0) {
             int is_set = strcmp(a, "--set") == 0;
             if (!val || !val[0]) rc = ss_bad_usage("validate", "%s needs a value", a);
             else if (is_set) sets[nsets++] = argv[++i];
@@ -168,6 +177,15 @@ int ss_cmd_validate(int argc, char **argv)
             else if (strcmp(a, "--llm-perf") == 0) llm_perf = argv[++i];
             else if (strcmp(a, "--llm-model") == 0) llm_model = argv[++i];
             else if (strcmp(a, "--llm-roofline") == 0) llm_roof = argv[++i];
+            else if (strcmp(a, "--llm-scenario") == 0) llm_sc = argv[++i];
+            else if (strcmp(a, "--intervals") == 0) {
+                char *end;
+                errno = 0;
+                reps = strtoull(argv[++i], &end, 10);
+                if (*end || end == argv[i] || errno || reps > 100000 || argv[i][0] == '-')
+                    rc = ss_bad_usage("validate", "--intervals: expected a whole number from 0 to 100000, got '%s'",
+                                      argv[i]);
+            }
             else output = argv[++i];
         } else if (strncmp(a, "--set=", 6) == 0) {
             sets[nsets++] = argv[i] + 6;
@@ -184,6 +202,18 @@ int ss_cmd_validate(int argc, char **argv)
     if (rc == 0 && nfiles == 0) rc = ss_bad_usage("validate", "%s", "missing SCENARIO.yaml and PROFILE.json");
     if (rc == 0 && law && (nsets || by_means))
         rc = ss_bad_usage("validate", "%s", "--transfer-law takes profiles only (no --set, no --means)");
+    if (rc == 0 && llm_sc && (llm_perf || llm_roof || llm_model))
+        rc = ss_bad_usage("validate", "%s", "--llm-scenario names the engine: no --llm-perf, --llm-roofline or "
+                                            "--llm-model beside it");
+    if (rc == 0 && llm_sc && (nsets || by_means || law || nfiles != 1))
+        rc = ss_bad_usage("validate", "%s", "--llm-scenario takes one measured run's folder (no --set, --means or "
+                                            "--transfer-law)");
+    if (rc == 0 && llm_sc) {
+        rc = ss_val_llm(files[0], NULL, NULL, NULL, llm_sc, (uint32_t)reps, output, quiet);
+        free(files);
+        free(sets);
+        return rc;
+    }
     if (rc == 0 && llm_perf && llm_roof)
         rc = ss_bad_usage("validate", "%s", "--llm-perf or --llm-roofline: one step-time model");
     if (rc == 0 && (llm_perf || llm_roof || llm_model) && (!(llm_perf || llm_roof) || !llm_model))
@@ -192,7 +222,7 @@ int ss_cmd_validate(int argc, char **argv)
         rc = ss_bad_usage("validate", "%s", "--llm-perf and --llm-roofline take one measured run's folder (no "
                                             "--set, --means or --transfer-law)");
     if (rc == 0 && llm_model) {
-        rc = ss_val_llm(files[0], llm_perf, llm_roof, llm_model, output, quiet);
+        rc = ss_val_llm(files[0], llm_perf, llm_roof, llm_model, NULL, (uint32_t)reps, output, quiet);
         free(files);
         free(sets);
         return rc;

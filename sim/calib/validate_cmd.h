@@ -4,6 +4,7 @@
 #define SS_VALIDATE_CMD_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* argv after "validate".  Exit status 0 (every judged error within its
  * tolerance), 1 (one beyond it, or the CSV could not be written) or 2 on
@@ -16,9 +17,12 @@ int ss_cmd_validate(int argc, char **argv);
 int ss_val_transfer(const char *const *files, size_t nfiles, const char *law_path, const char *output, int quiet);
 
 /* validate_llm.c: RUN_DIR --llm-perf PERF_DIR (or --llm-roofline GPU.json:
- * perf_dir NULL) --llm-model CONFIG.json: a measured vLLM run replayed on
- * the simulated LLM engine; output: a CSV or NULL.  Exit status as above. */
+ * perf_dir NULL) --llm-model CONFIG.json, or RUN_DIR --llm-scenario S.yaml
+ * (scenario; the others NULL): a measured vLLM run replayed on the
+ * simulated LLM engine, with 95% intervals over a per-operator profile's
+ * interpolation from reps replays (0: none); output: a CSV or NULL.  Exit
+ * status as above. */
 int ss_val_llm(const char *run_dir, const char *perf_dir, const char *gpu_path, const char *model_path,
-               const char *output, int quiet);
+               const char *scenario, uint32_t reps, const char *output, int quiet);
 
 #endif

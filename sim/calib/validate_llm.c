@@ -11,10 +11,23 @@
  * what the simulator does about it.  Then TTFT, TPOT and E2E, mean, p50, p90
  * and p99, measured and simulated; the means and p90s are judged at 10%
  * (issue 42's acceptance).  Exit 0 all within, 1 one beyond, 2 bad input
- * (nothing written).  The interim form until LLM engines are an instance
- * kind of scenarios (docs/llm.md, "Not built yet"). */
+ * (nothing written).
+ *
+ * `servesim validate RUN_DIR --llm-scenario S.yaml` does the same for the
+ * engine a scenario describes (its `llm:` section, or its first model with
+ * `llm:` on its first GPU): its model, step-time model and settings, each
+ * setting that differs from the run's named first.
+ *
+ * With a per-operator profile, each simulated figure carries a 95% interval
+ * over the profile's interpolation: `reps` replays, each with every class
+ * of the profile's times (dense, per-sequence, attention) multiplied by
+ * 1 + a residual drawn from that class's leave-one-out residuals
+ * (ss_llm_perf_loo), the interval their 2.5th to 97.5th percentiles.  The
+ * replay's inputs are the run's own arrivals and lengths, so seeds add
+ * nothing to it (docs/llm.md, "Intervals"). */
 #include "calib/validate_cmd.h"
 
+#include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +36,9 @@
 #include "core/afile.h"
 #include "core/cfg.h"
 #include "core/util.h"
+#include "input/llm_cfg.h"
+#include "input/scenario.h"
+#include "input/scenario_load.h"
 #include "input/vllm_run.h"
 #include "input/llm_model.h"
 #include "llm/llm_perf.h"
@@ -102,8 +118,100 @@ static void settings(const prof_meta *m, const ss_vllm_run *run)
            run->enable_chunked_prefill ? "on" : "off", run->reserve_full_isl ? "on" : "off");
 }
 
+/* Every engine setting in which the scenario (what is simulated) and the run differ. */
+static void scenario_settings(const char *path, const ss_llm_cfg *c, const ss_vllm_run *run)
+{
+    printf("validate: settings of the scenario (%s, simulated) and of the run (meta.json):\n", path);
+    size_t n = 0;
+    const struct {
+        const char *name;
+        unsigned long long sim, meas;
+    } u[] = {{"max_num_seqs", c->max_num_seqs, run->max_num_seqs},
+             {"max_num_batched_tokens", c->max_num_batched_tokens, run->max_num_batched_tokens},
+             {"block_size", c->block_size, run->block_size},
+             {"num_gpu_blocks (the null block left out)", c->num_gpu_blocks, run->num_gpu_blocks - 1ull},
+             {"long_prefill_token_threshold", c->long_prefill_token_threshold, run->long_prefill_token_threshold},
+             {"chunked_prefill", (unsigned long long)c->chunked_prefill, (unsigned long long)run->enable_chunked_prefill},
+             {"prefix_caching", (unsigned long long)c->prefix_caching, (unsigned long long)run->enable_prefix_caching},
+             {"reserve_full_isl", (unsigned long long)c->reserve_full_isl, (unsigned long long)run->reserve_full_isl}};
+    for (size_t i = 0; i < sizeof u / sizeof u[0]; i++)
+        if (u[i].sim != u[i].meas) printf("  %s: %llu simulated, %llu in the run\n", u[i].name, u[i].sim, u[i].meas), n++;
+    if (!n) printf("  none: every engine setting as in the run\n");
+}
+
+/* The engine a scenario describes: its `llm:` section, or its first model with `llm:` (on its first
+ * deployment entry's GPU); NULL with err if it has none. */
+static const ss_llm_scn *scenario_engine(const ss_scenario *sc, ss_llm_cfg *cfg, ss_err *err)
+{
+    const ss_llm_scn *s = sc->llm;
+    uint32_t blocks = s ? s->num_gpu_blocks : 0;
+    for (size_t m = 0; !s && m < sc->nmodels; m++)
+        if (sc->models[m].llm) {
+            s = sc->models[m].llm;
+            for (size_t d = 0; d < sc->ndeploys && !blocks; d++)
+                if (sc->deploys[d].model == m) blocks = sc->deploys[d].kv_blocks;
+        }
+    if (!s) {
+        ss_err_at(err, sc->path, 1, 1, "%s", "no LLM engine here: expected an llm: section or a model with llm: "
+                                             "(docs/llm.md)");
+        return NULL;
+    }
+    if (!blocks) {
+        ss_err_at(err, sc->path, 1, 1, "%s", "its LLM model is deployed nowhere: the KV cache's size comes from its GPU");
+        return NULL;
+    }
+    *cfg = (ss_llm_cfg){.max_num_seqs = s->max_num_seqs, .max_num_batched_tokens = s->max_num_batched_tokens,
+                        .block_size = s->block_size, .num_gpu_blocks = blocks,
+                        .long_prefill_token_threshold = s->long_prefill_token_threshold,
+                        .chunked_prefill = s->chunked_prefill, .prefix_caching = s->prefix_caching,
+                        .reserve_full_isl = s->reserve_full_isl};
+    return s;
+}
+
+/* The figures of one replay: per metric (TTFT, TPOT, E2E) the mean, p50, p90, p99. */
+static void figures(const ss_llm_replay *rp, size_t n, double v[3][4])
+{
+    const double *sim[3] = {rp->ttft_s, rp->tpot_s, rp->e2e_s};
+    static const double q[4] = {NAN, 0.5, 0.9, 0.99};
+    for (int k = 0; k < 3; k++)
+        for (int s = 0; s < 4; s++) v[k][s] = s == 0 ? ss_llm_mean(sim[k], n) : ss_llm_quantile(sim[k], n, q[s]);
+}
+
+/* The 95% intervals of the figures over the profile's interpolation (the file's head comment) into lo, hi. */
+static void intervals(const ss_vllm_run *run, const ss_llm_cfg *cfg, ss_llm_perf *perf, uint32_t reps,
+                      double lo[3][4], double hi[3][4])
+{
+    double *res[SS_LLM_PERF_CLASSES];
+    size_t nres[SS_LLM_PERF_CLASSES];
+    for (int c = 0; c < SS_LLM_PERF_CLASSES; c++) nres[c] = ss_llm_perf_loo(perf, c, &res[c]);
+    double *all = ss_xcalloc((size_t)reps * 12, sizeof *all);
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_taus2);
+    gsl_rng_set(rng, 1);
+    for (uint32_t r = 0; r < reps; r++) {
+        double k[SS_LLM_PERF_CLASSES];
+        for (int c = 0; c < SS_LLM_PERF_CLASSES; c++)
+            k[c] = nres[c] ? fmax(1 + res[c][gsl_rng_uniform_int(rng, nres[c])], 0.01) : 1;
+        ss_llm_perf_scale(perf, k);
+        ss_llm_replay rp = {0};
+        ss_llm_replay_run(run, cfg, ss_llm_perf_step_s, perf, &rp);
+        double v[3][4];
+        figures(&rp, run->n, v);
+        for (int i = 0; i < 12; i++) all[(size_t)i * reps + r] = v[i / 4][i % 4];
+        ss_llm_replay_free(&rp);
+    }
+    const double one[SS_LLM_PERF_CLASSES] = {1, 1, 1};
+    ss_llm_perf_scale(perf, one);
+    for (int i = 0; i < 12; i++) {
+        lo[i / 4][i % 4] = ss_llm_quantile(all + (size_t)i * reps, reps, 0.025);
+        hi[i / 4][i % 4] = ss_llm_quantile(all + (size_t)i * reps, reps, 0.975);
+    }
+    gsl_rng_free(rng);
+    free(all);
+    for (int c = 0; c < SS_LLM_PERF_CLASSES; c++) free(res[c]);
+}
+
 int ss_val_llm(const char *run_dir, const char *perf_dir, const char *gpu_path, const char *model_path,
-               const char *output, int quiet)
+               const char *scenario, uint32_t reps, const char *output, int quiet)
 {
     ss_err err = {0};
     ss_vllm_run run = {0};
@@ -113,9 +221,22 @@ int ss_val_llm(const char *run_dir, const char *perf_dir, const char *gpu_path, 
     int rc = 2, open = 0, have_run = 0;
     ss_llm_model model;
     ss_llm_roofline roof = {0};
+    ss_scenario sc;
+    int have_sc = 0;
+    ss_llm_cfg cfg;
     if (ss_vllm_run_read(run_dir, &run, &err) < 0) goto out;
     have_run = 1;
-    if (ss_llm_model_read(model_path, &model, &err) < 0) goto out;
+    if (scenario) { /* the scenario's engine: its model, step-time model and settings */
+        if (ss_scenario_load(&sc, scenario, NULL, NULL, 0, &err) < 0) goto out;
+        have_sc = 1;
+        const ss_llm_scn *spec = scenario_engine(&sc, &cfg, &err);
+        if (!spec) goto out;
+        perf_dir = spec->profile_dir, gpu_path = spec->gpu_path, model_path = spec->model_path;
+        model = spec->model;
+    } else {
+        if (ss_llm_model_read(model_path, &model, &err) < 0) goto out;
+        cfg = ss_llm_cfg_of_run(&run);
+    }
     if (perf_dir && !(perf = ss_llm_perf_load(perf_dir, model.layers, &err))) goto out;
     if (!perf_dir) {
         if (model.moe) {
@@ -123,19 +244,23 @@ int ss_val_llm(const char *run_dir, const char *perf_dir, const char *gpu_path, 
                                                     "decoders only; use a per-operator profile (--llm-perf)");
             goto out;
         }
-        if (ss_llm_gpu_read(gpu_path, &roof.gpu, &err) < 0) goto out;
+        if (!scenario && ss_llm_gpu_read(gpu_path, &roof.gpu, &err) < 0) goto out;
+        if (scenario) { /* the GPU file the scenario read */
+            ss_llm_cfg again;
+            const ss_llm_scn *spec = scenario_engine(&sc, &again, &err);
+            roof.gpu = (ss_llm_gpu){.dense_flops_per_s = spec->gpu_flops_per_s, .hbm_bytes_per_s = spec->gpu_bytes_per_s};
+        }
         roof.model = model;
         roof.dtype_bytes = 2; /* bf16 [ASSUMPTION: the runs are bf16, as the shared data's] */
     }
-    ss_llm_cfg cfg = ss_llm_cfg_of_run(&run);
     for (size_t i = 0; i < run.n; i++) { /* a request the cache cannot hold would never be served */
         uint64_t tokens = (uint64_t)run.reqs[i].prompt_tokens + run.reqs[i].output_tokens;
         if (!cfg.chunked_prefill && run.reqs[i].prompt_tokens > cfg.max_num_batched_tokens) {
             char *rq = ss_path_join(run_dir, "requests.jsonl");
             ss_err_at(&err, rq, run.reqs[i].line, 1,
-                      "a prompt of %u tokens without chunked prefill: more than the token budget (meta.json's "
+                      "a prompt of %u tokens without chunked prefill: more than the token budget (%s's "
                       "max_num_batched_tokens, %u): no engine of these settings serves it",
-                      run.reqs[i].prompt_tokens, cfg.max_num_batched_tokens);
+                      run.reqs[i].prompt_tokens, scenario ? "the scenario" : "meta.json", cfg.max_num_batched_tokens);
             free(rq);
             goto out;
         }
@@ -143,8 +268,9 @@ int ss_val_llm(const char *run_dir, const char *perf_dir, const char *gpu_path, 
             char *rq = ss_path_join(run_dir, "requests.jsonl");
             ss_err_at(&err, rq, run.reqs[i].line, 1,
                       "a request of %llu tokens (prompt and output) needs more than the KV cache's %u blocks of %u "
-                      "tokens (meta.json's num_gpu_blocks less the null block): no engine of these settings serves it",
-                      (unsigned long long)tokens, cfg.num_gpu_blocks, cfg.block_size);
+                      "tokens (%s): no engine of these settings serves it",
+                      (unsigned long long)tokens, cfg.num_gpu_blocks, cfg.block_size,
+                      scenario ? "the scenario's engine" : "meta.json's num_gpu_blocks less the null block");
             free(rq);
             goto out;
         }
@@ -154,18 +280,20 @@ int ss_val_llm(const char *run_dir, const char *perf_dir, const char *gpu_path, 
         char *dn = perf_dir ? ss_path_join(perf_dir, "dense.csv") : ss_xstrdup(gpu_path),
              *ps = perf_dir ? ss_path_join(perf_dir, "per_sequence.csv") : ss_xstrdup(gpu_path),
              *at = perf_dir ? ss_path_join(perf_dir, "attention.csv") : ss_xstrdup(gpu_path);
-        const char *ins[] = {rq, mt, dn, ps, at, model_path};
-        static const char *const what[] = {"requests", "run metadata", "profile", "profile", "profile", "model config"};
+        const char *ins[] = {rq, mt, dn, ps, at, model_path, scenario ? scenario : model_path};
+        static const char *const what[] = {"requests", "run metadata", "profile", "profile", "profile", "model config",
+                                           "scenario"};
         static const char *const out_what[] = {"validation CSV"};
-        int bad = ss_check_outputs(ins, what, 6, &output, out_what, 1, &err) < 0 || ss_afile_open(&f, output, &err) < 0;
+        int bad = ss_check_outputs(ins, what, 7, &output, out_what, 1, &err) < 0 || ss_afile_open(&f, output, &err) < 0;
         free(rq), free(mt), free(dn), free(ps), free(at);
         if (bad) goto out;
         open = 1;
-        fputs("metric,statistic,measured_s,simulated_s,rel_error,tolerance,within\n", f.fp);
+        fputs("metric,statistic,measured_s,simulated_s,rel_error,tolerance,within,interval_lo_s,interval_hi_s\n", f.fp);
     }
     prof_meta pm;
     if (perf_dir) read_prof_meta(perf_dir, &pm);
-    if (!quiet && perf_dir) settings(&pm, &run);
+    if (!quiet && scenario) scenario_settings(scenario, &cfg, &run);
+    if (!quiet && perf_dir && !scenario) settings(&pm, &run);
     if (!quiet && !perf_dir)
         printf("validate: the roofline step-time model (ESTIMATED): %s's datasheet, %.4g TFLOP/s and %.4g GB/s, for %u "
                "layers of hidden size %u\n",
@@ -176,32 +304,41 @@ int ss_val_llm(const char *run_dir, const char *perf_dir, const char *gpu_path, 
     for (int k = 0; k < 3; k++) meas[k] = ss_xcalloc(run.n, sizeof *meas[k]);
     for (size_t i = 0; i < run.n; i++)
         meas[0][i] = run.reqs[i].ttft_s, meas[1][i] = run.reqs[i].tpot_s, meas[2][i] = run.reqs[i].e2e_s;
-    const double *sim[3] = {rp.ttft_s, rp.tpot_s, rp.e2e_s};
     static const char *const metric[3] = {"ttft", "tpot", "e2e"};
     static const char *const stat[4] = {"mean", "p50", "p90", "p99"};
     static const double q[4] = {NAN, 0.5, 0.9, 0.99};
+    double simv[3][4], lo[3][4], hi[3][4];
+    figures(&rp, run.n, simv);
+    int have_ci = perf && reps >= 2;
+    if (have_ci) intervals(&run, &cfg, perf, reps, lo, hi);
     size_t bad = 0, judged = 0;
     if (!quiet)
         printf("validate: %zu requests of %s replayed: %llu steps, %llu preemptions, %llu tokens found in the prefix "
                "cache, last token at %.2f s\n"
-               "%-5s %-5s %12s %12s %8s\n",
+               "%-5s %-5s %12s %12s %8s%s\n",
                run.n, run_dir, (unsigned long long)rp.stats.steps, (unsigned long long)rp.stats.preemptions,
                (unsigned long long)rp.stats.tokens_cached, rp.end_s,
-               "ms", "", "measured", "simulated", "error");
+               "ms", "", "measured", "simulated", "error", have_ci ? "   95% interval (interpolation)" : "");
     for (int k = 0; k < 3; k++)
         for (int s = 0; s < 4; s++) {
             double mv = s == 0 ? ss_llm_mean(meas[k], run.n) : ss_llm_quantile(meas[k], run.n, q[s]);
-            double sv = s == 0 ? ss_llm_mean(sim[k], run.n) : ss_llm_quantile(sim[k], run.n, q[s]);
+            double sv = simv[k][s];
             double e = (sv - mv) / mv;
             int judge = s == 0 || s == 2, ok = !judge || fabs(e) <= LLM_TOL;
             judged += judge;
             bad += !ok;
+            char ci[64] = "";
+            if (have_ci) snprintf(ci, sizeof ci, "   [%.1f, %.1f]", 1e3 * lo[k][s], 1e3 * hi[k][s]);
             if (!quiet || !ok)
-                printf("%-5s %-5s %12.1f %12.1f %+7.1f%%%s\n", metric[k], stat[s], 1e3 * mv, 1e3 * sv, 100 * e,
+                printf("%-5s %-5s %12.1f %12.1f %+7.1f%%%s%s\n", metric[k], stat[s], 1e3 * mv, 1e3 * sv, 100 * e, ci,
                        !judge ? "" : ok ? "" : "  beyond");
-            if (open)
-                fprintf(f.fp, "%s,%s,%.9g,%.9g,%.6g,%s,%s\n", metric[k], stat[s], mv, sv, e, judge ? "0.1" : "",
+            if (open) {
+                fprintf(f.fp, "%s,%s,%.9g,%.9g,%.6g,%s,%s,", metric[k], stat[s], mv, sv, e, judge ? "0.1" : "",
                         judge ? (ok ? "yes" : "no") : "");
+                if (have_ci) fprintf(f.fp, "%.9g,%.9g", lo[k][s], hi[k][s]);
+                else fputc(',', f.fp);
+                fputc('\n', f.fp);
+            }
         }
     for (int k = 0; k < 3; k++) free(meas[k]);
     size_t unserved = 0;
@@ -225,7 +362,7 @@ int ss_val_llm(const char *run_dir, const char *perf_dir, const char *gpu_path, 
             printf("%-8s per second: mean measured %.3g, simulated %.3g, average error %.1f%% over %zu ticks%s\n",
                    series[k], sm / run.nticks, ssum / run.nticks, 100 * e, run.nticks, !judge ? "" : ok ? "" : "  beyond");
         if (open)
-            fprintf(f.fp, "%s,per_second_mean,%.9g,%.9g,%.6g,%s,%s\n", series[k], sm / run.nticks, ssum / run.nticks, e,
+            fprintf(f.fp, "%s,per_second_mean,%.9g,%.9g,%.6g,%s,%s,,\n", series[k], sm / run.nticks, ssum / run.nticks, e,
                     judge ? "0.15" : "", judge ? (ok ? "yes" : "no") : "");
     }
     printf("validate: %zu of %zu judged errors beyond their tolerance (TTFT, TPOT and E2E: mean and p90 at 10%%; "
@@ -242,5 +379,6 @@ out:
     ss_llm_replay_free(&rp);
     ss_llm_perf_free(perf);
     if (have_run) ss_vllm_run_free(&run);
+    if (have_sc) ss_scenario_free(&sc);
     return rc;
 }

@@ -252,8 +252,8 @@ int ss_llm_deploy_fit(const ss_llm_scn *s, double vram_bytes, uint32_t *blocks, 
             snprintf(why, nwhy, "its GPU's memory is not given: give the model's llm.engine.num_gpu_blocks");
             return -1;
         }
-        double room = share - s->weights_bytes - s->runtime_reserve_bytes;
-        b = room > 0 ? (uint32_t)fmin(floor(room / block_bytes), 1u << 26) : 0;
+        double room = share - s->weights_bytes - s->runtime_reserve_bytes, nb = floor(room / block_bytes) - 1;
+        b = nb > 0 ? (uint32_t)fmin(nb, 1u << 26) : 0; /* less vLLM's null block, never allocated */
     } else if (vram_bytes > 0 && s->weights_bytes + s->runtime_reserve_bytes + b * block_bytes > share) {
         snprintf(why, nwhy, "engine.num_gpu_blocks: %u blocks take %.4g GB, which with the weights' %.4g GB and the "
                             "reserve's %.4g GB is more than %.4g of the GPU's %.4g GB", b, b * block_bytes / 1e9,

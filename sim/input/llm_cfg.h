@@ -74,7 +74,7 @@ int ss_llm_scn_read(ss_llm_scn **out, const ss_node *n, ss_err *err);
 int ss_llm_model_key_read(ss_llm_scn **out, const ss_node *n, ss_err *err);
 /* An engine of s on a GPU of vram_bytes (0: not given): its KV blocks into
  * *blocks (engine.num_gpu_blocks if given, else what the GPU's share holds
- * beside the weights and the reserve) and the memory beside the weights it
+ * beside the weights and the reserve, less vLLM's null block) and the memory beside the weights it
  * takes into *runtime_bytes; 0, or -1 with the reason in why[] (the
  * request that does not fit, the weights or the cache beyond the GPU). */
 int ss_llm_deploy_fit(const ss_llm_scn *s, double vram_bytes, uint32_t *blocks, double *runtime_bytes, char *why,

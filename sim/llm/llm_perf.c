@@ -42,6 +42,7 @@ struct ss_llm_perf {
     size_t nslices;
     double *pcs, *nds; /* the distinct pc and nd of the grid, increasing */
     size_t npc, nnd;
+    double scale[SS_LLM_PERF_CLASSES]; /* each class's times multiplied by (ss_llm_perf_scale; 1 when loaded) */
 };
 
 /* ---- reading ------------------------------------------------------------------ */
@@ -201,6 +202,7 @@ ss_llm_perf *ss_llm_perf_load(const char *dir, uint32_t layers, ss_err *err)
 {
     ss_llm_perf *p = ss_xcalloc(1, sizeof *p);
     p->layers = layers;
+    for (int c = 0; c < SS_LLM_PERF_CLASSES; c++) p->scale[c] = 1;
     if (read_1d(dir, "dense.csv", "tokens", dense_names, NDENSE, p->dense, err) < 0 ||
         read_1d(dir, "per_sequence.csv", "sequences", seq_names, NSEQ, p->seq, err) < 0 ||
         read_attention(p, dir, err) < 0) {
@@ -307,10 +309,54 @@ double ss_llm_perf_step_s(void *ctx, const ss_llm_batch *b)
     for (uint32_t i = 0; i < b->nprefill; i++) pc += b->prefill_chunk[i], kp += b->prefill_kv[i];
     double nd = b->ndecode, kd = b->ndecode ? floor((double)b->decode_kv_sum / b->ndecode) : 0;
     const table1 *d = p->dense;
-    double layer = 2 * lookup1(&d[OP_LAYERNORM], T) + lookup1(&d[OP_QKV], T) + lookup1(&d[OP_ROPE], T) +
-                   lookup1(&d[OP_O], T) + lookup1(&d[OP_GATE_UP], T) + lookup1(&d[OP_ACT], T) +
-                   lookup1(&d[OP_DOWN], T) + attention(p, pc, kp, nd, kd);
-    double once = lookup1(&d[OP_EMBED], T) + lookup1(&d[OP_FINAL_LN], T) + lookup1(&p->seq[OP_LM_HEAD], S) +
-                  lookup1(&p->seq[OP_SAMPLER], S);
-    return p->layers * layer + once;
+    double dense = 2 * lookup1(&d[OP_LAYERNORM], T) + lookup1(&d[OP_QKV], T) + lookup1(&d[OP_ROPE], T) +
+                   lookup1(&d[OP_O], T) + lookup1(&d[OP_GATE_UP], T) + lookup1(&d[OP_ACT], T) + lookup1(&d[OP_DOWN], T);
+    double attn = attention(p, pc, kp, nd, kd);
+    double once_dense = lookup1(&d[OP_EMBED], T) + lookup1(&d[OP_FINAL_LN], T),
+           once_seq = lookup1(&p->seq[OP_LM_HEAD], S) + lookup1(&p->seq[OP_SAMPLER], S);
+    const double *k = p->scale;
+    return p->layers * (k[SS_LLM_PERF_DENSE] * dense + k[SS_LLM_PERF_ATTENTION] * attn) +
+           k[SS_LLM_PERF_DENSE] * once_dense + k[SS_LLM_PERF_SEQUENCE] * once_seq;
+}
+
+void ss_llm_perf_scale(ss_llm_perf *p, const double k[SS_LLM_PERF_CLASSES])
+{
+    for (int c = 0; c < SS_LLM_PERF_CLASSES; c++) p->scale[c] = k[c];
+}
+
+/* The interior points of a line (x, t): each one's time interpolated from its two neighbours, relative to
+ * its own, less 1, appended to *r. */
+static void loo_line(const double *x, const double *t, size_t n, double **r, size_t *nr)
+{
+    for (size_t i = 1; i + 1 < n; i++) {
+        double x0 = x[i - 1], x1 = x[i], x2 = x[i + 1], t0 = t[i - 1], t1 = t[i], t2 = t[i + 1];
+        if (!(x2 > x0) || !(t1 > 0)) continue;
+        double w = (x1 - x0) / (x2 - x0);
+        *r = ss_xrealloc(*r, (*nr + 1) * sizeof **r);
+        (*r)[(*nr)++] = (t0 + w * (t2 - t0)) / t1 - 1;
+    }
+}
+
+size_t ss_llm_perf_loo(const ss_llm_perf *p, int cls, double **out)
+{
+    double *r = NULL;
+    size_t n = 0;
+    if (cls == SS_LLM_PERF_DENSE)
+        for (int op = 0; op < NDENSE; op++) loo_line(p->dense[op].x, p->dense[op].t_s, p->dense[op].n, &r, &n);
+    else if (cls == SS_LLM_PERF_SEQUENCE)
+        for (int op = 0; op < NSEQ; op++) loo_line(p->seq[op].x, p->seq[op].t_s, p->seq[op].n, &r, &n);
+    else /* attention: along kv_decode, inside each (prefill_chunk, n_decode, kv_prefill) line of the grid */
+        for (size_t i = 0; i < p->nrows;) {
+            size_t j = i;
+            while (j < p->nrows && p->rows[j].pc == p->rows[i].pc && p->rows[j].nd == p->rows[i].nd &&
+                   p->rows[j].kp == p->rows[i].kp)
+                j++;
+            double kd[GRID_MAX], t[GRID_MAX];
+            size_t m = 0;
+            for (size_t g = i; g < j && m < GRID_MAX; g++, m++) kd[m] = p->rows[g].kd, t[m] = p->rows[g].t_s;
+            loo_line(kd, t, m, &r, &n);
+            i = j;
+        }
+    *out = r;
+    return n;
 }

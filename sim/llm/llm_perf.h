@@ -42,4 +42,18 @@ void ss_llm_perf_free(ss_llm_perf *p);
 /* Seconds one step of batch b takes (ss_llm_step_fn: ctx is the model). */
 double ss_llm_perf_step_s(void *ctx, const ss_llm_batch *b);
 
+/* The three classes of the profile's tables: the dense operators (by
+ * tokens), the per-sequence ones (by sequences), attention (by the batch's
+ * shape). */
+enum { SS_LLM_PERF_DENSE, SS_LLM_PERF_SEQUENCE, SS_LLM_PERF_ATTENTION, SS_LLM_PERF_CLASSES };
+/* Multiply each class's times by k[class] from now on (all 1 when loaded):
+ * the interpolation's uncertainty drawn per replication (docs/llm.md,
+ * "Intervals"). */
+void ss_llm_perf_scale(ss_llm_perf *p, const double k[SS_LLM_PERF_CLASSES]);
+/* Leave-one-out residuals of class cls's interpolation: every interior
+ * point of a table (of attention: of a line along kv_decode) predicted
+ * linearly from its two neighbours, relative to its profiled time, less 1,
+ * into *out (malloc'd; the caller frees it); how many. */
+size_t ss_llm_perf_loo(const ss_llm_perf *p, int cls, double **out);
+
 #endif
