@@ -81,9 +81,10 @@ static void test_drift_checks(void)
     char *dir = ss_test_tmpdir();
     CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
     int rc = ss_test_sh(NULL,
-                        "mkdir -p '%s/t/include/servesim' && cd '%s' && cp -R README.md docs policies '%s/t/' && "
-                        "cp include/servesim/policy.h '%s/t/include/servesim/'",
-                        dir, SS_SRC_DIR, dir, dir);
+                        "mkdir -p '%s/t/include/servesim' '%s/t/results' && cd '%s' && "
+                        "cp -R README.md docs policies '%s/t/' && cp include/servesim/policy.h '%s/t/include/servesim/' && "
+                        "cp -R results/reference '%s/t/results/'", /* the pictures the docs show */
+                        dir, dir, SS_SRC_DIR, dir, dir, dir);
     CU_ASSERT_EQUAL_FATAL(rc, 0);
     drift(dir, "true", 0, "drift checks: 0 found");
     drift(dir, "printf '# Orphan\\n' > docs/notes/orphan.md", 1,
