@@ -128,6 +128,53 @@ static void test_one_request_alone(void)
     ss_scenario_free(&sc);
 }
 
+/* A trace with each request's token counts: the row's, not the model's distributions (prompts of
+ * 2,000 tokens here): one request of 100 and 5 tokens alone, the same E2E as above.  And a row no
+ * KV cache of the model's engines holds is refused at its line. */
+static void test_trace_tokens(void)
+{
+    char *dir = ss_test_tmpdir();
+    free(ss_test_write(dir, "t.csv", "timestamp_s,prompt_tokens,output_tokens\n1.0,100,5\n"));
+    free(ss_test_write(dir, "big.csv", "timestamp_s,prompt_tokens,output_tokens\n1.0,100,5\n2.0,90000,5\n"));
+    char *fmt = ss_xasprintf("name: tr\nseed: 1\nrequests: 1\n"
+                             "hosts:\n  - name: h0\n    devices:\n      - {name: gpu0, kind: gpu, vram_gib: 22.49}\n"
+                             "models:\n  - name: llama\n    request_overhead_s: 0.01\n    llm:\n"
+                             "      model: %%s/models/llm/llama-3.1-8b.json\n"
+                             "      step_time: {roofline: %%s/models/llm/a10.json}\n      engine: {max_num_seqs: 8}\n"
+                             "      prompt_tokens: {mean: 2000, max: 2000}\n      output_tokens: {mean: 50, max: 50}\n"
+                             "deployment:\n  - {model: llama, device: gpu0}\n"
+                             "workloads:\n  - {name: w, kind: trace, target: llama, file: %s/t.csv}\n",
+                             dir);
+    ss_scenario sc;
+    ss_run_result r;
+    CU_ASSERT_EQUAL_FATAL(run_one(fmt, &sc, &r), 0);
+    ss_llm_roofline roof = a10_llama(&sc);
+    CU_ASSERT_EQUAL(r.tasks[0].completed, 1);
+    CU_ASSERT_DOUBLE_EQUAL(r.tasks[0].latency_mean_s, 0.01 + alone_s(&roof, NULL), 1e-9);
+    ss_run_result_free(&r);
+    ss_scenario_free(&sc);
+    free(fmt);
+    char *out = NULL;
+    char *yaml = ss_xasprintf("name: tr\nseed: 1\nrequests: 1\n"
+                              "hosts:\n  - name: h0\n    devices:\n      - {name: gpu0, kind: gpu, vram_gib: 22.49}\n"
+                              "models:\n  - name: llama\n    llm:\n      model: %s/models/llm/llama-3.1-8b.json\n"
+                              "      step_time: {roofline: %s/models/llm/a10.json}\n      engine: {max_num_seqs: 8}\n"
+                              "      prompt_tokens: {mean: 2000, max: 2000}\n      output_tokens: {mean: 50, max: 50}\n"
+                              "deployment:\n  - {model: llama, device: gpu0}\n"
+                              "workloads:\n  - {name: w, kind: trace, target: llama, file: big.csv}\n",
+                              SS_SRC_DIR, SS_SRC_DIR);
+    free(ss_test_write(dir, "big.yaml", yaml));
+    int rc = ss_test_sh(&out, "cd %s && %s run big.yaml -o r.csv; echo rc=$?; ls", dir, SS_BIN);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "big.csv:3:1: a request of 90005 tokens (prompt and output): "
+                                                  "model 'llama''s smallest KV cache holds"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "rc=2"));
+    CU_ASSERT_PTR_NULL(strstr(out ? out : "", "r.csv"));
+    free(out);
+    free(yaml);
+    ss_test_rmtree(dir);
+}
+
 /* max_num_seqs 1: two requests at once, the second waits in the model's queue for the first's
  * last token, then runs alone: its latency is the first's E2E plus its own. */
 static void test_queue_beyond_max_num_seqs(void)
@@ -189,4 +236,5 @@ static void test_serverless_cold_start(void)
 
 SS_TEST_SUITE("llm-serve", {"one request alone on an engine instance: TTFT and E2E by hand", test_one_request_alone},
               {"beyond max_num_seqs a request waits in the model's queue", test_queue_beyond_max_num_seqs},
+              {"a trace's token counts, and a row no engine holds refused", test_trace_tokens},
               {"a serverless LLM cold-starts from zero and is served", test_serverless_cold_start})

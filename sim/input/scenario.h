@@ -137,6 +137,8 @@ typedef struct ss_workload_cfg {
     ss_dist think;          /* closed */
     double *times_s;        /* trace: arrival times, sorted, relative to start_s */
     size_t ntimes;
+    uint32_t *prompt_tokens, *output_tokens; /* trace aimed at an LLM model, its file with token counts: each
+                                              * arrival's (else NULL: the model's distributions) */
 } ss_workload_cfg;
 
 /* A policy choice as written: name plus parameters, and where it was said. */

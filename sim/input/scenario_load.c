@@ -815,6 +815,8 @@ void ss_scenario_free(ss_scenario *sc)
         free(w->steps);
         ss_synth_shape_free(w->shape);
         free(w->times_s);
+        free(w->prompt_tokens);
+        free(w->output_tokens);
     }
     for (size_t i = 0; i < sc->nsettings; i++) {
         free(sc->settings[i].key);

@@ -10,6 +10,7 @@
 
 #include "input/scenario.h"
 #include "input/scenario_workload.h"
+#include "input/llm_cfg.h"
 #include "input/section.h"
 #include "input/trace.h"
 #include "input/trace_synth.h"
@@ -94,10 +95,33 @@ static int read_steps(ss_workload_cfg *w, const ss_node *it, ss_err *err)
     return 0;
 }
 
+/* Every row of an LLM model's trace within the smallest KV cache of its
+ * engines (and, without chunked prefill, its prompt within the token budget). */
+static int llm_rows_fit(const ss_scenario *sc, uint32_t m, const ss_workload_cfg *w, const char *path, ss_err *err)
+{
+    const ss_llm_scn *s = sc->models[m].llm;
+    uint32_t blocks = UINT32_MAX;
+    for (size_t d = 0; d < sc->ndeploys; d++)
+        if (sc->deploys[d].model == m && sc->deploys[d].kv_blocks < blocks) blocks = sc->deploys[d].kv_blocks;
+    double kv_tokens = blocks == UINT32_MAX ? INFINITY : (double)blocks * s->block_size;
+    for (size_t i = 0; i < w->ntimes; i++) {
+        double need = (double)w->prompt_tokens[i] + w->output_tokens[i];
+        if (need > kv_tokens)
+            return ss_err_at(err, path, (int)(i + 2), 1,
+                             "a request of %.0f tokens (prompt and output): model '%s''s smallest KV cache holds %.0f",
+                             need, sc->models[m].name, kv_tokens);
+        if (!s->chunked_prefill && w->prompt_tokens[i] > s->max_num_batched_tokens)
+            return ss_err_at(err, path, (int)(i + 2), 1,
+                             "a prompt of %u tokens without chunked prefill: more than model '%s''s token budget (%u)",
+                             w->prompt_tokens[i], sc->models[m].name, s->max_num_batched_tokens);
+    }
+    return 0;
+}
+
 /* `trace`: arrivals from a CSV `file` (times from its first arrival) or
  * written inline as `times_s` (from start_s, as written: an end-to-end run's
  * measured send instants, `servesim validate`); one of the two. */
-static int read_trace(ss_workload_cfg *w, const ss_node *it, ss_err *err)
+static int read_trace(const ss_scenario *sc, ss_workload_cfg *w, const ss_node *it, ss_err *err)
 {
     double scale = 1.0;
     TRY(ss_cfg_num(it, "time_scale", &scale, SS_POS, err));
@@ -126,7 +150,12 @@ static int read_trace(ss_workload_cfg *w, const ss_node *it, ss_err *err)
     TRY(ss_cfg_str(it, "file", &file, SS_REQ, err));
     char *path = ss_node_readable(fn, "trace file", err);
     if (!path) return -1;
-    int rc = ss_trace_load(path, scale, &w->times_s, &w->ntimes, err);
+    /* An LLM model's requests take their token counts from a trace that has them (docs/llm.md). */
+    uint32_t m = sc->tasks[w->task].stages[0];
+    int rc = sc->models[m].llm && ss_trace_has_tokens(path)
+                 ? ss_trace_load_tokens(path, scale, &w->times_s, &w->prompt_tokens, &w->output_tokens, &w->ntimes, err)
+                 : ss_trace_load(path, scale, &w->times_s, &w->ntimes, err);
+    if (rc == 0 && w->prompt_tokens) rc = llm_rows_fit(sc, m, w, path, err);
     free(path);
     return rc;
 }
@@ -211,7 +240,7 @@ static int read_workload(ss_scenario *sc, ss_workload_cfg *w, const ss_node *it,
         else ss_dist_deterministic(&w->think, 0.0);
         break;
     }
-    case SS_WL_TRACE: TRY(read_trace(w, it, err)); break;
+    case SS_WL_TRACE: TRY(read_trace(sc, w, it, err)); break;
     }
     return 0;
 }

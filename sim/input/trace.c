@@ -217,6 +217,18 @@ static int load(const char *path, double time_scale, double **times_s, uint32_t 
     return 0;
 }
 
+int ss_trace_has_tokens(const char *path)
+{
+    ss_err ignore = {0};
+    FILE *fp = ss_open_input(path, SS_INPUT_TRACE, &ignore);
+    if (!fp) return 0; /* the loader says why */
+    char head[64] = "";
+    int yes = fgets(head, sizeof head, fp) &&
+              (strncmp(head, "timestamp_s,prompt_tokens,output_tokens", 39) == 0 || strncmp(head, "TIMESTAMP,", 10) == 0);
+    fclose(fp);
+    return yes;
+}
+
 int ss_trace_load(const char *path, double time_scale, double **times_s, size_t *n, ss_err *err)
 {
     return load(path, time_scale, times_s, NULL, NULL, n, err);

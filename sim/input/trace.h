@@ -23,6 +23,10 @@ int ss_trace_load(const char *path, double time_scale, double **times_s, size_t 
  * trace's ContextTokens and GeneratedTokens, or a servesim trace whose
  * header is `timestamp_s,prompt_tokens,output_tokens`; each a whole number
  * from 1 to 1e9 (a row without them: file:line:col). */
+/* Does the trace's header announce each request's token counts (a servesim
+ * trace's `timestamp_s,prompt_tokens,output_tokens`, or the Azure trace)?
+ * 0 also where it cannot be read (ss_trace_load then says why). */
+int ss_trace_has_tokens(const char *path);
 int ss_trace_load_tokens(const char *path, double time_scale, double **times_s, uint32_t **prompt_tokens,
                          uint32_t **output_tokens, size_t *n, ss_err *err);
 

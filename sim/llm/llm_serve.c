@@ -129,8 +129,12 @@ static void start(ss_world *w, ss_instance *in, ss_request *sr)
 {
     ss_llm_serve *ls = w->llms;
     llm_model *lm = &ls->m[in->model];
-    gsl_rng_set(ls->tok, (unsigned long)ss_mix64(lm->seed ^ sr->id));
-    uint32_t prompt = ss_llm_dist_draw(ls->tok, &lm->s->prompt), output = ss_llm_dist_draw(ls->tok, &lm->s->output);
+    uint32_t prompt = sr->prompt_tokens, output = sr->output_tokens; /* its trace row's */
+    if (!prompt) { /* drawn by its id alone */
+        gsl_rng_set(ls->tok, (unsigned long)ss_mix64(lm->seed ^ sr->id));
+        prompt = ss_llm_dist_draw(ls->tok, &lm->s->prompt);
+        output = ss_llm_dist_draw(ls->tok, &lm->s->output);
+    }
     serve_req *q = req_new(ls);
     q->sr = sr;
     q->in = in;

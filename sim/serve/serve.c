@@ -46,6 +46,7 @@ ss_request *ss_req_new(ss_world *w)
     r->enqueued_s = r->started_s = r->queue_s = r->service_s = 0;
     r->stage = 0;
     r->resumed = 0;
+    r->prompt_tokens = r->output_tokens = 0;
     if (w->pipe) memset(r->cb, 0, sizeof r->cb);
     r->id = w->next_id++;
     r->client = UINT32_MAX;

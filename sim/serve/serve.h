@@ -36,6 +36,8 @@ typedef struct ss_request {
     uint32_t client;      /* closed-loop client index, or UINT32_MAX */
     int measured;         /* created after the warm-up */
     int resumed;          /* preempted: its next service resumes work_s instead of drawing anew */
+    uint32_t prompt_tokens, output_tokens; /* an LLM request's lengths from its trace row, 0 0: none (llm_serve.c
+                                            * draws them) */
     double service_s;     /* service demand drawn so far, over all stages (requests CSV) */
     double work_s;        /* demand of its current stage still to serve (preemption) */
     uint64_t ev;          /* its service-end event, or its flow on the compute net (ps) */

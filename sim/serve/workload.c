@@ -47,6 +47,10 @@ static void create(ss_source *s, uint32_t client)
     r->priority = s->cfg->priority;
     r->client = client;
     r->created_s = ss_now(w->eng);
+    if (s->cfg->prompt_tokens) { /* a trace with each request's token counts (an LLM model's) */
+        r->prompt_tokens = s->cfg->prompt_tokens[s->next];
+        r->output_tokens = s->cfg->output_tokens[s->next];
+    }
     r->measured = r->created_s >= sc->warmup_s && r->id >= sc->warmup_requests;
     if (r->measured) {
         if (!w->measuring) {
