@@ -9,9 +9,48 @@
 
 #define NONE UINT32_MAX
 
-static uint64_t tag_of(uint64_t owner, uint32_t index)
+static uint64_t tag_of(uint64_t key, uint32_t index)
 {
-    return ((owner + 1) << 24) | index; /* 0 is no content; up to 2^24 blocks a request */
+    uint64_t t = ss_mix64(ss_mix64(key) ^ index); /* 64 bits: two contents meet with odds of 2^-64 a pair */
+    return t ? t : 1;                             /* 0 is no content */
+}
+
+/* ---- the content table -------------------------------------------------------- */
+
+static uint32_t map_find(const ss_kv_cache *kv, uint64_t t)
+{
+    for (uint32_t i = (uint32_t)t & kv->map_mask;; i = (i + 1) & kv->map_mask) {
+        if (kv->map_tag[i] == t) return kv->map_block[i];
+        if (kv->map_tag[i] == 0) return NONE;
+    }
+}
+
+/* Content t in block b, unless some block has it already (that one stays): 1 if put. */
+static int map_put(ss_kv_cache *kv, uint64_t t, uint32_t b)
+{
+    uint32_t i = (uint32_t)t & kv->map_mask;
+    for (; kv->map_tag[i]; i = (i + 1) & kv->map_mask)
+        if (kv->map_tag[i] == t) return 0;
+    kv->map_tag[i] = t;
+    kv->map_block[i] = b;
+    return 1;
+}
+
+/* Remove t (linear probing's backward shift: no tombstones). */
+static void map_del(ss_kv_cache *kv, uint64_t t)
+{
+    uint32_t i = (uint32_t)t & kv->map_mask;
+    while (kv->map_tag[i] != t) i = (i + 1) & kv->map_mask;
+    for (uint32_t j = (i + 1) & kv->map_mask; kv->map_tag[j]; j = (j + 1) & kv->map_mask) {
+        uint32_t home = (uint32_t)kv->map_tag[j] & kv->map_mask;
+        /* j's entry may move to i if its home is not in (i, j], cyclically */
+        if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+            kv->map_tag[i] = kv->map_tag[j];
+            kv->map_block[i] = kv->map_block[j];
+            i = j;
+        }
+    }
+    kv->map_tag[i] = 0;
 }
 
 static void push_tail(ss_kv_cache *kv, uint32_t b)
@@ -45,6 +84,11 @@ void ss_kv_init(ss_kv_cache *kv, uint32_t block_size, uint32_t num_blocks, int c
     kv->prev = ss_xcalloc(num_blocks, sizeof *kv->prev);
     kv->next = ss_xcalloc(num_blocks, sizeof *kv->next);
     kv->in_free = ss_xcalloc(num_blocks, 1);
+    uint32_t slots = 16;
+    while (slots < 2ull * num_blocks) slots *= 2;
+    kv->map_tag = ss_xcalloc(slots, sizeof *kv->map_tag);
+    kv->map_block = ss_xcalloc(slots, sizeof *kv->map_block);
+    kv->map_mask = slots - 1;
     for (uint32_t b = 0; b < num_blocks; b++) push_tail(kv, b);
 }
 
@@ -54,6 +98,8 @@ void ss_kv_free(ss_kv_cache *kv)
     free(kv->prev);
     free(kv->next);
     free(kv->in_free);
+    free(kv->map_tag);
+    free(kv->map_block);
 }
 
 uint32_t ss_kv_blocks_for(const ss_kv_cache *kv, uint64_t tokens)
@@ -75,37 +121,49 @@ int ss_kv_grow(ss_kv_cache *kv, ss_kv_held *h, uint64_t tokens)
     while (h->n < want) {
         uint32_t b = kv->head;
         unlink_block(kv, b);
-        kv->tag[b] = 0; /* evicted */
+        if (kv->tag[b]) map_del(kv, kv->tag[b]); /* evicted */
+        kv->tag[b] = 0;
         h->ids[h->n++] = b;
     }
-    if (h->kept < h->n) h->kept = h->n;
     return 1;
 }
 
-void ss_kv_release(ss_kv_cache *kv, ss_kv_held *h, uint64_t computed, uint64_t owner)
+void ss_kv_release(ss_kv_cache *kv, ss_kv_held *h, uint64_t computed, uint64_t key)
 {
     for (uint32_t i = h->n; i-- > 0;) {
         uint32_t b = h->ids[i];
         int full = (uint64_t)(i + 1) * kv->block_size <= computed;
-        kv->tag[b] = kv->caching && full ? tag_of(owner, i) : 0;
+        uint64_t t = kv->caching && full ? tag_of(key, i) : 0;
+        if (t != kv->tag[b]) { /* a block it found cached keeps its entry */
+            if (kv->tag[b]) map_del(kv, kv->tag[b]);
+            kv->tag[b] = t && map_put(kv, t, b) ? t : 0;
+        }
         push_tail(kv, b);
     }
-    h->kept = h->n;
     h->n = 0;
 }
 
-uint32_t ss_kv_hits(const ss_kv_cache *kv, const ss_kv_held *h, uint64_t owner, uint32_t max)
+uint32_t ss_kv_hits(const ss_kv_cache *kv, uint64_t key, uint32_t max)
 {
     if (!kv->caching) return 0;
-    uint32_t k = 0;
-    while (k < h->kept && k < max && kv->in_free[h->ids[k]] && kv->tag[h->ids[k]] == tag_of(owner, k)) k++;
+    uint32_t k = 0, b;
+    while (k < max && (b = map_find(kv, tag_of(key, k))) != NONE && kv->in_free[b]) k++;
     return k;
 }
 
-void ss_kv_touch(ss_kv_cache *kv, ss_kv_held *h, uint32_t hits)
+void ss_kv_touch(ss_kv_cache *kv, ss_kv_held *h, uint64_t key, uint32_t hits)
 {
-    assert(h->n == 0 && hits <= h->kept);
-    for (uint32_t i = 0; i < hits; i++) unlink_block(kv, h->ids[i]);
+    assert(h->n == 0);
+    if (hits > h->cap) {
+        h->cap = hits;
+        h->ids = ss_xrealloc(h->ids, h->cap * sizeof *h->ids);
+    }
+    for (uint32_t i = 0; i < hits; i++) {
+        uint32_t b = map_find(kv, tag_of(key, i));
+        assert(b != NONE && kv->in_free[b]);
+        unlink_block(kv, b);
+        h->ids[i] = b;
+    }
     h->n = hits;
 }
 

@@ -109,7 +109,7 @@ static void step_end(ss_engine *eng, void *ctx, uint64_t arg)
             }
         }
         if (r->generated >= r->output_tokens) {
-            ss_kv_release(&e->kv, &r->kv, r->computed, r->id);
+            ss_kv_release(&e->kv, &r->kv, r->computed, ss_llm_key(r));
             ss_kv_held_free(&r->kv);
             if (e->hooks.done) e->hooks.done(e->hooks.ctx, r);
         } else {

@@ -60,7 +60,7 @@ static uint32_t tokens_for(const ss_llm *e, const ss_llm_req *r, uint32_t budget
 
 static void preempt(ss_llm *e, ss_llm_req *r)
 {
-    ss_kv_release(&e->kv, &r->kv, r->computed, r->id);
+    ss_kv_release(&e->kv, &r->kv, r->computed, ss_llm_key(r));
     r->computed = 0;
     r->scheduled = 0;
     r->preemptions++;
@@ -123,8 +123,9 @@ uint32_t ss_llm_schedule(ss_llm *e, ss_llm_batch *b)
     while (!preempted && e->nwait > 0 && budget > 0 && e->nrun < e->cfg.max_num_seqs) {
         ss_llm_req *r = e->wait[e->whead];
         uint32_t total = r->prompt_tokens + r->generated, bs = e->kv.block_size;
-        /* its prefix still cached (a resumed request's own blocks): at least one token is computed */
-        uint32_t hits = r->computed == 0 ? ss_kv_hits(&e->kv, &r->kv, r->id, (total - 1) / bs) : 0;
+        /* its prefix still cached (a resumed request's own blocks, a conversation's earlier turns): at
+         * least one token is computed */
+        uint32_t hits = r->computed == 0 ? ss_kv_hits(&e->kv, ss_llm_key(r), (total - 1) / bs) : 0;
         uint32_t done = r->computed + hits * bs, want = total - done;
         if (!e->cfg.chunked_prefill && want > budget) break;
         /* the hit blocks wait in the free queue: what is taken is all of the blocks less what r holds */
@@ -134,7 +135,7 @@ uint32_t ss_llm_schedule(ss_llm *e, ss_llm_batch *b)
         if (thr && n > thr && e->cfg.chunked_prefill) n = thr;
         if (ss_kv_blocks_for(&e->kv, (uint64_t)done + n) > r->kv.n + e->kv.free_blocks) break;
         if (hits) {
-            ss_kv_touch(&e->kv, &r->kv, hits);
+            ss_kv_touch(&e->kv, &r->kv, ss_llm_key(r), hits);
             r->computed = done;
             e->st.tokens_cached += (uint64_t)hits * bs;
         }

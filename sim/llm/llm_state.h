@@ -23,4 +23,10 @@ struct ss_llm {
     ss_llm_stats st;
 };
 
+/* The content key of r's KV blocks (kv_cache.h). */
+static inline uint64_t ss_llm_key(const ss_llm_req *r)
+{
+    return r->prefix_key ? r->prefix_key : r->id;
+}
+
 #endif

@@ -24,11 +24,15 @@ typedef struct ss_llm_cfg {
                                       * are allocated) */
 } ss_llm_cfg;
 
+#define SS_LLM_KEY_SHARED (1ull << 63)
+
 typedef struct ss_llm_req {
     uint64_t id;
     uint32_t prompt_tokens;   /* >= 1 */
     uint32_t output_tokens;   /* >= 1 */
     double arrival_s;
+    uint64_t prefix_key;      /* the token sequence it extends (its KV blocks' content key): 0, its own (its
+                               * id); a conversation's turns share one, top bit set (SS_LLM_KEY_SHARED) */
     /* kept by the engine */
     uint32_t computed;        /* tokens whose keys and values are in the cache */
     uint32_t generated;       /* output tokens emitted */
