@@ -175,6 +175,47 @@ static void test_trace_tokens(void)
     ss_test_rmtree(dir);
 }
 
+/* The engine time of one request alone whose prompt of `prompt` tokens finds `hit` of them cached,
+ * with `output` tokens out: one prefill step of the rest, then output - 1 decode steps. */
+static double turn_s(ss_llm_roofline *roof, uint32_t prompt, uint32_t hit, uint32_t output)
+{
+    uint32_t chunk = prompt - hit;
+    ss_llm_batch pre = {.nseqs = 1, .tokens = chunk, .nprefill = 1, .prefill_chunk = &chunk, .prefill_kv = &hit};
+    double t = ss_llm_roofline_step_s(roof, &pre);
+    for (uint32_t k = prompt; k < prompt + output - 1; k++) {
+        ss_llm_batch dec = {.nseqs = 1, .tokens = 1, .ndecode = 1, .decode_kv_sum = k};
+        t += ss_llm_roofline_step_s(roof, &dec);
+    }
+    return t;
+}
+
+/* A conversation of three turns from one closed-loop client: 100 prompt tokens and 5 out; then
+ * 105 + 20 = 125, finding the first turn's 6 full blocks (96 tokens) cached; then 130 + 20 = 150,
+ * finding 8 (128 of the second turn's 129 computed).  224 prefix-cache tokens, each latency by hand. */
+static void test_conversation_hits(void)
+{
+    const char *fmt = "name: conv\nseed: 1\nrequests: 3\n"
+                      "hosts:\n  - name: h0\n    devices:\n      - {name: gpu0, kind: gpu, vram_gib: 22.49}\n"
+                      "models:\n  - name: llama\n    request_overhead_s: 0.01\n    llm:\n"
+                      "      model: %s/models/llm/llama-3.1-8b.json\n"
+                      "      step_time: {roofline: %s/models/llm/a10.json}\n      engine: {max_num_seqs: 8}\n"
+                      "      prompt_tokens: {mean: 100, max: 100}\n      output_tokens: {mean: 5, max: 5}\n"
+                      "      conversation: {turns: 3, followup_tokens: {mean: 20, max: 20}}\n"
+                      "deployment:\n  - {model: llama, device: gpu0}\n"
+                      "workloads:\n  - {name: chat, kind: closed, target: llama, clients: 1}\n";
+    ss_scenario sc;
+    ss_run_result r;
+    CU_ASSERT_EQUAL_FATAL(run_one(fmt, &sc, &r), 0);
+    ss_llm_roofline roof = a10_llama(&sc);
+    double l1 = turn_s(&roof, 100, 0, 5), l2 = turn_s(&roof, 125, 96, 5), l3 = turn_s(&roof, 150, 128, 5);
+    CU_ASSERT_EQUAL(r.tasks[0].completed, 3);
+    CU_ASSERT_DOUBLE_EQUAL(extra(&r, "prefix_cache_tokens"), 224, 0);
+    CU_ASSERT_DOUBLE_EQUAL(r.tasks[0].latency_mean_s, 0.01 + (l1 + l2 + l3) / 3, 1e-9);
+    CU_ASSERT(l2 < l1); /* 29 tokens prefilled, not 125 */
+    ss_run_result_free(&r);
+    ss_scenario_free(&sc);
+}
+
 /* max_num_seqs 1: two requests at once, the second waits in the model's queue for the first's
  * last token, then runs alone: its latency is the first's E2E plus its own. */
 static void test_queue_beyond_max_num_seqs(void)
@@ -234,7 +275,36 @@ static void test_serverless_cold_start(void)
     ss_test_rmtree(dir);
 }
 
-SS_TEST_SUITE("llm-serve", {"one request alone on an engine instance: TTFT and E2E by hand", test_one_request_alone},
+/* The shipped LLM scenarios on the substrate: byte-identical on a rerun; cache-aware routing finds
+ * more than twice the cached tokens of round-robin on the conversations (docs/llm.md says four times);
+ * on the serverless tour every variant serves every request and Knative from storage storms. */
+static void test_shipped_scenarios(void)
+{
+    char *dir = ss_test_tmpdir(), *out = NULL;
+    int rc = ss_test_sh(&out,
+                        "cd %s && %s run scenarios/llm/conversations.yaml -o %s/a.csv --quiet && "
+                        "%s run scenarios/llm/conversations.yaml -o %s/b.csv --quiet && cmp %s/a.csv %s/b.csv && "
+                        "python3 -c \"import csv,sys; d={r['variant']: float(r['prefix_cache_tokens']) for r in "
+                        "csv.DictReader(open(sys.argv[1])) if r['model'] == 'all'}; "
+                        "print('hits', d['prefix-affinity'] > 2 * d['round-robin'])\" %s/a.csv && "
+                        "%s run scenarios/llm/serverless-dc.yaml -o %s/s.csv --timeseries-csv %s/t.csv --quiet && "
+                        "python3 -c \"import csv,sys; rs=[r for r in csv.DictReader(open(sys.argv[1])) if r['model'] == "
+                        "'all']; print('served', all(r['completed'] == r['arrived'] for r in rs)); "
+                        "print('storm', [r['variant'] for r in rs if float(r['ttft_mean_s']) > 1000])\" %s/s.csv && "
+                        "head -1 %s/t.csv",
+                        SS_SRC_DIR, SS_BIN, dir, SS_BIN, dir, dir, dir, dir, SS_BIN, dir, dir, dir, dir);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "hits True"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "served True"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "storm ['knative-cloud']"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", ",draining,kv_cache,ttft_mean_s\n"));
+    if (rc) fprintf(stderr, "\n%s\n", out ? out : "");
+    free(out);
+    ss_test_rmtree(dir);
+}
+
+SS_TEST_SUITE("llm-serve", {"the shipped LLM scenarios on the substrate", test_shipped_scenarios}, {"one request alone on an engine instance: TTFT and E2E by hand", test_one_request_alone},
               {"beyond max_num_seqs a request waits in the model's queue", test_queue_beyond_max_num_seqs},
               {"a trace's token counts, and a row no engine holds refused", test_trace_tokens},
+              {"a conversation's turns find the turns before cached", test_conversation_hits},
               {"a serverless LLM cold-starts from zero and is served", test_serverless_cold_start})

@@ -245,6 +245,44 @@ static void test_round_robin(void)
     ss_plugin_unload(&p);
 }
 
+/* The load balancers over LLM engines by hand: least-tokens, kv-aware, prefix-affinity (its cached
+ * engine while loads are balanced, the least loaded past both thresholds, the fewest tokens without
+ * a cached engine). */
+static void test_llm_balancers(void)
+{
+    ss_plugin p;
+    ss_err err;
+    ss_qitem req = {0};
+    char msg[256] = "";
+    trng r = {3};
+    void *state;
+    ss_instance_view v[4] = {{.up = 0, .tokens = 1},
+                             {.up = 1, .busy = 3, .tokens = 900, .kv_use = 0.2},
+                             {.up = 1, .busy = 1, .tokens = 500, .kv_use = 0.6},
+                             {.up = 1, .busy = 2, .tokens = 500, .kv_use = 0.4}};
+    ss_lb_ctx ctx = {.inst = v, .n = 4, .affinity = UINT32_MAX};
+    CU_ASSERT_EQUAL_FATAL(load(&p, "least-tokens", SS_KIND_LOAD_BALANCER, POL_DIR, &err), 0);
+    CU_ASSERT_EQUAL(p.pol->ops.load_balancer.pick(NULL, &ctx, &req), 2); /* 500 tokens, then 1 request < 2 */
+    ss_plugin_unload(&p);
+    CU_ASSERT_EQUAL_FATAL(load(&p, "kv-aware", SS_KIND_LOAD_BALANCER, POL_DIR, &err), 0);
+    CU_ASSERT_EQUAL(p.pol->ops.load_balancer.pick(NULL, &ctx, &req), 1); /* KV 0.2 */
+    ss_plugin_unload(&p);
+    CU_ASSERT_EQUAL_FATAL(load(&p, "prefix-affinity", SS_KIND_LOAD_BALANCER, POL_DIR, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(init_policy(&p, &state, NULL, &r, 1, msg, sizeof msg), 0);
+    uint32_t (*pick)(void *, const ss_lb_ctx *, const ss_qitem *) = p.pol->ops.load_balancer.pick;
+    CU_ASSERT_EQUAL(pick(state, &ctx, &req), 2); /* none cached: the fewest tokens */
+    ctx.affinity = 1;
+    CU_ASSERT_EQUAL(pick(state, &ctx, &req), 1); /* balanced (3 - 1 <= 64): its cached engine */
+    v[1].busy = 66;                              /* 66 - 1 > 64 and 66 > 1.5 x 1: the least loaded */
+    CU_ASSERT_EQUAL(pick(state, &ctx, &req), 2);
+    v[2].busy = 50, v[3].busy = 50;              /* 66 - 50 <= 64: balanced again */
+    CU_ASSERT_EQUAL(pick(state, &ctx, &req), 1);
+    ctx.affinity = 0;                            /* a cached engine that is down is no answer */
+    CU_ASSERT_EQUAL(pick(state, &ctx, &req), 2);
+    fini_policy(&p, state);
+    ss_plugin_unload(&p);
+}
+
 static void test_least_loaded(void)
 {
     ss_plugin p;
@@ -694,7 +732,8 @@ static void test_kind_names(void)
 }
 
 SS_TEST_SUITE("plugin", {"fifo_order", test_fifo_order}, {"priority_order", test_priority_order},
-              {"round_robin", test_round_robin}, {"least_loaded", test_least_loaded}, {"random", test_random},
+              {"round_robin", test_round_robin}, {"least_loaded", test_least_loaded},
+              {"the load balancers over LLM engines", test_llm_balancers}, {"random", test_random},
               {"not_found", test_not_found}, {"wrong_kind", test_wrong_kind}, {"bad_abi", test_bad_abi},
               {"no_symbol", test_no_symbol}, {"not_loadable", test_not_loadable},
               {"bad_descriptor", test_bad_descriptor}, {"search_dirs", test_search_dirs},

@@ -29,7 +29,8 @@
  *              8 = an autoscaler sees an LLM model's tokens per second and KV-cache
  *                  use (ss_autoscale_view.tokens_per_s, kv_use), a load balancer an
  *                  LLM engine's tokens held and KV-cache use (ss_instance_view.tokens,
- *                  kv_use; docs/llm.md); both structs grew.
+ *                  kv_use) and the instance holding a request's cached prefix
+ *                  (ss_lb_ctx.affinity; docs/llm.md); the three structs grew.
  * Every field has a fixed-width type (no enum in the struct), so a plugin
  * built by another compiler agrees on the layout.
  */
@@ -120,6 +121,8 @@ typedef struct ss_lb_ctx {
     uint32_t n;
     uint32_t group; /* stable id of the model in [0, ngroups): keep per-group state */
     double now_s;
+    uint32_t affinity; /* the candidate whose cache holds this request's prefix (an LLM conversation's
+                        * earlier turns, docs/llm.md), or UINT32_MAX: none known */
 } ss_lb_ctx;
 
 typedef struct ss_lb_ops {

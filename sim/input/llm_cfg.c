@@ -206,8 +206,9 @@ int ss_llm_scn_read(ss_llm_scn **out, const ss_node *n, ss_err *err)
 
 int ss_llm_model_key_read(ss_llm_scn **out, const ss_node *n, ss_err *err)
 {
-    static const char *const keys[] = {"model",         "step_time",     "engine", "prompt_tokens",
-                                       "output_tokens", "gpu_memory_utilization", "runtime_reserve_bytes", NULL};
+    static const char *const keys[] = {"model",         "step_time",     "engine",       "prompt_tokens",
+                                       "output_tokens", "gpu_memory_utilization", "runtime_reserve_bytes",
+                                       "conversation", NULL};
     TRY(ss_node_expect(n, SS_NODE_MAP, "llm", err));
     TRY(ss_cfg_check_keys(n, keys, "a model's llm", err));
     ss_llm_scn *s = ss_xcalloc(1, sizeof *s);
@@ -232,6 +233,14 @@ int ss_llm_model_key_read(ss_llm_scn **out, const ss_node *n, ss_err *err)
     TRY(ss_cfg_num(n, "runtime_reserve_bytes", &s->runtime_reserve_bytes, SS_NONNEG, err));
     s->weights_bytes = ss_llm_model_weights_bytes(&s->model, 2);
     s->instances = 1;
+    ss_node *cv = NULL;
+    TRY(ss_cfg_map(n, "conversation", &cv, 0, err));
+    if (cv) {
+        static const char *const ckeys[] = {"turns", "followup_tokens", NULL};
+        TRY(ss_cfg_check_keys(cv, ckeys, "conversation", err));
+        TRY(ss_llm_count(cv, "turns", &s->conv_turns, 1, 100000, 1, err));
+        TRY(read_dist(cv, "followup_tokens", &s->followup, err));
+    }
     return 0;
 }
 

@@ -52,6 +52,11 @@ typedef struct ss_llm_scn {
     double gpu_memory_utilization; /* the share of its GPU's memory an engine takes (vLLM's, default 0.9) */
     double runtime_reserve_bytes;  /* of that share, neither weights nor KV cache: activations, CUDA graphs,
                                     * the CUDA context (default SS_LLM_RUNTIME_RESERVE_BYTES) */
+    /* `conversation:` (0 turns: none): a closed-loop client's requests are the turns of a conversation,
+     * each turn's prompt the one before's prompt and output and a follow-up message, for up to
+     * conv_turns turns (then a new one) */
+    uint32_t conv_turns;
+    ss_llm_dist followup;
 } ss_llm_scn;
 
 /* runtime_reserve_bytes's default, derived from the measured vLLM 0.19 run of
@@ -68,7 +73,8 @@ typedef struct ss_llm_scn {
 int ss_llm_scn_read(ss_llm_scn **out, const ss_node *n, ss_err *err);
 /* Read a model's `llm:` key (node n) in `models:` (docs/llm.md,
  * "Serverless LLMs"): model, step_time, engine, prompt_tokens,
- * output_tokens, gpu_memory_utilization, runtime_reserve_bytes.  Its KV
+ * output_tokens, gpu_memory_utilization, runtime_reserve_bytes,
+ * conversation: {turns, followup_tokens}.  Its KV
  * blocks (engine.num_gpu_blocks when not given) come from the GPUs it is
  * deployed on: ss_llm_deploy_fit. */
 int ss_llm_model_key_read(ss_llm_scn **out, const ss_node *n, ss_err *err);

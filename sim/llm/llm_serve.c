@@ -29,10 +29,21 @@ typedef struct llm_model {
     ss_llm_perf *perf;
     ss_llm_roofline roof;
     uint64_t seed;            /* its requests' tokens: seeded from this and the request's id */
+    double kv_tokens;         /* the smallest KV cache of its engines, in tokens (a conversation's bound) */
     uint64_t tokens;          /* output tokens of its requests finished, measured or not (the autoscaler's) */
     double ttft_sum_s;        /* TTFT of the requests whose first token came since the last sample */
     uint64_t ttft_n;
 } llm_model;
+
+/* A closed-loop client's conversation (a model with `conversation:`). */
+typedef struct conv {
+    uint32_t turn;            /* turns of the current conversation so far */
+    uint32_t index;           /* conversations it has had */
+    uint32_t context;         /* the current one's tokens so far: the last turn's prompt and output */
+    uint64_t draws;           /* requests it has made: its token draws are seeded by this */
+    uint32_t inst;            /* the instance that served its last turn, born at inst_born_s */
+    double inst_born_s;
+} conv;
 
 /* The engine of the instance record of that id, while it lives. */
 typedef struct slot {
@@ -49,6 +60,8 @@ struct ss_llm_serve {
     serve_req **chunks;
     size_t nchunks;
     gsl_rng *tok;             /* reseeded per request */
+    conv **conv;              /* per workload: its clients' conversations (a closed loop on a model with
+                               * `conversation:`), else NULL */
     /* the measured requests' figures, all LLM models together */
     ss_stat ttft, tpot;
     ss_hist *ttft_hist, *tpot_hist;
@@ -124,13 +137,42 @@ static serve_req *req_new(ss_llm_serve *ls)
     return q;
 }
 
+/* The next turn of r's client's conversation (its tokens and its content key), or a new conversation
+ * when the last one had all its turns or the next would not fit the smallest KV cache of the model's
+ * engines.  Drawn by the client and its count of requests, whatever the order of service. */
+static uint64_t next_turn(ss_llm_serve *ls, const llm_model *lm, const ss_request *sr, ss_instance *in,
+                          uint32_t *prompt, uint32_t *output)
+{
+    conv *c = &ls->conv[sr->workload][sr->client];
+    const ss_llm_scn *s = lm->s;
+    gsl_rng_set(ls->tok, (unsigned long)ss_mix64(lm->seed ^ ss_mix64(((uint64_t)sr->workload << 32 | sr->client) ^
+                                                                     ss_mix64(c->draws++))));
+    uint32_t follow = ss_llm_dist_draw(ls->tok, &s->followup);
+    *output = ss_llm_dist_draw(ls->tok, &s->output);
+    *prompt = ss_llm_dist_draw(ls->tok, &s->prompt);
+    if (c->turn > 0 && c->turn < s->conv_turns && (uint64_t)c->context + follow + *output <= lm->kv_tokens) {
+        *prompt = c->context + follow; /* the conversation so far and the user's next message */
+    } else {
+        c->turn = 0;
+        c->index++;
+    }
+    c->turn++;
+    c->context = *prompt + *output;
+    c->inst = in->id;
+    c->inst_born_s = in->born_s;
+    return SS_LLM_KEY_SHARED | (ss_mix64(((uint64_t)sr->workload << 32 | sr->client) ^ ss_mix64(c->index)) >> 1);
+}
+
 /* The substrate hands r to in's engine (a server of in taken). */
 static void start(ss_world *w, ss_instance *in, ss_request *sr)
 {
     ss_llm_serve *ls = w->llms;
     llm_model *lm = &ls->m[in->model];
     uint32_t prompt = sr->prompt_tokens, output = sr->output_tokens; /* its trace row's */
-    if (!prompt) { /* drawn by its id alone */
+    uint64_t key = 0;
+    if (!prompt && sr->client != UINT32_MAX && ls->conv && ls->conv[sr->workload]) {
+        key = next_turn(ls, lm, sr, in, &prompt, &output);
+    } else if (!prompt) { /* drawn by its id alone */
         gsl_rng_set(ls->tok, (unsigned long)ss_mix64(lm->seed ^ sr->id));
         prompt = ss_llm_dist_draw(ls->tok, &lm->s->prompt);
         output = ss_llm_dist_draw(ls->tok, &lm->s->output);
@@ -139,7 +181,8 @@ static void start(ss_world *w, ss_instance *in, ss_request *sr)
     q->sr = sr;
     q->in = in;
     q->ls = ls;
-    q->r = (ss_llm_req){.id = sr->id, .prompt_tokens = prompt, .output_tokens = output, .arrival_s = ss_now(w->eng)};
+    q->r = (ss_llm_req){.id = sr->id, .prompt_tokens = prompt, .output_tokens = output, .arrival_s = ss_now(w->eng),
+                        .prefix_key = key};
     ss_llm *e = engine_of(ls, in);
     ss_llm_submit(e, &q->r); /* it fits: the scenario reader checked the largest request */
     ss_instance_view *v = &w->groups[in->model].views[in->index];
@@ -179,6 +222,19 @@ static void done(void *ctx, ss_llm_req *r)
 }
 
 static uint64_t tokens(const ss_world *w, uint32_t m) { return w->llms->m[m].tokens; }
+
+/* The engine that served the last turn of r's client's conversation, if it is still that one and up. */
+static uint32_t affinity(ss_world *w, const ss_request *r, uint32_t m)
+{
+    const ss_llm_serve *ls = w->llms;
+    if (r->client == UINT32_MAX || !ls->conv || !ls->conv[r->workload]) return UINT32_MAX;
+    const conv *c = &ls->conv[r->workload][r->client];
+    if (c->turn == 0) return UINT32_MAX;
+    const ss_group *g = &w->groups[m];
+    for (uint32_t i = 0; i < g->n; i++)
+        if (g->members[i]->id == c->inst && g->members[i]->born_s == c->inst_born_s && g->views[i].up) return i;
+    return UINT32_MAX;
+}
 
 static double kv_use(const ss_world *w, uint32_t m)
 {
@@ -229,6 +285,10 @@ ss_llm_serve *ss_llm_serve_build(ss_world *w, ss_err *err)
                                      .gpu = {.dense_flops_per_s = s->gpu_flops_per_s,
                                              .hbm_bytes_per_s = s->gpu_bytes_per_s},
                                      .dtype_bytes = 2};
+        lm->kv_tokens = INFINITY;
+        for (size_t d = 0; d < sc->ndeploys; d++)
+            if (sc->deploys[d].model == m && (double)sc->deploys[d].kv_blocks * s->block_size < lm->kv_tokens)
+                lm->kv_tokens = (double)sc->deploys[d].kv_blocks * s->block_size;
         char *name = ss_xasprintf("model/%s/tokens", sc->models[m].name);
         lm->seed = ss_mix64(ss_mix64(sc->seed ^ ss_mix64(w->rep)) ^ ss_hash_str(name));
         free(name);
@@ -237,6 +297,14 @@ ss_llm_serve *ss_llm_serve_build(ss_world *w, ss_err *err)
     w->hooks.llm_tokens = tokens;
     w->hooks.llm_kv_use = kv_use;
     w->hooks.llm_ttft_recent = ttft_recent;
+    w->hooks.llm_affinity = affinity;
+    for (size_t k = 0; k < sc->nworkloads; k++) { /* closed loops on a model with conversations */
+        const ss_workload_cfg *wc = &sc->workloads[k];
+        const ss_llm_scn *s = sc->models[sc->tasks[wc->task].stages[0]].llm;
+        if (wc->kind != SS_WL_CLOSED || !s || !s->conv_turns) continue;
+        if (!ls->conv) ls->conv = ss_xcalloc(sc->nworkloads, sizeof *ls->conv);
+        ls->conv[k] = ss_xcalloc(wc->clients, sizeof **ls->conv);
+    }
     return ls;
 }
 
@@ -289,6 +357,8 @@ void ss_llm_serve_free(ss_llm_serve *ls)
     for (size_t i = 0; i < ls->nchunks; i++) free(ls->chunks[i]);
     free(ls->chunks);
     free(ls->slots);
+    for (size_t k = 0; ls->conv && k < ls->w->sc->nworkloads; k++) free(ls->conv[k]);
+    free(ls->conv);
     free(ls->m);
     free(ls->ttft_hist);
     free(ls->tpot_hist);

@@ -159,6 +159,8 @@ typedef struct ss_hooks {
     uint64_t (*llm_tokens)(const ss_world *w, uint32_t m);
     double (*llm_kv_use)(const ss_world *w, uint32_t m);
     double (*llm_ttft_recent)(ss_world *w, uint32_t m);
+    /* ... the index in model m's group of the engine holding r's cached prefix, or UINT32_MAX */
+    uint32_t (*llm_affinity)(ss_world *w, const ss_request *r, uint32_t m);
     /* A system whose time-series rows are its own (sim/llm/llm_world.c: one per engine): when set,
      * a sample (timeseries.c) calls it at now instead of writing the models' rows. */
     void (*ts_rows)(ss_world *w, double now);
@@ -365,7 +367,8 @@ static inline uint32_t ss_world_pick(ss_world *w, ss_request *r, uint32_t m)
     ss_group *g = &w->groups[m];
     if (g->n == 1 && g->views[0].up) return 0;
     if (g->nup == 0) return UINT32_MAX; /* nothing takes requests now */
-    ss_lb_ctx ctx = {.inst = g->views, .n = g->n, .group = m, .now_s = ss_now(w->eng)};
+    ss_lb_ctx ctx = {.inst = g->views, .n = g->n, .group = m, .now_s = ss_now(w->eng),
+                     .affinity = g->llm ? w->hooks.llm_affinity(w, r, m) : UINT32_MAX};
     ss_qitem probe = {.req = r, .enqueued_s = ctx.now_s, .priority = r->priority, .expected_s = g->mean_s};
     uint32_t pick = w->lb.pol->ops.load_balancer.pick(w->lb_state, &ctx, &probe);
     if (pick < g->n && g->views[pick].up) return pick;
