@@ -128,6 +128,38 @@ static void test_preempted_request_finds_its_prefix(void)
     CU_ASSERT_EQUAL(st.tokens_prefill, 128 + 49);
 }
 
+/* scheduling_policy: one sequence at a time; A (priority 5) runs from 0, B (5) and C (1) wait from
+ * 1 ms, C with the shorter prompt.  FCFS serves B then C, `priority` and `shortest-prompt` C then B;
+ * each request alone takes a prefill and one decode.  And under `priority` the cache-full preemption
+ * of test_full_cache_preempts_newest takes the less urgent A, not the newest B. */
+static void test_scheduling_policies(void)
+{
+    ss_llm_cfg c = big;
+    c.max_num_seqs = 1;
+    for (int pol = SS_LLM_FCFS; pol <= SS_LLM_SHORTEST_PROMPT; pol++) {
+        c.policy = pol;
+        ss_llm_req r[3] = {{.id = 1, .prompt_tokens = 20, .output_tokens = 2, .priority = 5},
+                           {.id = 2, .prompt_tokens = 30, .output_tokens = 2, .priority = 5, .arrival_s = 0.001},
+                           {.id = 3, .prompt_tokens = 10, .output_tokens = 2, .priority = 1, .arrival_s = 0.001}};
+        run(&c, r, 3);
+        double a = 0.012 + 0.0101, b = 0.013 + 0.0101, cc = 0.011 + 0.0101;
+        CU_ASSERT_DOUBLE_EQUAL(r[0].last_token_s, a, 1e-12);
+        CU_ASSERT_DOUBLE_EQUAL(r[1].last_token_s, pol == SS_LLM_FCFS ? a + b : a + cc + b, 1e-12);
+        CU_ASSERT_DOUBLE_EQUAL(r[2].last_token_s, pol == SS_LLM_FCFS ? a + b + cc : a + cc, 1e-12);
+    }
+    c = big;
+    c.num_gpu_blocks = 10;
+    c.policy = SS_LLM_PRIORITY;
+    ss_llm_req r[2] = {{.id = 1, .prompt_tokens = 64, .output_tokens = 60, .priority = 1},
+                       {.id = 2, .prompt_tokens = 64, .output_tokens = 60, .priority = 0}};
+    run(&c, r, 2);
+    double b_end = 0.0228 + 16 * 0.0102 + 43 * 0.0101;
+    CU_ASSERT_EQUAL(r[0].preemptions, 1);
+    CU_ASSERT_EQUAL(r[1].preemptions, 0);
+    CU_ASSERT_DOUBLE_EQUAL(r[1].last_token_s, b_end, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(r[0].last_token_s, b_end + 0.0181 + 42 * 0.0101, 1e-12);
+}
+
 static void test_sequence_cap(void)
 {
     /* max_num_seqs 2: of three requests arriving together (10-token prompts, 2 output
@@ -333,5 +365,6 @@ SS_TEST_SUITE("llm", {"the shipped LLM scenario runs, reruns byte for byte, both
               {"chunked prefill splits a long prompt by the token budget", test_chunked_prefill},
               {"a full KV cache preempts the newest request, which recomputes", test_full_cache_preempts_newest},
               {"max_num_seqs holds the rest waiting", test_sequence_cap},
+              {"scheduling_policy: FCFS, priority, shortest prompt; priority's preemption", test_scheduling_policies},
               {"prefix caching: a preempted request finds its blocks not yet evicted", test_preempted_request_finds_its_prefix},
               {"the KV block ledger", test_kv_ledger})

@@ -164,7 +164,7 @@ static const ss_llm_scn *scenario_engine(const ss_scenario *sc, ss_llm_cfg *cfg,
                         .block_size = s->block_size, .num_gpu_blocks = blocks,
                         .long_prefill_token_threshold = s->long_prefill_token_threshold,
                         .chunked_prefill = s->chunked_prefill, .prefix_caching = s->prefix_caching,
-                        .reserve_full_isl = s->reserve_full_isl};
+                        .reserve_full_isl = s->reserve_full_isl, .policy = s->policy};
     return s;
 }
 

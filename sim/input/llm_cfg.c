@@ -44,7 +44,8 @@ static int read_engine(ss_llm_scn *s, const ss_node *m, int required_blocks, ss_
 {
     static const char *const keys[] = {"max_num_seqs", "max_num_batched_tokens", "block_size", "num_gpu_blocks",
                                        "long_prefill_token_threshold", "chunked_prefill", "prefix_caching",
-                                       "reserve_full_isl", NULL};
+                                       "reserve_full_isl", "scheduling_policy", NULL};
+    static const char *const policies[] = {"fcfs", "priority", "shortest-prompt", NULL};
     TRY(ss_node_expect(m, SS_NODE_MAP, "engine", err));
     TRY(ss_cfg_check_keys(m, keys, "engine", err));
     s->max_num_seqs = 256, s->max_num_batched_tokens = 2048, s->block_size = 16; /* vLLM's defaults */
@@ -57,6 +58,7 @@ static int read_engine(ss_llm_scn *s, const ss_node *m, int required_blocks, ss_
     TRY(ss_cfg_bool(m, "chunked_prefill", &s->chunked_prefill, 0, err));
     TRY(ss_cfg_bool(m, "prefix_caching", &s->prefix_caching, 0, err));
     TRY(ss_cfg_bool(m, "reserve_full_isl", &s->reserve_full_isl, 0, err));
+    TRY(ss_cfg_enum(m, "scheduling_policy", policies, &s->policy, 0, err));
     return 0;
 }
 

@@ -39,6 +39,7 @@ typedef struct ss_llm_scn {
     /* the engines' settings (vLLM's names) */
     uint32_t max_num_seqs, max_num_batched_tokens, block_size, num_gpu_blocks, long_prefill_token_threshold;
     int chunked_prefill, prefix_caching, reserve_full_isl;
+    int policy;              /* scheduling_policy: 0 fcfs, 1 priority, 2 shortest-prompt (llm_types.h's order) */
     /* the workload: a trace (times scaled) or Poisson arrivals with token distributions */
     char *trace_path;
     double time_scale;

@@ -16,8 +16,12 @@
  *     computed, capped as above (without chunked prefill a prompt longer than
  *     what is left waits); it stops at the first that the cache cannot hold
  *     (with reserve_full_isl: whose whole sequence so far it cannot hold).
- * [ASSUMPTION: no prefix cache (every prompt computed in full), no
- * speculative decoding, no priorities.] */
+ * With scheduling_policy `priority` (vLLM's) the waiting queue is ordered by
+ * (priority, arrival) - smaller first, a preempted request back in its
+ * place - and the request preempted is the running one last in that order,
+ * not the newest; `shortest-prompt` (not vLLM's: shortest job first by the
+ * prompt) does the same by (prompt tokens, arrival).
+ * [ASSUMPTION: no speculative decoding.] */
 #include "llm/llm_sched.h"
 
 #include <assert.h>
@@ -27,18 +31,57 @@
 #include "core/ring.h"
 #include "core/util.h"
 
+/* Under an ordered policy: does a come before b (its key, then arrival, then id)? */
+static int before(const ss_llm *e, const ss_llm_req *a, const ss_llm_req *b)
+{
+    double ka = e->cfg.policy == SS_LLM_PRIORITY ? a->priority : a->prompt_tokens,
+           kb = e->cfg.policy == SS_LLM_PRIORITY ? b->priority : b->prompt_tokens;
+    if (ka != kb) return ka < kb;
+    if (a->arrival_s != b->arrival_s) return a->arrival_s < b->arrival_s;
+    return a->id < b->id;
+}
+
+/* Into its place in the ordered waiting queue (a linear walk from the tail: arrivals mostly go last). */
+static void wait_insert(ss_llm *e, ss_llm_req *r)
+{
+    size_t k = e->nwait++;
+    while (k > 0 && before(e, r, e->wait[(e->whead + k - 1) % e->capwait])) {
+        e->wait[(e->whead + k) % e->capwait] = e->wait[(e->whead + k - 1) % e->capwait];
+        k--;
+    }
+    e->wait[(e->whead + k) % e->capwait] = r;
+}
+
 void ss_llm_wait_push_back(ss_llm *e, ss_llm_req *r)
 {
     ss_ring_grow((void **)&e->wait, sizeof *e->wait, &e->whead, e->nwait, &e->capwait, 16);
+    if (e->cfg.policy != SS_LLM_FCFS) {
+        wait_insert(e, r);
+        return;
+    }
     e->wait[(e->whead + e->nwait++) % e->capwait] = r;
 }
 
 void ss_llm_wait_push_front(ss_llm *e, ss_llm_req *r)
 {
     ss_ring_grow((void **)&e->wait, sizeof *e->wait, &e->whead, e->nwait, &e->capwait, 16);
+    if (e->cfg.policy != SS_LLM_FCFS) {
+        wait_insert(e, r);
+        return;
+    }
     e->whead = (e->whead + e->capwait - 1) % e->capwait;
     e->wait[e->whead] = r;
     e->nwait++;
+}
+
+/* The running request to preempt: the newest (FCFS), else the last in the policy's order. */
+static size_t victim(const ss_llm *e)
+{
+    size_t v = e->nrun - 1;
+    if (e->cfg.policy == SS_LLM_FCFS) return v;
+    for (size_t k = 0; k + 1 < e->nrun; k++)
+        if (before(e, e->run[v], e->run[k])) v = k;
+    return v;
 }
 
 static ss_llm_req *wait_pop(ss_llm *e)
@@ -107,13 +150,17 @@ uint32_t ss_llm_schedule(ss_llm *e, ss_llm_batch *b)
         }
         int self = 0;
         while (!ss_kv_grow(&e->kv, &r->kv, (uint64_t)r->computed + n)) {
-            ss_llm_req *v = e->run[--e->nrun];
+            size_t vi = victim(e);
+            ss_llm_req *v = e->run[vi];
+            for (size_t k = vi; k + 1 < e->nrun; k++) e->run[k] = e->run[k + 1];
+            e->nrun--;
             preempt(e, v);
             preempted = 1;
             if (v == r) {
                 self = 1;
                 break;
             }
+            if (vi < i) i--; /* r moved down one */
         }
         if (self) break;
         count(e, b, r, n);

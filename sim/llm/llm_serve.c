@@ -115,7 +115,7 @@ static ss_llm *engine_of(ss_llm_serve *ls, const ss_instance *in)
                           .block_size = s->block_size, .num_gpu_blocks = w->sc->deploys[in->deploy].kv_blocks,
                           .long_prefill_token_threshold = s->long_prefill_token_threshold,
                           .chunked_prefill = s->chunked_prefill, .prefix_caching = s->prefix_caching,
-                          .reserve_full_isl = s->reserve_full_isl};
+                          .reserve_full_isl = s->reserve_full_isl, .policy = s->policy};
         ss_llm_hooks h = {.step = lm->perf ? ss_llm_perf_step_s : ss_llm_roofline_step_s,
                           .step_ctx = lm->perf ? (void *)lm->perf : (void *)&lm->roof, .done = done, .ctx = ls};
         sl->e = ss_llm_new(w->eng, &cfg, &h);
@@ -182,7 +182,7 @@ static void start(ss_world *w, ss_instance *in, ss_request *sr)
     q->in = in;
     q->ls = ls;
     q->r = (ss_llm_req){.id = sr->id, .prompt_tokens = prompt, .output_tokens = output, .arrival_s = ss_now(w->eng),
-                        .prefix_key = key};
+                        .prefix_key = key, .priority = sr->priority};
     ss_llm *e = engine_of(ls, in);
     ss_llm_submit(e, &q->r); /* it fits: the scenario reader checked the largest request */
     ss_instance_view *v = &w->groups[in->model].views[in->index];

@@ -11,6 +11,8 @@
 typedef struct ss_llm ss_llm;
 
 /* The engine's settings (vLLM's names). */
+enum { SS_LLM_FCFS, SS_LLM_PRIORITY, SS_LLM_SHORTEST_PROMPT };
+
 typedef struct ss_llm_cfg {
     uint32_t max_num_seqs;           /* requests in one step, at most */
     uint32_t max_num_batched_tokens; /* tokens in one step, at most (the token budget) */
@@ -22,6 +24,8 @@ typedef struct ss_llm_cfg {
     int reserve_full_isl;            /* scheduler_reserve_full_isl: a waiting request is admitted only if
                                       * blocks for its whole sequence so far are free (its first chunk's
                                       * are allocated) */
+    int policy;                      /* scheduling_policy: the waiting queue's order and who is preempted
+                                      * (SS_LLM_FCFS, SS_LLM_PRIORITY, SS_LLM_SHORTEST_PROMPT; llm_sched.c) */
 } ss_llm_cfg;
 
 #define SS_LLM_KEY_SHARED (1ull << 63)
@@ -31,6 +35,7 @@ typedef struct ss_llm_req {
     uint32_t prompt_tokens;   /* >= 1 */
     uint32_t output_tokens;   /* >= 1 */
     double arrival_s;
+    double priority;          /* smaller first under SS_LLM_PRIORITY (its workload's: an SLO class) */
     uint64_t prefix_key;      /* the token sequence it extends (its KV blocks' content key): 0, its own (its
                                * id); a conversation's turns share one, top bit set (SS_LLM_KEY_SHARED) */
     /* kept by the engine */

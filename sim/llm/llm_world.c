@@ -91,7 +91,7 @@ ss_llm_world *ss_llm_world_build(ss_world *w, ss_err *err)
                       .block_size = s->block_size, .num_gpu_blocks = s->num_gpu_blocks,
                       .long_prefill_token_threshold = s->long_prefill_token_threshold,
                       .chunked_prefill = s->chunked_prefill, .prefix_caching = s->prefix_caching,
-                      .reserve_full_isl = s->reserve_full_isl};
+                      .reserve_full_isl = s->reserve_full_isl, .policy = s->policy};
     ss_llm_disagg dis = {.prefill_instances = s->prefill_instances, .nic_bps = s->nic_bps,
                          .kv_bytes_per_token = ss_llm_model_kv_bytes_per_token(&s->model, 2),
                          .latency_s = s->kv_latency_s};
