@@ -201,6 +201,7 @@ static void test_conversation_hits(void)
                       "      step_time: {roofline: %s/models/llm/a10.json}\n      engine: {max_num_seqs: 8}\n"
                       "      prompt_tokens: {mean: 100, max: 100}\n      output_tokens: {mean: 5, max: 5}\n"
                       "      conversation: {turns: 3, followup_tokens: {mean: 20, max: 20}}\n"
+                      "      slo: {ttft_s: 0.036, tpot_s: 1}\n"
                       "deployment:\n  - {model: llama, device: gpu0}\n"
                       "workloads:\n  - {name: chat, kind: closed, target: llama, clients: 1}\n";
     ss_scenario sc;
@@ -212,6 +213,16 @@ static void test_conversation_hits(void)
     CU_ASSERT_DOUBLE_EQUAL(extra(&r, "prefix_cache_tokens"), 224, 0);
     CU_ASSERT_DOUBLE_EQUAL(r.tasks[0].latency_mean_s, 0.01 + (l1 + l2 + l3) / 3, 1e-9);
     CU_ASSERT(l2 < l1); /* 29 tokens prefilled, not 125 */
+    /* goodput: the turns whose TTFT (the overhead and one prefill step) is within 36 ms: the second and third (26.6, 25.5 and 25.4 ms of prefill, memory-bound) */
+    const uint32_t chunk[3] = {100, 29, 22}, kv[3] = {0, 96, 128};
+    int met = 0;
+    for (int k = 0; k < 3; k++) {
+        ss_llm_batch pre = {.nseqs = 1, .tokens = chunk[k], .nprefill = 1, .prefill_chunk = &chunk[k],
+                            .prefill_kv = &kv[k]};
+        met += 0.01 + ss_llm_roofline_step_s(&roof, &pre) <= 0.036;
+    }
+    CU_ASSERT_DOUBLE_EQUAL(extra(&r, "slo_attainment"), met / 3.0, 1e-12);
+    CU_ASSERT(met > 0 && met < 3); /* the threshold splits them: the check can fail either way */
     ss_run_result_free(&r);
     ss_scenario_free(&sc);
 }

@@ -210,7 +210,7 @@ int ss_llm_model_key_read(ss_llm_scn **out, const ss_node *n, ss_err *err)
 {
     static const char *const keys[] = {"model",         "step_time",     "engine",       "prompt_tokens",
                                        "output_tokens", "gpu_memory_utilization", "runtime_reserve_bytes",
-                                       "conversation", NULL};
+                                       "conversation", "slo", NULL};
     TRY(ss_node_expect(n, SS_NODE_MAP, "llm", err));
     TRY(ss_cfg_check_keys(n, keys, "a model's llm", err));
     ss_llm_scn *s = ss_xcalloc(1, sizeof *s);
@@ -235,6 +235,14 @@ int ss_llm_model_key_read(ss_llm_scn **out, const ss_node *n, ss_err *err)
     TRY(ss_cfg_num(n, "runtime_reserve_bytes", &s->runtime_reserve_bytes, SS_NONNEG, err));
     s->weights_bytes = ss_llm_model_weights_bytes(&s->model, 2);
     s->instances = 1;
+    ss_node *slo = NULL;
+    TRY(ss_cfg_map(n, "slo", &slo, 0, err));
+    if (slo) {
+        static const char *const skeys[] = {"ttft_s", "tpot_s", NULL};
+        TRY(ss_cfg_check_keys(slo, skeys, "slo", err));
+        TRY(ss_cfg_num(slo, "ttft_s", &s->slo_ttft_s, SS_REQ | SS_POS, err));
+        TRY(ss_cfg_num(slo, "tpot_s", &s->slo_tpot_s, SS_REQ | SS_POS, err));
+    }
     ss_node *cv = NULL;
     TRY(ss_cfg_map(n, "conversation", &cv, 0, err));
     if (cv) {

@@ -58,6 +58,8 @@ typedef struct ss_llm_scn {
      * conv_turns turns (then a new one) */
     uint32_t conv_turns;
     ss_llm_dist followup;
+    /* `slo: {ttft_s, tpot_s}` (0: none): a request meets it with a TTFT and a TPOT within both (goodput) */
+    double slo_ttft_s, slo_tpot_s;
 } ss_llm_scn;
 
 /* runtime_reserve_bytes's default, derived from the measured vLLM 0.19 run of

@@ -66,13 +66,15 @@ struct ss_llm_serve {
     ss_stat ttft, tpot;
     ss_hist *ttft_hist, *tpot_hist;
     uint64_t output_tokens;
+    uint64_t slo_judged, slo_met; /* measured requests of models with an `slo:`, and those within it */
     /* the counters of engines freed (their records reused for new instances) */
     uint64_t preemptions, tokens_cached;
 };
 
 static const char *const cols[] = {"ttft_mean_s", "ttft_p50_s",          "ttft_p90_s",  "ttft_p99_s",
                                    "tpot_mean_s", "tpot_p50_s",          "tpot_p90_s",  "tpot_p99_s",
-                                   "output_tokens_per_s", "preemptions", "prefix_cache_tokens", NULL};
+                                   "output_tokens_per_s", "preemptions", "prefix_cache_tokens", "slo_attainment",
+                                   "goodput_rps", NULL};
 
 int ss_llm_serve_wanted(const ss_scenario *sc)
 {
@@ -206,10 +208,14 @@ static void done(void *ctx, ss_llm_req *r)
         ls->output_tokens += r->output_tokens;
         ss_stat_add(&ls->ttft, ttft);
         ss_hist_add(ls->ttft_hist, ttft);
+        double tpot = r->output_tokens > 1 ? (r->last_token_s - r->first_token_s) / (r->output_tokens - 1) : 0;
         if (r->output_tokens > 1) {
-            double tpot = (r->last_token_s - r->first_token_s) / (r->output_tokens - 1);
             ss_stat_add(&ls->tpot, tpot);
             ss_hist_add(ls->tpot_hist, tpot);
+        }
+        if (lm->s->slo_ttft_s > 0) {
+            ls->slo_judged++;
+            ls->slo_met += ttft <= lm->s->slo_ttft_s && tpot <= lm->s->slo_tpot_s;
         }
     }
     sr->service_s += r->last_token_s - sr->started_s; /* its time in the engine */
@@ -332,7 +338,9 @@ void ss_llm_serve_result(ss_llm_serve *ls, ss_run_result *r)
                         q(ls->ttft_hist, &ls->ttft, 0.9),         q(ls->ttft_hist, &ls->ttft, 0.99),
                         ls->tpot.n ? ss_stat_mean(&ls->tpot) : NAN, q(ls->tpot_hist, &ls->tpot, 0.5),
                         q(ls->tpot_hist, &ls->tpot, 0.9),         q(ls->tpot_hist, &ls->tpot, 0.99),
-                        window > 0 ? (double)ls->output_tokens / window : 0, (double)preempt, (double)cached};
+                        window > 0 ? (double)ls->output_tokens / window : 0, (double)preempt, (double)cached,
+                        ls->slo_judged ? (double)ls->slo_met / (double)ls->slo_judged : NAN,
+                        ls->slo_judged && window > 0 ? (double)ls->slo_met / window : NAN};
     for (size_t i = 0; cols[i]; i++) ss_run_result_extra(r, cols[i], v[i]);
 }
 
