@@ -314,7 +314,42 @@ static void test_shipped_scenarios(void)
     ss_test_rmtree(dir);
 }
 
-SS_TEST_SUITE("llm-serve", {"the shipped LLM scenarios on the substrate", test_shipped_scenarios}, {"one request alone on an engine instance: TTFT and E2E by hand", test_one_request_alone},
+/* An engine that fails at 10 s: what it held (running and waiting in the engine) goes back to the
+ * model's queue and is served elsewhere, or is lost and counted; no request is left behind. */
+static void test_engine_fails(void)
+{
+    char *dir = ss_test_tmpdir(), *out = NULL;
+    char *base = ss_xasprintf(
+        "name: f\nseed: 1\nduration_s: 30\n"
+        "hosts:\n  - name: h0\n    devices:\n      - {name: gpu0, kind: gpu, vram_gib: 22.49}\n"
+        "      - {name: gpu1, kind: gpu, vram_gib: 22.49}\n"
+        "models:\n  - name: llama\n    llm:\n      model: %s/models/llm/llama-3.1-8b.json\n"
+        "      step_time: {roofline: %s/models/llm/a10.json}\n      engine: {max_num_seqs: 16}\n"
+        "      prompt_tokens: {mean: 500, sd: 100, max: 2000}\n      output_tokens: {mean: 300, sd: 10, max: 400}\n"
+        "deployment:\n  - {model: llama, device: gpu0}\n  - {model: llama, device: gpu1}\n"
+        "workloads:\n  - {name: w, kind: poisson, target: llama, rate_rps: 2}\n"
+        "events:\n  - {at_s: 10, action: fail, instance: llama@h0/gpu0, requests: %%s}\n",
+        SS_SRC_DIR, SS_SRC_DIR);
+    for (int lose = 0; lose < 2; lose++) {
+        char *yaml = ss_xasprintf(base, lose ? "lose" : "requeue");
+        free(ss_test_write(dir, "f.yaml", yaml));
+        free(out);
+        out = NULL;
+        int rc = ss_test_sh(&out, "cd %s && %s run f.yaml -o r.csv --quiet && python3 -c \"import csv; "
+                                  "r=[r for r in csv.DictReader(open('r.csv')) if r['model'] == 'all'][0]; "
+                                  "a, c, l = int(r['arrived']), int(r['completed']), float(r['lost_requests']); "
+                                  "print('ok', a == c + l, l > 0)\"",
+                            dir, SS_BIN);
+        CU_ASSERT_EQUAL(rc, 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", lose ? "ok True True" : "ok True False"));
+        free(yaml);
+    }
+    free(out);
+    free(base);
+    ss_test_rmtree(dir);
+}
+
+SS_TEST_SUITE("llm-serve", {"an engine that fails: what it held re-routed or lost", test_engine_fails}, {"the shipped LLM scenarios on the substrate", test_shipped_scenarios}, {"one request alone on an engine instance: TTFT and E2E by hand", test_one_request_alone},
               {"beyond max_num_seqs a request waits in the model's queue", test_queue_beyond_max_num_seqs},
               {"a trace's token counts, and a row no engine holds refused", test_trace_tokens},
               {"a conversation's turns find the turns before cached", test_conversation_hits},

@@ -46,7 +46,7 @@ static void kick(ss_llm *e)
 {
     if (e->busy) return;
     e->busy = 1;
-    ss_schedule(e->eng, ss_now(e->eng), step_start, e, 0);
+    e->ev = ss_schedule(e->eng, ss_now(e->eng), step_start, e, 0);
 }
 
 void ss_llm_submit(ss_llm *e, ss_llm_req *r)
@@ -86,7 +86,7 @@ static void step_start(ss_engine *eng, void *ctx, uint64_t arg)
     e->st.tokens_decode += b.ndecode;
     e->st.tokens_prefill += b.tokens - b.ndecode;
     e->step_start_s = ss_now(eng);
-    ss_schedule(eng, ss_now(eng) + d, step_end, e, 0);
+    e->ev = ss_schedule(eng, ss_now(eng) + d, step_end, e, 0);
 }
 
 static void step_end(ss_engine *eng, void *ctx, uint64_t arg)
@@ -118,6 +118,23 @@ static void step_end(ss_engine *eng, void *ctx, uint64_t arg)
     }
     e->nrun = keep;
     step_start(eng, e, 0);
+}
+
+void ss_llm_abort(ss_llm *e, void (*each)(void *ctx, ss_llm_req *r), void *ctx)
+{
+    if (e->busy) ss_cancel(e->eng, e->ev);
+    e->busy = 0;
+    for (size_t i = 0; i < e->nrun; i++) {
+        ss_kv_release(&e->kv, &e->run[i]->kv, 0, 0); /* nothing kept: the GPU's memory is gone with it */
+        ss_kv_held_free(&e->run[i]->kv);
+        each(ctx, e->run[i]);
+    }
+    e->nrun = 0;
+    for (; e->nwait; e->nwait--, e->whead = (e->whead + 1) % e->capwait) {
+        ss_llm_req *r = e->wait[e->whead];
+        ss_kv_held_free(&r->kv);
+        each(ctx, r);
+    }
 }
 
 ss_llm_stats ss_llm_stats_of(const ss_llm *e)

@@ -41,6 +41,11 @@ void ss_llm_submit(ss_llm *e, ss_llm_req *r);
  * the caller set it. */
 void ss_llm_submit_prefilled(ss_llm *e, ss_llm_req *r);
 
+/* The engine fails: every request it holds leaves it at once, each handed
+ * to each(ctx, r) (no token and no done hook), its KV blocks freed; the
+ * step in flight is cancelled. */
+void ss_llm_abort(ss_llm *e, void (*each)(void *ctx, ss_llm_req *r), void *ctx);
+
 /* Its state now. */
 ss_llm_stats ss_llm_stats_of(const ss_llm *e);
 

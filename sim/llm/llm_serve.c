@@ -229,6 +229,28 @@ static void done(void *ctx, ss_llm_req *r)
 
 static uint64_t tokens(const ss_world *w, uint32_t m) { return w->llms->m[m].tokens; }
 
+/* A request a failed engine let go of: its record back to the pool (the substrate re-routes it). */
+static void let_go(void *ctx, ss_llm_req *r)
+{
+    ss_llm_serve *ls = ctx;
+    serve_req *q = (serve_req *)r;
+    q->next_free = ls->free_list;
+    ls->free_list = q;
+}
+
+/* Instance in failed: its engine, with what it held, goes (a record reused later gets a new one). */
+static void failed(ss_world *w, ss_instance *in)
+{
+    ss_llm_serve *ls = w->llms;
+    if (in->id >= ls->nslots || !ls->slots[in->id].e) return;
+    ss_llm_abort(ls->slots[in->id].e, let_go, ls);
+    fold(ls, ls->slots[in->id].e);
+    ls->slots[in->id].e = NULL;
+    ss_instance_view *v = &w->groups[in->model].views[in->index];
+    v->tokens = 0;
+    v->kv_use = 0;
+}
+
 /* The engine that served the last turn of r's client's conversation, if it is still that one and up. */
 static uint32_t affinity(ss_world *w, const ss_request *r, uint32_t m)
 {
@@ -304,6 +326,7 @@ ss_llm_serve *ss_llm_serve_build(ss_world *w, ss_err *err)
     w->hooks.llm_kv_use = kv_use;
     w->hooks.llm_ttft_recent = ttft_recent;
     w->hooks.llm_affinity = affinity;
+    w->hooks.llm_failed = failed;
     for (size_t k = 0; k < sc->nworkloads; k++) { /* closed loops on a model with conversations */
         const ss_workload_cfg *wc = &sc->workloads[k];
         const ss_llm_scn *s = sc->models[sc->tasks[wc->task].stages[0]].llm;

@@ -17,6 +17,7 @@ struct ss_llm {
     ss_llm_req **wait;       /* waiting: a ring, head first (preempted requests go back to its head) */
     size_t whead, nwait, capwait;
     int busy;                /* a step is in flight (or its start is scheduled) */
+    ss_event_id ev;          /* ... that event (its start, or its end) */
     double step_start_s;
     uint32_t *chunk, *chunk_kv; /* the step's prefills, for the step-time model */
     size_t capchunk;

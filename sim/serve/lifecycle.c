@@ -245,6 +245,7 @@ static void fail(ss_world *w, ss_instance *in, int requeue)
     ss_group *g = &w->groups[in->model];
     went_down(w, in);
     stop(w, in, SS_INST_FAILED);
+    if (g->llm) w->hooks.llm_failed(w, in); /* its engine lets go of them: no event of theirs is left */
     /* What it held: in service (newest first in the list: take it in
      * start order), then its own queue in queue order. */
     size_t n = 0, cap = 16;
@@ -254,7 +255,7 @@ static void fail(ss_world *w, ss_instance *in, int requeue)
     for (ss_request *r = last; r; r = r->svc_prev) {
         if (w->tl) ss_tl_service(w, in, r, now, "failed");
         if (in->discipline == SS_DISC_PS) ss_flow_cancel(w->cnet, r->ev);
-        else ss_cancel(w->eng, r->ev);
+        else if (!g->llm) ss_cancel(w->eng, r->ev);
         if (in->discipline != SS_DISC_PS) ss_inst_busy_add(w, in, r->started_s, now);
         if (n == cap) held = ss_xrealloc(held, (cap *= 2) * sizeof *held);
         held[n++] = r;

@@ -214,6 +214,7 @@ static inline void serve_start(ss_world *w, ss_instance *in, ss_request *r)
     r->started_s = now;
     take_server(g, in, now);
     if (__builtin_expect(g->llm, 0)) { /* an LLM engine's: its steps time it (llm_serve.c) */
+        if (w->track) svc_link(in, r);
         w->hooks.llm_start(w, in, r);
         return;
     }

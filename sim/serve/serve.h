@@ -161,6 +161,9 @@ typedef struct ss_hooks {
     double (*llm_ttft_recent)(ss_world *w, uint32_t m);
     /* ... the index in model m's group of the engine holding r's cached prefix, or UINT32_MAX */
     uint32_t (*llm_affinity)(ss_world *w, const ss_request *r, uint32_t m);
+    /* ... instance in failed: its engine lets go of every request it held (the substrate re-routes or
+     * loses them: they are on in->serving) */
+    void (*llm_failed)(ss_world *w, ss_instance *in);
     /* A system whose time-series rows are its own (sim/llm/llm_world.c: one per engine): when set,
      * a sample (timeseries.c) calls it at now instead of writing the models' rows. */
     void (*ts_rows)(ss_world *w, double now);
