@@ -179,6 +179,7 @@ static void start(ss_world *w, ss_instance *in, ss_request *sr)
         prompt = ss_llm_dist_draw(ls->tok, &lm->s->prompt);
         output = ss_llm_dist_draw(ls->tok, &lm->s->output);
     }
+    sr->prompt_tokens = prompt, sr->output_tokens = output; /* kept if it is re-routed (its engine failed) */
     serve_req *q = req_new(ls);
     q->sr = sr;
     q->in = in;
