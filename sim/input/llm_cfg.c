@@ -117,12 +117,13 @@ static int check_fit(const ss_llm_scn *s, const ss_node *n, ss_err *err)
     const ss_node *eng = ss_map_find(n, "engine");
     if (s->gpu_memory_bytes > 0) {
         const ss_llm_model *m = &s->model;
-        double weights = ss_llm_model_weights_bytes(m, 2);
-        double cache = kv_tokens * ss_llm_model_kv_bytes_per_token(m, 2);
+        double weights = ss_llm_model_weights_bytes(m, 2) / s->tp_size; /* one GPU's shard */
+        double cache = kv_tokens * ss_llm_model_kv_bytes_per_token(m, 2) / s->tp_size;
         if (weights > s->gpu_memory_bytes)
             return ss_node_err(ss_map_find(n, "model"), err,
-                               "model: its weights take %.4g GB in bf16, more than the GPU's %.4g GB (%s)",
-                               weights / 1e9, s->gpu_memory_bytes / 1e9, s->gpu_path);
+                               "model: its weights take %.4g GB in bf16%s, more than the GPU's %.4g GB (%s)",
+                               weights / 1e9, s->tp_size > 1 ? " on each of its GPUs" : "", s->gpu_memory_bytes / 1e9,
+                               s->gpu_path);
         if (weights + cache > s->gpu_memory_bytes)
             return ss_node_err(ss_map_find(eng, "num_gpu_blocks"), err,
                                "num_gpu_blocks: %u blocks of %u tokens take %.4g GB of KV cache, which with the "
@@ -173,7 +174,7 @@ static int read_model_and_step(ss_llm_scn *s, const ss_node *n, ss_err *err)
 int ss_llm_scn_read(ss_llm_scn **out, const ss_node *n, ss_err *err)
 {
     static const char *const keys[] = {"model", "step_time", "instances", "router", "engine", "workload",
-                                       "disaggregation", NULL};
+                                       "disaggregation", "tensor_parallel", NULL};
     static const char *const routers[] = {"round-robin", "least-tokens", NULL};
     TRY(ss_node_expect(n, SS_NODE_MAP, "llm", err));
     TRY(ss_cfg_check_keys(n, keys, "llm", err));
@@ -200,6 +201,23 @@ int ss_llm_scn_read(ss_llm_scn **out, const ss_node *n, ss_err *err)
         TRY(ss_cfg_num(dg, "nic_gbps", &gbps, SS_REQ | SS_POS, err));
         s->nic_bps = gbps * 1e9;
         TRY(ss_cfg_num(dg, "latency_s", &s->kv_latency_s, SS_NONNEG, err));
+    }
+    s->tp_size = 1;
+    ss_node *tp = NULL;
+    TRY(ss_cfg_map(n, "tensor_parallel", &tp, 0, err));
+    if (tp) {
+        static const char *const tkeys[] = {"size", "link_gbps", "latency_s", NULL};
+        TRY(ss_cfg_check_keys(tp, tkeys, "tensor_parallel", err));
+        TRY(ss_llm_count(tp, "size", &s->tp_size, 2, 64, 1, err));
+        double gbps = 0;
+        TRY(ss_cfg_num(tp, "link_gbps", &gbps, SS_REQ | SS_POS, err));
+        s->tp_link_bps = gbps * 1e9;
+        TRY(ss_cfg_num(tp, "latency_s", &s->tp_latency_s, SS_NONNEG, err));
+        const ss_llm_model *m = &s->model;
+        if (m->heads % s->tp_size || m->kv_heads % s->tp_size || m->intermediate % s->tp_size)
+            return ss_node_err(ss_map_find(tp, "size"), err,
+                               "size: %u GPUs do not divide the model's %u attention heads, %u KV heads and MLP of "
+                               "%u evenly", s->tp_size, m->heads, m->kv_heads, m->intermediate);
     }
     TRY(ss_cfg_map(n, "workload", &wl, SS_REQ, err));
     TRY(read_workload(s, wl, err));
@@ -235,6 +253,7 @@ int ss_llm_model_key_read(ss_llm_scn **out, const ss_node *n, ss_err *err)
     TRY(ss_cfg_num(n, "runtime_reserve_bytes", &s->runtime_reserve_bytes, SS_NONNEG, err));
     s->weights_bytes = ss_llm_model_weights_bytes(&s->model, 2);
     s->instances = 1;
+    s->tp_size = 1;
     ss_node *slo = NULL;
     TRY(ss_cfg_map(n, "slo", &slo, 0, err));
     if (slo) {

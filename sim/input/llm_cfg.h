@@ -35,6 +35,8 @@ typedef struct ss_llm_scn {
     uint32_t instances;
     int router;              /* 0 round-robin, 1 least-tokens */
     uint32_t prefill_instances; /* disaggregation: the first ones prefill, the rest decode; 0: none */
+    uint32_t tp_size;        /* tensor_parallel.size: GPUs per engine (1: none) */
+    double tp_link_bps, tp_latency_s; /* ... their links' bandwidth (bits/s) and per-message latency */
     double nic_bps, kv_latency_s; /* ... each engine's NIC, and a KV transfer's latency */
     /* the engines' settings (vLLM's names) */
     uint32_t max_num_seqs, max_num_batched_tokens, block_size, num_gpu_blocks, long_prefill_token_threshold;

@@ -13,6 +13,7 @@
 #include "llm/llm_fleet.h"
 #include "llm/llm_perf.h"
 #include "llm/llm_roofline.h"
+#include "llm/llm_tp.h"
 #include "serve/result.h"
 #include "serve/serve.h"
 
@@ -22,6 +23,7 @@ struct ss_llm_world {
     const ss_llm_scn *s;
     ss_llm_perf *perf;
     ss_llm_roofline roof;
+    ss_llm_tp tp;            /* tensor parallelism's step time around the others (tp.size 0: none) */
     ss_llm_fleet *fleet;
     ss_llm_fleet_result res;
     gsl_rng *rng;            /* the workload's stream: arrivals and token counts */
@@ -95,10 +97,17 @@ ss_llm_world *ss_llm_world_build(ss_world *w, ss_err *err)
     ss_llm_disagg dis = {.prefill_instances = s->prefill_instances, .nic_bps = s->nic_bps,
                          .kv_bytes_per_token = ss_llm_model_kv_bytes_per_token(&s->model, 2),
                          .latency_s = s->kv_latency_s};
-    l->fleet = ss_llm_fleet_new(w->eng, &cfg, s->instances, (ss_llm_route)s->router,
-                                l->perf ? ss_llm_perf_step_s : ss_llm_roofline_step_s,
-                                l->perf ? (void *)l->perf : (void *)&l->roof, source, l, sc->warmup_s, &dis,
-                                &l->res);
+    ss_llm_step_fn step = l->perf ? ss_llm_perf_step_s : ss_llm_roofline_step_s;
+    void *step_ctx = l->perf ? (void *)l->perf : (void *)&l->roof;
+    if (s->tp_size > 1) { /* a tp<N> profile times one GPU's shard; the roofline, the whole model */
+        l->tp = (ss_llm_tp){.step = step, .step_ctx = step_ctx, .compute_div = l->perf ? 1 : s->tp_size,
+                            .size = s->tp_size, .link_bytes_per_s = s->tp_link_bps / 8, .latency_s = s->tp_latency_s,
+                            .layers = s->model.layers, .hidden = s->model.hidden, .vocab = s->model.vocab,
+                            .dtype_bytes = 2};
+        step = ss_llm_tp_step_s, step_ctx = &l->tp;
+    }
+    l->fleet = ss_llm_fleet_new(w->eng, &cfg, s->instances, (ss_llm_route)s->router, step, step_ctx, source, l,
+                                sc->warmup_s, &dis, &l->res);
     for (size_t i = 0; extra_cols[i]; i++) ss_world_declare_extra(w, extra_cols[i]);
     l->busy_prev = ss_xcalloc(s->instances, sizeof *l->busy_prev);
     w->hooks.ts_rows = ts_rows;
