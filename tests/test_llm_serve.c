@@ -349,7 +349,73 @@ static void test_engine_fails(void)
     ss_test_rmtree(dir);
 }
 
-SS_TEST_SUITE("llm-serve", {"an engine that fails: what it held re-routed or lost", test_engine_fails}, {"the shipped LLM scenarios on the substrate", test_shipped_scenarios}, {"one request alone on an engine instance: TTFT and E2E by hand", test_one_request_alone},
+/* Prefill/decode disaggregation on the substrate: a prefill model on h1's GPU, a decode model on h2's,
+ * one 10 Gbit/s link from each host to the switch (no latencies).  One request of 100 + 5 tokens:
+ * TTFT its prefill step; its KV cache, 100 x 131,072 bytes, crosses in 13.1072e6 x 8 / 1e10 =
+ * 10.486 ms; E2E the prefill, the transfer and 4 decode steps.  Two at once on two prefill engines
+ * (h1's and h3's): prefilled side by side, their two caches share h2's link by max-min, each 20.97 ms. */
+static void test_disaggregated_over_fabric(void)
+{
+    const char *fmt =
+        "name: pd\nseed: 1\nrequests: %s\n"
+        "topology:\n  name: two-hosts\n  host_types:\n"
+        "    - {name: one-a10, sockets: 1, gpus: 1, gpu_memory_gib: 22.49, gpu_link: {bandwidth_gbps: 100, latency_s: 0},\n"
+        "       ram: {bandwidth_gbps: 1000, latency_s: 0}, nic: {bandwidth_gbps: 100, latency_s: 0}}\n"
+        "  nodes:\n    - {name: tor, kind: leaf}\n    - {name: h1, kind: host, type: one-a10}\n"
+        "    - {name: h2, kind: host, type: one-a10}\n    - {name: h3, kind: host, type: one-a10}\n"
+        "  links:\n    - {a: h1, b: tor, bandwidth_gbps: 10, latency_s: 0}\n"
+        "    - {a: h2, b: tor, bandwidth_gbps: 10, latency_s: 0}\n"
+        "    - {a: h3, b: tor, bandwidth_gbps: 10, latency_s: 0}\n"
+        "models:\n"
+        "  - name: pre\n    llm: {model: %%s/models/llm/llama-3.1-8b.json, step_time: {roofline: %%s/models/llm/a10.json},\n"
+        "          engine: {max_num_seqs: 8}, prompt_tokens: {mean: 100, max: 100}, output_tokens: {mean: 5, max: 5},\n"
+        "          role: prefill}\n"
+        "  - name: dec\n    llm: {model: %%s/models/llm/llama-3.1-8b.json, step_time: {roofline: %%s/models/llm/a10.json},\n"
+        "          engine: {max_num_seqs: 8}, prompt_tokens: {mean: 100, max: 100}, output_tokens: {mean: 5, max: 5},\n"
+        "          role: decode}\n"
+        "tasks:\n  - {name: chat, path: [pre, dec]}\n"
+        "deployment:\n  - {model: pre, device: h1/gpu0}\n  - {model: pre, device: h3/gpu0}\n"
+        "  - {model: dec, device: h2/gpu0}\n"
+        "workloads:\n  - {name: w, kind: trace, target: chat, times_s: [%s]}\n";
+    double xfer = 100 * 131072.0 * 8 / 1e10;
+    for (int two = 0; two < 2; two++) {
+        char *f1 = ss_xasprintf(fmt, two ? "2" : "1", two ? "1.0, 1.0" : "1.0");
+        char *f2 = ss_xasprintf(f1, SS_SRC_DIR, SS_SRC_DIR, SS_SRC_DIR, SS_SRC_DIR);
+        ss_scenario sc;
+        ss_run_result r;
+        char *dir = ss_test_tmpdir(), *path = ss_test_write(dir, "s.yaml", f2);
+        ss_err err = {0};
+        int rc = ss_scenario_load(&sc, path, NULL, NULL, 0, &err);
+        if (rc < 0) fprintf(stderr, "\n%s\n", err.msg);
+        CU_ASSERT_EQUAL_FATAL(rc, 0);
+        ss_world *w = ss_world_build(&sc, 0, NULL, &err);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+        ss_world_run(w);
+        CU_ASSERT_PTR_NULL(ss_world_broken(w));
+        memset(&r, 0, sizeof r);
+        ss_world_result(w, &r);
+        ss_world_free(w);
+        ss_llm_roofline roof = a10_llama(&sc);
+        double prefill = 0, alone = alone_s(&roof, &prefill);
+        if (!two) {
+            CU_ASSERT_DOUBLE_EQUAL(extra(&r, "ttft_mean_s"), prefill, 1e-9);
+            CU_ASSERT_DOUBLE_EQUAL(extra(&r, "kv_transfer_mean_s"), xfer, 1e-9);
+            CU_ASSERT_DOUBLE_EQUAL(r.tasks[0].latency_mean_s, alone + xfer, 1e-9);
+        } else {
+            CU_ASSERT_EQUAL(r.tasks[0].completed, 2);
+            CU_ASSERT_DOUBLE_EQUAL(extra(&r, "kv_transfer_mean_s"), 2 * xfer, 1e-9);
+        }
+        ss_run_result_free(&r);
+        ss_scenario_free(&sc);
+        free(path);
+        ss_test_rmtree(dir);
+        free(f1);
+        free(f2);
+    }
+}
+
+SS_TEST_SUITE("llm-serve", {"P/D disaggregation: KV caches over the fabric, bytes / bandwidth, shared max-min",
+                            test_disaggregated_over_fabric}, {"an engine that fails: what it held re-routed or lost", test_engine_fails}, {"the shipped LLM scenarios on the substrate", test_shipped_scenarios}, {"one request alone on an engine instance: TTFT and E2E by hand", test_one_request_alone},
               {"beyond max_num_seqs a request waits in the model's queue", test_queue_beyond_max_num_seqs},
               {"a trace's token counts, and a row no engine holds refused", test_trace_tokens},
               {"a conversation's turns find the turns before cached", test_conversation_hits},

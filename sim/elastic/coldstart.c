@@ -599,7 +599,7 @@ int ss_cs_build(ss_world *w, ss_err *err)
                              err) < 0)
         return -1;
     cs->flags = cs->pl.pol->ops.placement.flags;
-    cs->net = ss_flownet_new(w->eng, ss_topo_nlinks(sc->topo), ss_topo_capacities_bps(sc->topo));
+    cs->net = w->fnet; /* the substrate's: cold starts share the fabric with every other transfer */
     cs->nhosts = ss_topo_nhosts(sc->topo);
     cs->hosts = ss_xcalloc(cs->nhosts + 1, sizeof *cs->hosts);
     cs->gpu_of_device = ss_xmalloc((sc->ndevices + 1) * sizeof *cs->gpu_of_device);
@@ -651,7 +651,6 @@ void ss_cs_free(ss_world *w)
     ss_coldstart *cs = w->cs;
     if (!cs) return;
     for (size_t i = 0; i < w->ninst; i++) free(w->inst[i]->cold);
-    if (cs->net) ss_flownet_free(cs->net);
     if (cs->pl.pol && cs->pl.pol->fini && cs->state) cs->pl.pol->fini(cs->state);
     if (cs->pl.handle) ss_plugin_unload(&cs->pl);
     if (cs->rng) gsl_rng_free(cs->rng);

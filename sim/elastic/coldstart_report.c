@@ -62,7 +62,7 @@ char *ss_cs_check(const ss_world *w)
     const ss_coldstart *cs = w->cs;
     if (cs->live_colds) return ss_xasprintf("%zu cold starts still in progress after the run", cs->live_colds);
     if (ss_flownet_active(cs->net))
-        return ss_xasprintf("%zu model transfers still in flight after the run", ss_flownet_active(cs->net));
+        return ss_xasprintf("%zu transfers over the fabric still in flight after the run", ss_flownet_active(cs->net));
     for (uint32_t h = 0; h < cs->nhosts; h++) {
         double held = 0, disk = 0;
         for (uint32_t m = 0; m < w->sc->nmodels; m++) {

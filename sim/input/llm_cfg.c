@@ -228,7 +228,8 @@ int ss_llm_model_key_read(ss_llm_scn **out, const ss_node *n, ss_err *err)
 {
     static const char *const keys[] = {"model",         "step_time",     "engine",       "prompt_tokens",
                                        "output_tokens", "gpu_memory_utilization", "runtime_reserve_bytes",
-                                       "conversation", "slo", NULL};
+                                       "conversation", "slo", "role", NULL};
+    static const char *const roles[] = {"whole", "prefill", "decode", NULL};
     TRY(ss_node_expect(n, SS_NODE_MAP, "llm", err));
     TRY(ss_cfg_check_keys(n, keys, "a model's llm", err));
     ss_llm_scn *s = ss_xcalloc(1, sizeof *s);
@@ -254,6 +255,7 @@ int ss_llm_model_key_read(ss_llm_scn **out, const ss_node *n, ss_err *err)
     s->weights_bytes = ss_llm_model_weights_bytes(&s->model, 2);
     s->instances = 1;
     s->tp_size = 1;
+    TRY(ss_cfg_enum(n, "role", roles, &s->role, 0, err));
     ss_node *slo = NULL;
     TRY(ss_cfg_map(n, "slo", &slo, 0, err));
     if (slo) {

@@ -23,6 +23,9 @@ typedef struct ss_llm_dist {
     uint32_t max;            /* rounded to a whole number and clipped to [1, max] */
 } ss_llm_dist;
 
+/* A model's `role:` (ss_llm_scn.role). */
+enum { SS_LLM_WHOLE, SS_LLM_PREFILL, SS_LLM_DECODE };
+
 /* One draw of d from rng: a lognormal of its mean and sd, rounded and clipped to [1, max]. */
 uint32_t ss_llm_dist_draw(gsl_rng *rng, const ss_llm_dist *d);
 
@@ -60,6 +63,9 @@ typedef struct ss_llm_scn {
      * conv_turns turns (then a new one) */
     uint32_t conv_turns;
     ss_llm_dist followup;
+    /* `role:` (a model's): 0 whole requests; 1 prefill (a request's prompt and first token, then its next
+     * stage); 2 decode (the rest, its KV cache first moved over the fabric from its prefill engine) */
+    int role;
     /* `slo: {ttft_s, tpot_s}` (0: none): a request meets it with a TTFT and a TPOT within both (goodput) */
     double slo_ttft_s, slo_tpot_s;
 } ss_llm_scn;

@@ -95,6 +95,46 @@ static int read_steps(ss_workload_cfg *w, const ss_node *it, ss_err *err)
     return 0;
 }
 
+/* An LLM model's role in the stages of task t (a workload's target, at node at): a decode model
+ * only right after a prefill model of the same KV cache's shape, a prefill model only right before
+ * a decode one, and the KV cache needs the fabric (a topology) between them. */
+static int llm_roles_fit(const ss_scenario *sc, uint32_t t, const ss_node *at, ss_err *err)
+{
+    const ss_task_cfg *task = &sc->tasks[t];
+    for (uint32_t k = 0; k < task->nstages; k++) {
+        const ss_model_cfg *m = &sc->models[task->stages[k]];
+        const ss_llm_scn *s = m->llm;
+        if (!s || s->role == SS_LLM_WHOLE) continue;
+        const ss_model_cfg *other = s->role == SS_LLM_DECODE ? (k ? &sc->models[task->stages[k - 1]] : NULL)
+                                                             : (k + 1 < task->nstages ? &sc->models[task->stages[k + 1]]
+                                                                                      : NULL);
+        int want = s->role == SS_LLM_DECODE ? SS_LLM_PREFILL : SS_LLM_DECODE;
+        if (!other || !other->llm || other->llm->role != want)
+            return ss_node_err(at, err, "task '%s': LLM model '%s' (role %s) needs a %s model %s it in the task's "
+                                        "path (docs/llm.md, \"Disaggregation on the substrate\")",
+                               task->name, m->name, s->role == SS_LLM_DECODE ? "decode" : "prefill",
+                               want == SS_LLM_PREFILL ? "prefill" : "decode", want == SS_LLM_PREFILL ? "right before"
+                                                                                                    : "right after");
+        if (ss_llm_model_kv_bytes_per_token(&s->model, 2) != ss_llm_model_kv_bytes_per_token(&other->llm->model, 2))
+            return ss_node_err(at, err, "task '%s': models '%s' and '%s' hand a KV cache over, but their configs' "
+                                        "caches differ in shape", task->name, m->name, other->name);
+        if (!sc->topo)
+            return ss_node_err(at, err, "task '%s': the KV cache of model '%s' crosses the fabric to '%s': the "
+                                        "scenario needs a topology", task->name, m->name, other->name);
+        if (s->role == SS_LLM_DECODE) { /* the decode engines hold what the prefill model's requests may be */
+            const ss_llm_scn *p = other->llm;
+            for (size_t d = 0; d < sc->ndeploys; d++)
+                if (sc->deploys[d].model == task->stages[k] &&
+                    (double)p->prompt.max + p->output.max > (double)sc->deploys[d].kv_blocks * s->block_size)
+                    return ss_node_err(at, err, "task '%s': a request of model '%s' may hold %u tokens, more than "
+                                                "the KV cache of its decode engines of '%s' (%u blocks of %u)",
+                                       task->name, other->name, p->prompt.max + p->output.max, m->name,
+                                       sc->deploys[d].kv_blocks, s->block_size);
+        }
+    }
+    return 0;
+}
+
 /* Every row of an LLM model's trace within the smallest KV cache of its
  * engines (and, without chunked prefill, its prompt within the token budget). */
 static int llm_rows_fit(const ss_scenario *sc, uint32_t m, const ss_workload_cfg *w, const char *path, ss_err *err)
@@ -155,7 +195,9 @@ static int read_trace(const ss_scenario *sc, ss_workload_cfg *w, const ss_node *
     int rc = sc->models[m].llm && ss_trace_has_tokens(path)
                  ? ss_trace_load_tokens(path, scale, &w->times_s, &w->prompt_tokens, &w->output_tokens, &w->ntimes, err)
                  : ss_trace_load(path, scale, &w->times_s, &w->ntimes, err);
-    if (rc == 0 && w->prompt_tokens) rc = llm_rows_fit(sc, m, w, path, err);
+    for (uint32_t k = 0; rc == 0 && w->prompt_tokens && k < sc->tasks[w->task].nstages; k++)
+        if (sc->models[sc->tasks[w->task].stages[k]].llm) /* every engine the requests meet */
+            rc = llm_rows_fit(sc, sc->tasks[w->task].stages[k], w, path, err);
     free(path);
     return rc;
 }
@@ -195,6 +237,7 @@ static int read_workload(ss_scenario *sc, ss_workload_cfg *w, const ss_node *it,
     uint32_t t = ss_nameidx_get(&sc->task_names, target);
     if (t == SS_NAMEIDX_NONE) return ss_sc_unknown_ref(ss_map_find(it, "target"), "model or task", ss_sc_task_names(sc), err);
     w->task = t;
+    TRY(llm_roles_fit(sc, t, ss_map_find(it, "target"), err));
     TRY(ss_cfg_num(it, "priority", &w->priority, 0, err));
     TRY(ss_cfg_num(it, "start_s", &w->start_s, SS_NONNEG, err));
     double rate = 0;

@@ -13,6 +13,7 @@
 #include "llm/llm_engine.h"
 #include "llm/llm_perf.h"
 #include "llm/llm_roofline.h"
+#include "net/topo.h"
 
 /* A request in an engine: the engine's record first (its done hook gets &r). */
 typedef struct serve_req {
@@ -21,7 +22,17 @@ typedef struct serve_req {
     ss_instance *in;
     struct ss_llm_serve *ls;
     struct serve_req *next_free;
+    /* a decode model's request whose KV cache is on its way over the fabric (role decode) */
+    ss_flow_id flow;
+    double xfer_start_s;
+    struct serve_req *xfer_prev, *xfer_next; /* in its slot's list of transfers in flight */
 } serve_req;
+
+/* What a prefill engine leaves in a request's cb[] bytes for its decode stage. */
+typedef struct llm_cb {
+    uint32_t prefill_device;  /* where its KV cache is */
+    double first_token_s;     /* its first token */
+} llm_cb;
 
 /* An LLM model: its step-time model, its token distributions' base seed, its figures. */
 typedef struct llm_model {
@@ -29,6 +40,7 @@ typedef struct llm_model {
     ss_llm_perf *perf;
     ss_llm_roofline roof;
     uint64_t seed;            /* its requests' tokens: seeded from this and the request's id */
+    double kv_bytes_per_token; /* its KV cache, bf16 */
     double kv_tokens;         /* the smallest KV cache of its engines, in tokens (a conversation's bound) */
     uint64_t tokens;          /* output tokens of its requests finished, measured or not (the autoscaler's) */
     double ttft_sum_s;        /* TTFT of the requests whose first token came since the last sample */
@@ -48,6 +60,7 @@ typedef struct conv {
 /* The engine of the instance record of that id, while it lives. */
 typedef struct slot {
     ss_llm *e;
+    serve_req *xfers;         /* KV caches on their way to it */
     double born_s;            /* the instance's birth: a record reused for a new instance gets a new engine */
 } slot;
 
@@ -67,6 +80,7 @@ struct ss_llm_serve {
     ss_hist *ttft_hist, *tpot_hist;
     uint64_t output_tokens;
     uint64_t slo_judged, slo_met; /* measured requests of models with an `slo:`, and those within it */
+    ss_stat kv_transfer;      /* each KV cache's transfer to its decode engine, seconds */
     /* the counters of engines freed (their records reused for new instances) */
     uint64_t preemptions, tokens_cached;
 };
@@ -74,7 +88,7 @@ struct ss_llm_serve {
 static const char *const cols[] = {"ttft_mean_s", "ttft_p50_s",          "ttft_p90_s",  "ttft_p99_s",
                                    "tpot_mean_s", "tpot_p50_s",          "tpot_p90_s",  "tpot_p99_s",
                                    "output_tokens_per_s", "preemptions", "prefix_cache_tokens", "slo_attainment",
-                                   "goodput_rps", NULL};
+                                   "goodput_rps", "kv_transfer_mean_s", NULL};
 
 int ss_llm_serve_wanted(const ss_scenario *sc)
 {
@@ -165,11 +179,77 @@ static uint64_t next_turn(ss_llm_serve *ls, const llm_model *lm, const ss_reques
     return SS_LLM_KEY_SHARED | (ss_mix64(((uint64_t)sr->workload << 32 | sr->client) ^ ss_mix64(c->index)) >> 1);
 }
 
+/* A decode engine's KV cache has arrived: it decodes from there (or, one token out, it is done). */
+static void kv_arrived(ss_engine *eng, void *ctx, ss_flow_id id, double now_s)
+{
+    (void)eng;
+    (void)id;
+    serve_req *q = ctx;
+    ss_llm_serve *ls = q->ls;
+    slot *sl = &ls->slots[q->in->id];
+    if (q->xfer_prev) q->xfer_prev->xfer_next = q->xfer_next;
+    else sl->xfers = q->xfer_next;
+    if (q->xfer_next) q->xfer_next->xfer_prev = q->xfer_prev;
+    ss_stat_add(&ls->kv_transfer, now_s - q->xfer_start_s);
+    if (q->r.output_tokens <= 1) { /* nothing left to decode */
+        ss_request *sr = q->sr;
+        ss_instance *in = q->in;
+        ls->w->groups[in->model].views[in->index].tokens -= (uint64_t)q->r.prompt_tokens + q->r.output_tokens;
+        q->next_free = ls->free_list;
+        ls->free_list = q;
+        ss_serve_end(ls->w, in, sr);
+        return;
+    }
+    ss_llm *e = sl->e;
+    ss_llm_submit_prefilled(e, &q->r);
+    ss_instance_view *v = &ls->w->groups[q->in->model].views[q->in->index];
+    v->kv_use = ss_llm_stats_of(e).kv_usage;
+}
+
+/* A decode model's stage: its KV cache (its prompt's tokens) moves from its prefill engine's GPU to
+ * in's over the fabric, a flow of the max-min solver beside every other transfer; then it decodes. */
+static void decode_start(ss_llm_serve *ls, const llm_model *lm, ss_instance *in, ss_request *sr)
+{
+    ss_world *w = ls->w;
+    const ss_scenario *sc = w->sc;
+    llm_cb cb;
+    memcpy(&cb, sr->cb, sizeof cb);
+    serve_req *q = req_new(ls);
+    q->sr = sr;
+    q->in = in;
+    q->ls = ls;
+    q->r = (ss_llm_req){.id = sr->id, .prompt_tokens = sr->prompt_tokens, .output_tokens = sr->output_tokens,
+                        .arrival_s = ss_now(w->eng), .priority = sr->priority, .generated = 1,
+                        .first_token_s = cb.first_token_s, .last_token_s = cb.first_token_s};
+    (void)engine_of(ls, in); /* its slot */
+    slot *sl = &ls->slots[in->id];
+    q->xfer_prev = NULL;
+    q->xfer_next = sl->xfers;
+    if (sl->xfers) sl->xfers->xfer_prev = q;
+    sl->xfers = q;
+    uint32_t src = ss_topo_find(sc->topo, sc->devices[cb.prefill_device].name),
+             dst = ss_topo_find(sc->topo, sc->devices[in->device].name);
+    uint32_t links[64];
+    double lat = 0;
+    size_t n = ss_topo_route(sc->topo, src, dst, sr->id, links, 64, &lat);
+    if (n > 64 || n == SS_TOPO_NO_ROUTE) n = 0; /* [unreachable: the topology's GPUs are connected] */
+    ss_flow_opts o = {.latency_s = lat};
+    double bytes = sr->output_tokens > 1 ? sr->prompt_tokens * lm->kv_bytes_per_token : 0;
+    q->xfer_start_s = ss_now(w->eng);
+    q->flow = ss_flow_start(w->fnet, links, n, bytes, &o, kv_arrived, q);
+    ss_instance_view *v = &w->groups[in->model].views[in->index];
+    v->tokens += (uint64_t)sr->prompt_tokens + sr->output_tokens;
+}
+
 /* The substrate hands r to in's engine (a server of in taken). */
 static void start(ss_world *w, ss_instance *in, ss_request *sr)
 {
     ss_llm_serve *ls = w->llms;
     llm_model *lm = &ls->m[in->model];
+    if (lm->s->role == SS_LLM_DECODE) {
+        decode_start(ls, lm, in, sr);
+        return;
+    }
     uint32_t prompt = sr->prompt_tokens, output = sr->output_tokens; /* its trace row's */
     uint64_t key = 0;
     if (!prompt && sr->client != UINT32_MAX && ls->conv && ls->conv[sr->workload]) {
@@ -186,10 +266,11 @@ static void start(ss_world *w, ss_instance *in, ss_request *sr)
     q->ls = ls;
     q->r = (ss_llm_req){.id = sr->id, .prompt_tokens = prompt, .output_tokens = output, .arrival_s = ss_now(w->eng),
                         .prefix_key = key, .priority = sr->priority};
+    if (lm->s->role == SS_LLM_PREFILL) q->r.output_tokens = 1; /* its prompt and first token: the decode stage's rest */
     ss_llm *e = engine_of(ls, in);
     ss_llm_submit(e, &q->r); /* it fits: the scenario reader checked the largest request */
     ss_instance_view *v = &w->groups[in->model].views[in->index];
-    v->tokens += (uint64_t)prompt + output;
+    v->tokens += (uint64_t)prompt + q->r.output_tokens;
     v->kv_use = ss_llm_stats_of(e).kv_usage;
 }
 
@@ -201,14 +282,23 @@ static void done(void *ctx, ss_llm_req *r)
     ss_request *sr = q->sr;
     ss_instance *in = q->in;
     llm_model *lm = &ls->m[in->model];
+    int role = lm->s->role;
     double ttft = r->first_token_s - sr->created_s;
-    lm->tokens += r->output_tokens;
-    lm->ttft_sum_s += ttft;
-    lm->ttft_n++;
-    if (sr->measured) {
-        ls->output_tokens += r->output_tokens;
+    if (role == SS_LLM_PREFILL) { /* its first token: where its KV cache is, for its decode stage */
+        llm_cb cb = {.prefill_device = in->device, .first_token_s = r->first_token_s};
+        memcpy(sr->cb, &cb, sizeof cb);
+    }
+    if (role != SS_LLM_DECODE) { /* TTFT where the first token came */
+        lm->ttft_sum_s += ttft;
+        lm->ttft_n++;
+    }
+    if (role != SS_LLM_PREFILL) lm->tokens += r->output_tokens;
+    if (sr->measured && role != SS_LLM_DECODE) {
         ss_stat_add(&ls->ttft, ttft);
         ss_hist_add(ls->ttft_hist, ttft);
+    }
+    if (sr->measured && role != SS_LLM_PREFILL) { /* the whole request's: the rest of its tokens came here */
+        ls->output_tokens += r->output_tokens;
         double tpot = r->output_tokens > 1 ? (r->last_token_s - r->first_token_s) / (r->output_tokens - 1) : 0;
         if (r->output_tokens > 1) {
             ss_stat_add(&ls->tpot, tpot);
@@ -244,6 +334,12 @@ static void failed(ss_world *w, ss_instance *in)
 {
     ss_llm_serve *ls = w->llms;
     if (in->id >= ls->nslots || !ls->slots[in->id].e) return;
+    for (serve_req *q = ls->slots[in->id].xfers, *next; q; q = next) { /* KV caches on their way to it */
+        next = q->xfer_next;
+        ss_flow_cancel(w->fnet, q->flow);
+        let_go(ls, &q->r);
+    }
+    ls->slots[in->id].xfers = NULL;
     ss_llm_abort(ls->slots[in->id].e, let_go, ls);
     fold(ls, ls->slots[in->id].e);
     ls->slots[in->id].e = NULL;
@@ -300,6 +396,7 @@ ss_llm_serve *ss_llm_serve_build(ss_world *w, ss_err *err)
     ls->tok = gsl_rng_alloc(gsl_rng_taus2);
     ss_stat_reset(&ls->ttft);
     ss_stat_reset(&ls->tpot);
+    ss_stat_reset(&ls->kv_transfer);
     ls->ttft_hist = ss_xcalloc(1, sizeof *ls->ttft_hist);
     ls->tpot_hist = ss_xcalloc(1, sizeof *ls->tpot_hist);
     ss_hist_reset(ls->ttft_hist);
@@ -314,6 +411,7 @@ ss_llm_serve *ss_llm_serve_build(ss_world *w, ss_err *err)
                                      .gpu = {.dense_flops_per_s = s->gpu_flops_per_s,
                                              .hbm_bytes_per_s = s->gpu_bytes_per_s},
                                      .dtype_bytes = 2};
+        lm->kv_bytes_per_token = ss_llm_model_kv_bytes_per_token(&s->model, 2);
         lm->kv_tokens = INFINITY;
         for (size_t d = 0; d < sc->ndeploys; d++)
             if (sc->deploys[d].model == m && (double)sc->deploys[d].kv_blocks * s->block_size < lm->kv_tokens)
@@ -364,7 +462,8 @@ void ss_llm_serve_result(ss_llm_serve *ls, ss_run_result *r)
                         q(ls->tpot_hist, &ls->tpot, 0.9),         q(ls->tpot_hist, &ls->tpot, 0.99),
                         window > 0 ? (double)ls->output_tokens / window : 0, (double)preempt, (double)cached,
                         ls->slo_judged ? (double)ls->slo_met / (double)ls->slo_judged : NAN,
-                        ls->slo_judged && window > 0 ? (double)ls->slo_met / window : NAN};
+                        ls->slo_judged && window > 0 ? (double)ls->slo_met / window : NAN,
+                        ls->kv_transfer.n ? ss_stat_mean(&ls->kv_transfer) : NAN};
     for (size_t i = 0; cols[i]; i++) ss_run_result_extra(r, cols[i], v[i]);
 }
 

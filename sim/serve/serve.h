@@ -194,6 +194,8 @@ struct ss_world {
     double *dev_changed_s;
     ss_plugin prio;          /* the `priority` queue, for preemptive-priority instances (else unloaded) */
     void *prio_state;
+    struct ss_flownet *fnet; /* the topology's links (sc->topo) as a max-min network, shared by every system
+                              * that moves bytes over the fabric (cold starts, LLM KV transfers), or NULL */
     struct ss_flownet *cnet; /* the compute net: one link per device (its capacity), one per capped ps
                               * instance; ps requests are flows over it (core/flow.h), or NULL */
     int track;               /* keep each instance's list of requests in service (fail events, ps, preemption) */

@@ -16,6 +16,7 @@
 #include "core/metrics.h"
 #include "core/rng.h"
 #include "input/scenario_deploy.h"
+#include "net/topo.h"
 #include "serve/plugin.h"
 #include "serve/workload.h"
 #include "serve/world.h"
@@ -38,6 +39,7 @@ ss_world *ss_sub_new(const ss_scenario *sc, uint32_t rep, FILE *req_csv)
     w->req_csv = req_csv;
     w->eng = ss_engine_new();
     w->warmup_end_s = sc->warmup_s;
+    if (sc->topo) w->fnet = ss_flownet_new(w->eng, ss_topo_nlinks(sc->topo), ss_topo_capacities_bps(sc->topo));
     return w;
 }
 
@@ -372,6 +374,7 @@ void ss_sub_free_rest(ss_world *w)
     for (size_t i = 0; i < w->nchunks; i++) free(w->chunks[i]);
     free(w->chunks);
     free(w->ts_area_prev);
+    if (w->fnet) ss_flownet_free(w->fnet);
     ss_engine_free(w->eng);
     free(w->broken);
     free(w->failed);
