@@ -656,6 +656,8 @@ static int cmd_run(int argc, char **argv)
                     (unsigned long long)sc[0].seed, n, csv_path);
         ss_report_print(rep, stdout);
     }
+    fflush(stdout);
+    ss_report_warn(rep, stderr); /* a run that did not keep up: a log line, after the table, --quiet or not */
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (o.stats) {
         double wall = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
