@@ -87,7 +87,7 @@ static const char usage_run[] =
     "  --timeline-window A:B   only requests created in [A, B] s of simulated time (default 0:60)\n"
     "  --timeline-sample N     only every N-th request (default 1)\n"
     "  --timeline-max-events N at most N events in the file (default 1000000)\n"
-    "  --quiet                 print no table\n"
+    "  --quiet                 print no table (nor the warning for a variant that did not keep up)\n"
     "  --stats                 print events, events/s, wall time and peak memory to stderr\n"
     "\n"
     "Where it writes: the results CSV to -o PATH, else to the scenario's outputs.csv, else to\n"
@@ -655,9 +655,9 @@ static int cmd_run(int argc, char **argv)
             fprintf(stderr, "servesim: %s, seed %llu, %zu variants with their own replications -> %s\n", sc[0].name,
                     (unsigned long long)sc[0].seed, n, csv_path);
         ss_report_print(rep, stdout);
+        fflush(stdout);
+        ss_report_warn(rep, stderr); /* a run that did not keep up: a log line, after the table */
     }
-    fflush(stdout);
-    ss_report_warn(rep, stderr); /* a run that did not keep up: a log line, after the table, --quiet or not */
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (o.stats) {
         double wall = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);

@@ -49,7 +49,8 @@ int ss_report_summary_csv(const ss_report *rep, FILE *fp);
 void ss_report_print(const ss_report *rep, FILE *fp);
 /* A warning line per variant whose completions by the end of arrivals fall
  * more than 5% short of the requests made after the warm-up (unstable or
- * overloaded), for stderr; none where the run is not bounded by duration_s. */
+ * overloaded), for stderr after the table; none where the run is not
+ * bounded by duration_s, nor for an llm: scenario (its world does not count). */
 void ss_report_warn(const ss_report *rep, FILE *fp);
 void ss_report_free(ss_report *rep);
 
