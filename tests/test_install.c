@@ -22,7 +22,7 @@ static void installed_binary_works(void)
                         "env -u SERVESIM_PLUGIN_PATH -u SERVESIM_MODEL_PATH '%s/prefix/bin/servesim' run e.yaml -o e.csv",
                         SS_BUILD_DIR, dir, SS_SRC_DIR, dir, dir, dir, SS_SRC_DIR, dir, dir, dir, SS_SRC_DIR, dir);
     CU_ASSERT_EQUAL(rc, 0);
-    CU_ASSERT(ss_test_has(out, "least-loaded     resnet50"));
+    CU_ASSERT(ss_test_has(out, "least-loaded  resnet50  "));
     CU_ASSERT(ss_test_has(out, "imn1-1gpu, seed 1")); /* an ensemble's member profiles, installed */
     if (rc) fprintf(stderr, "\n%s\n", out ? out : "");
     free(out);

@@ -74,6 +74,9 @@ static const char usage_run[] =
     "  --seed N                same as --set seed=N\n"
     "  --replications N        same as --set replications=N\n"
     "  --variant NAME          run only this variant (default: all variants of the scenario)\n"
+    "  --duration SECONDS      the run's duration_s and every workload's length with it: synthetic\n"
+    "                          shapes drawn that long, steps stretched, warm-up kept; a trace shorter\n"
+    "                          than that is refused (docs/running.md)\n"
     "  --replication K         run only replication K (0-based; e.g. to rerun one row of a sweep)\n"
     "  --requests-csv PATH     also write one row per request\n"
     "  --timeseries-csv PATH   also write per-model samples (replicas, queued, in service, utilisation)\n"
@@ -84,7 +87,7 @@ static const char usage_run[] =
     "  --timeline-window A:B   only requests created in [A, B] s of simulated time (default 0:60)\n"
     "  --timeline-sample N     only every N-th request (default 1)\n"
     "  --timeline-max-events N at most N events in the file (default 1000000)\n"
-    "  --quiet                 print no table\n"
+    "  --quiet                 print no table (nor the warning for a variant that did not keep up)\n"
     "  --stats                 print events, events/s, wall time and peak memory to stderr\n"
     "\n"
     "Where it writes: the results CSV to -o PATH, else to the scenario's outputs.csv, else to\n"
@@ -100,7 +103,7 @@ static const char usage_run[] =
     "that is not UTF-8 (LANG=C) the table is ASCII: +/- for the 95% half-width.\n";
 
 static const char usage_check[] =
-    "usage: servesim check SCENARIO.yaml [--set KEY.PATH=VALUE ...] [--variant NAME]\n"
+    "usage: servesim check SCENARIO.yaml [--set KEY.PATH=VALUE ...] [--variant NAME] [--duration SECONDS]\n"
     "\n"
     "Reads the scenario, every variant, the model profiles and traces it names, and loads and\n"
     "initialises its policy plugins, without running.  Exit 0 if all is valid, 2 otherwise.\n";
@@ -116,6 +119,7 @@ static const char usage_sweep[] =
     "  --force                 replace a results CSV that holds a sweep's results (refused without\n"
     "                          --resume or --force, so a rerun never loses what a resume would keep)\n"
     "  --set KEY.PATH=VALUE    override a key of the base scenario at every point; repeatable\n"
+    "  --duration SECONDS      every point's duration_s and its workloads' lengths (as run's)\n"
     "  --quiet                 no progress line and no closing summary (both on stderr)\n"
     "\n"
     "Every point is validated before anything runs (bad input: exit 2, nothing run).  Rows are\n"
@@ -138,6 +142,7 @@ typedef struct opts {
     const char *scenario, *output, *variant, *requests_csv, *timeseries_csv, *timeline, *coldstarts_csv;
     ss_timeline_opts tl;
     double timeseries_interval_s; /* 0: the scenario's */
+    double horizon_s;  /* --duration: the run's duration_s and every workload's length; 0: as written */
     char **sets;
     size_t nsets;
     int quiet, stats;
@@ -148,6 +153,18 @@ static void add_set(opts *o, char *s)
 {
     o->sets = ss_xrealloc(o->sets, (o->nsets + 1) * sizeof *o->sets);
     o->sets[o->nsets++] = s;
+}
+
+/* --duration's value: seconds > 0 within a time's range (docs/limits.md).
+ * -1 if good, else the usage error's exit status. */
+static int parse_duration(const char *cmd, const char *val, double *out)
+{
+    char *end;
+    *out = ss_strtod(val, &end);
+    const ss_key_range *r = ss_key_range_of("duration_s");
+    if (*end || !val[0] || !(*out > 0) || !ss_key_range_holds(r, *out, 0))
+        return ss_bad_usage(cmd, "--duration expects a number of seconds from 1e-09 to 1e+09, got '%s'", val);
+    return -1;
 }
 
 /* Parse the options of run/check.  Returns -1 to continue, else an exit status. */
@@ -172,6 +189,9 @@ static int parse_opts(const char *cmd, const char *help, int argc, char **argv, 
         } else if (strcmp(a, "--variant") == 0) {
             NEED();
             o->variant = val;
+        } else if (strcmp(a, "--duration") == 0) {
+            NEED();
+            if (parse_duration(cmd, val, &o->horizon_s) >= 0) return EXIT_BADINPUT;
         } else if (run && (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0)) {
             NEED();
             o->output = val;
@@ -261,7 +281,7 @@ static int load_all(const opts *o, ss_scenario **out, size_t *n, ss_err *err)
     ss_scenario *sc = ss_xcalloc(count, sizeof *sc);
     for (size_t i = 0; rc == 0 && i < count; i++) {
         const char *v = o->variant ? o->variant : nv ? names[i] : NULL;
-        rc = ss_scenario_load(&sc[i], o->scenario, v, o->sets, o->nsets, err);
+        rc = ss_scenario_load_horizon(&sc[i], o->scenario, v, NULL, 0, o->sets, o->nsets, o->horizon_s, err);
         *n = i + 1;
     }
     for (size_t i = 0; i < nv; i++) free(names[i]);
@@ -635,6 +655,8 @@ static int cmd_run(int argc, char **argv)
             fprintf(stderr, "servesim: %s, seed %llu, %zu variants with their own replications -> %s\n", sc[0].name,
                     (unsigned long long)sc[0].seed, n, csv_path);
         ss_report_print(rep, stdout);
+        fflush(stdout);
+        ss_report_warn(rep, stderr); /* a run that did not keep up: a log line, after the table */
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (o.stats) {
@@ -665,6 +687,7 @@ static int cmd_sweep(int argc, char **argv)
     ss_cli c = {0};
     long jobs = sysconf(_SC_NPROCESSORS_ONLN);
     int resume = 0, force = 0, rc = EXIT_OK;
+    double horizon_s = 0; /* --duration */
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
         int t = ss_cli_take(&c, "sweep", argc, argv, &i);
@@ -684,6 +707,14 @@ static int cmd_sweep(int argc, char **argv)
                 rc = ss_bad_usage("sweep", "-j expects a number of jobs from 1 to 4096, got '%s'", v ? v : "");
                 goto done;
             }
+        } else if (strcmp(a, "--duration") == 0) {
+            if (!val) {
+                rc = ss_bad_usage("sweep", "%s needs a value", a);
+                goto done;
+            }
+            i++;
+            if ((rc = parse_duration("sweep", val, &horizon_s)) >= 0) goto done;
+            rc = EXIT_OK;
         } else if (strcmp(a, "--resume") == 0) {
             resume = 1;
         } else if (strcmp(a, "--force") == 0) {
@@ -701,7 +732,7 @@ static int cmd_sweep(int argc, char **argv)
     }
     int ranks = ss_mpi_start(NULL, NULL), rank = ss_mpi_rank();
     ss_err err = {0};
-    ss_sweep *sw = ss_sweep_load(path, c.sets, c.nsets, &err);
+    ss_sweep *sw = ss_sweep_load(path, c.sets, c.nsets, horizon_s, &err);
     ss_sweep_sink *sink = NULL;
     if (!sw) {
         rc = EXIT_BADINPUT;

@@ -10,6 +10,8 @@
 #include "core/afile.h"
 #include "core/metrics.h"
 #include "input/ensemble_cfg.h"
+#include "input/llm_cfg.h"
+#include "cmd/table.h"
 #include "cmd/text.h"
 
 /* The metric columns, in CSV order.  One table drives the CSV header, the
@@ -57,6 +59,9 @@ static double metric_value(const metric *m, const ss_task_result *t)
 
 typedef struct entry {
     char *scenario, *variant;
+    double duration_s, warmup_s; /* the scenario's: arrivals end, measurement starts */
+    int fixed_arrivals;          /* every workload's arrivals are the same in every replication */
+    int counts_window;           /* its world counts completions by the end of arrivals (not an llm: scenario's) */
     ss_setting *settings;
     size_t nsettings;
     char **devices;
@@ -108,12 +113,32 @@ static void declare_devices(ss_report *rep, const ss_scenario *sc)
     free(deployed);
 }
 
+/* Are sc's arrivals the same in every replication: a trace, or times drawn
+ * from no random stream?  (A closed loop's follow its completions.) */
+static int fixed_arrivals(const ss_scenario *sc)
+{
+    if (sc->llm) return sc->llm->trace_path != NULL;
+    for (size_t i = 0; i < sc->nworkloads; i++) {
+        const ss_workload_cfg *w = &sc->workloads[i];
+        const ss_dist *d = &w->interarrival;
+        int fixed = w->kind == SS_WL_TRACE || w->kind == SS_WL_DETERMINISTIC ||
+                    ((w->kind == SS_WL_INTERARRIVAL || w->kind == SS_WL_NORMAL) &&
+                     (d->kind == SS_DIST_DETERMINISTIC || (d->kind == SS_DIST_NORMAL && d->p2 == 0)));
+        if (!fixed) return 0;
+    }
+    return sc->nworkloads > 0;
+}
+
 void ss_report_add(ss_report *rep, const ss_scenario *sc, ss_run_result *r)
 {
     rep->e = ss_xrealloc(rep->e, (rep->n + 1) * sizeof *rep->e);
     entry *e = &rep->e[rep->n++];
     e->scenario = ss_xstrdup(sc->name);
     e->variant = ss_xstrdup(sc->variant);
+    e->duration_s = sc->duration_s;
+    e->warmup_s = sc->warmup_s;
+    e->fixed_arrivals = fixed_arrivals(sc);
+    e->counts_window = sc->llm == NULL;
     e->nsettings = sc->nsettings;
     e->settings = ss_xcalloc(sc->nsettings + 1, sizeof *e->settings);
     for (size_t i = 0; i < sc->nsettings; i++) {
@@ -326,13 +351,6 @@ int ss_report_summary_csv(const ss_report *rep, FILE *fp)
     return 1;
 }
 
-static const metric *metric_named(const char *col)
-{
-    for (size_t m = 0; m < NMETRICS; m++)
-        if (strcmp(metrics[m].col, col) == 0) return &metrics[m];
-    return NULL;
-}
-
 /* The autoscaling columns of the printed table, from the extra columns of
  * entry e's run: task t's cold starts, their mean duration and its
  * replica-seconds (`what` 0, 1, 2); the last task ("all") adds its models'
@@ -360,102 +378,299 @@ static double scaling_value(const entry *e, size_t t, int what)
     return v;
 }
 
-/* One right-aligned cell `w` columns wide: mean (and its 95% half-width
- * when there is one) of scaling_value over the entries [i, j); "-" if none
- * of them has it. */
-static void scaling_cell(const ss_report *rep, size_t i, size_t j, size_t t, int what, int w, int prec, FILE *fp)
+/* The utilisation the table shows for a run: the mean over the devices with
+ * something deployed (util_mean past UTIL_COLUMNS_MAX of them); else an edge
+ * device's workers', or the LLM engines' busy share; NaN if none. */
+static double device_util(const ss_report *rep, const entry *e)
 {
-    double *x = ss_xcalloc(j - i, sizeof *x), mean = NAN, hw = NAN;
-    size_t n = 0;
-    for (size_t k = i; k < j; k++) {
-        double v = scaling_value(&rep->e[k], t, what);
-        if (!isnan(v)) x[n++] = v;
+    if (rep->util_mean) return e->r.util_mean;
+    double s = 0;
+    size_t nd = 0;
+    for (size_t d = 0; d < rep->ndevices; d++) {
+        double ud = util_of(e, rep->devices[d]);
+        if (!isnan(ud)) s += ud, nd++;
     }
-    if (n) hw = ss_ci95(x, n, &mean);
-    if (n == 1) mean = x[0];
+    if (nd) return s / (double)nd;
+    static const char *const other[] = {"util_workers", "engine_busy_frac"};
+    for (size_t k = 0; k < 2; k++)
+        if (!isnan(extra_of(e, other[k]))) return extra_of(e, other[k]);
+    return 0;
+}
+
+/* A variant is flagged when more than this share of its requests made
+ * after the warm-up were not done when arrivals ended (ss_report_warn). */
+#define UNSTABLE_SHORT 0.05
+
+/* ---- the printed table ----------------------------------------------------------- */
+
+/* How a column's numbers read: counts as integers, a rate with one decimal,
+ * times (kept in seconds) in ms or s by the column's largest, ... */
+typedef enum { C_COUNT, C_RATE, C_TIME, C_COLDS, C_SECONDS, C_REPLICAS, C_REPLICA_S, C_PERCENT } cell_kind;
+
+typedef struct tcol {
+    const char *title;  /* the unit follows for C_TIME ("mean" -> "mean ms") */
+    cell_kind kind;
+    const char *metric; /* a metric column, or */
+    const char *extra;  /* a run-level extra column (seconds), or */
+    int scaling;        /* scaling_value's what + 1, or */
+    int special;        /* 1 replicas (replica-s / window), 2 device util */
+} tcol;
+
+/* A latency column switches from ms to s from this many ms up (its largest
+ * mean), so that "400000.000" reads "400.000" in s. */
+#define TABLE_S_FROM_MS 1000.0
+
+static double column_value(const ss_report *rep, const entry *e, size_t t, const tcol *c)
+{
+    if (c->metric) {
+        for (size_t m = 0; m < NMETRICS; m++)
+            if (strcmp(metrics[m].col, c->metric) == 0) {
+                double v = metric_value(&metrics[m], &e->r.tasks[t]);
+                return metrics[m].scale == 1e3 ? v / 1e3 : v; /* times in seconds here */
+            }
+        return NAN;
+    }
+    if (c->extra) return extra_of(e, c->extra);
+    if (c->scaling) return scaling_value(e, t, c->scaling - 1);
+    if (c->special == 1) return e->r.window_s > 0 ? scaling_value(e, t, 2) / e->r.window_s : NAN;
+    return device_util(rep, e);
+}
+
+/* Mean and 95% half-width (NaN with fewer than two) of column c of task t
+ * over the entries [i, j) that have it; *n of them. */
+static void column_stats(const ss_report *rep, size_t i, size_t j, size_t t, const tcol *c, double *mean, double *hw,
+                         size_t *n)
+{
+    double *x = ss_xcalloc(j - i, sizeof *x);
+    *n = 0;
+    for (size_t k = i; k < j; k++) {
+        double v = column_value(rep, &rep->e[k], t, c);
+        if (!isnan(v)) x[(*n)++] = v;
+    }
+    *mean = *hw = NAN;
+    if (*n) *hw = ss_ci95(x, *n, mean);
+    if (*n == 1) *mean = x[0];
     free(x);
-    char cell[96];
-    if (isnan(mean)) snprintf(cell, sizeof cell, "-");
-    else if (isnan(hw)) snprintf(cell, sizeof cell, "%.*f", what == 0 && j - i == 1 ? 0 : prec, mean);
-    else snprintf(cell, sizeof cell, "%.*f %s%.*f", prec, mean, ss_text_pm(), prec, hw);
-    int len = (int)ss_text_cols(cell); /* display width: a UTF-8 sign is two bytes, one column */
-    fprintf(fp, " %*s%s", len < w ? w - len : 0, "", cell);
+}
+
+/* The rows of the table: (variant group [i, j), task t); "all" left out
+ * where it would repeat a lone task's row. */
+typedef struct trow {
+    size_t i, j, t;
+} trow;
+
+static trow *table_rows(const ss_report *rep, size_t *n)
+{
+    trow *rows = NULL;
+    *n = 0;
+    for (size_t i = 0; i < rep->n; i = group_end(rep, i))
+        for (size_t t = 0; t < rep->e[i].r.ntasks; t++) {
+            if (rep->e[i].r.ntasks == 2 && t == 1) continue;
+            rows = ss_xrealloc(rows, (*n + 1) * sizeof *rows);
+            rows[(*n)++] = (trow){i, group_end(rep, i), t};
+        }
+    return rows;
+}
+
+static int has_extra(const ss_report *rep, const char *prefix)
+{
+    for (size_t x = 0; x < rep->nextras; x++)
+        if (strncmp(rep->extras[x], prefix, strlen(prefix)) == 0) return 1;
+    return 0;
+}
+
+/* The columns this report's table shows (at most 16). */
+static size_t table_columns(const ss_report *rep, tcol *cols)
+{
+    size_t n = 0;
+    cols[n++] = (tcol){"completed", C_COUNT, "completed", 0, 0, 0};
+    cols[n++] = (tcol){"dropped", C_COUNT, "dropped", 0, 0, 0};
+    cols[n++] = (tcol){"tput/s", C_RATE, "throughput_rps", 0, 0, 0};
+    int scaling = has_extra(rep, "instance_s_");
+    if (scaling) { /* replicas come and go: end to end (cold starts waited for), what they cost */
+        cols[n++] = (tcol){"e2e mean", C_TIME, "latency_mean_ms", 0, 0, 0};
+        cols[n++] = (tcol){"e2e p99", C_TIME, "latency_p99_ms", 0, 0, 0};
+    } else {
+        cols[n++] = (tcol){"mean", C_TIME, "latency_mean_ms", 0, 0, 0};
+        cols[n++] = (tcol){"p50", C_TIME, "latency_p50_ms", 0, 0, 0};
+        cols[n++] = (tcol){"p99", C_TIME, "latency_p99_ms", 0, 0, 0};
+        cols[n++] = (tcol){"p99.9", C_TIME, "latency_p999_ms", 0, 0, 0};
+    }
+    if (has_extra(rep, "ttft_mean_s")) { /* LLM serving */
+        cols[n++] = (tcol){"TTFT mean", C_TIME, 0, "ttft_mean_s", 0, 0};
+        cols[n++] = (tcol){"TTFT p99", C_TIME, 0, "ttft_p99_s", 0, 0};
+        cols[n++] = (tcol){"TPOT mean", C_TIME, 0, "tpot_mean_s", 0, 0};
+    }
+    if (scaling) {
+        cols[n++] = (tcol){"cold starts", C_COLDS, 0, 0, 1, 0};
+        cols[n++] = (tcol){"cold mean s", C_SECONDS, 0, 0, 2, 0};
+        cols[n++] = (tcol){"replicas", C_REPLICAS, 0, 0, 0, 1};
+        cols[n++] = (tcol){"replica-s", C_REPLICA_S, 0, 0, 3, 0};
+    }
+    cols[n++] = (tcol){"dev util", C_PERCENT, 0, 0, 0, 2};
+    return n;
+}
+
+/* The text of a cell, and of its half-width (none: "" ), by the column's kind;
+ * `scale` divides times (1e-3: ms). */
+static void cell_text(const tcol *c, double mean, double hw, size_t n, double scale, char *text, char *pm, size_t len)
+{
+    pm[0] = '\0';
+    if (isnan(mean)) {
+        snprintf(text, len, "-");
+        return;
+    }
+    int prec = 0, with_pm = n > 1 && !isnan(hw);
+    switch (c->kind) {
+    case C_COUNT: with_pm = 0; break; /* the mean count: an integer */
+    case C_RATE: prec = 1, with_pm = 0; break;
+    case C_TIME: prec = 3, mean /= scale, hw /= scale; break;
+    case C_COLDS: prec = mean == floor(mean) && !(hw > 0) ? 0 : 1; break; /* a count, 0 not 0.0 */
+    case C_SECONDS: case C_REPLICAS: prec = 1; break;
+    case C_REPLICA_S: break;
+    case C_PERCENT: snprintf(text, len, "%.1f%%", 100 * mean); return;
+    }
+    snprintf(text, len, "%.*f", prec, mean);
+    if (with_pm) snprintf(pm, len, "%.*f", prec, hw);
+}
+
+/* What the notes under the table say of a variant whose replications are
+ * alike: 1 they replay one arrival sequence, 2 ... and gave identical
+ * results, 3 identical results (no arrivals fixed); 0 neither. */
+static int alike(const ss_report *rep, size_t i, size_t j, const tcol *cols, size_t ncols)
+{
+    if (j - i < 2) return 0;
+    int fixed = 1, same = 1;
+    for (size_t k = i; k < j; k++) fixed &= rep->e[k].fixed_arrivals;
+    for (size_t t = 0; t < rep->e[i].r.ntasks; t++)
+        for (size_t c = 0; c < ncols; c++) {
+            double mean, hw;
+            size_t n;
+            if (cols[c].kind != C_TIME) continue;
+            column_stats(rep, i, j, t, &cols[c], &mean, &hw, &n);
+            if (n > 1 && hw > 1e-12 * fabs(mean)) same = 0; /* identical values: 0 up to rounding */
+        }
+    return fixed ? 1 + same : same ? 3 : 0;
+}
+
+static void note_alike(const ss_report *rep, const tcol *cols, size_t ncols, FILE *fp)
+{
+    static const char *const say[] = {
+        NULL,
+        "replay the same arrivals (a trace, or no random arrivals): %s is the spread of the other draws (service "
+        "times), not of the arrivals",
+        "replay the same arrivals and draw nothing else: identical runs, so %s 0 says nothing of the uncertainty",
+        "gave identical results: %s 0 says nothing of the uncertainty"};
+    for (int kind = 1; kind <= 3; kind++) {
+        size_t count = 0;
+        char *names = NULL;
+        for (size_t i = 0; i < rep->n; i = group_end(rep, i)) {
+            if (alike(rep, i, group_end(rep, i), cols, ncols) != kind) continue;
+            const char *v = rep->e[i].variant[0] ? rep->e[i].variant : "-";
+            char *more = ss_xasprintf("%s%s%s", names ? names : "", names ? ", " : "", v);
+            free(names);
+            names = more;
+            count++;
+        }
+        if (!count) continue;
+        fprintf(fp, "(the replications of %s %s ", count == 1 ? "variant" : "variants", names);
+        fprintf(fp, say[kind], ss_text_pm());
+        fputs(")\n", fp);
+        free(names);
+    }
 }
 
 void ss_report_print(const ss_report *rep, FILE *fp)
 {
-    static const char *const shown[] = {"completed", "dropped", "throughput_rps", "latency_mean_ms",
-                                        "latency_p50_ms", "latency_p99_ms", "latency_p999_ms"};
-    static const char *const titles[] = {"completed", "dropped", "tput/s", "mean ms", "p50 ms", "p99 ms", "p99.9 ms"};
-    /* With an autoscaler (instance_s_ columns): end-to-end mean and p99 in seconds (cold starts take
-     * seconds to minutes), then cold starts and replica-seconds. */
-    static const char *const shown_as[] = {"completed", "dropped", "throughput_rps", "latency_mean_ms",
-                                           "latency_p99_ms"};
-    static const char *const titles_as[] = {"completed", "dropped", "tput/s", "e2e mean s", "e2e p99 s"};
-    static const char *const titles_scaling[] = {"cold starts", "cold mean s", "replica-s"};
-    static const int width_scaling[] = {14, 14, 16}, prec_scaling[] = {1, 1, 0};
-    int scaling = 0;
-    for (size_t x = 0; x < rep->nextras; x++) scaling |= strncmp(rep->extras[x], "instance_s_", 11) == 0;
-    const char *const *cols = scaling ? shown_as : shown, *const *heads = scaling ? titles_as : titles;
-    size_t ncols = scaling ? sizeof shown_as / sizeof *shown_as : sizeof shown / sizeof *shown;
     if (rep->n == 0) return;
-    size_t nrep = group_end(rep, 0);
-    fprintf(fp, "%-16s %-16s", "variant", "model");
-    for (size_t c = 0; c < ncols; c++) fprintf(fp, " %*s", c < 3 ? 10 : 17, heads[c]);
-    for (size_t c = 0; scaling && c < 3; c++) fprintf(fp, " %*s", width_scaling[c], titles_scaling[c]);
-    fprintf(fp, " %7s\n", "util");
-    for (size_t i = 0; i < rep->n; i = group_end(rep, i)) {
-        size_t j = group_end(rep, i);
-        const entry *e = &rep->e[i];
-        for (size_t t = 0; t < e->r.ntasks; t++) {
-            if (e->r.ntasks == 2 && t == 1) continue; /* "all" would repeat the one model's row */
-            fprintf(fp, "%-16s %-16s", e->variant[0] ? e->variant : "-", e->r.tasks[t].name);
-            for (size_t c = 0; c < ncols; c++) {
-                const metric *m = metric_named(cols[c]);
-                double mean, hw;
-                summarise(rep, i, j, t, m, &mean, &hw);
-                if (scaling && c >= 3) mean /= 1e3, hw /= 1e3;
-                if (c < 3) fprintf(fp, " %10.*f", m->count ? 0 : 1, mean);
-                else if (isnan(hw)) fprintf(fp, " %17.3f", mean);
-                else { /* right-aligned however wide, in display columns */
-                    char cell[96];
-                    snprintf(cell, sizeof cell, "%9.3f %s%6.3f", mean, ss_text_pm(), hw);
-                    if (ss_text_cols(cell) > 17) snprintf(cell, sizeof cell, "%.3f %s%.3f", mean, ss_text_pm(), hw);
-                    int len = (int)ss_text_cols(cell);
-                    fprintf(fp, " %*s%s", len < 17 ? 17 - len : 0, "", cell);
-                }
-            }
-            for (int c = 0; scaling && c < 3; c++) scaling_cell(rep, i, j, t, c, width_scaling[c], prec_scaling[c], fp);
-            double u = 0;
-            for (size_t k = i; k < j; k++) { /* mean over the devices with something deployed */
-                double s = 0;
-                size_t nd = 0;
-                for (size_t d = 0; d < rep->ndevices; d++) {
-                    double ud = util_of(&rep->e[k], rep->devices[d]);
-                    if (!isnan(ud)) s += ud, nd++;
-                }
-                for (size_t x = 0; nd == 0 && x < rep->e[k].r.nextras; x++) /* an edge device: its workers */
-                    if (strcmp(rep->e[k].r.extras[x].col, "util_workers") == 0 && !isnan(rep->e[k].r.extras[x].value))
-                        s = rep->e[k].r.extras[x].value, nd = 1;
-                if (rep->util_mean) s = rep->e[k].r.util_mean, nd = 1;
-                u += nd ? s / (double)nd : 0;
-            }
-            fprintf(fp, " %6.1f%%\n", 100.0 * u / (double)(j - i));
+    tcol cols[16];
+    size_t ncols = table_columns(rep, cols), nrows;
+    trow *rows = table_rows(rep, &nrows);
+    /* each time column in ms, or in s where its largest mean reaches TABLE_S_FROM_MS */
+    double scale[16];
+    for (size_t c = 0; c < ncols; c++) {
+        double most = 0;
+        for (size_t r = 0; cols[c].kind == C_TIME && r < nrows; r++) {
+            double mean, hw;
+            size_t n;
+            column_stats(rep, rows[r].i, rows[r].j, rows[r].t, &cols[c], &mean, &hw, &n);
+            if (fabs(mean) > most) most = fabs(mean);
+        }
+        scale[c] = most * 1e3 >= TABLE_S_FROM_MS ? 1 : 1e-3;
+    }
+    ss_table *tab = ss_table_new();
+    ss_table_col(tab, "variant", 1);
+    ss_table_col(tab, "model", 1);
+    for (size_t c = 0; c < ncols; c++) {
+        char *title = cols[c].kind == C_TIME ? ss_xasprintf("%s %s", cols[c].title, scale[c] == 1 ? "s" : "ms")
+                                             : ss_xstrdup(cols[c].title);
+        ss_table_col(tab, title, 0);
+        free(title);
+    }
+    for (size_t r = 0; r < nrows; r++) {
+        const entry *e = &rep->e[rows[r].i];
+        ss_table_row(tab);
+        ss_table_cell(tab, 0, e->variant[0] ? e->variant : "-", NULL);
+        ss_table_cell(tab, 1, e->r.tasks[rows[r].t].name, NULL);
+        for (size_t c = 0; c < ncols; c++) {
+            double mean, hw;
+            size_t n;
+            char text[64], pm[64];
+            column_stats(rep, rows[r].i, rows[r].j, rows[r].t, &cols[c], &mean, &hw, &n);
+            cell_text(&cols[c], mean, hw, n, scale[c], text, pm, sizeof text);
+            ss_table_cell(tab, 2 + c, text, pm[0] ? pm : NULL);
         }
     }
+    ss_table_print(tab, fp);
+    ss_table_free(tab);
+    free(rows);
+    /* the notes: what the signs and the columns mean */
+    size_t nrep = group_end(rep, 0);
     int same = 1;
     for (size_t i = 0; i < rep->n; i = group_end(rep, i)) same &= group_end(rep, i) - i == nrep;
     if (!same)
-        fprintf(fp, "(replications differ between variants; %s is the 95%% confidence half-width; util = mean over "
-                    "the devices in use)\n", ss_text_pm());
+        fprintf(fp, "(replications differ between variants; %s is the 95%% confidence half-width)\n", ss_text_pm());
     else if (nrep > 1)
-        fprintf(fp, "(%zu replications per variant; %s is the 95%% confidence half-width; util = mean over the "
-                    "devices in use)\n",
-                nrep, ss_text_pm());
-    if (scaling)
+        fprintf(fp, "(%zu replications per variant; %s is the 95%% confidence half-width)\n", nrep, ss_text_pm());
+    note_alike(rep, cols, ncols, fp);
+    if (has_extra(rep, "instance_s_"))
         fprintf(fp, "(e2e = arrival to completion, waits for cold starts included; cold starts = replicas started "
                     "and up, cold mean s = their mean start-up time; replica-s = replica-seconds in the measured "
-                    "window)\n");
+                    "window, replicas = replica-s / the window)\n");
+    if (has_extra(rep, "ttft_mean_s"))
+        fprintf(fp, "(TTFT = time to first token, TPOT = time per output token after the first: over every LLM "
+                    "request of the run)\n");
+    fprintf(fp, "(dev util = busy share of the devices in use, their mean: the run's, the same on each row of a "
+                "variant)\n");
+}
+
+void ss_report_warn(const ss_report *rep, FILE *fp)
+{
+    /* per variant: the requests made after the warm-up against the completions by the end of arrivals */
+    for (size_t i = 0; i < rep->n; i = group_end(rep, i)) {
+        size_t j = group_end(rep, i);
+        double arrived = 0, done = 0, dropped = 0;
+        int known = 1;
+        for (size_t k = i; k < j; k++) {
+            const entry *e = &rep->e[k];
+            const ss_task_result *all = &e->r.tasks[e->r.ntasks - 1];
+            /* else no count: window_throughput_rps is 0 */
+            known &= e->counts_window && isfinite(e->duration_s) && e->duration_s > e->warmup_s;
+            arrived += (double)all->arrived;
+            dropped += (double)all->dropped;
+            done += e->r.window_throughput_rps * (e->duration_s - e->warmup_s);
+        }
+        if (!known || arrived <= 0 || done >= (1 - UNSTABLE_SHORT) * arrived) continue;
+        double per = (double)(j - i);
+        char *drops = dropped > 0 ? ss_xasprintf(", %.0f of them dropped", dropped / per) : ss_xstrdup("");
+        fprintf(fp,
+                "servesim: warning: variant %s: %.0f%% of the requests made after the warm-up (%.0f of %.0f%s) were "
+                "not completed when arrivals ended%s: the load outran the service (unstable or overloaded), and its "
+                "latencies grow with the run's length\n",
+                rep->e[i].variant[0] ? rep->e[i].variant : "-", 100 * (1 - done / arrived), (arrived - done) / per,
+                arrived / per, j - i > 1 ? ", a replication's mean" : "", drops);
+        free(drops);
+    }
 }
 
 void ss_report_free(ss_report *rep)

@@ -39,8 +39,19 @@ void ss_report_csv_rows(const ss_report *rep, FILE *fp);
 /* Write the replication summary; returns 0 if there is nothing to summarise
  * (every point ran once), 1 if written. */
 int ss_report_summary_csv(const ss_report *rep, FILE *fp);
-/* The human-readable comparison table. */
+/* The table for a person (cmd/table.h): per (variant, task), completed,
+ * dropped and throughput, the latencies (ms, or s in a column whose largest
+ * mean reaches 1 s), with an autoscaler cold starts, replicas and
+ * replica-seconds, with LLM engines TTFT and TPOT, and the devices' mean
+ * utilisation; means over replications with their 95% half-widths, and
+ * notes on what the signs and columns mean (replications that replay the
+ * same arrivals among them). */
 void ss_report_print(const ss_report *rep, FILE *fp);
+/* A warning line per variant whose completions by the end of arrivals fall
+ * more than 5% short of the requests made after the warm-up (unstable or
+ * overloaded), for stderr after the table; none where the run is not
+ * bounded by duration_s, nor for an llm: scenario (its world does not count). */
+void ss_report_warn(const ss_report *rep, FILE *fp);
 void ss_report_free(ss_report *rep);
 
 #endif

@@ -44,6 +44,7 @@ struct ss_sweep {
     unsigned reps;        /* replications per point, 0 = the scenario's */
     char **sets;          /* command-line overrides */
     size_t nsets;
+    double horizon_s;     /* --duration, or 0 */
     char **variants;      /* variants of the base run at every point; one NULL = none */
     size_t nvariants;
     size_t npoints;
@@ -92,7 +93,7 @@ static int load_point(const ss_sweep *sw, size_t p, size_t v, ss_scenario *sc, s
 {
     size_t n;
     ss_assign *as = point_assigns(sw, p, &n);
-    int rc = ss_scenario_load_with(sc, sw->base, sw->variants[v], as, n, sw->sets, sw->nsets, err);
+    int rc = ss_scenario_load_horizon(sc, sw->base, sw->variants[v], as, n, sw->sets, sw->nsets, sw->horizon_s, err);
     free(as);
     return rc;
 }
@@ -288,9 +289,10 @@ static int expand(ss_sweep *sw, ss_err *err)
     return 0;
 }
 
-ss_sweep *ss_sweep_load(const char *path, char *const *sets, size_t nsets, ss_err *err)
+ss_sweep *ss_sweep_load(const char *path, char *const *sets, size_t nsets, double horizon_s, ss_err *err)
 {
     ss_sweep *sw = ss_xcalloc(1, sizeof *sw);
+    sw->horizon_s = horizon_s;
     sw->path = ss_xstrdup(path);
     sw->sets = ss_xcalloc(nsets + 1, sizeof *sw->sets);
     for (size_t i = 0; i < nsets; i++) sw->sets[i] = ss_xstrdup(sets[i]);
@@ -449,6 +451,7 @@ char *ss_sweep_fingerprint(const ss_sweep *sw)
     fprintf(fp, "sweep file %s %016llx\n", sw->path, (unsigned long long)file_hash(sw->path));
     fprintf(fp, "base scenario %s %016llx\n", sw->base, (unsigned long long)file_hash(sw->base));
     for (size_t i = 0; i < sw->nsets; i++) fprintf(fp, "--set %s\n", sw->sets[i]);
+    if (sw->horizon_s > 0) fprintf(fp, "--duration %.17g\n", sw->horizon_s);
     /* Every other file the points read: model profiles, traces, topologies,
      * host types, block and edge profiles.  (Not plugins: code, like the
      * servesim binary itself, is not part of what a sweep is.) */

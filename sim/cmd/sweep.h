@@ -25,10 +25,12 @@
 typedef struct ss_sweep ss_sweep;
 
 /* Read SWEEP.yaml; `sets` are command-line overrides ("key=value") of the
- * base scenario applied to every point.  Loads every point's scenario and
- * initialises its plugins once, so all bad input is found here.  NULL with
- * err set on bad input. */
-ss_sweep *ss_sweep_load(const char *path, char *const *sets, size_t nsets, ss_err *err);
+ * base scenario applied to every point, and horizon_s > 0 (`--duration`;
+ * 0: none) every point's duration_s with its workloads' lengths
+ * (input/scenario_horizon.h), after the point's own values.  Loads every
+ * point's scenario and initialises its plugins once, so all bad input is
+ * found here.  NULL with err set on bad input. */
+ss_sweep *ss_sweep_load(const char *path, char *const *sets, size_t nsets, double horizon_s, ss_err *err);
 void ss_sweep_free(ss_sweep *sw);
 
 size_t ss_sweep_units(const ss_sweep *sw);
@@ -39,7 +41,8 @@ const char *ss_sweep_output(const ss_sweep *sw);
 const char *ss_sweep_base(const ss_sweep *sw);
 /* What defines the sweep, one item a line (the sweep file's and base
  * scenario's bytes as hashes, the --set values, and the hash of every
- * other file the points read: model profiles, traces, topologies...):
+ * other file the points read: model profiles, traces, topologies...;
+ * --duration, where given):
  * kept beside its results so that --resume can refuse a sweep
  * that changed, naming what did.  Newly allocated. */
 char *ss_sweep_fingerprint(const ss_sweep *sw);

@@ -10,6 +10,7 @@
 #include "input/scenario_placement.h"
 #include "input/trace_synth.h"
 #include "input/scenario_deploy.h"
+#include "input/scenario_horizon.h"
 #include "input/scenario_workload.h"
 #include "input/validation_cfg.h"
 #include "input/section.h"
@@ -747,6 +748,12 @@ int ss_scenario_load(ss_scenario *sc, const char *path, const char *variant, cha
 int ss_scenario_load_with(ss_scenario *sc, const char *path, const char *variant, const ss_assign *assigns,
                           size_t nassigns, char *const *sets, size_t nsets, ss_err *err)
 {
+    return ss_scenario_load_horizon(sc, path, variant, assigns, nassigns, sets, nsets, 0, err);
+}
+
+int ss_scenario_load_horizon(ss_scenario *sc, const char *path, const char *variant, const ss_assign *assigns,
+                             size_t nassigns, char *const *sets, size_t nsets, double horizon_s, ss_err *err)
+{
     memset(sc, 0, sizeof *sc);
     sc->path = ss_xstrdup(path);
     sc->dir = ss_dirname(path);
@@ -774,7 +781,18 @@ int ss_scenario_load_with(ss_scenario *sc, const char *path, const char *variant
             free(key);
         }
     }
+    double old_s = INFINITY;
+    if (rc == 0 && horizon_s > 0) {
+        rc = ss_sc_horizon_edit(doc, horizon_s, &old_s, err);
+        const ss_node *d = rc == 0 ? ss_map_find(doc->root, "duration_s") : NULL;
+        if (d) { /* a column, as --set duration_s=... makes */
+            char *text = ss_node_flow(d);
+            add_setting(sc, "duration_s", text);
+            free(text);
+        }
+    }
     if (rc == 0) rc = read_scenario(sc, doc, err);
+    if (rc == 0 && horizon_s > 0) rc = ss_sc_horizon_check(sc, doc, horizon_s, old_s, err);
     /* Policy positions point into the document: keep copies. */
     const char *files[2] = {sc->load_balancer.file, sc->scheduler.file};
     sc->load_balancer.file = files[0] ? ss_xstrdup(files[0]) : ss_xstrdup(path);

@@ -35,6 +35,12 @@ typedef struct ss_assign {
  * the node written as YAML flow text. */
 int ss_scenario_load_with(ss_scenario *sc, const char *path, const char *variant, const ss_assign *assigns,
                           size_t nassigns, char *const *sets, size_t nsets, ss_err *err);
+/* ss_scenario_load_with, then a horizon of horizon_s seconds (> 0; 0: as
+ * written) over everything else: the run's duration_s and every workload's
+ * length with it (`--duration`, scenario_horizon.h), a setting duration_s;
+ * a trace that cannot reach it refused at its key. */
+int ss_scenario_load_horizon(ss_scenario *sc, const char *path, const char *variant, const ss_assign *assigns,
+                             size_t nassigns, char *const *sets, size_t nsets, double horizon_s, ss_err *err);
 void ss_scenario_free(ss_scenario *sc);
 
 #endif

@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (points(data, size) > MAX_POINTS) return 0;
     char *path = fuzz_write("sweep.yaml", data, size);
     ss_err err = {0};
-    ss_sweep *sw = ss_sweep_load(path, NULL, 0, &err);
+    ss_sweep *sw = ss_sweep_load(path, NULL, 0, 0, &err);
     fuzz_check(sw ? 0 : -1, &err);
     if (sw) {
         char *header = ss_sweep_header(sw), *fp = ss_sweep_fingerprint(sw);
