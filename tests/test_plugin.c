@@ -283,6 +283,60 @@ static void test_llm_balancers(void)
     ss_plugin_unload(&p);
 }
 
+/* Admission by hand: a token bucket of 5 tokens/s and a burst of 1 refuses every other arrival at
+ * 10/s; a cap of 3 in flight refuses the fourth.  And through a scenario: deterministic arrivals at
+ * 10/s for 10 s under the bucket, 50 of the 100 get in, the rest dropped. */
+static void test_admission(void)
+{
+    ss_plugin p;
+    ss_err err;
+    ss_qitem req = {0};
+    char msg[256] = "";
+    trng r = {3};
+    void *state;
+    CU_ASSERT_EQUAL_FATAL(load(&p, "token-bucket", SS_KIND_ADMISSION, POL_DIR, &err), 0);
+    ss_param kv[2] = {{"rate_rps", "5"}, {"burst", "1"}};
+    ss_params pp = {kv, 2};
+    CU_ASSERT_EQUAL_FATAL(init_policy(&p, &state, &pp, &r, 1, msg, sizeof msg), 0);
+    int in = 0;
+    for (int k = 1; k <= 10; k++) {
+        ss_admission_view v = {.model = 0, .now_s = 0.1 * k};
+        int a = p.pol->ops.admission.admit(state, &v, &req);
+        CU_ASSERT_EQUAL(a, k % 2); /* full at 0.1 s, half a token at 0.2 s, one again at 0.3 s ... */
+        in += a;
+    }
+    CU_ASSERT_EQUAL(in, 5);
+    fini_policy(&p, state);
+    ss_plugin_unload(&p);
+    CU_ASSERT_EQUAL_FATAL(load(&p, "max-in-flight", SS_KIND_ADMISSION, POL_DIR, &err), 0);
+    ss_param lim = {"limit", "3"};
+    ss_params pl = {&lim, 1};
+    CU_ASSERT_EQUAL_FATAL(init_policy(&p, &state, &pl, &r, 1, msg, sizeof msg), 0);
+    ss_admission_view v2 = {.in_flight = 2};
+    CU_ASSERT_EQUAL(p.pol->ops.admission.admit(state, &v2, &req), 1);
+    v2.in_flight = 3;
+    CU_ASSERT_EQUAL(p.pol->ops.admission.admit(state, &v2, &req), 0);
+    fini_policy(&p, state);
+    ss_plugin_unload(&p);
+    char *dir = ss_test_tmpdir(), *out = NULL;
+    free(ss_test_write(dir, "a.yaml",
+                       "name: a\nseed: 1\nduration_s: 10.05\n"
+                       "hosts:\n  - name: h\n    devices:\n      - {name: gpu0, kind: gpu}\n"
+                       "models:\n  - {name: m, service: {dist: deterministic, value_s: 0.01}}\n"
+                       "deployment:\n  - {model: m, device: gpu0}\n"
+                       "workloads:\n  - {name: w, kind: deterministic, target: m, rate_rps: 10}\n"
+                       "policies:\n  admission: {name: token-bucket, rate_rps: 5, burst: 1}\n"));
+    int rc = ss_test_sh(&out, "cd %s && %s run a.yaml -o r.csv --quiet && python3 -c \"import csv; "
+                              "r=[r for r in csv.DictReader(open('r.csv')) if r['model'] == 'all'][0]; "
+                              "print('adm', r['arrived'], r['completed'], r['dropped'])\"",
+                        dir, SS_BIN);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "adm 100 50 50"));
+    if (!strstr(out ? out : "", "adm 100 50 50")) fprintf(stderr, "\n%s\n", out ? out : "");
+    free(out);
+    ss_test_rmtree(dir);
+}
+
 static void test_least_loaded(void)
 {
     ss_plugin p;
@@ -733,7 +787,7 @@ static void test_kind_names(void)
 
 SS_TEST_SUITE("plugin", {"fifo_order", test_fifo_order}, {"priority_order", test_priority_order},
               {"round_robin", test_round_robin}, {"least_loaded", test_least_loaded},
-              {"the load balancers over LLM engines", test_llm_balancers}, {"random", test_random},
+              {"the load balancers over LLM engines", test_llm_balancers}, {"admission", test_admission}, {"random", test_random},
               {"not_found", test_not_found}, {"wrong_kind", test_wrong_kind}, {"bad_abi", test_bad_abi},
               {"no_symbol", test_no_symbol}, {"not_loadable", test_not_loadable},
               {"bad_descriptor", test_bad_descriptor}, {"search_dirs", test_search_dirs},

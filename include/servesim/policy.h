@@ -30,7 +30,8 @@
  *                  use (ss_autoscale_view.tokens_per_s, kv_use), a load balancer an
  *                  LLM engine's tokens held and KV-cache use (ss_instance_view.tokens,
  *                  kv_use) and the instance holding a request's cached prefix
- *                  (ss_lb_ctx.affinity; docs/llm.md); the three structs grew.
+ *                  (ss_lb_ctx.affinity; docs/llm.md); the three structs grew; and
+ *                  admission ops (whether an arriving request gets in).
  * Every field has a fixed-width type (no enum in the struct), so a plugin
  * built by another compiler agrees on the layout.
  */
@@ -53,7 +54,8 @@ typedef enum ss_policy_kind {
     SS_KIND_PARTITIONER,   /* where a model is cut into parts (partitioner ops) */
     SS_KIND_CONTROLLER,    /* the cores of a CPU container, every control period (controller ops) */
     SS_KIND_LAYER_SCHEDULER, /* which ready layer task an idle edge worker runs next (edge devices) */
-    SS_KIND_DEVICE_SCHEDULER /* which model's queue a freed time-shared device serves next */
+    SS_KIND_DEVICE_SCHEDULER, /* which model's queue a freed time-shared device serves next */
+    SS_KIND_ADMISSION        /* whether the gateway lets an arriving request in (admission ops) */
 } ss_policy_kind;
 
 /* One `key: value` from the scenario's policy section, as text.  The
@@ -457,6 +459,22 @@ typedef struct ss_device_sched_ops {
     uint32_t (*pick)(void *state, const ss_dsched_ctx *ctx);
 } ss_device_sched_ops;
 
+/* ---- admission (whether an arriving request gets in, docs/plugins.md) -- */
+/* What an admission policy sees of a request arriving at its first model
+ * (at the gateway: later stages are not asked). */
+typedef struct ss_admission_view {
+    uint32_t model;        /* stable id in [0, ngroups): keep per-model state */
+    double now_s;
+    uint32_t queued;       /* the model's requests waiting for an instance */
+    uint32_t in_flight;    /* ... and those in service */
+    uint32_t up;           /* its instances up */
+} ss_admission_view;
+
+typedef struct ss_admission_ops {
+    /* 1: let it in; 0: refuse it (dropped, as an HTTP 429, and counted as dropped). */
+    int (*admit)(void *state, const ss_admission_view *v, const ss_qitem *req);
+} ss_admission_ops;
+
 /* ---- the exported descriptor ---------------------------------------- */
 typedef struct ss_policy {
     uint32_t abi;          /* SS_POLICY_ABI at build time */
@@ -478,6 +496,7 @@ typedef struct ss_policy {
         ss_partitioner_ops partitioner;
         ss_controller_ops controller;
         ss_device_sched_ops device_scheduler;
+        ss_admission_ops admission;
     } ops;
 } ss_policy;
 

@@ -262,6 +262,7 @@ typedef struct ss_scenario {
     ss_workload_cfg *workloads; size_t nworkloads;
     ss_policy_cfg load_balancer;
     ss_policy_cfg scheduler;
+    ss_policy_cfg admission;  /* `policies.admission` (name NULL: every request gets in) */
     char *csv_path;           /* results CSV (relative to the working directory) */
     char *requests_csv_path;  /* per-request CSV, or NULL */
     char *timeseries_csv_path;/* time-series CSV, or NULL */

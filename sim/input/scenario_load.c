@@ -730,11 +730,12 @@ static int read_scenario(ss_scenario *sc, ss_doc *doc, ss_err *err)
                                "autoscaling: a block pipeline's processes live for the whole run");
     }
     TRY(check_validation(sc, root, err));
-    static const char *const pol_keys[] = {"load_balancer", "scheduler", NULL};
+    static const char *const pol_keys[] = {"load_balancer", "scheduler", "admission", NULL};
     TRY(ss_cfg_map(root, "policies", &pols, 0, err));
     if (pols) TRY(ss_cfg_check_keys(pols, pol_keys, "policies", err));
     TRY(ss_policy_cfg_read(&sc->load_balancer, pols, "load_balancer", "round-robin", err));
     TRY(ss_policy_cfg_read(&sc->scheduler, pols, "scheduler", "fifo", err));
+    if (pols && ss_map_find(pols, "admission")) TRY(ss_policy_cfg_read(&sc->admission, pols, "admission", NULL, err));
     TRY(read_outputs(sc, root, err));
     return 0;
 }
@@ -797,6 +798,7 @@ int ss_scenario_load_horizon(ss_scenario *sc, const char *path, const char *vari
     const char *files[2] = {sc->load_balancer.file, sc->scheduler.file};
     sc->load_balancer.file = files[0] ? ss_xstrdup(files[0]) : ss_xstrdup(path);
     sc->scheduler.file = files[1] ? ss_xstrdup(files[1]) : ss_xstrdup(path);
+    if (sc->admission.name) sc->admission.file = ss_xstrdup(sc->admission.file ? sc->admission.file : path);
     ss_doc_free(doc);
     return rc;
 }
@@ -842,6 +844,7 @@ void ss_scenario_free(ss_scenario *sc)
     }
     ss_policy_cfg_free(&sc->load_balancer);
     ss_policy_cfg_free(&sc->scheduler);
+    ss_policy_cfg_free(&sc->admission);
     ss_edge_cfg_free(sc->edge);
     ss_ensemble_cfg_free(sc->ensemble);
     ss_llm_scn_free(sc->llm);

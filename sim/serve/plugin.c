@@ -24,9 +24,9 @@ static const char *const kind_names[] = {
     [SS_KIND_AUTOSCALER] = "autoscaler",   [SS_KIND_PLACEMENT] = "placement",
     [SS_KIND_TRANSPORT] = "transport",     [SS_KIND_PARTITIONER] = "partitioner",
     [SS_KIND_CONTROLLER] = "controller",   [SS_KIND_LAYER_SCHEDULER] = "layer_scheduler",
-    [SS_KIND_DEVICE_SCHEDULER] = "device_scheduler",
+    [SS_KIND_DEVICE_SCHEDULER] = "device_scheduler", [SS_KIND_ADMISSION] = "admission",
 };
-#define KIND_MAX SS_KIND_DEVICE_SCHEDULER
+#define KIND_MAX SS_KIND_ADMISSION
 
 const char *ss_policy_kind_name(ss_policy_kind k)
 {
@@ -161,6 +161,8 @@ static int check_policy(const ss_policy *pol, const char *name, const char *path
         if (!pol->ops.controller.demand) missing = "demand";
     } else if (pol->kind == SS_KIND_DEVICE_SCHEDULER) {
         if (!pol->ops.device_scheduler.pick) missing = "pick";
+    } else if (pol->kind == SS_KIND_ADMISSION) {
+        if (!pol->ops.admission.admit) missing = "admit";
     }
     if (missing)
         return ss_err_at(err, file, line, col, "policy '%s' (%s) is a %s without ops.%s.%s", name, path, kn,

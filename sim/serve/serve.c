@@ -451,6 +451,20 @@ static void shared_route(ss_world *w, ss_group *g, ss_request *r)
     if (gate) w->hooks.ctl_gate_free(w, gate, r->enqueued_s);
 }
 
+/* Does the admission policy let r in at model m's group g (its first stage)? */
+static int admitted(ss_world *w, const ss_group *g, uint32_t m, ss_request *r)
+{
+    ss_admission_view v = {.model = m, .now_s = ss_now(w->eng), .queued = (uint32_t)g->queued};
+    for (uint32_t i = 0; i < g->n; i++) {
+        v.queued += g->views[i].queued;
+        v.in_flight += g->views[i].busy;
+        v.up += g->views[i].up != 0;
+    }
+    v.in_flight += v.queued;
+    ss_qitem probe = {.req = r, .enqueued_s = v.now_s, .priority = r->priority, .expected_s = g->mean_s};
+    return w->adm.pol->ops.admission.admit(w->adm_state, &v, &probe) != 0;
+}
+
 /* Send r to an instance of its current stage's model. */
 void ss_route(ss_world *w, ss_request *r)
 {
@@ -462,6 +476,10 @@ void ss_route(ss_world *w, ss_request *r)
     uint32_t m = t->stages[r->stage];
     ss_group *g = &w->groups[m];
     r->enqueued_s = ss_now(w->eng);
+    if (__builtin_expect(w->adm.pol != NULL, 0) && r->stage == 0 && !admitted(w, g, m, r)) {
+        drop(w, r); /* refused at the gateway */
+        return;
+    }
     if (g->solo) { /* one instance, up and plain: no load balancer, no checks */
         ss_instance *in = g->solo;
         if (in->busy < in->servers) {

@@ -176,6 +176,9 @@ struct ss_world {
     ss_plugin lb, sched;
     void *lb_state, *sched_state;
     gsl_rng *lb_rng, *sched_rng;
+    ss_plugin adm;           /* the admission policy (`policies.admission`), adm.pol NULL: none */
+    void *adm_state;
+    gsl_rng *adm_rng;
     ss_group *groups;        /* per model */
     ss_instance **inst;      /* every instance record, by id (stable addresses; see retirement below) */
     size_t ninst, inst_cap;

@@ -49,7 +49,9 @@ int ss_sub_policies(ss_world *w, ss_err *err)
     if (ss_world_load_policy(w, &sc->load_balancer, SS_KIND_LOAD_BALANCER, &w->lb, &w->lb_state, &w->lb_rng,
                     "policy/load_balancer", err) < 0 ||
         ss_world_load_policy(w, &sc->scheduler, SS_KIND_SCHEDULER, &w->sched, &w->sched_state, &w->sched_rng,
-                    "policy/scheduler", err) < 0) {
+                    "policy/scheduler", err) < 0 ||
+        (sc->admission.name && ss_world_load_policy(w, &sc->admission, SS_KIND_ADMISSION, &w->adm, &w->adm_state,
+                                                    &w->adm_rng, "policy/admission", err) < 0)) {
         return -1;
     }
     /* What the deployment asks for beyond FIFO servers. */
@@ -369,6 +371,9 @@ void ss_sub_free_rest(ss_world *w)
     if (w->sched.pol && w->sched.pol->fini && w->sched_state) w->sched.pol->fini(w->sched_state);
     if (w->lb.handle) ss_plugin_unload(&w->lb);
     if (w->sched.handle) ss_plugin_unload(&w->sched);
+    if (w->adm.pol && w->adm.pol->fini && w->adm_state) w->adm.pol->fini(w->adm_state);
+    if (w->adm.handle) ss_plugin_unload(&w->adm);
+    if (w->adm_rng) gsl_rng_free(w->adm_rng);
     if (w->lb_rng) gsl_rng_free(w->lb_rng);
     if (w->sched_rng) gsl_rng_free(w->sched_rng);
     for (size_t i = 0; i < w->nchunks; i++) free(w->chunks[i]);
