@@ -33,7 +33,7 @@ if [ ! -f "$run/requests.jsonl" ]; then
 else
     echo "== llm: the 300-request vLLM run replayed ($(date -u +%F), $(nproc) cores), best of 5"
     best=$(best_of 5 "$bin" validate "$run" --llm-perf "$llm/perf/RTX4090/meta-llama/Llama-3.1-8B/bf16/tp1" \
-        --llm-model "$llm/model/meta-llama/Llama-3.1-8B.json" --quiet)
+        --llm-model "$llm/model/meta-llama/Llama-3.1-8B.json" --intervals 0 --quiet)
 awk -v w="$best" 'BEGIN { printf "300 requests, 190 simulated s, wall %.3f s (%.0fx real time)\ntarget < 0.1 s: %s\n", w, 190 / w, (w < 0.1 ? "met" : "MISSED") }'
 fi
 if [ ! -f "$here/../../shared/traces/azure_llm_conv_2023.csv" ]; then

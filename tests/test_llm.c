@@ -193,18 +193,32 @@ static void test_kv_ledger(void)
      * queue is now 3 (never used), then 2, 1, 0 (the last block first) */
     ss_kv_release(&kv, &a, 40, 7);
     CU_ASSERT_EQUAL(kv.free_blocks, 4);
-    CU_ASSERT_EQUAL(ss_kv_hits(&kv, 7, 10), 2);
-    CU_ASSERT_EQUAL(ss_kv_hits(&kv, 8, 10), 0); /* another request's content does not hit */
-    CU_ASSERT_EQUAL(ss_kv_hits(&kv, 7, 1), 1);  /* capped */
+    CU_ASSERT_EQUAL(ss_kv_hits(&kv, &a, 7, 10), 2);
+    CU_ASSERT_EQUAL(ss_kv_hits(&kv, &a, 8, 10), 0); /* another request's content does not hit */
+    CU_ASSERT_EQUAL(ss_kv_hits(&kv, &a, 7, 1), 1);  /* capped */
     /* b takes two blocks from the head: 3 and 2 - a's prefix still whole */
     CU_ASSERT_TRUE(ss_kv_grow(&kv, &b, 17));
-    CU_ASSERT_EQUAL(ss_kv_hits(&kv, 7, 10), 2);
+    CU_ASSERT_EQUAL(ss_kv_hits(&kv, &a, 7, 10), 2);
     /* one more block for b evicts block 1: a's prefix now only block 0 */
     CU_ASSERT_TRUE(ss_kv_grow(&kv, &b, 33));
-    CU_ASSERT_EQUAL(ss_kv_hits(&kv, 7, 10), 1);
+    CU_ASSERT_EQUAL(ss_kv_hits(&kv, &a, 7, 10), 1);
     ss_kv_touch(&kv, &a, 7, 1);
     CU_ASSERT_EQUAL(a.n, 1);
     CU_ASSERT_EQUAL(kv.free_blocks, 0);
+    /* a shared key (a conversation's): one request's full blocks are another's hits, found by content */
+    ss_kv_release(&kv, &a, 16, 7);
+    ss_kv_release(&kv, &b, 0, 9);
+    ss_kv_held c = {0}, d = {0};
+    uint64_t conv = SS_KV_SHARED | 42;
+    CU_ASSERT_TRUE(ss_kv_grow(&kv, &c, 48)); /* 3 blocks */
+    ss_kv_release(&kv, &c, 48, conv);
+    CU_ASSERT_EQUAL(ss_kv_hits(&kv, &d, conv, 10), 3); /* d held nothing: the table finds them */
+    CU_ASSERT_EQUAL(ss_kv_hits(&kv, &d, SS_KV_SHARED | 43, 10), 0);
+    ss_kv_touch(&kv, &d, conv, 2);
+    CU_ASSERT_EQUAL(d.n, 2);
+    CU_ASSERT_EQUAL(ss_kv_hits(&kv, &c, conv, 10), 0); /* its first block is held now: no hit past it */
+    ss_kv_held_free(&c);
+    ss_kv_held_free(&d);
     ss_kv_held_free(&a);
     ss_kv_held_free(&b);
     ss_kv_free(&kv);

@@ -9,16 +9,20 @@
 
 #define NONE UINT32_MAX
 
+/* A block's content: a request's own key and the index, exactly (below 2^63: keys below 2^39,
+ * 2^24 blocks a request); a shared key's hashed, the top bit set (two contents meet with odds of
+ * 2^-63 a pair).  0 is no content. */
 static uint64_t tag_of(uint64_t key, uint32_t index)
 {
-    uint64_t t = ss_mix64(ss_mix64(key) ^ index); /* 64 bits: two contents meet with odds of 2^-64 a pair */
-    return t ? t : 1;                             /* 0 is no content */
+    if (!(key & SS_KV_SHARED)) return ((key + 1) << 24) | index;
+    return SS_KV_SHARED | ss_mix64(ss_mix64(key) ^ index);
 }
 
 /* ---- the content table -------------------------------------------------------- */
 
 static uint32_t map_find(const ss_kv_cache *kv, uint64_t t)
 {
+    if (!kv->map_tag) return NONE;
     for (uint32_t i = (uint32_t)t & kv->map_mask;; i = (i + 1) & kv->map_mask) {
         if (kv->map_tag[i] == t) return kv->map_block[i];
         if (kv->map_tag[i] == 0) return NONE;
@@ -28,6 +32,13 @@ static uint32_t map_find(const ss_kv_cache *kv, uint64_t t)
 /* Content t in block b, unless some block has it already (that one stays): 1 if put. */
 static int map_put(ss_kv_cache *kv, uint64_t t, uint32_t b)
 {
+    if (!kv->map_tag) { /* made on the first shared content: a run without conversations never pays for it */
+        uint32_t slots = 16;
+        while (slots < 2ull * kv->num_blocks) slots *= 2;
+        kv->map_tag = ss_xcalloc(slots, sizeof *kv->map_tag);
+        kv->map_block = ss_xcalloc(slots, sizeof *kv->map_block);
+        kv->map_mask = slots - 1;
+    }
     uint32_t i = (uint32_t)t & kv->map_mask;
     for (; kv->map_tag[i]; i = (i + 1) & kv->map_mask)
         if (kv->map_tag[i] == t) return 0;
@@ -84,11 +95,6 @@ void ss_kv_init(ss_kv_cache *kv, uint32_t block_size, uint32_t num_blocks, int c
     kv->prev = ss_xcalloc(num_blocks, sizeof *kv->prev);
     kv->next = ss_xcalloc(num_blocks, sizeof *kv->next);
     kv->in_free = ss_xcalloc(num_blocks, 1);
-    uint32_t slots = 16;
-    while (slots < 2ull * num_blocks) slots *= 2;
-    kv->map_tag = ss_xcalloc(slots, sizeof *kv->map_tag);
-    kv->map_block = ss_xcalloc(slots, sizeof *kv->map_block);
-    kv->map_mask = slots - 1;
     for (uint32_t b = 0; b < num_blocks; b++) push_tail(kv, b);
 }
 
@@ -121,10 +127,11 @@ int ss_kv_grow(ss_kv_cache *kv, ss_kv_held *h, uint64_t tokens)
     while (h->n < want) {
         uint32_t b = kv->head;
         unlink_block(kv, b);
-        if (kv->tag[b]) map_del(kv, kv->tag[b]); /* evicted */
+        if (kv->tag[b] & SS_KV_SHARED) map_del(kv, kv->tag[b]); /* evicted */
         kv->tag[b] = 0;
         h->ids[h->n++] = b;
     }
+    if (h->kept < h->n) h->kept = h->n;
     return 1;
 }
 
@@ -134,19 +141,24 @@ void ss_kv_release(ss_kv_cache *kv, ss_kv_held *h, uint64_t computed, uint64_t k
         uint32_t b = h->ids[i];
         int full = (uint64_t)(i + 1) * kv->block_size <= computed;
         uint64_t t = kv->caching && full ? tag_of(key, i) : 0;
-        if (t != kv->tag[b]) { /* a block it found cached keeps its entry */
-            if (kv->tag[b]) map_del(kv, kv->tag[b]);
-            kv->tag[b] = t && map_put(kv, t, b) ? t : 0;
+        if (t != kv->tag[b]) { /* a block it found cached keeps its content (and its entry) */
+            if (kv->tag[b] & SS_KV_SHARED) map_del(kv, kv->tag[b]);
+            kv->tag[b] = (t & SS_KV_SHARED) && !map_put(kv, t, b) ? 0 : t;
         }
         push_tail(kv, b);
     }
+    h->kept = h->n;
     h->n = 0;
 }
 
-uint32_t ss_kv_hits(const ss_kv_cache *kv, uint64_t key, uint32_t max)
+uint32_t ss_kv_hits(const ss_kv_cache *kv, const ss_kv_held *h, uint64_t key, uint32_t max)
 {
     if (!kv->caching) return 0;
     uint32_t k = 0, b;
+    if (!(key & SS_KV_SHARED)) { /* its own blocks, where it left them */
+        while (k < h->kept && k < max && kv->in_free[h->ids[k]] && kv->tag[h->ids[k]] == tag_of(key, k)) k++;
+        return k;
+    }
     while (k < max && (b = map_find(kv, tag_of(key, k))) != NONE && kv->in_free[b]) k++;
     return k;
 }
@@ -154,6 +166,12 @@ uint32_t ss_kv_hits(const ss_kv_cache *kv, uint64_t key, uint32_t max)
 void ss_kv_touch(ss_kv_cache *kv, ss_kv_held *h, uint64_t key, uint32_t hits)
 {
     assert(h->n == 0);
+    if (!(key & SS_KV_SHARED)) {
+        assert(hits <= h->kept);
+        for (uint32_t i = 0; i < hits; i++) unlink_block(kv, h->ids[i]);
+        h->n = hits;
+        return;
+    }
     if (hits > h->cap) {
         h->cap = hits;
         h->ids = ss_xrealloc(h->ids, h->cap * sizeof *h->ids);
@@ -164,7 +182,7 @@ void ss_kv_touch(ss_kv_cache *kv, ss_kv_held *h, uint64_t key, uint32_t hits)
         unlink_block(kv, b);
         h->ids[i] = b;
     }
-    h->n = hits;
+    h->n = h->kept = hits;
 }
 
 void ss_kv_held_free(ss_kv_held *h)

@@ -8,8 +8,10 @@
  * content while it waits there, until it is taken again (evicted): its
  * content is (key, index), the key naming a token sequence - a request's
  * own, or a conversation's, whose every turn extends the tokens of the turn
- * before - and a table from content to block (vLLM's
- * cached_block_hash_to_block) finds it.  A request that starts (a preempted
+ * before (a key with SS_KV_SHARED set).  A request's own blocks are found
+ * where it left them (the ids it held); a shared key's through a table
+ * from content to block (vLLM's cached_block_hash_to_block), which only
+ * shared contents enter.  A request that starts (a preempted
  * one resumed, a conversation's next turn) finds the blocks of its key's
  * prefix still there: those are hits, taken out of the free queue, not
  * computed again.  (docs/llm.md, "The KV cache".)  [ASSUMPTIONS: no two
@@ -28,16 +30,21 @@ typedef struct ss_kv_cache {
     uint64_t *tag;         /* per block: its content (key and index, hashed), 0: none */
     uint64_t *map_tag;     /* content -> block: open addressing, linear probing (0: empty slot) */
     uint32_t *map_block;
-    uint32_t map_mask;     /* slots - 1 (slots: a power of two >= 2 x num_blocks) */
+    uint32_t map_mask;     /* slots - 1 (slots: a power of two >= 2 x num_blocks); NULL tables until a shared
+                            * content is first cached */
     uint32_t *prev, *next; /* the free queue, doubly linked (UINT32_MAX: none) */
     uint8_t *in_free;
     uint32_t head, tail;
 } ss_kv_cache;
 
-/* The blocks a request holds (ids[0..n)). */
+/* A key that several requests share (a conversation's): its blocks are found through the table. */
+#define SS_KV_SHARED (1ull << 63)
+
+/* The blocks a request holds (ids[0..n)), and after it gave them back the
+ * ones it held (ids[0..kept)), for its own hits when it comes back. */
 typedef struct ss_kv_held {
     uint32_t *ids;
-    uint32_t n, cap;
+    uint32_t n, kept, cap;
 } ss_kv_held;
 
 void ss_kv_init(ss_kv_cache *kv, uint32_t block_size, uint32_t num_blocks, int caching);
@@ -51,8 +58,9 @@ int ss_kv_grow(ss_kv_cache *kv, ss_kv_held *h, uint64_t tokens);
  * full of its `computed` tokens keep their content as key's (a content
  * some other cached block has already stays that block's). */
 void ss_kv_release(ss_kv_cache *kv, ss_kv_held *h, uint64_t computed, uint64_t key);
-/* How many blocks of key's prefix, at most max, wait cached in the free queue. */
-uint32_t ss_kv_hits(const ss_kv_cache *kv, uint64_t key, uint32_t max);
+/* How many blocks of key's prefix, at most max, wait cached in the free queue (h: the request's
+ * holdings, where its own blocks are). */
+uint32_t ss_kv_hits(const ss_kv_cache *kv, const ss_kv_held *h, uint64_t key, uint32_t max);
 /* Take those `hits` blocks out of the free queue: h (holding none) holds them. */
 void ss_kv_touch(ss_kv_cache *kv, ss_kv_held *h, uint64_t key, uint32_t hits);
 void ss_kv_held_free(ss_kv_held *h);

@@ -172,7 +172,7 @@ uint32_t ss_llm_schedule(ss_llm *e, ss_llm_batch *b)
         uint32_t total = r->prompt_tokens + r->generated, bs = e->kv.block_size;
         /* its prefix still cached (a resumed request's own blocks, a conversation's earlier turns): at
          * least one token is computed */
-        uint32_t hits = r->computed == 0 ? ss_kv_hits(&e->kv, ss_llm_key(r), (total - 1) / bs) : 0;
+        uint32_t hits = r->computed == 0 ? ss_kv_hits(&e->kv, &r->kv, ss_llm_key(r), (total - 1) / bs) : 0;
         uint32_t done = r->computed + hits * bs, want = total - done;
         if (!e->cfg.chunked_prefill && want > budget) break;
         /* the hit blocks wait in the free queue: what is taken is all of the blocks less what r holds */

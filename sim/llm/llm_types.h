@@ -28,7 +28,7 @@ typedef struct ss_llm_cfg {
                                       * (SS_LLM_FCFS, SS_LLM_PRIORITY, SS_LLM_SHORTEST_PROMPT; llm_sched.c) */
 } ss_llm_cfg;
 
-#define SS_LLM_KEY_SHARED (1ull << 63)
+#define SS_LLM_KEY_SHARED SS_KV_SHARED
 
 typedef struct ss_llm_req {
     uint64_t id;
