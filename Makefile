@@ -148,7 +148,7 @@ $(BUILD)/tests/run_tests: $(TEST_OBJ) $(BUILD)/libservesim.a
 
 # `make run`: build (on every core unless make was given -j), run the default scenario
 # (scenarios/default.yaml: the table, results/serverless.csv and its 1 s samples
-# results/serverless.timeseries.csv), then plot the samples beside the CSV.
+# results/serverless.timeseries.csv), then plot the samples beside the CSV (servesim plot).
 NPROC := $(shell nproc 2>/dev/null || echo 1)
 RUN_TITLE := GPT-2 XL and T5-3B scaled from zero by ATL on 1,600 A10 GPUs (spine-leaf fabric, storage behind 2 Gbit/s), \
   a Twitter-like hour each\nbaseline: every replica from storage; locality: host RAM, then a peer, then storage; \
@@ -157,10 +157,9 @@ RUN_TITLE := GPT-2 XL and T5-3B scaled from zero by ATL on 1,600 A10 GPUs (spine
 run: deps
 	@$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC)) build
 	$(BIN) run scenarios/default.yaml
-	@gnuplot -e "in='results/serverless.timeseries.csv'; out='results/serverless.png'; title=\"$(RUN_TITLE)\"" \
-	  plots/variants-timeseries.gp
-	@echo "plot: results/serverless.png (replicas up, cold-starting and queued over time, per model and variant;" \
-	  "plots/variants-timeseries.gp)"
+	@$(BIN) plot timeseries results/serverless.timeseries.csv -o results/serverless.png --title "$$(printf '%b' "$(RUN_TITLE)")"
+	@echo "plot: results/serverless.png (arrival rate, replicas up, cold-starting and queued over time, per model," \
+	  "every variant; servesim plot timeseries)"
 
 # The test command of the README and .ci/run.  TESTS="engine cfg" runs some suites only
 # (build/tests/run_tests --list names them); test-quick below is the edit loop's.

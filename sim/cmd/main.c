@@ -28,6 +28,7 @@
 #include "cmd/outdir.h"
 #include "cmd/partition_cmd.h"
 #include "cmd/plan_cmd.h"
+#include "cmd/plot.h"
 #include "search/tune.h"
 #include "search/optimize.h"
 #include "calib/validate_cmd.h"
@@ -58,6 +59,7 @@ static const char usage_main[] =
     "  validate SCEN PROF...  simulate the end-to-end runs of profiles, compare with the measured\n"
     "  optimize SCENARIO ...  search an ensemble's allocation matrix for throughput (E's Algorithms 1, 2)\n"
     "  plugins [SCENARIO]     list the policy plugins found on the search path\n"
+    "  plot KIND CSV...       draw CSVs with gnuplot: variants over time, CDFs, a metric vs a sweep axis\n"
     "\n"
     "`servesim <command> --help` describes each command.  --version prints the version.\n"
     "Every command also takes --max-input-bytes SIZE (the cap on an input file) and --max-memory SIZE\n"
@@ -811,8 +813,9 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "calibrate") == 0) return ss_cmd_calibrate(argc - 2, argv + 2);
     if (strcmp(cmd, "validate") == 0) return ss_cmd_validate(argc - 2, argv + 2);
     if (strcmp(cmd, "optimize") == 0) return ss_cmd_optimize(argc - 2, argv + 2);
+    if (strcmp(cmd, "plot") == 0) return ss_cmd_plot(argc - 2, argv + 2);
     static const char *const cmds[] = {"run", "check", "plugins", "sweep", "compare", "flows", "plan", "partition", "tune",
-                                       "calibrate", "validate", "optimize", NULL};
+                                       "calibrate", "validate", "optimize", "plot", NULL};
     const char *near = ss_suggest(cmd, cmds);
     fprintf(stderr, "servesim: unknown command '%s'%s%s%s\n%s", cmd, near ? " (did you mean '" : "",
             near ? near : "", near ? "'?)" : "", usage_main);

@@ -179,14 +179,16 @@ const char *ss_csv_kind_name(ss_csv_kind kind)
     return names[kind];
 }
 
-/* Does name match family pattern pat (one '*', matching one character or more)?
- * Where the '*' went in *at, its length in *len. */
+/* Does name match family pattern pat (one '*', matching one character or more;
+ * in a key path, workloads.*.rate_rps, one part of the path)?  Where the '*'
+ * went in *at, its length in *len. */
 static int family_match(const char *pat, const char *name, size_t *at, size_t *len)
 {
     const char *star = strchr(pat, '*');
     if (!star) return 0;
     size_t pre = (size_t)(star - pat), suf = strlen(star + 1), n = strlen(name);
     if (n <= pre + suf || strncmp(name, pat, pre) != 0 || strcmp(name + n - suf, star + 1) != 0) return 0;
+    if (strchr(pat, '.') && memchr(name + pre, '.', n - pre - suf)) return 0;
     *at = pre;
     *len = n - pre - suf;
     return 1;
