@@ -29,6 +29,7 @@
 #include "cmd/partition_cmd.h"
 #include "cmd/plan_cmd.h"
 #include "cmd/plot.h"
+#include "input/scenpath.h"
 #include "search/tune.h"
 #include "search/optimize.h"
 #include "calib/validate_cmd.h"
@@ -62,12 +63,14 @@ static const char usage_main[] =
     "  plot KIND CSV...       draw CSVs with gnuplot: variants over time, CDFs, a metric vs a sweep axis\n"
     "\n"
     "`servesim <command> --help` describes each command.  --version prints the version.\n"
+    "A SCENARIO (or SWEEP) that is no file is looked for by name: servesim run default runs the shipped\n"
+    "scenarios/default.yaml ($SERVESIM_SCENARIO_PATH, then the install's share/servesim/scenarios).\n"
     "Every command also takes --max-input-bytes SIZE (the cap on an input file) and --max-memory SIZE\n"
     "(on a scenario's estimated memory, default 8G): docs/limits.md.\n"
     "Exit status: 0 ok, 1 run failed, 2 bad input.\n";
 
 static const char usage_run[] =
-    "usage: servesim run SCENARIO.yaml [options]\n"
+    "usage: servesim run SCENARIO.yaml|NAME [options]\n"
     "\n"
     "  -o, --output PATH       results CSV, its folders made (default: below; -: the standard output,\n"
     "                          no summary CSV; with --quiet for the CSV alone)\n"
@@ -233,7 +236,7 @@ static int parse_opts(const char *cmd, const char *help, int argc, char **argv, 
         } else if (a[0] == '-' && a[1]) {
             return ss_bad_usage(cmd, "unknown option '%s'", a);
         } else if (!o->scenario) {
-            o->scenario = a;
+            o->scenario = ss_scenario_locate(a); /* a file, or a shipped scenario's name */
         } else {
             return ss_bad_usage(cmd, "unexpected argument '%s'", a);
         }
@@ -695,7 +698,7 @@ static int cmd_sweep(int argc, char **argv)
             goto done;
         }
     }
-    const char *path = c.path, *output = c.output;
+    const char *path = ss_scenario_locate(c.path), *output = c.output;
     int quiet = c.quiet;
     if (!path) {
         rc = ss_bad_usage("sweep", "%s", "missing SWEEP.yaml");
