@@ -47,8 +47,10 @@ SIM_COV  := $(if $(filter 1,$(FUZZ)),-fsanitize=fuzzer-no-link)
 Q := $(if $(V),,@)
 PLUGIN_DIR := $(PREFIX)/lib/servesim/policies
 MODEL_DIR  := $(PREFIX)/share/servesim/models
+DATA_DIR   := $(PREFIX)/share/servesim
 CPPFLAGS += -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Iinclude -Isim \
-            -DSS_PLUGIN_DIR='"$(PLUGIN_DIR)"' -DSS_MODEL_DIR='"$(MODEL_DIR)"' -DSS_VERSION='"0.1.0"'
+            -DSS_PLUGIN_DIR='"$(PLUGIN_DIR)"' -DSS_MODEL_DIR='"$(MODEL_DIR)"' -DSS_DATA_DIR='"$(DATA_DIR)"' \
+            -DSS_VERSION='"0.1.0"'
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CUNIT_LIBS = $(shell pkg-config --libs $(TESTPKG) 2>/dev/null)
@@ -75,7 +77,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_CI_SECONDS ?= 30
 
 .PHONY: all deps build run test test-quick profiles check-built mpi-for-tests test-asan fuzz fuzz-built fuzz-bins bench plots reference \
-        install clean probe probe-deps probe-check probe-calibrate probe-transfer probe-memshare
+        install uninstall clean probe probe-deps probe-check probe-calibrate probe-transfer probe-memshare
 
 all: build
 
@@ -148,7 +150,7 @@ $(BUILD)/tests/run_tests: $(TEST_OBJ) $(BUILD)/libservesim.a
 
 # `make run`: build (on every core unless make was given -j), run the default scenario
 # (scenarios/default.yaml: the table, results/serverless.csv and its 1 s samples
-# results/serverless.timeseries.csv), then plot the samples beside the CSV.
+# results/serverless.timeseries.csv), then plot the samples beside the CSV (servesim plot).
 NPROC := $(shell nproc 2>/dev/null || echo 1)
 RUN_TITLE := GPT-2 XL and T5-3B scaled from zero by ATL on 1,600 A10 GPUs (spine-leaf fabric, storage behind 2 Gbit/s), \
   a Twitter-like hour each\nbaseline: every replica from storage; locality: host RAM, then a peer, then storage; \
@@ -157,10 +159,9 @@ RUN_TITLE := GPT-2 XL and T5-3B scaled from zero by ATL on 1,600 A10 GPUs (spine
 run: deps
 	@$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC)) build
 	$(BIN) run scenarios/default.yaml
-	@gnuplot -e "in='results/serverless.timeseries.csv'; out='results/serverless.png'; title=\"$(RUN_TITLE)\"" \
-	  plots/variants-timeseries.gp
-	@echo "plot: results/serverless.png (replicas up, cold-starting and queued over time, per model and variant;" \
-	  "plots/variants-timeseries.gp)"
+	@$(BIN) plot timeseries results/serverless.timeseries.csv -o results/serverless.png --title "$$(printf '%b' "$(RUN_TITLE)")"
+	@echo "plot: results/serverless.png (arrival rate, replicas up, cold-starting and queued over time, per model," \
+	  "every variant; servesim plot timeseries)"
 
 # The test command of the README and .ci/run.  TESTS="engine cfg" runs some suites only
 # (build/tests/run_tests --list names them); test-quick below is the edit loop's.
@@ -181,7 +182,7 @@ check-built: build $(BUILD)/tests/run_tests $(TPLUG_SO) $(MPI_FOR_TESTS)
 # development machine), under 30 s there; no fuzzers and no MPI build (the sweep suite skips
 # its mpirun comparison).  `make test` stays the full run.
 QUICK_SKIP := docs probe-model layers partitioned substrate-queueing pipeline-compute tune flow-random \
-              progress hwprofile run-queues outputs calibrate partition
+              progress hwprofile run-queues outputs calibrate partition install
 test-quick: deps
 	@$(MAKE) --no-print-directory build $(BUILD)/tests/run_tests $(TPLUG_SO)
 	$(BUILD)/tests/run_tests $(QUICK_SKIP:%=-x %)
@@ -300,16 +301,25 @@ probe-check:
 	python3 tools/probe/check_profile.py $(wildcard profiles/measured/probe-*.json)
 	python3 tools/probe/arrivals.py --check profiles/measured/probe-e2e.json
 
-install: build
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PLUGIN_DIR) $(DESTDIR)$(PREFIX)/include/servesim \
-	  $(DESTDIR)$(MODEL_DIR) $(DESTDIR)$(MODEL_DIR)/masa $(DESTDIR)$(MODEL_DIR)/roma $(DESTDIR)$(MODEL_DIR)/ensemble
-	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/servesim
-	install -m 644 $(POL_SO) $(DESTDIR)$(PLUGIN_DIR)/
-	install -m 644 include/servesim/policy.h include/servesim/partition.h $(DESTDIR)$(PREFIX)/include/servesim/
-	install -m 644 models/*.json $(DESTDIR)$(MODEL_DIR)/
-	install -m 644 models/masa/*.json $(DESTDIR)$(MODEL_DIR)/masa/
-	install -m 644 models/roma/*.json $(DESTDIR)$(MODEL_DIR)/roma/
-	install -m 644 models/ensemble/*.json $(DESTDIR)$(MODEL_DIR)/ensemble/
+# `make install PREFIX=...` (DESTDIR=... to stage): the binary, plugins, headers, servesim.pc, the man
+# page and bash/zsh completion made from the commands' --help, and under share/servesim/ the models,
+# scenarios, traces, topologies, benchmark scenarios, plot scripts and docs (tools/install.sh, which
+# lists every file and folder it made in share/servesim/install-manifest); `make uninstall PREFIX=...`
+# removes exactly those.
+install: build $(BUILD)/servesim.1 $(BUILD)/servesim.bash $(BUILD)/_servesim
+	tools/install.sh install "$(DESTDIR)" "$(PREFIX)" "$(BUILD)"
+
+uninstall:
+	tools/install.sh uninstall "$(DESTDIR)" "$(PREFIX)"
+
+$(BUILD)/servesim.1: $(BIN) tools/gen-man.sh
+	tools/gen-man.sh $(BIN) >$@.tmp && mv $@.tmp $@
+
+$(BUILD)/servesim.bash: $(BIN) tools/gen-completion.sh
+	tools/gen-completion.sh $(BIN) bash >$@.tmp && mv $@.tmp $@
+
+$(BUILD)/_servesim: $(BIN) tools/gen-completion.sh
+	tools/gen-completion.sh $(BIN) zsh >$@.tmp && mv $@.tmp $@
 
 clean:
 	rm -rf $(BUILD)

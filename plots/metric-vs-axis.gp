@@ -1,4 +1,5 @@
-# metric-vs-axis.gp: a metric against a sweep axis, one line per policy, with
+# metric-vs-axis.gp (servesim plot axis draws the same from a sweep's results CSV, its axes
+# labelled from the column table): a metric against a sweep axis, one line per policy, with
 # 95% confidence bars - from the CSV of `servesim compare --csv`.
 #
 #   servesim compare results/lb-load.csv --by load_balancer --baseline round-robin \

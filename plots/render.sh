@@ -6,11 +6,15 @@
 # Reference outputs:
 #   lb-load.csv          servesim sweep scenarios/sweeps/lb-load.yaml (3 load balancers x 5 loads x 3 reps)
 #   lb-load.compare.csv  servesim compare of it against round-robin (mean and p99 latency)
-#   lb-load.png          mean latency vs offered load, per load balancer, 95% CI bars
+#   lb-load.png          mean latency vs offered load, per load balancer, 95% CI bars (servesim plot axis)
 #   lb-load-p99.png      the same for p99 latency
-#   default-cdf.png      latency CDF of scenarios/tour/load-balancers.yaml (one 30 s replication per variant)
-#   default-ts.png       time series of scenarios/tour/load-balancers.yaml, round-robin variant, 1 s samples
-#   substrate-autoscale-ts.png  replicas, queue and utilisation under ATL (scenarios/substrate/autoscale.yaml)
+#   default-cdf.png      latency CDF of scenarios/tour/load-balancers.yaml (one 30 s replication per variant;
+#                        servesim plot cdf)
+#   default-ts.png       time series of scenarios/tour/load-balancers.yaml, every variant, 1 s samples
+#                        (servesim plot timeseries)
+#   substrate-autoscale-ts.png  the six autoscalers on the stepped load (scenarios/substrate/autoscale.yaml,
+#                        replication 0): arrival rate, replicas up and cold-starting, queue
+#   autoscale-bursty-ts.png     the same six on traces/example-bursty.csv (scenarios/substrate/autoscale-bursty.yaml)
 #   flashpoint-t5-atl-ts.png    T5-3B under ATL on a Twitter-like hour (scenarios/flashpoint/t5-atl.yaml)
 #   flashpoint-t5-coldstart-cdf.png  its cold-start durations by source, all placements
 #   llm-serverless-ts.png       Llama-3.1-8B from zero on the 1,600-A10 data centre: replicas, cold starts, queue and
@@ -52,12 +56,10 @@ if [ "$rerun" = "--rerun" ]; then
 fi
 "$bin" compare "$ref/lb-load.csv" --by load_balancer --baseline round-robin \
     --metric latency_mean_ms --metric latency_p99_ms --csv -o "$ref/lb-load.compare.csv"
-gnuplot -e "in='$ref/lb-load.compare.csv'; out='$ref/lb-load.png'; axis='workloads.images.rate_rps';
-            metric='latency_mean_ms'; xlabel='offered load (requests/s)'; ylabel='mean latency (ms)'; logy=1;
-            title='ResNet50 on 4 GV100s: mean latency vs load (3 reps, 95% CI)'" plots/metric-vs-axis.gp
-gnuplot -e "in='$ref/lb-load.compare.csv'; out='$ref/lb-load-p99.png'; axis='workloads.images.rate_rps';
-            metric='latency_p99_ms'; xlabel='offered load (requests/s)'; ylabel='p99 latency (ms)'; logy=1;
-            title='ResNet50 on 4 GV100s: p99 latency vs load (3 reps, 95% CI)'" plots/metric-vs-axis.gp
+"$bin" plot axis "$ref/lb-load.csv" --y latency_mean_ms --logy -o "$ref/lb-load.png" \
+    --title 'ResNet50 on 4 GV100s: mean latency against the offered load, mean and 95% CI over 3 replications'
+"$bin" plot axis "$ref/lb-load.csv" --y latency_p99_ms --logy -o "$ref/lb-load-p99.png" \
+    --title 'ResNet50 on 4 GV100s: p99 latency against the offered load, mean and 95% CI over 3 replications'
 
 # Edge devices (MASA): mean response time of each layer scheduler.
 masa_plot() { # sweep, baseline, axis, xlabel, title, [filter column, value]
@@ -88,16 +90,18 @@ masa_plot mem-estimate masa edge.mem_estimate "memory estimate / true memory" \
 # The per-request and time-series files are large; they are made here and not kept.
 "$bin" run scenarios/tour/load-balancers.yaml --set replications=1 --set duration_s=30 --set warmup_s=5 --quiet \
     -o "$tmp/default.csv" --requests-csv "$tmp/requests.csv" --timeseries-csv "$tmp/ts.csv"
-gnuplot -e "in='$tmp/requests.csv'; out='$ref/default-cdf.png'; logx=1;
-            title='default scenario: latency CDF per load balancer (rho 0.85)'" plots/latency-cdf.gp
-gnuplot -e "in='$tmp/ts.csv'; out='$ref/default-ts.png'; variant='round-robin';
-            title='default scenario, round-robin: 1 s samples'" plots/timeseries.gp
-# Autoscaling (docs/autoscaling.md): replicas, queue and utilisation under ATL on a stepped load.
-"$bin" run scenarios/substrate/autoscale.yaml --variant atl --replication 0 --quiet \
+"$bin" plot cdf "$tmp/requests.csv" --logx -o "$ref/default-cdf.png" \
+    --title 'ResNet50 on 4 GV100s at rho 0.85: latency by load balancer, p50, p90 and p99 marked (one 30 s run)'
+"$bin" plot timeseries "$tmp/ts.csv" --panels arrivals,queued,in_service,utilisation -o "$ref/default-ts.png" \
+    --title 'ResNet50 on 4 GV100s at rho 0.85, every load balancer: 1 s samples'
+# Autoscaling (docs/autoscaling.md): the six autoscalers overlaid, on a stepped load and on a trace.
+"$bin" run scenarios/substrate/autoscale.yaml --replication 0 --quiet \
     -o "$tmp/autoscale.csv" --timeseries-csv "$tmp/autoscale-ts.csv"
-gnuplot -e "in='$tmp/autoscale-ts.csv'; out='$ref/substrate-autoscale-ts.png'; variant='atl';
-            title='ATL on a stepped load (200, 800, 1200, 400, 0 requests/s), ResNet50, up to 16 GPUs, 5 s start-up'" \
-    plots/timeseries.gp
+"$bin" plot timeseries "$tmp/autoscale-ts.csv" -o "$ref/substrate-autoscale-ts.png" \
+    --title 'Six autoscalers on a stepped load: ResNet50 on up to 16 GV100s, 5 s start-up (replication 0)'
+"$bin" run scenarios/substrate/autoscale-bursty.yaml --quiet -o "$tmp/bursty.csv" --timeseries-csv "$tmp/bursty-ts.csv"
+"$bin" plot timeseries "$tmp/bursty-ts.csv" -o "$ref/autoscale-bursty-ts.png" \
+    --title 'Six autoscalers on traces/example-bursty.csv: T5-3B on up to 16 A10s, 5 s start-up'
 # Flashpoint's T5-3B under ATL on a Twitter-like hour (scenarios/flashpoint/t5-atl.yaml; FP Fig. 3.2's timeline).
 "$bin" run scenarios/flashpoint/t5-atl.yaml --quiet -o "$tmp/t5.csv" --timeseries-csv "$tmp/t5-ts.csv" \
     --coldstarts-csv "$tmp/t5-cold.csv"
@@ -105,9 +109,8 @@ gnuplot -e "in='$tmp/t5-ts.csv'; out='$ref/flashpoint-t5-atl-ts.png'; variant='b
             title='T5-3B under ATL, the baseline (every cold start from storage): a 600 s lead-in, then a Twitter-like hour (median 57 req/s, peak 4.68x)'" \
     plots/timeseries.gp
 # ... and its cold starts by source, every placement variant pooled (docs/coldstart.md).
-gnuplot -e "in='$tmp/t5-cold.csv'; out='$ref/flashpoint-t5-coldstart-cdf.png';
-            title='T5-3B under ATL: cold-start durations by source (bl, atoll, gpu-faas, lc, mc, lc-mc, tiered pooled)'" \
-    plots/coldstart-cdf.gp
+"$bin" plot cdf "$tmp/t5-cold.csv" -o "$ref/flashpoint-t5-coldstart-cdf.png" \
+    --title 'T5-3B under ATL: cold-start durations by source (bl, atoll, gpu-faas, lc, mc, lc-mc, tiered pooled)'
 # Serverless LLM serving on the 1,600-A10 data centre (scenarios/llm/serverless-dc.yaml; docs/llm.md).
 "$bin" run scenarios/llm/serverless-dc.yaml --quiet -o "$tmp/llm.csv" --timeseries-csv "$tmp/llm-ts.csv"
 gnuplot -e "in='$tmp/llm-ts.csv'; out='$ref/llm-serverless-ts.png'; xmax=70;

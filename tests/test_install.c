@@ -4,7 +4,10 @@
  * (<bin>/../lib/servesim/policies, <bin>/../share/servesim/models) before
  * the prefix compiled in.  It installs from a copy of the test build, so a
  * rebuild for the other prefix (sources changed while the tests ran) never
- * touches the build the other suites use. */
+ * touches the build the other suites use.  And an install stands alone (issue
+ * 43 item 4, tests/install-tour.sh): from /, a shipped scenario by name, the
+ * man page, bash completion, a plugin built with pkg-config, the README's
+ * tour from another folder, and make uninstall leaving the prefix empty. */
 #include "test.h"
 
 #include <stdlib.h>
@@ -30,4 +33,16 @@ static void installed_binary_works(void)
     free(dir);
 }
 
-SS_TEST_SUITE("install", {"an install to any prefix finds its plugins and models", installed_binary_works})
+static void install_stands_alone(void)
+{
+    char *dir = ss_test_tmpdir(), *out = NULL;
+    int rc = ss_test_sh(&out, "'%s/tests/install-tour.sh' '%s' '%s' '%s' 2>&1", SS_SRC_DIR, SS_SRC_DIR, SS_BUILD_DIR, dir);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT(ss_test_has(out, "install-tour: ok"));
+    if (rc) fprintf(stderr, "\n%s\n", out ? out : "");
+    free(out);
+    ss_test_rmtree(dir);
+}
+
+SS_TEST_SUITE("install", {"an install to any prefix finds its plugins and models", installed_binary_works},
+              {"an install stands alone: by name, man, completion, pkg-config, the tour, uninstall", install_stands_alone})

@@ -50,6 +50,8 @@ static const io_cmd cmds[] = {
     {"validate (LLM run)", "validate llm/run --llm-roofline llm/gpu.json --llm-model llm/model.json --quiet -o %s",
      {"llm/model.json", "llm/run/requests.jsonl", "llm/run/meta.json"},
      "validate llm/run --llm-roofline llm/gpu.json --llm-model %s --quiet"},
+    {"plot", "plot cdf rq.csv -o %s", {"rq.csv"}, "plot cdf %s -o p.png"},
+    {"plot (script)", "plot axis r.csv --x replication --script %s", {"r.csv"}, "plot axis %s --x replication -o p.png"},
 };
 enum { NCMDS = sizeof cmds / sizeof *cmds };
 
@@ -76,7 +78,7 @@ static char *fixture(void)
         "printf 'name: sw\\nscenario: s.yaml\\nvariants: []\\nset: {duration_s: 2, warmup_s: 1}\\n"
         "axes:\\n  - key: seed\\n    values: [1]\\n' > sw.yaml && "
         "'%s' calibrate prof.json --quiet -o val/models/example-cpu.json && "
-        "'%s' run s.yaml --quiet --set duration_s=2 --set warmup_s=1 --replications 2 -o r.csv && rm -f r.summary.csv && "
+        "'%s' run s.yaml --quiet --set duration_s=2 --set warmup_s=1 --replications 2 -o r.csv --requests-csv rq.csv && rm -f r.summary.csv && "
         "mkfifo fifo && mkdir folder && "
         /* Device nodes of its own (as root; else none): a refusal that broke would replace
          * these copies, never the system's /dev/null and /dev/zero. */

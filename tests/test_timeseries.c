@@ -29,8 +29,18 @@ static void test_samples(void)
     CU_ASSERT_EQUAL(ss_test_sh(NULL, "cd '%s' && cmp a.csv b.csv", dir), 0);
     char *out = NULL;
     ss_test_sh(&out, "cd '%s' && head -2 ts.csv", dir);
-    const char *want = "variant,replication,t_s,model,replicas,queued,in_service,utilisation,starting,draining\nrr,0,0.500000,m,2,";
+    const char *want =
+        "variant,replication,t_s,model,replicas,queued,in_service,utilisation,starting,draining,arrivals\nrr,0,0.500000,m,2,";
     CU_ASSERT_NSTRING_EQUAL(out ? out : "", want, strlen(want));
+    free(out);
+    /* the arrivals of every interval add up to the run's (no warm-up: all measured), and
+     * they are the offered load: 150/s over the 20 s */
+    ss_test_sh(&out, "cd '%s' && awk -F, '$1 == \"rr\" { s += $11 } END { print s }' ts.csv && "
+                     "awk -F, '$2 == \"rr\" && $6 == \"all\" { print $7 }' b.csv", dir);
+    long ts_n = 0, run_n = -1;
+    CU_ASSERT_EQUAL(out ? sscanf(out, "%ld %ld", &ts_n, &run_n) : 0, 2);
+    CU_ASSERT_EQUAL(ts_n, run_n);
+    CU_ASSERT_DOUBLE_EQUAL(ts_n / 20.0, 150, 10);
     free(out);
     /* 20 s at 0.5 s: samples at 0.5, 1, ..., 20 and at most one after the
      * last request, per variant */

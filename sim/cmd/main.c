@@ -28,6 +28,8 @@
 #include "cmd/outdir.h"
 #include "cmd/partition_cmd.h"
 #include "cmd/plan_cmd.h"
+#include "cmd/plot.h"
+#include "input/scenpath.h"
 #include "search/tune.h"
 #include "search/optimize.h"
 #include "calib/validate_cmd.h"
@@ -58,14 +60,17 @@ static const char usage_main[] =
     "  validate SCEN PROF...  simulate the end-to-end runs of profiles, compare with the measured\n"
     "  optimize SCENARIO ...  search an ensemble's allocation matrix for throughput (E's Algorithms 1, 2)\n"
     "  plugins [SCENARIO]     list the policy plugins found on the search path\n"
+    "  plot KIND CSV...       draw CSVs with gnuplot: variants over time, CDFs, a metric vs a sweep axis\n"
     "\n"
     "`servesim <command> --help` describes each command.  --version prints the version.\n"
+    "A SCENARIO (or SWEEP) that is no file is looked for by name: servesim run default runs the shipped\n"
+    "scenarios/default.yaml ($SERVESIM_SCENARIO_PATH, then the install's share/servesim/scenarios).\n"
     "Every command also takes --max-input-bytes SIZE (the cap on an input file) and --max-memory SIZE\n"
     "(on a scenario's estimated memory, default 8G): docs/limits.md.\n"
     "Exit status: 0 ok, 1 run failed, 2 bad input.\n";
 
 static const char usage_run[] =
-    "usage: servesim run SCENARIO.yaml [options]\n"
+    "usage: servesim run SCENARIO.yaml|NAME [options]\n"
     "\n"
     "  -o, --output PATH       results CSV, its folders made (default: below; -: the standard output,\n"
     "                          no summary CSV; with --quiet for the CSV alone)\n"
@@ -251,7 +256,7 @@ static int parse_opts(const char *cmd, const char *help, int argc, char **argv, 
         } else if (a[0] == '-' && a[1]) {
             return ss_bad_usage(cmd, "unknown option '%s'", a);
         } else if (!o->scenario) {
-            o->scenario = a;
+            o->scenario = ss_scenario_locate(a); /* a file, or a shipped scenario's name */
         } else {
             return ss_bad_usage(cmd, "unexpected argument '%s'", a);
         }
@@ -724,7 +729,7 @@ static int cmd_sweep(int argc, char **argv)
             goto done;
         }
     }
-    const char *path = c.path, *output = c.output;
+    const char *path = ss_scenario_locate(c.path), *output = c.output;
     int quiet = c.quiet;
     if (!path) {
         rc = ss_bad_usage("sweep", "%s", "missing SWEEP.yaml");
@@ -842,8 +847,9 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "calibrate") == 0) return ss_cmd_calibrate(argc - 2, argv + 2);
     if (strcmp(cmd, "validate") == 0) return ss_cmd_validate(argc - 2, argv + 2);
     if (strcmp(cmd, "optimize") == 0) return ss_cmd_optimize(argc - 2, argv + 2);
+    if (strcmp(cmd, "plot") == 0) return ss_cmd_plot(argc - 2, argv + 2);
     static const char *const cmds[] = {"run", "check", "plugins", "sweep", "compare", "flows", "plan", "partition", "tune",
-                                       "calibrate", "validate", "optimize", NULL};
+                                       "calibrate", "validate", "optimize", "plot", NULL};
     const char *near = ss_suggest(cmd, cmds);
     fprintf(stderr, "servesim: unknown command '%s'%s%s%s\n%s", cmd, near ? " (did you mean '" : "",
             near ? near : "", near ? "'?)" : "", usage_main);

@@ -9,6 +9,7 @@
 
 #include "core/afile.h"
 #include "cmd/plan.h"
+#include "input/scenpath.h"
 
 static const char usage[] =
     "usage: servesim plan PLAN.yaml [options]\n"
@@ -44,7 +45,7 @@ int ss_cmd_plan(int argc, char **argv)
         return rc;
     }
     ss_err err = {0};
-    ss_plan *p = ss_plan_load(c.path, c.sets, c.nsets, &err);
+    ss_plan *p = ss_plan_load(ss_scenario_locate(c.path), c.sets, c.nsets, &err); /* a file, or a shipped plan by name */
     if (!p) {
         fprintf(stderr, "%s\n", err.msg);
         ss_cli_free(&c);

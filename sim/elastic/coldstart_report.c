@@ -8,6 +8,7 @@
 
 #include <gsl/gsl_statistics_double.h>
 
+#include "core/columns.h"
 #include "serve/world.h"
 #include "elastic/coldstart_internal.h"
 #include "elastic/elastic.h"
@@ -34,7 +35,7 @@ void ss_world_coldstarts(ss_world *w, FILE *fp)
 /* duration_s = data_s (waiting for and moving the data to the host) + load_s + send_s */
 void ss_world_coldstarts_header(FILE *fp)
 {
-    fputs("variant,replication,model,host,gpu,source,start_s,up_s,duration_s,data_s,load_s,send_s\n", fp);
+    ss_columns_header(fp, SS_CSV_COLDSTARTS, SS_COLS_BASE);
 }
 
 void ss_cs_declare(ss_world *w)

@@ -231,6 +231,7 @@ struct ss_world {
     double ts_interval_s;
     int ts_control;          /* the time series has the control columns */
     double *ts_area_prev;    /* per model: busy server-seconds at the previous sample */
+    uint64_t *ts_arrivals;   /* per model: requests created for it since the previous sample (workload.c) */
     double wall_s;
     struct ss_pipe *pipe;    /* block pipeline (pipeline.c), or NULL */
     /* Hooks a kind-specific world or the sources set at build (NULL: none). */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/afile.h"
+#include "core/columns.h"
 #include "core/engine.h"
 #include "core/metrics.h"
 #include "core/rng.h"
@@ -311,7 +312,7 @@ size_t ss_world_extra_columns(const ss_world *w, const char *const **names)
 
 void ss_world_requests_header(FILE *fp)
 {
-    fputs("variant,replication,request,workload,model,arrival_s,finish_s,latency_ms,queue_ms,dropped,measured,service_ms\n", fp);
+    ss_columns_header(fp, SS_CSV_REQUESTS, SS_COLS_BASE);
 }
 
 void ss_sub_free_serving(ss_world *w)
@@ -380,6 +381,7 @@ void ss_sub_free_rest(ss_world *w)
     free(w->chunks);
     free(w->ts_area_prev);
     if (w->fnet) ss_flownet_free(w->fnet);
+    free(w->ts_arrivals);
     ss_engine_free(w->eng);
     free(w->broken);
     free(w->failed);

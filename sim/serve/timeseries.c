@@ -28,21 +28,25 @@
  * and, for a scenario with LLM models in `models:` (docs/llm.md, "Serverless LLMs"):
  *   kv_cache     the mean fraction of KV blocks held over its up engines, empty for other models
  *   ttft_mean_s  the mean time to first token of its requests whose first token came in
- *                (t - interval, t], empty if none */
+ *                (t - interval, t], empty if none
+ * and, last, in every row the substrate writes (not an `llm:` world's):
+ *   arrivals     requests created for the model (the first model of their task) since
+ *                the previous sample: the offered load, arrivals / interval per second
+ * The header comes from core/columns.c's table, which `servesim plot` labels from. */
 #include <math.h>
 #include <stdlib.h>
 
 #include "core/afile.h"
+#include "core/columns.h"
 #include "serve/serve.h"
 #include "serve/world.h"
 
 void ss_world_timeseries_header(FILE *fp, int control)
 {
-    fputs("variant,replication,t_s,model,replicas,queued,in_service,utilisation,starting,draining", fp);
-    if (control & SS_TS_CONTROL) fputs(",cores,rt_mean_s", fp);
-    if (control & SS_TS_LLM) fputs(",kv_cache", fp);
-    if (control & SS_TS_LLM_MODELS) fputs(",kv_cache,ttft_mean_s", fp);
-    fputc('\n', fp);
+    ss_columns_header(fp, SS_CSV_TIMESERIES,
+                      SS_COLS_BASE | (control & SS_TS_CONTROL ? SS_COLS_CONTROL : 0) |
+                          (control & SS_TS_LLM ? SS_COLS_LLM : SS_COLS_ARRIVALS) |
+                          (control & SS_TS_LLM_MODELS ? SS_COLS_LLM_MODELS : 0));
 }
 
 static void sample(ss_engine *eng, void *ctx, uint64_t arg)
@@ -88,6 +92,8 @@ static void sample(ss_engine *eng, void *ctx, uint64_t arg)
             fputc(',', w->ts_csv);
             if (!isnan(ttft)) fprintf(w->ts_csv, "%.6f", ttft);
         }
+        if (!(w->ts_control & SS_TS_LLM)) fprintf(w->ts_csv, ",%llu", (unsigned long long)w->ts_arrivals[m]);
+        w->ts_arrivals[m] = 0;
         fputc('\n', w->ts_csv);
     }
     w->daemons--; /* this sample has fired */
@@ -104,6 +110,8 @@ void ss_world_timeseries(ss_world *w, FILE *fp, double interval_s, int control)
     w->ts_interval_s = interval_s;
     free(w->ts_area_prev);
     w->ts_area_prev = ss_xcalloc(w->sc->nmodels + 1, sizeof *w->ts_area_prev);
+    free(w->ts_arrivals);
+    w->ts_arrivals = ss_xcalloc(w->sc->nmodels + 1, sizeof *w->ts_arrivals);
     ss_schedule(w->eng, interval_s, sample, w, 0);
     w->daemons++;
 }

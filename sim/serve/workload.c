@@ -61,6 +61,7 @@ static void create(ss_source *s, uint32_t client)
         if (w->wstats) w->wstats[r->workload].arrived++;
     }
     w->generated++;
+    if (w->ts_arrivals && sc->tasks[r->task].nstages) w->ts_arrivals[sc->tasks[r->task].stages[0]]++; /* the time series' */
     if (s->trip_s > 0) ss_schedule(w->eng, r->created_s + s->trip_s, route_ev, w, (uint64_t)(uintptr_t)r);
     else ss_route(w, r);
 }
