@@ -308,7 +308,7 @@ static void test_shipped_scenarios(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "hits True"));
     CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "served True"));
     CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "storm ['knative-cloud']"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", ",draining,kv_cache,ttft_mean_s\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", ",draining,kv_cache,ttft_mean_s,arrivals\n"));
     if (rc) fprintf(stderr, "\n%s\n", out ? out : "");
     free(out);
     ss_test_rmtree(dir);
@@ -414,7 +414,28 @@ static void test_disaggregated_over_fabric(void)
     }
 }
 
-SS_TEST_SUITE("llm-serve", {"P/D disaggregation: KV caches over the fabric, bytes / bandwidth, shared max-min",
+/* Cases a review found stalling or aborting, each now run to its end with every request served:
+ * priority scheduling where the request needing a block is last in the order (it preempts itself;
+ * the pass goes on), conversations without chunked prefill (a turn beyond the token budget starts
+ * a new conversation), and a task of two LLM models of different caches (each stage draws its own
+ * tokens).  tests/data/llm-review/. */
+static void test_review_cases(void)
+{
+    static const char *const cases[] = {"P", "B", "T"};
+    for (int k = 0; k < 3; k++) {
+        char *out = NULL;
+        int rc = ss_test_sh(&out, "cd %s/tests/data/llm-review && %s run %s.yaml -o - --quiet | python3 -c \"import "
+                                  "csv,sys; rs=[r for r in csv.DictReader(sys.stdin) if r['model'] == 'all']; "
+                                  "print('ran', len(rs))\"",
+                            SS_SRC_DIR, SS_BIN, cases[k]);
+        CU_ASSERT_EQUAL(rc, 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "ran 1"));
+        if (rc) fprintf(stderr, "\n%s: %s\n", cases[k], out ? out : "");
+        free(out);
+    }
+}
+
+SS_TEST_SUITE("llm-serve", {"the review's stalls and aborts run to their end", test_review_cases}, {"P/D disaggregation: KV caches over the fabric, bytes / bandwidth, shared max-min",
                             test_disaggregated_over_fabric}, {"an engine that fails: what it held re-routed or lost", test_engine_fails}, {"the shipped LLM scenarios on the substrate", test_shipped_scenarios}, {"one request alone on an engine instance: TTFT and E2E by hand", test_one_request_alone},
               {"beyond max_num_seqs a request waits in the model's queue", test_queue_beyond_max_num_seqs},
               {"a trace's token counts, and a row no engine holds refused", test_trace_tokens},

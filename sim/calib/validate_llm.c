@@ -133,7 +133,9 @@ static void scenario_settings(const char *path, const ss_llm_cfg *c, const ss_vl
              {"long_prefill_token_threshold", c->long_prefill_token_threshold, run->long_prefill_token_threshold},
              {"chunked_prefill", (unsigned long long)c->chunked_prefill, (unsigned long long)run->enable_chunked_prefill},
              {"prefix_caching", (unsigned long long)c->prefix_caching, (unsigned long long)run->enable_prefix_caching},
-             {"reserve_full_isl", (unsigned long long)c->reserve_full_isl, (unsigned long long)run->reserve_full_isl}};
+             {"reserve_full_isl", (unsigned long long)c->reserve_full_isl, (unsigned long long)run->reserve_full_isl},
+             /* vLLM's scheduling_policy, fcfs unless the run says otherwise (meta.json does not) */
+             {"scheduling_policy (0 fcfs, 1 priority, 2 shortest-prompt)", (unsigned long long)c->policy, 0}};
     for (size_t i = 0; i < sizeof u / sizeof u[0]; i++)
         if (u[i].sim != u[i].meas) printf("  %s: %llu simulated, %llu in the run\n", u[i].name, u[i].sim, u[i].meas), n++;
     if (!n) printf("  none: every engine setting as in the run\n");
@@ -154,6 +156,11 @@ static const ss_llm_scn *scenario_engine(const ss_scenario *sc, ss_llm_cfg *cfg,
     if (!s) {
         ss_err_at(err, sc->path, 1, 1, "%s", "no LLM engine here: expected an llm: section or a model with llm: "
                                              "(docs/llm.md)");
+        return NULL;
+    }
+    if (s->tp_size > 1) {
+        ss_err_at(err, sc->path, 1, 1, "its engine is on %u GPUs (tensor_parallel): a measured run is replayed on "
+                                       "one engine of one GPU here", s->tp_size);
         return NULL;
     }
     if (!blocks) {

@@ -110,6 +110,12 @@ static int read_workload(ss_llm_scn *s, const ss_node *w, ss_err *err)
     return read_dist(w, "output_tokens", &s->output, err);
 }
 
+/* Without chunked prefill a request preempted after its n-th output token recomputes its prompt
+ * and those tokens in one step: vLLM then requires max_num_batched_tokens >= max_model_len. */
+#define NO_CHUNK_MSG                                                                                             \
+    "prompt_tokens.max + output_tokens.max (%u) without chunked prefill: more than the token budget (%u), "     \
+    "which a preempted request recomputes in one step (vLLM requires max_num_batched_tokens >= max_model_len)"
+
 /* What no engine of these settings could serve, refused before the run. */
 static int check_fit(const ss_llm_scn *s, const ss_node *n, ss_err *err)
 {
@@ -133,24 +139,23 @@ static int check_fit(const ss_llm_scn *s, const ss_node *n, ss_err *err)
     const ss_node *w = ss_map_find(n, "workload");
     for (size_t i = 0; i < s->ntrace; i++) {
         double need = (double)s->trace_prompt[i] + s->trace_output[i];
-        if (need > kv_tokens || (!s->chunked_prefill && s->trace_prompt[i] > s->max_num_batched_tokens))
+        if (need > kv_tokens || (!s->chunked_prefill && need > s->max_num_batched_tokens))
             return ss_err_at(err, s->trace_path, (int)(i + 2), 1,
                              need > kv_tokens ? "a request of %.0f tokens (prompt and output): the KV cache holds %.0f "
                                                 "(engine.num_gpu_blocks x block_size)"
-                                              : "a prompt of %.0f tokens without chunked prefill: more than the token "
-                                                "budget (%.0f, engine.max_num_batched_tokens)",
-                             need > kv_tokens ? need : (double)s->trace_prompt[i],
-                             need > kv_tokens ? kv_tokens : (double)s->max_num_batched_tokens);
+                                              : "a request of %.0f tokens (prompt and output) without chunked prefill: "
+                                                "more than the token budget (%.0f, engine.max_num_batched_tokens), which "
+                                                "a preempted request recomputes in one step",
+                             need, need > kv_tokens ? kv_tokens : (double)s->max_num_batched_tokens);
     }
     if (!s->trace_path && (double)s->prompt.max + s->output.max > kv_tokens)
         return ss_node_err(ss_map_find(w, "prompt_tokens"), err,
                            "prompt_tokens.max + output_tokens.max (%u): a request that long does not fit the KV "
                            "cache's %.0f tokens (engine.num_gpu_blocks x block_size)",
                            s->prompt.max + s->output.max, kv_tokens);
-    if (!s->trace_path && !s->chunked_prefill && s->prompt.max > s->max_num_batched_tokens)
-        return ss_node_err(ss_map_find(w, "prompt_tokens"), err,
-                           "prompt_tokens.max (%u) without chunked prefill: more than the token budget (%u)",
-                           s->prompt.max, s->max_num_batched_tokens);
+    if (!s->trace_path && !s->chunked_prefill && (double)s->prompt.max + s->output.max > s->max_num_batched_tokens)
+        return ss_node_err(ss_map_find(w, "prompt_tokens"), err, NO_CHUNK_MSG, s->prompt.max + s->output.max,
+                           s->max_num_batched_tokens);
     return 0;
 }
 
@@ -240,10 +245,9 @@ int ss_llm_model_key_read(ss_llm_scn **out, const ss_node *n, ss_err *err)
     TRY(read_engine(s, eng, 0, err));
     TRY(read_dist(n, "prompt_tokens", &s->prompt, err));
     TRY(read_dist(n, "output_tokens", &s->output, err));
-    if (!s->chunked_prefill && s->prompt.max > s->max_num_batched_tokens)
-        return ss_node_err(ss_map_find(n, "prompt_tokens"), err,
-                           "prompt_tokens.max (%u) without chunked prefill: more than the token budget (%u)",
-                           s->prompt.max, s->max_num_batched_tokens);
+    if (!s->chunked_prefill && (double)s->prompt.max + s->output.max > s->max_num_batched_tokens)
+        return ss_node_err(ss_map_find(n, "prompt_tokens"), err, NO_CHUNK_MSG, s->prompt.max + s->output.max,
+                           s->max_num_batched_tokens);
     s->gpu_memory_utilization = 0.9; /* vLLM's default */
     TRY(ss_cfg_num(n, "gpu_memory_utilization", &s->gpu_memory_utilization, SS_POS, err));
     if (s->gpu_memory_utilization > 1)
@@ -270,6 +274,9 @@ int ss_llm_model_key_read(ss_llm_scn **out, const ss_node *n, ss_err *err)
         static const char *const ckeys[] = {"turns", "followup_tokens", NULL};
         TRY(ss_cfg_check_keys(cv, ckeys, "conversation", err));
         TRY(ss_llm_count(cv, "turns", &s->conv_turns, 1, 100000, 1, err));
+        if (s->role != 0)
+            return ss_node_err(cv, err, "conversation: not with a role (prefill/decode disaggregation): a "
+                                        "conversation's turns are served whole here");
         TRY(read_dist(cv, "followup_tokens", &s->followup, err));
     }
     return 0;

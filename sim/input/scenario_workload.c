@@ -136,7 +136,7 @@ static int llm_roles_fit(const ss_scenario *sc, uint32_t t, const ss_node *at, s
 }
 
 /* Every row of an LLM model's trace within the smallest KV cache of its
- * engines (and, without chunked prefill, its prompt within the token budget). */
+ * engines (and, without chunked prefill, within the token budget). */
 static int llm_rows_fit(const ss_scenario *sc, uint32_t m, const ss_workload_cfg *w, const char *path, ss_err *err)
 {
     const ss_llm_scn *s = sc->models[m].llm;
@@ -150,10 +150,11 @@ static int llm_rows_fit(const ss_scenario *sc, uint32_t m, const ss_workload_cfg
             return ss_err_at(err, path, (int)(i + 2), 1,
                              "a request of %.0f tokens (prompt and output): model '%s''s smallest KV cache holds %.0f",
                              need, sc->models[m].name, kv_tokens);
-        if (!s->chunked_prefill && w->prompt_tokens[i] > s->max_num_batched_tokens)
+        if (!s->chunked_prefill && need > s->max_num_batched_tokens)
             return ss_err_at(err, path, (int)(i + 2), 1,
-                             "a prompt of %u tokens without chunked prefill: more than model '%s''s token budget (%u)",
-                             w->prompt_tokens[i], sc->models[m].name, s->max_num_batched_tokens);
+                             "a request of %.0f tokens (prompt and output) without chunked prefill: more than model "
+                             "'%s''s token budget (%u), which a preempted request recomputes in one step",
+                             need, sc->models[m].name, s->max_num_batched_tokens);
     }
     return 0;
 }
@@ -195,9 +196,13 @@ static int read_trace(const ss_scenario *sc, ss_workload_cfg *w, const ss_node *
     int rc = sc->models[m].llm && ss_trace_has_tokens(path)
                  ? ss_trace_load_tokens(path, scale, &w->times_s, &w->prompt_tokens, &w->output_tokens, &w->ntimes, err)
                  : ss_trace_load(path, scale, &w->times_s, &w->ntimes, err);
-    for (uint32_t k = 0; rc == 0 && w->prompt_tokens && k < sc->tasks[w->task].nstages; k++)
-        if (sc->models[sc->tasks[w->task].stages[k]].llm) /* every engine the requests meet */
-            rc = llm_rows_fit(sc, sc->tasks[w->task].stages[k], w, path, err);
+    /* the rows' tokens are the first stage's, and a decode stage's right after it (later stages draw their own) */
+    const ss_task_cfg *tk = &sc->tasks[w->task];
+    for (uint32_t k = 0; rc == 0 && w->prompt_tokens && k < tk->nstages; k++) {
+        const ss_llm_scn *ks = sc->models[tk->stages[k]].llm;
+        if (k > 0 && (!ks || ks->role != SS_LLM_DECODE)) break;
+        rc = llm_rows_fit(sc, tk->stages[k], w, path, err);
+    }
     free(path);
     return rc;
 }

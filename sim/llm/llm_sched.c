@@ -122,6 +122,29 @@ static void add_prefill(ss_llm *e, ss_llm_batch *b, uint32_t n, uint32_t kv)
     e->chunk_kv[b->nprefill++] = kv;
 }
 
+/* v, counted in this step, leaves it (preempted by a later request of the pass, under an ordered
+ * policy): its tokens out of b, as vLLM gives back their budget.  The tokens it had. */
+static uint32_t uncount(ss_llm *e, ss_llm_batch *b, ss_llm_req *v)
+{
+    uint32_t n = v->scheduled;
+    b->nseqs--;
+    b->tokens -= n;
+    if (n == 1) {
+        b->ndecode--;
+        b->decode_kv_sum -= v->computed;
+    } else { /* its prefill entry (any of equal chunk and cache is the same to the step-time model) */
+        for (uint32_t k = 0; k < b->nprefill; k++)
+            if (e->chunk[k] == n && e->chunk_kv[k] == v->computed) {
+                e->chunk[k] = e->chunk[b->nprefill - 1];
+                e->chunk_kv[k] = e->chunk_kv[b->nprefill - 1];
+                b->nprefill--;
+                break;
+            }
+    }
+    v->scheduled = 0;
+    return n;
+}
+
 /* r computes n tokens this step: into the batch's description. */
 static void count(ss_llm *e, ss_llm_batch *b, ss_llm_req *r, uint32_t n)
 {
@@ -154,6 +177,7 @@ uint32_t ss_llm_schedule(ss_llm *e, ss_llm_batch *b)
             ss_llm_req *v = e->run[vi];
             for (size_t k = vi; k + 1 < e->nrun; k++) e->run[k] = e->run[k + 1];
             e->nrun--;
+            if (v->scheduled) budget += uncount(e, b, v); /* counted in this step already: out of it */
             preempt(e, v);
             preempted = 1;
             if (v == r) {
@@ -162,7 +186,9 @@ uint32_t ss_llm_schedule(ss_llm *e, ss_llm_batch *b)
             }
             if (vi < i) i--; /* r moved down one */
         }
-        if (self) break;
+        /* FCFS: r was the newest, the pass ends (vLLM's); an ordered policy goes on with the next */
+        if (self && e->cfg.policy == SS_LLM_FCFS) break;
+        if (self) continue;
         count(e, b, r, n);
         budget -= n;
         i++;

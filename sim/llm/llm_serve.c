@@ -28,10 +28,12 @@ typedef struct serve_req {
     struct serve_req *xfer_prev, *xfer_next; /* in its slot's list of transfers in flight */
 } serve_req;
 
-/* What a prefill engine leaves in a request's cb[] bytes for its decode stage. */
+/* What the LLM stages keep in a request's cb[] bytes (cleared when it is made: w->clear_cb). */
 typedef struct llm_cb {
-    uint32_t prefill_device;  /* where its KV cache is */
-    double first_token_s;     /* its first token */
+    uint32_t drawn_stage;     /* the stage + 1 whose tokens these are (0: none yet) */
+    uint32_t prompt, output;  /* ... its tokens (kept if it is re-routed: its engine failed) */
+    uint32_t prefill_device;  /* a prefill stage's: where its KV cache is, for the decode stage */
+    double first_token_s;     /* ... and its first token */
 } llm_cb;
 
 /* An LLM model: its step-time model, its token distributions' base seed, its figures. */
@@ -166,7 +168,9 @@ static uint64_t next_turn(ss_llm_serve *ls, const llm_model *lm, const ss_reques
     uint32_t follow = ss_llm_dist_draw(ls->tok, &s->followup);
     *output = ss_llm_dist_draw(ls->tok, &s->output);
     *prompt = ss_llm_dist_draw(ls->tok, &s->prompt);
-    if (c->turn > 0 && c->turn < s->conv_turns && (uint64_t)c->context + follow + *output <= lm->kv_tokens) {
+    uint64_t next = (uint64_t)c->context + follow + *output; /* the next turn's tokens, its answer's included */
+    if (c->turn > 0 && c->turn < s->conv_turns && next <= lm->kv_tokens &&
+        (s->chunked_prefill || next <= s->max_num_batched_tokens)) { /* unchunked: one step recomputes it all */
         *prompt = c->context + follow; /* the conversation so far and the user's next message */
     } else {
         c->turn = 0;
@@ -190,16 +194,25 @@ static void kv_arrived(ss_engine *eng, void *ctx, ss_flow_id id, double now_s)
     if (q->xfer_prev) q->xfer_prev->xfer_next = q->xfer_next;
     else sl->xfers = q->xfer_next;
     if (q->xfer_next) q->xfer_next->xfer_prev = q->xfer_prev;
-    ss_stat_add(&ls->kv_transfer, now_s - q->xfer_start_s);
-    if (q->r.output_tokens <= 1) { /* nothing left to decode */
+    if (q->r.output_tokens <= 1) { /* one token out, at its prefill: nothing moved, nothing to decode */
         ss_request *sr = q->sr;
         ss_instance *in = q->in;
+        llm_model *lm = &ls->m[in->model];
         ls->w->groups[in->model].views[in->index].tokens -= (uint64_t)q->r.prompt_tokens + q->r.output_tokens;
+        lm->tokens += 1;
+        if (sr->measured) {
+            ls->output_tokens += 1;
+            if (lm->s->slo_ttft_s > 0) { /* TTFT its prefill's; no TPOT */
+                ls->slo_judged++;
+                ls->slo_met += q->r.first_token_s - sr->created_s <= lm->s->slo_ttft_s;
+            }
+        }
         q->next_free = ls->free_list;
         ls->free_list = q;
         ss_serve_end(ls->w, in, sr);
         return;
     }
+    ss_stat_add(&ls->kv_transfer, now_s - q->xfer_start_s);
     ss_llm *e = sl->e;
     ss_llm_submit_prefilled(e, &q->r);
     ss_instance_view *v = &ls->w->groups[q->in->model].views[q->in->index];
@@ -213,12 +226,12 @@ static void decode_start(ss_llm_serve *ls, const llm_model *lm, ss_instance *in,
     ss_world *w = ls->w;
     const ss_scenario *sc = w->sc;
     llm_cb cb;
-    memcpy(&cb, sr->cb, sizeof cb);
+    memcpy(&cb, sr->cb, sizeof cb); /* the prefill stage's tokens and where it left the cache */
     serve_req *q = req_new(ls);
     q->sr = sr;
     q->in = in;
     q->ls = ls;
-    q->r = (ss_llm_req){.id = sr->id, .prompt_tokens = sr->prompt_tokens, .output_tokens = sr->output_tokens,
+    q->r = (ss_llm_req){.id = sr->id, .prompt_tokens = cb.prompt, .output_tokens = cb.output,
                         .arrival_s = ss_now(w->eng), .priority = sr->priority, .generated = 1,
                         .first_token_s = cb.first_token_s, .last_token_s = cb.first_token_s};
     (void)engine_of(ls, in); /* its slot */
@@ -234,11 +247,11 @@ static void decode_start(ss_llm_serve *ls, const llm_model *lm, ss_instance *in,
     size_t n = ss_topo_route(sc->topo, src, dst, sr->id, links, 64, &lat);
     if (n > 64 || n == SS_TOPO_NO_ROUTE) n = 0; /* [unreachable: the topology's GPUs are connected] */
     ss_flow_opts o = {.latency_s = lat};
-    double bytes = sr->output_tokens > 1 ? sr->prompt_tokens * lm->kv_bytes_per_token : 0;
+    double bytes = cb.output > 1 ? cb.prompt * lm->kv_bytes_per_token : 0;
     q->xfer_start_s = ss_now(w->eng);
     q->flow = ss_flow_start(w->fnet, links, n, bytes, &o, kv_arrived, q);
     ss_instance_view *v = &w->groups[in->model].views[in->index];
-    v->tokens += (uint64_t)sr->prompt_tokens + sr->output_tokens;
+    v->tokens += (uint64_t)cb.prompt + cb.output;
 }
 
 /* The substrate hands r to in's engine (a server of in taken). */
@@ -250,16 +263,23 @@ static void start(ss_world *w, ss_instance *in, ss_request *sr)
         decode_start(ls, lm, in, sr);
         return;
     }
-    uint32_t prompt = sr->prompt_tokens, output = sr->output_tokens; /* its trace row's */
+    llm_cb cb;
+    memcpy(&cb, sr->cb, sizeof cb);
+    uint32_t prompt = 0, output = 0;
     uint64_t key = 0;
-    if (!prompt && sr->client != UINT32_MAX && ls->conv && ls->conv[sr->workload]) {
+    if (cb.drawn_stage == sr->stage + 1) { /* this stage's, before it was re-routed */
+        prompt = cb.prompt, output = cb.output;
+    } else if (sr->stage == 0 && sr->prompt_tokens) { /* its trace row's (the task's first stage) */
+        prompt = sr->prompt_tokens, output = sr->output_tokens;
+    } else if (sr->client != UINT32_MAX && ls->conv && ls->conv[sr->workload]) {
         key = next_turn(ls, lm, sr, in, &prompt, &output);
-    } else if (!prompt) { /* drawn by its id alone */
-        gsl_rng_set(ls->tok, (unsigned long)ss_mix64(lm->seed ^ sr->id));
+    } else { /* drawn by its id (and stage) alone */
+        gsl_rng_set(ls->tok, (unsigned long)ss_mix64(lm->seed ^ sr->id ^ ((uint64_t)sr->stage << 40)));
         prompt = ss_llm_dist_draw(ls->tok, &lm->s->prompt);
         output = ss_llm_dist_draw(ls->tok, &lm->s->output);
     }
-    sr->prompt_tokens = prompt, sr->output_tokens = output; /* kept if it is re-routed (its engine failed) */
+    cb.drawn_stage = sr->stage + 1, cb.prompt = prompt, cb.output = output;
+    memcpy(sr->cb, &cb, sizeof cb);
     serve_req *q = req_new(ls);
     q->sr = sr;
     q->in = in;
@@ -285,7 +305,9 @@ static void done(void *ctx, ss_llm_req *r)
     int role = lm->s->role;
     double ttft = r->first_token_s - sr->created_s;
     if (role == SS_LLM_PREFILL) { /* its first token: where its KV cache is, for its decode stage */
-        llm_cb cb = {.prefill_device = in->device, .first_token_s = r->first_token_s};
+        llm_cb cb;
+        memcpy(&cb, sr->cb, sizeof cb);
+        cb.prefill_device = in->device, cb.first_token_s = r->first_token_s;
         memcpy(sr->cb, &cb, sizeof cb);
     }
     if (role != SS_LLM_DECODE) { /* TTFT where the first token came */
@@ -421,6 +443,7 @@ ss_llm_serve *ss_llm_serve_build(ss_world *w, ss_err *err)
         free(name);
     }
     w->hooks.llm_start = start;
+    w->clear_cb = 1; /* its requests' cb[] (llm_cb) start zeroed */
     w->hooks.llm_tokens = tokens;
     w->hooks.llm_kv_use = kv_use;
     w->hooks.llm_ttft_recent = ttft_recent;
@@ -483,7 +506,10 @@ void ss_llm_serve_free(ss_llm_serve *ls)
 {
     if (!ls) return;
     for (size_t i = 0; i < ls->nslots; i++)
-        if (ls->slots[i].e) ss_llm_free(ls->slots[i].e);
+        if (ls->slots[i].e) {
+            ss_llm_abort(ls->slots[i].e, let_go, ls); /* what a run cut short left inside: their blocks freed */
+            ss_llm_free(ls->slots[i].e);
+        }
     for (size_t m = 0; m < ls->w->sc->nmodels; m++) ss_llm_perf_free(ls->m[m].perf);
     for (size_t i = 0; i < ls->nchunks; i++) free(ls->chunks[i]);
     free(ls->chunks);

@@ -47,7 +47,7 @@ ss_request *ss_req_new(ss_world *w)
     r->stage = 0;
     r->resumed = 0;
     r->prompt_tokens = r->output_tokens = 0;
-    if (w->pipe) memset(r->cb, 0, sizeof r->cb);
+    if (w->pipe || w->clear_cb) memset(r->cb, 0, sizeof r->cb);
     r->id = w->next_id++;
     r->client = UINT32_MAX;
     if (++w->in_flight > w->peak_in_flight) w->peak_in_flight = w->in_flight;

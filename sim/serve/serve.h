@@ -202,6 +202,8 @@ struct ss_world {
     struct ss_flownet *cnet; /* the compute net: one link per device (its capacity), one per capped ps
                               * instance; ps requests are flows over it (core/flow.h), or NULL */
     int track;               /* keep each instance's list of requests in service (fail events, ps, preemption) */
+    int clear_cb;            /* a system keeps state in requests' cb[]: cleared when each is made (else only
+                              * for a block pipeline's world) */
     ss_task_stats *wstats;   /* per workload, when some task has two or more workloads, else NULL */
     uint64_t lost;           /* measured requests lost with a failed instance */
     uint64_t ended[3];       /* every request (measured or not) that finished, was dropped, was lost */
