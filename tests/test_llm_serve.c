@@ -311,6 +311,19 @@ static void test_shipped_scenarios(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", ",draining,kv_cache,ttft_mean_s,arrivals\n"));
     if (rc) fprintf(stderr, "\n%s\n", out ? out : "");
     free(out);
+    /* the per-request CSV's LLM columns: its cached tokens sum to the run's, every row has its TTFT */
+    out = NULL;
+    rc = ss_test_sh(&out,
+                    "cd %s && %s run scenarios/llm/conversations.yaml --variant prefix-affinity -o %s/p.csv "
+                    "--requests-csv %s/q.csv --quiet && python3 -c \"import csv,sys; "
+                    "q=list(csv.DictReader(open(sys.argv[1]))); r=[r for r in csv.DictReader(open(sys.argv[2])) if "
+                    "r['model'] == 'all'][0]; print('cols', sum(int(x['cached_tokens']) for x in q) == "
+                    "int(float(r['prefix_cache_tokens'])), all(x['ttft_ms'] != '' for x in q), len(q) > 100)\" "
+                    "%s/q.csv %s/p.csv",
+                    SS_SRC_DIR, SS_BIN, dir, dir, dir, dir);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "cols True True True"));
+    free(out);
     ss_test_rmtree(dir);
 }
 

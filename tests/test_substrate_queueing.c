@@ -73,7 +73,7 @@ static int run_reps(const char *yaml, int want_csv, take_fn take, void *ctx, siz
                     rc = -1;
                     break;
                 }
-                ss_world_requests_header(csv);
+                ss_world_requests_header(csv, 0);
             }
             ss_world *w = ss_world_build(&sc, r, csv, &err);
             if (!w) {

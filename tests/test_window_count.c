@@ -44,7 +44,7 @@ static void run_one(const char *yaml, ss_run_result *rr, ss_csv *csv, double *wa
     CU_ASSERT_EQUAL_FATAL(ss_scenario_load(&sc, path, NULL, NULL, 0, &err), 0);
     FILE *q = fopen(qpath, "w");
     CU_ASSERT_PTR_NOT_NULL_FATAL(q);
-    ss_world_requests_header(q);
+    ss_world_requests_header(q, 0);
     ss_world *w = ss_world_build(&sc, 0, q, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(w);
     ss_world_run(w);

@@ -538,7 +538,9 @@ static int cmd_run(int argc, char **argv)
     if (req_path) {
         if (ss_afile_open(&reqs, req_path, &err) < 0) goto out;
         have_reqs = 1;
-        ss_world_requests_header(reqs.fp);
+        int llm_models = 0;
+        for (size_t v = 0; v < n; v++) llm_models |= ss_llm_serve_wanted(&sc[v]);
+        ss_world_requests_header(reqs.fp, llm_models);
     }
     const char *ts_path = o.timeseries_csv ? o.timeseries_csv : sc[0].timeseries_csv_path;
     double ts_interval = o.timeseries_interval_s > 0 ? o.timeseries_interval_s : sc[0].timeseries_interval_s;

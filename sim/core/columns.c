@@ -142,6 +142,13 @@ static const ss_column requests[] = {
     {"dropped", "dropped", "", B},
     {"measured", "measured", "", B},
     {"service_ms", "service time", "ms", B},
+    /* requests of LLM models (docs/llm.md): empty for other requests and for those not served */
+    {"prompt_tokens", "prompt tokens", "", SS_COLS_LLM_MODELS},
+    {"output_tokens", "output tokens", "", SS_COLS_LLM_MODELS},
+    {"ttft_ms", "time to first token", "ms", SS_COLS_LLM_MODELS},
+    {"tpot_ms", "time per output token", "ms", SS_COLS_LLM_MODELS},
+    {"preemptions", "preemptions", "", SS_COLS_LLM_MODELS},
+    {"cached_tokens", "prompt tokens found cached", "", SS_COLS_LLM_MODELS},
 };
 
 static const ss_column coldstarts[] = {

@@ -52,7 +52,7 @@ static void kick(ss_llm *e)
 void ss_llm_submit(ss_llm *e, ss_llm_req *r)
 {
     assert(r->prompt_tokens >= 1 && r->output_tokens >= 1 && ss_llm_fits(e, r->prompt_tokens, r->output_tokens));
-    r->computed = r->generated = r->scheduled = r->preemptions = 0;
+    r->computed = r->generated = r->scheduled = r->preemptions = r->cached = 0;
     r->kv = (ss_kv_held){0};
     r->first_token_s = r->last_token_s = NAN;
     ss_llm_wait_push_back(e, r);

@@ -211,6 +211,7 @@ uint32_t ss_llm_schedule(ss_llm *e, ss_llm_batch *b)
             ss_kv_touch(&e->kv, &r->kv, ss_llm_key(r), hits);
             r->computed = done;
             e->st.tokens_cached += (uint64_t)hits * bs;
+            r->cached += hits * bs;
         }
         int grown = ss_kv_grow(&e->kv, &r->kv, (uint64_t)done + n);
         assert(grown);

@@ -34,6 +34,10 @@ typedef struct llm_cb {
     uint32_t prompt, output;  /* ... its tokens (kept if it is re-routed: its engine failed) */
     uint32_t prefill_device;  /* a prefill stage's: where its KV cache is, for the decode stage */
     double first_token_s;     /* ... and its first token */
+    /* the per-request CSV's columns, as its stages finish (ttft_s, tpot_s NAN: not yet) */
+    int served;
+    double ttft_s, tpot_s;
+    uint32_t preemptions, cached;
 } llm_cb;
 
 /* An LLM model: its step-time model, its token distributions' base seed, its figures. */
@@ -304,6 +308,18 @@ static void done(void *ctx, ss_llm_req *r)
     llm_model *lm = &ls->m[in->model];
     int role = lm->s->role;
     double ttft = r->first_token_s - sr->created_s;
+    if (ls->w->req_csv) { /* its row's LLM columns */
+        llm_cb cb;
+        memcpy(&cb, sr->cb, sizeof cb);
+        if (!cb.served) cb.ttft_s = cb.tpot_s = NAN;
+        cb.served = 1;
+        if (role != SS_LLM_DECODE) cb.ttft_s = ttft;
+        if (role != SS_LLM_PREFILL && r->output_tokens > 1)
+            cb.tpot_s = (r->last_token_s - r->first_token_s) / (r->output_tokens - 1);
+        cb.preemptions += r->preemptions;
+        cb.cached += r->cached;
+        memcpy(sr->cb, &cb, sizeof cb);
+    }
     if (role == SS_LLM_PREFILL) { /* its first token: where its KV cache is, for its decode stage */
         llm_cb cb;
         memcpy(&cb, sr->cb, sizeof cb);
@@ -341,6 +357,23 @@ static void done(void *ctx, ss_llm_req *r)
 }
 
 static uint64_t tokens(const ss_world *w, uint32_t m) { return w->llms->m[m].tokens; }
+
+/* r's LLM columns in the per-request CSV. */
+static void req_cols(const ss_world *w, const ss_request *r, FILE *fp)
+{
+    (void)w;
+    llm_cb cb;
+    memcpy(&cb, r->cb, sizeof cb);
+    if (!cb.drawn_stage) {
+        fputs(",,,,,,", fp);
+        return;
+    }
+    fprintf(fp, ",%u,%u,", cb.prompt, cb.output);
+    if (cb.served && !isnan(cb.ttft_s)) fprintf(fp, "%.9f", cb.ttft_s * 1e3);
+    fputc(',', fp);
+    if (cb.served && !isnan(cb.tpot_s)) fprintf(fp, "%.9f", cb.tpot_s * 1e3);
+    fprintf(fp, ",%u,%u", cb.preemptions, cb.cached);
+}
 
 /* A request a failed engine let go of: its record back to the pool (the substrate re-routes it). */
 static void let_go(void *ctx, ss_llm_req *r)
@@ -449,6 +482,7 @@ ss_llm_serve *ss_llm_serve_build(ss_world *w, ss_err *err)
     w->hooks.llm_ttft_recent = ttft_recent;
     w->hooks.llm_affinity = affinity;
     w->hooks.llm_failed = failed;
+    w->hooks.llm_req_cols = req_cols;
     for (size_t k = 0; k < sc->nworkloads; k++) { /* closed loops on a model with conversations */
         const ss_workload_cfg *wc = &sc->workloads[k];
         const ss_llm_scn *s = sc->models[sc->tasks[wc->task].stages[0]].llm;

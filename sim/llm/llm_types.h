@@ -44,6 +44,7 @@ typedef struct ss_llm_req {
     ss_kv_held kv;            /* KV blocks held (and, after a preemption, those it held) */
     uint32_t scheduled;       /* tokens in the step in flight (0: none) */
     uint32_t preemptions;
+    uint32_t cached;          /* prompt tokens found in the prefix cache, over its admissions */
     double first_token_s;     /* its first output token (NAN before) */
     double last_token_s;      /* its latest output token */
 } ss_llm_req;

@@ -82,8 +82,10 @@ static void request_line(ss_world *w, const ss_request *r, int dropped)
     ss_csv_field(w->req_csv, w->sc->workloads[r->workload].name);
     fputc(',', w->req_csv);
     ss_csv_field(w->req_csv, w->sc->tasks[r->task].name);
-    fprintf(w->req_csv, ",%.9f,%.9f,%.9f,%.9f,%d,%d,%.9f\n", r->created_s, now, (now - r->created_s) * 1e3,
+    fprintf(w->req_csv, ",%.9f,%.9f,%.9f,%.9f,%d,%d,%.9f", r->created_s, now, (now - r->created_s) * 1e3,
             r->queue_s * 1e3, dropped, r->measured, r->service_s * 1e3);
+    if (w->hooks.llm_req_cols) w->hooks.llm_req_cols(w, r, w->req_csv);
+    fputc('\n', w->req_csv);
 }
 
 

@@ -164,6 +164,9 @@ typedef struct ss_hooks {
     /* ... instance in failed: its engine lets go of every request it held (the substrate re-routes or
      * loses them: they are on in->serving) */
     void (*llm_failed)(ss_world *w, ss_instance *in);
+    /* ... the LLM columns of r's row in the per-request CSV (",prompt,output,ttft,tpot,preemptions,cached";
+     * empty fields for a request no engine finished): when set (the world has LLM models) */
+    void (*llm_req_cols)(const ss_world *w, const ss_request *r, FILE *fp);
     /* A system whose time-series rows are its own (sim/llm/llm_world.c: one per engine): when set,
      * a sample (timeseries.c) calls it at now instead of writing the models' rows. */
     void (*ts_rows)(ss_world *w, double now);

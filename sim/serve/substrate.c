@@ -310,9 +310,9 @@ size_t ss_world_extra_columns(const ss_world *w, const char *const **names)
     return w->nextra_cols;
 }
 
-void ss_world_requests_header(FILE *fp)
+void ss_world_requests_header(FILE *fp, int llm)
 {
-    ss_columns_header(fp, SS_CSV_REQUESTS, SS_COLS_BASE);
+    ss_columns_header(fp, SS_CSV_REQUESTS, SS_COLS_BASE | (llm ? SS_COLS_LLM_MODELS : 0));
 }
 
 void ss_sub_free_serving(ss_world *w)

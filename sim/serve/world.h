@@ -17,7 +17,9 @@ typedef struct ss_world ss_world;
 /* The extra columns w's results will carry, in order: *names points into
  * the world (valid until ss_world_free).  Returns their number. */
 size_t ss_world_extra_columns(const ss_world *w, const char *const **names);
-void ss_world_requests_header(FILE *fp);
+/* llm: the scenario has LLM models in `models:` (their columns: prompt and output tokens, TTFT, TPOT,
+ * preemptions, cached prompt tokens). */
+void ss_world_requests_header(FILE *fp, int llm);
 
 /* Sample every model's state into fp every interval_s of simulated time,
  * from interval_s on, while anything else is still to happen (timeseries.c).
