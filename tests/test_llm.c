@@ -10,6 +10,7 @@
 #include "llm/llm_engine.h"
 #include "llm/llm_fleet.h"
 #include "llm/llm_roofline.h"
+#include "llm/llm_fit.h"
 #include "llm/llm_tp.h"
 #include "test.h"
 
@@ -259,6 +260,23 @@ static void test_tensor_parallel_by_hand(void)
     CU_ASSERT_DOUBLE_EQUAL(ss_llm_tp_step_s(&tp, &b), 0.01 + 5 * 20.8e-6 + 10.01e-6, 1e-15);
 }
 
+/* The fitted step time by hand: 2 layers, a knee of 100 tokens; a step of one decode after 50 cached
+ * tokens and one prefill of 30 after 10: T 31, S 2.  dense 1e-4 + 1e-6 x max(31, 100) = 2e-4;
+ * attention 1e-5 + 1e-6 x 1 + 1e-8 x 50 + 1e-7 x 30 + 1e-9 x 30 (10 + 15.5) = 1.42765e-5; once
+ * 1e-5 + 1e-7 x 31; per sequence 1e-3 + 1e-6 x 2. */
+static void test_fit_by_hand(void)
+{
+    ss_llm_fit f = {.c = {[SS_FIT_LAYERS] = 2, [SS_FIT_KNEE] = 100, [SS_FIT_D0] = 1e-4, [SS_FIT_D1] = 1e-6,
+                          [SS_FIT_A0] = 1e-5, [SS_FIT_ADEC] = 1e-6, [SS_FIT_AKV] = 1e-8, [SS_FIT_ATOK] = 1e-7,
+                          [SS_FIT_APRE] = 1e-9, [SS_FIT_E0] = 1e-5, [SS_FIT_E1] = 1e-7, [SS_FIT_S0] = 1e-3,
+                          [SS_FIT_S1] = 1e-6}};
+    uint32_t chunk = 30, kv = 10;
+    ss_llm_batch b = {.nseqs = 2, .tokens = 31, .ndecode = 1, .decode_kv_sum = 50, .nprefill = 1,
+                      .prefill_chunk = &chunk, .prefill_kv = &kv};
+    double attn = 1e-5 + 1e-6 + 1e-8 * 50 + 1e-7 * 30 + 1e-9 * 30 * (10 + 15.5);
+    CU_ASSERT_DOUBLE_EQUAL(ss_llm_fit_step_s(&f, &b), 2 * (2e-4 + attn) + 1e-5 + 1e-7 * 31 + 1e-3 + 2e-6, 1e-15);
+}
+
 /* A fleet's stream: arrivals from an array. */
 typedef struct arr_src {
     const ss_llm_arrival *a;
@@ -393,7 +411,8 @@ SS_TEST_SUITE("llm", {"the shipped LLM scenario runs, reruns byte for byte, both
               {"P/D disaggregation: a KV transfer takes bytes / bandwidth, and shares a busy NIC max-min",
                test_disaggregated_kv_transfer}, {"a fleet routes round-robin or to the fewest outstanding tokens", test_fleet_routing},
               {"a fleet refuses what no cache holds, holds only what is in flight", test_fleet_refuses_and_streams}, {"the roofline step time by hand", test_roofline_by_hand},
-              {"tensor parallelism's collectives by hand", test_tensor_parallel_by_hand}, {"one request alone: TTFT its prefill, E2E plus output - 1 decodes", test_one_request_alone},
+              {"tensor parallelism's collectives by hand", test_tensor_parallel_by_hand},
+              {"the fitted step time by hand", test_fit_by_hand}, {"one request alone: TTFT its prefill, E2E plus output - 1 decodes", test_one_request_alone},
               {"chunked prefill splits a long prompt by the token budget", test_chunked_prefill},
               {"a full KV cache preempts the newest request, which recomputes", test_full_cache_preempts_newest},
               {"max_num_seqs holds the rest waiting", test_sequence_cap},

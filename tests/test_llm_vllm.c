@@ -198,6 +198,35 @@ static void test_scenario_intervals(void)
     ss_test_rmtree(dir);
 }
 
-SS_TEST_SUITE("llm-vllm", {"servesim validate --llm-perf: the run, its settings, the CSV", test_cli},
+/* servesim calibrate --llm-perf: the RTX 4090 profile fitted into coefficients, and a scenario on them
+ * replays the measured run with every judged figure within its tolerance (docs/llm.md says +5% to +8%). */
+static void test_fitted_step_time(void)
+{
+    if (access(RUN_DIR "/requests.jsonl", R_OK) != 0) {
+        printf("(skipped: %s absent) ", LLM_DIR);
+        return;
+    }
+    char *dir = ss_test_tmpdir(), *out = NULL;
+    char *yaml = ss_xasprintf("name: v\nseed: 1\nduration_s: 10\n"
+                              "hosts:\n  - name: h\n    devices:\n      - {name: gpu0, kind: gpu, vram_gib: 23.52}\n"
+                              "models:\n  - name: llama\n    llm:\n      model: %s\n      step_time: {fit: %s/fit.json}\n"
+                              "      engine: {max_num_seqs: 256, max_num_batched_tokens: 2048, num_gpu_blocks: 2587}\n"
+                              "      prompt_tokens: {mean: 857, max: 3998}\n      output_tokens: {mean: 652, max: 1021}\n"
+                              "deployment:\n  - {model: llama, device: gpu0}\n"
+                              "workloads:\n  - {name: w, kind: poisson, target: llama, rate_rps: 1}\n",
+                              MODEL_JSON, dir);
+    free(ss_test_write(dir, "s.yaml", yaml));
+    int rc = ss_test_sh(&out, "%s calibrate --llm-perf %s --llm-model %s -o %s/fit.json --quiet && "
+                              "%s validate %s --llm-scenario %s/s.yaml",
+                        SS_BIN, PERF_DIR, MODEL_JSON, dir, SS_BIN, RUN_DIR, dir);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "the fitted step-time model of"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "0 of 8 judged errors beyond their tolerance"));
+    free(out);
+    free(yaml);
+    ss_test_rmtree(dir);
+}
+
+SS_TEST_SUITE("llm-vllm", {"servesim calibrate --llm-perf, then a scenario on the fit within 10%", test_fitted_step_time}, {"servesim validate --llm-perf: the run, its settings, the CSV", test_cli},
               {"validate --llm-scenario: settings named, 95% intervals over the interpolation", test_scenario_intervals},
               {"the roofline alone on the same run: its error where docs/llm.md states it", test_roofline_run}, {"the step-time model agrees with LLMServingSim's formula", test_step_times}, {"RTX 4090, Llama-3.1-8B: the measured vLLM run within 10%", test_rtx4090_llama_8b})

@@ -36,6 +36,11 @@ static const char usage[] =
     "                      (default: the only device other than the CPU's)\n"
     "  --cpu D             with --model-profile: the device of the batch-1 samples over threads (default: cpu)\n"
     "  --quiet             print no summary\n"
+    "  --llm-perf PERF_DIR --llm-model CONFIG.json [--llm-budget N]\n"
+    "                      instead: fit an LLM engine's per-operator profile (PERF_DIR: dense.csv,\n"
+    "                      per_sequence.csv, attention.csv) for the model of CONFIG.json into a step-time\n"
+    "                      model of five coefficients for step_time: {fit: FILE} (docs/llm.md, \"A fitted step\n"
+    "                      time\"), over batches within N tokens a step (default 2048)\n"
     "\n"
     "Fits, over the samples of all the profiles (docs/profiles.md): latency vs batch per\n"
     "(model, piece, device, threads), hop cost vs bytes per transport and memcpy time vs bytes by\n"
@@ -70,8 +75,45 @@ static int parse_threads(const char *v, unsigned *out)
     return 0;
 }
 
+/* `--llm-perf DIR --llm-model CONFIG [--llm-budget N] -o FILE [--quiet]`, if argv asks for it: its exit
+ * status, else -1. */
+static int llm_mode(int argc, char **argv)
+{
+    const char *perf = NULL, *model = NULL, *out = NULL;
+    unsigned long budget = 2048;
+    int quiet = 0, llm = 0;
+    for (int i = 0; i < argc; i++) llm |= strcmp(argv[i], "--llm-perf") == 0 || strcmp(argv[i], "--llm-model") == 0;
+    if (!llm) return -1;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--quiet") == 0) {
+            quiet = 1;
+            continue;
+        }
+        if (strcmp(a, "--llm-perf") && strcmp(a, "--llm-model") && strcmp(a, "-o") && strcmp(a, "--output") &&
+            strcmp(a, "--llm-budget"))
+            return ss_bad_usage("calibrate", "with --llm-perf: unknown option or file '%s'", a);
+        if (!v || !v[0]) return ss_bad_usage("calibrate", "%s needs a value", a);
+        i++;
+        if (strcmp(a, "--llm-perf") == 0) perf = v;
+        else if (strcmp(a, "--llm-model") == 0) model = v;
+        else if (strcmp(a, "--llm-budget") == 0) {
+            char *end;
+            budget = strtoul(v, &end, 10);
+            if (*end || v[0] == '-' || budget < 1 || budget > 1u << 24)
+                return ss_bad_usage("calibrate", "--llm-budget: expected a whole number from 1 to 16777216, got '%s'",
+                                    v);
+        } else out = v;
+    }
+    if (!perf || !model || !out)
+        return ss_bad_usage("calibrate", "%s", "--llm-perf PERF_DIR, --llm-model CONFIG.json and -o FILE go together");
+    return ss_cal_llm(perf, model, (unsigned)budget, out, quiet);
+}
+
 int ss_cmd_calibrate(int argc, char **argv)
 {
+    int llm = llm_mode(argc, argv);
+    if (llm >= 0) return llm;
     ss_calib_opts o = {0};
     const char *output = NULL;
     const char **files = ss_xcalloc((size_t)argc + 1, sizeof *files);

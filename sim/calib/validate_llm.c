@@ -41,6 +41,7 @@
 #include "input/scenario_load.h"
 #include "input/vllm_run.h"
 #include "input/llm_model.h"
+#include "llm/llm_fit.h"
 #include "llm/llm_perf.h"
 #include "llm/llm_replay.h"
 #include "llm/llm_roofline.h"
@@ -230,6 +231,8 @@ int ss_val_llm(const char *run_dir, const char *perf_dir, const char *gpu_path, 
     ss_llm_roofline roof = {0};
     ss_scenario sc;
     int have_sc = 0;
+    ss_llm_fit fit = {0};
+    const char *fit_path = NULL;
     ss_llm_cfg cfg;
     if (ss_vllm_run_read(run_dir, &run, &err) < 0) goto out;
     have_run = 1;
@@ -240,12 +243,13 @@ int ss_val_llm(const char *run_dir, const char *perf_dir, const char *gpu_path, 
         if (!spec) goto out;
         perf_dir = spec->profile_dir, gpu_path = spec->gpu_path, model_path = spec->model_path;
         model = spec->model;
+        if (spec->fit_path) fit = ss_llm_fit_of(spec->fit), fit_path = spec->fit_path;
     } else {
         if (ss_llm_model_read(model_path, &model, &err) < 0) goto out;
         cfg = ss_llm_cfg_of_run(&run);
     }
     if (perf_dir && !(perf = ss_llm_perf_load(perf_dir, model.layers, &err))) goto out;
-    if (!perf_dir) {
+    if (!perf_dir && !fit_path) {
         if (model.moe) {
             ss_err_at(&err, model_path, 1, 1, "%s", "a mixture of experts (num_experts): the roofline models dense "
                                                     "decoders only; use a per-operator profile (--llm-perf)");
@@ -301,11 +305,14 @@ int ss_val_llm(const char *run_dir, const char *perf_dir, const char *gpu_path, 
     if (perf_dir) read_prof_meta(perf_dir, &pm);
     if (!quiet && scenario) scenario_settings(scenario, &cfg, &run);
     if (!quiet && perf_dir && !scenario) settings(&pm, &run);
-    if (!quiet && !perf_dir)
+    if (!quiet && fit_path)
+        printf("validate: the fitted step-time model of %s (servesim calibrate --llm-perf)\n", fit_path);
+    if (!quiet && !perf_dir && !fit_path)
         printf("validate: the roofline step-time model (ESTIMATED): %s's datasheet, %.4g TFLOP/s and %.4g GB/s, for %u "
                "layers of hidden size %u\n",
                gpu_path, roof.gpu.dense_flops_per_s / 1e12, roof.gpu.hbm_bytes_per_s / 1e9, model.layers, model.hidden);
     if (perf) ss_llm_replay_run(&run, &cfg, ss_llm_perf_step_s, perf, &rp);
+    else if (fit_path) ss_llm_replay_run(&run, &cfg, ss_llm_fit_step_s, &fit, &rp);
     else ss_llm_replay_run(&run, &cfg, ss_llm_roofline_step_s, &roof, &rp);
     double *meas[3];
     for (int k = 0; k < 3; k++) meas[k] = ss_xcalloc(run.n, sizeof *meas[k]);

@@ -24,16 +24,44 @@ static int read_gpu(ss_llm_scn *s, const ss_node *g, ss_err *err)
     return rc < 0 ? -1 : 0;
 }
 
+/* A fitted step time's coefficients (servesim calibrate --llm-perf's file). */
+static int read_fit(ss_llm_scn *s, const ss_node *f, ss_err *err)
+{
+    char *path = ss_node_readable(f, "fitted step time", err);
+    if (!path) return -1;
+    s->fit_path = path;
+    ss_doc *doc = ss_doc_load_json(path, err);
+    if (!doc) return -1;
+    /* llm/llm_fit.h's coefficients, in its order (the input layer cannot include it: the names again) */
+    static const char *const keys[] = {"layers", "token_knee", "dense_s", "dense_per_token_s", "attention_s",
+                                       "attention_per_decode_s", "attention_per_decode_kv_s",
+                                       "attention_per_prefill_token_s", "attention_per_prefill_work_s", "once_s",
+                                       "once_per_token_s", "per_sequence_s", "per_sequence_each_s"};
+    int rc = 0;
+    for (int k = 0; k < 13 && rc >= 0; k++) {
+        rc = ss_cfg_num(doc->root, keys[k], &s->fit[k], SS_REQ, err);
+        if (rc >= 0 && (!isfinite(s->fit[k]) || fabs(s->fit[k]) > 1e6 || (k < 2 && s->fit[k] < 0)))
+            rc = ss_node_err(ss_map_find(doc->root, keys[k]), err, "%s: expected a finite number%s, got %g", keys[k],
+                             k < 2 ? " >= 0" : "", s->fit[k]);
+    }
+    if (rc >= 0 && s->fit[0] != s->model.layers)
+        rc = ss_node_err(ss_map_find(doc->root, "layers"), err, "layers: fitted for %g decoder layers, and the model "
+                                                               "has %u", s->fit[0], s->model.layers);
+    ss_doc_free(doc);
+    return rc < 0 ? -1 : 0;
+}
+
 static int read_step_time(ss_llm_scn *s, const ss_node *m, ss_err *err)
 {
-    static const char *const keys[] = {"roofline", "profile", NULL};
+    static const char *const keys[] = {"roofline", "profile", "fit", NULL};
     TRY(ss_node_expect(m, SS_NODE_MAP, "step_time", err));
     TRY(ss_cfg_check_keys(m, keys, "step_time", err));
-    const ss_node *roof = ss_map_find(m, "roofline"), *prof = ss_map_find(m, "profile");
-    if (!!roof == !!prof)
-        return ss_node_err(m, err, "step_time: expected one of roofline (a GPU file: models/llm/*.json) or profile (a "
-                                   "per-operator profile folder)");
+    const ss_node *roof = ss_map_find(m, "roofline"), *prof = ss_map_find(m, "profile"), *fit = ss_map_find(m, "fit");
+    if (!!roof + !!prof + !!fit != 1)
+        return ss_node_err(m, err, "step_time: expected one of roofline (a GPU file: models/llm/*.json), profile (a "
+                                   "per-operator profile folder) or fit (servesim calibrate --llm-perf's file)");
     if (roof) return read_gpu(s, roof, err);
+    if (fit) return read_fit(s, fit, err);
     TRY(ss_node_expect(prof, SS_NODE_SCALAR, "profile", err));
     s->profile_dir = ss_node_path(prof, prof->value);
     return 0;
@@ -325,6 +353,7 @@ void ss_llm_scn_free(ss_llm_scn *s)
     free(s->model_path);
     free(s->gpu_path);
     free(s->profile_dir);
+    free(s->fit_path);
     free(s->trace_path);
     free(s->trace_s);
     free(s->trace_prompt);

@@ -34,6 +34,8 @@ typedef struct ss_llm_scn {
     char *model_path;
     char *gpu_path;          /* step_time: {roofline: GPU.json} (or NULL) */
     char *profile_dir;       /* step_time: {profile: PERF_DIR} (or NULL) */
+    char *fit_path;          /* step_time: {fit: FIT.json} (or NULL): servesim calibrate --llm-perf's coefficients */
+    double fit[13];          /* ... its coefficients in llm/llm_fit.h's order (ss_llm_fit_names) */
     double gpu_flops_per_s, gpu_bytes_per_s, gpu_memory_bytes; /* the GPU file's (memory 0: not given) */
     uint32_t instances;
     int router;              /* 0 round-robin, 1 least-tokens */

@@ -302,6 +302,19 @@ static double attention(const ss_llm_perf *p, double pc, double kp, double nd, d
     return fmax(v0 + tp * (v1 - v0), FLOOR_S);
 }
 
+void ss_llm_perf_parts(const ss_llm_perf *p, const ss_llm_batch *b, double part[4])
+{
+    double T = b->tokens, S = b->nseqs, pc = 0, kp = 0;
+    for (uint32_t i = 0; i < b->nprefill; i++) pc += b->prefill_chunk[i], kp += b->prefill_kv[i];
+    double nd = b->ndecode, kd = b->ndecode ? floor((double)b->decode_kv_sum / b->ndecode) : 0;
+    const table1 *d = p->dense;
+    part[0] = 2 * lookup1(&d[OP_LAYERNORM], T) + lookup1(&d[OP_QKV], T) + lookup1(&d[OP_ROPE], T) +
+              lookup1(&d[OP_O], T) + lookup1(&d[OP_GATE_UP], T) + lookup1(&d[OP_ACT], T) + lookup1(&d[OP_DOWN], T);
+    part[1] = attention(p, pc, kp, nd, kd);
+    part[2] = lookup1(&d[OP_EMBED], T) + lookup1(&d[OP_FINAL_LN], T);
+    part[3] = lookup1(&p->seq[OP_LM_HEAD], S) + lookup1(&p->seq[OP_SAMPLER], S);
+}
+
 double ss_llm_perf_step_s(void *ctx, const ss_llm_batch *b)
 {
     const ss_llm_perf *p = ctx;

@@ -42,6 +42,11 @@ void ss_llm_perf_free(ss_llm_perf *p);
 /* Seconds one step of batch b takes (ss_llm_step_fn: ctx is the model). */
 double ss_llm_perf_step_s(void *ctx, const ss_llm_batch *b);
 
+/* A step's parts, each as the profile times it: one layer's dense operators
+ * (part[0]) and attention (part[1]), the once-per-step embedding and final
+ * norm (part[2]) and per-sequence operators (part[3]); unscaled. */
+void ss_llm_perf_parts(const ss_llm_perf *p, const ss_llm_batch *b, double part[4]);
+
 /* The three classes of the profile's tables: the dense operators (by
  * tokens), the per-sequence ones (by sequences), attention (by the batch's
  * shape). */

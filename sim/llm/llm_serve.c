@@ -12,6 +12,7 @@
 #include "input/llm_cfg.h"
 #include "llm/llm_engine.h"
 #include "llm/llm_perf.h"
+#include "llm/llm_fit.h"
 #include "llm/llm_roofline.h"
 #include "net/topo.h"
 
@@ -45,6 +46,7 @@ typedef struct llm_model {
     const ss_llm_scn *s;
     ss_llm_perf *perf;
     ss_llm_roofline roof;
+    ss_llm_fit fit;           /* step_time: {fit:} (s->fit_path) */
     uint64_t seed;            /* its requests' tokens: seeded from this and the request's id */
     double kv_bytes_per_token; /* its KV cache, bf16 */
     double kv_tokens;         /* the smallest KV cache of its engines, in tokens (a conversation's bound) */
@@ -138,8 +140,9 @@ static ss_llm *engine_of(ss_llm_serve *ls, const ss_instance *in)
                           .long_prefill_token_threshold = s->long_prefill_token_threshold,
                           .chunked_prefill = s->chunked_prefill, .prefix_caching = s->prefix_caching,
                           .reserve_full_isl = s->reserve_full_isl, .policy = s->policy};
-        ss_llm_hooks h = {.step = lm->perf ? ss_llm_perf_step_s : ss_llm_roofline_step_s,
-                          .step_ctx = lm->perf ? (void *)lm->perf : (void *)&lm->roof, .done = done, .ctx = ls};
+        ss_llm_hooks h = {.step = lm->perf ? ss_llm_perf_step_s : s->fit_path ? ss_llm_fit_step_s : ss_llm_roofline_step_s,
+                          .step_ctx = lm->perf ? (void *)lm->perf : s->fit_path ? (void *)&lm->fit : (void *)&lm->roof,
+                          .done = done, .ctx = ls};
         sl->e = ss_llm_new(w->eng, &cfg, &h);
         sl->born_s = in->born_s;
     }
@@ -462,6 +465,7 @@ ss_llm_serve *ss_llm_serve_build(ss_world *w, ss_err *err)
         llm_model *lm = &ls->m[m];
         lm->s = s;
         if (s->profile_dir && !(lm->perf = ss_llm_perf_load(s->profile_dir, s->model.layers, err))) return NULL;
+        if (s->fit_path) lm->fit = ss_llm_fit_of(s->fit);
         lm->roof = (ss_llm_roofline){.model = s->model,
                                      .gpu = {.dense_flops_per_s = s->gpu_flops_per_s,
                                              .hbm_bytes_per_s = s->gpu_bytes_per_s},

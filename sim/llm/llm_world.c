@@ -13,6 +13,7 @@
 #include "llm/llm_fleet.h"
 #include "llm/llm_perf.h"
 #include "llm/llm_roofline.h"
+#include "llm/llm_fit.h"
 #include "llm/llm_tp.h"
 #include "serve/result.h"
 #include "serve/serve.h"
@@ -24,6 +25,7 @@ struct ss_llm_world {
     ss_llm_perf *perf;
     ss_llm_roofline roof;
     ss_llm_tp tp;            /* tensor parallelism's step time around the others (tp.size 0: none) */
+    ss_llm_fit fit;          /* step_time: {fit:} */
     ss_llm_fleet *fleet;
     ss_llm_fleet_result res;
     gsl_rng *rng;            /* the workload's stream: arrivals and token counts */
@@ -99,8 +101,12 @@ ss_llm_world *ss_llm_world_build(ss_world *w, ss_err *err)
                          .latency_s = s->kv_latency_s};
     ss_llm_step_fn step = l->perf ? ss_llm_perf_step_s : ss_llm_roofline_step_s;
     void *step_ctx = l->perf ? (void *)l->perf : (void *)&l->roof;
+    if (s->fit_path) {
+        l->fit = ss_llm_fit_of(s->fit);
+        step = ss_llm_fit_step_s, step_ctx = &l->fit;
+    }
     if (s->tp_size > 1) { /* a tp<N> profile times one GPU's shard; the roofline, the whole model */
-        l->tp = (ss_llm_tp){.step = step, .step_ctx = step_ctx, .compute_div = l->perf ? 1 : s->tp_size,
+        l->tp = (ss_llm_tp){.step = step, .step_ctx = step_ctx, .compute_div = l->perf || s->fit_path ? 1 : s->tp_size,
                             .size = s->tp_size, .link_bytes_per_s = s->tp_link_bps / 8, .latency_s = s->tp_latency_s,
                             .layers = s->model.layers, .hidden = s->model.hidden, .vocab = s->model.vocab,
                             .dtype_bytes = 2};
