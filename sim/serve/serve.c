@@ -46,8 +46,7 @@ ss_request *ss_req_new(ss_world *w)
     r->enqueued_s = r->started_s = r->queue_s = r->service_s = 0;
     r->stage = 0;
     r->resumed = 0;
-    r->prompt_tokens = r->output_tokens = 0;
-    if (w->pipe || w->clear_cb) memset(r->cb, 0, sizeof r->cb);
+    if (w->clear_cb) memset(r->cb, 0, sizeof r->cb);
     r->id = w->next_id++;
     r->client = UINT32_MAX;
     if (++w->in_flight > w->peak_in_flight) w->peak_in_flight = w->in_flight;
@@ -453,9 +452,10 @@ static void shared_route(ss_world *w, ss_group *g, ss_request *r)
     if (gate) w->hooks.ctl_gate_free(w, gate, r->enqueued_s);
 }
 
-/* Does the admission policy let r in at model m's group g (its first stage)? */
-static int admitted(ss_world *w, const ss_group *g, uint32_t m, ss_request *r)
+int ss_world_admit(ss_world *w, ss_request *r)
 {
+    uint32_t m = w->sc->tasks[r->task].stages[0];
+    const ss_group *g = &w->groups[m];
     ss_admission_view v = {.model = m, .now_s = ss_now(w->eng), .queued = (uint32_t)g->queued};
     for (uint32_t i = 0; i < g->n; i++) {
         v.queued += g->views[i].queued;
@@ -478,10 +478,6 @@ void ss_route(ss_world *w, ss_request *r)
     uint32_t m = t->stages[r->stage];
     ss_group *g = &w->groups[m];
     r->enqueued_s = ss_now(w->eng);
-    if (__builtin_expect(w->adm.pol != NULL, 0) && r->stage == 0 && !admitted(w, g, m, r)) {
-        drop(w, r); /* refused at the gateway */
-        return;
-    }
     if (g->solo) { /* one instance, up and plain: no load balancer, no checks */
         ss_instance *in = g->solo;
         if (in->busy < in->servers) {

@@ -205,8 +205,8 @@ struct ss_world {
     struct ss_flownet *cnet; /* the compute net: one link per device (its capacity), one per capped ps
                               * instance; ps requests are flows over it (core/flow.h), or NULL */
     int track;               /* keep each instance's list of requests in service (fail events, ps, preemption) */
-    int clear_cb;            /* a system keeps state in requests' cb[]: cleared when each is made (else only
-                              * for a block pipeline's world) */
+    int clear_cb;            /* a system keeps state in requests' cb[] (a block pipeline, LLM engines): cleared
+                              * when each is made */
     ss_task_stats *wstats;   /* per workload, when some task has two or more workloads, else NULL */
     uint64_t lost;           /* measured requests lost with a failed instance */
     uint64_t ended[3];       /* every request (measured or not) that finished, was dropped, was lost */
@@ -264,6 +264,8 @@ int ss_world_policy_init(ss_world *w, const ss_plugin *pl, const ss_policy_cfg *
 /* One result row from a task's statistics over a window of window_s. */
 void ss_task_result_fill(const ss_task_stats *s, const char *name, double window_s, ss_task_result *t);
 void ss_route(ss_world *w, ss_request *r);
+/* Does the admission policy (w->adm.pol, set) let r, just made, in at its task's first model? */
+int ss_world_admit(ss_world *w, ss_request *r);
 /* Called when the warm-up ends by request count: restart busy-time accounting. */
 void ss_world_warmup_over(ss_world *w);
 

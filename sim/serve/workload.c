@@ -47,10 +47,8 @@ static void create(ss_source *s, uint32_t client)
     r->priority = s->cfg->priority;
     r->client = client;
     r->created_s = ss_now(w->eng);
-    if (s->cfg->prompt_tokens) { /* a trace with each request's token counts (an LLM model's) */
-        r->prompt_tokens = s->cfg->prompt_tokens[s->next];
-        r->output_tokens = s->cfg->output_tokens[s->next];
-    }
+    r->prompt_tokens = s->cfg->prompt_tokens ? s->cfg->prompt_tokens[s->next] : 0; /* a trace's (an LLM model's) */
+    r->output_tokens = s->cfg->prompt_tokens ? s->cfg->output_tokens[s->next] : 0;
     r->measured = r->created_s >= sc->warmup_s && r->id >= sc->warmup_requests;
     if (r->measured) {
         if (!w->measuring) {
@@ -62,6 +60,10 @@ static void create(ss_source *s, uint32_t client)
     }
     w->generated++;
     if (w->ts_arrivals && sc->tasks[r->task].nstages) w->ts_arrivals[sc->tasks[r->task].stages[0]]++; /* the time series' */
+    if (__builtin_expect(w->adm.pol != NULL, 0) && !ss_world_admit(w, r)) { /* refused at the gateway (HTTP 429) */
+        ss_world_drop(w, r);
+        return;
+    }
     if (s->trip_s > 0) ss_schedule(w->eng, r->created_s + s->trip_s, route_ev, w, (uint64_t)(uintptr_t)r);
     else ss_route(w, r);
 }

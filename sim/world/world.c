@@ -48,6 +48,7 @@ ss_world *ss_world_build(const ss_scenario *sc, uint32_t rep, FILE *req_csv, ss_
     if (sc->control && ss_control_build(w, err) < 0) goto fail; /* before they come up: gates take their executables */
     ss_sub_up(w);
     if (sc->pipeline && ss_pipe_build(w, err) < 0) goto fail;
+    w->clear_cb |= w->pipe != NULL; /* a block pipeline's hop state lives in its requests' cb[] */
     ss_sub_declare(w);
     if (w->cs) ss_cs_declare(w);
     if (w->ctl) ss_control_declare(w);
