@@ -39,6 +39,7 @@ struct ss_llm_fleet {
     uint64_t ids;
     ss_llm_fleet_result *out;
     double measure_from_s;    /* requests arriving before are served, not counted */
+    double window_end_s;      /* completions before this count in done_in_window (0: none) */
     ss_llm_disagg dis;        /* prefill_instances 0: every engine serves whole requests */
     ss_flownet *net;          /* disaggregation: one link per engine, its NIC */
 };
@@ -137,6 +138,8 @@ static void done(void *ctx, ss_llm_req *r)
         return;
     }
     double ttft = r->first_token_s - r->arrival_s, e2e = r->last_token_s - r->arrival_s;
+    double now = ss_now(f->eng);
+    if (now >= f->measure_from_s && now < f->window_end_s) o->done_in_window++;
     f->outstanding[q->engine] -= (uint64_t)r->prompt_tokens + r->output_tokens;
     f->in_flight--;
     if (r->last_token_s > o->end_s) o->end_s = r->last_token_s;
@@ -191,6 +194,8 @@ ss_llm_fleet *ss_llm_fleet_new(ss_engine *eng, const ss_llm_cfg *cfg, uint32_t i
     pull(f);
     return f;
 }
+
+void ss_llm_fleet_window(ss_llm_fleet *f, double end_s) { f->window_end_s = end_s; }
 
 size_t ss_llm_fleet_in_flight(const ss_llm_fleet *f)
 {

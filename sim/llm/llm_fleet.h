@@ -35,6 +35,7 @@ typedef struct ss_llm_fleet_result {
     uint64_t output_tokens;    /* of the measured requests */
     uint64_t steps, preemptions, tokens_prefill, tokens_decode, tokens_cached;
     double end_s;              /* the last token */
+    uint64_t done_in_window;   /* requests finished in [measure_from_s, window_end_s) (ss_llm_fleet_window) */
     double busy_s;             /* the engines' seconds with a step in flight, summed */
     size_t peak_in_flight;     /* requests held at once, at most */
     ss_stat ttft, tpot, e2e;   /* seconds; TPOT of requests with two or more output tokens */
@@ -68,6 +69,8 @@ ss_llm_fleet *ss_llm_fleet_new(ss_engine *eng, const ss_llm_cfg *cfg, uint32_t i
                               ss_llm_step_fn step, void *step_ctx, ss_llm_source_fn src, void *src_ctx,
                               double measure_from_s, const ss_llm_disagg *dis, ss_llm_fleet_result *out);
 size_t ss_llm_fleet_in_flight(const ss_llm_fleet *f);
+/* Count the requests that finish before end_s (the end of arrivals) in out->done_in_window. */
+void ss_llm_fleet_window(ss_llm_fleet *f, double end_s);
 /* Engine i's state now (i < the instances). */
 ss_llm_stats ss_llm_fleet_engine(const ss_llm_fleet *f, uint32_t i);
 void ss_llm_fleet_free(ss_llm_fleet *f);

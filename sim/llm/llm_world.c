@@ -115,6 +115,7 @@ ss_llm_world *ss_llm_world_build(ss_world *w, ss_err *err)
     l->fleet = ss_llm_fleet_new(w->eng, &cfg, s->instances, (ss_llm_route)s->router, step, step_ctx, source, l,
                                 sc->warmup_s, &dis, &l->res);
     for (size_t i = 0; extra_cols[i]; i++) ss_world_declare_extra(w, extra_cols[i]);
+    ss_llm_fleet_window(l->fleet, sc->duration_s);
     l->busy_prev = ss_xcalloc(s->instances, sizeof *l->busy_prev);
     w->hooks.ts_rows = ts_rows;
     return l;
@@ -148,6 +149,8 @@ void ss_llm_world_result(ss_llm_world *l, ss_run_result *r)
     r->window_s = window;
     r->end_s = o->end_s;
     r->peak_in_flight = o->peak_in_flight;
+    double horizon = l->w->sc->duration_s - start; /* the load generator's window, as the substrate counts it */
+    r->window_throughput_rps = isfinite(horizon) && horizon > 0 ? (double)o->done_in_window / horizon : 0;
     ss_task_stats all = {.arrived = o->arrived, .completed = o->measured, .dropped = o->refused,
                          .latency = o->e2e, .lat_hist = o->e2e_hist};
     ss_stat_reset(&all.queueing);
