@@ -75,7 +75,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_CI_SECONDS ?= 30
 
 .PHONY: all deps build run test test-quick profiles check-built mpi-for-tests test-asan fuzz fuzz-built fuzz-bins bench plots reference \
-        install clean probe probe-deps probe-check probe-calibrate probe-transfer probe-memshare probe-memory
+        install clean probe probe-deps probe-check probe-calibrate probe-transfer probe-memshare
 
 all: build
 
@@ -281,6 +281,7 @@ probe-memshare:
 # (models/resident-cpu.json and resident-cpu-mmap.json from profiles/measured; another PROBE_OUT:
 # PROBE_OUT/resident-law.json and resident-law-mmap.json). ~10 min on 2 quiet cores.
 RESIDENT_LAW ?= $(if $(filter profiles/measured,$(PROBE_OUT)),models/resident-cpu,$(PROBE_OUT)/resident-law)
+.PHONY: probe-memory
 probe-memory: probe-deps
 	@$(MAKE) --no-print-directory build
 	$(PROBE_PY) tools/probe/memory.py $(if $(filter 1,$(PROBE_QUICK)),--quick) --out $(PROBE_OUT)

@@ -2,7 +2,7 @@
  * measurement ran on, samples of what was measured (compute latency of a
  * model, block or layer per device, batch and threads; a transport hop's
  * cost per message size; memcpy time per size; memory readings; cold-start
- * stage durations) and end-to-end results of whole runs with their
+ * stage durations; a serving process's resident memory by stage) and end-to-end results of whole runs with their
  * conditions.  Read through the positioned cfg reader, so every error is
  * "file:line:col: what was expected".
  *
