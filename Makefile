@@ -275,6 +275,21 @@ probe-memshare:
 	python3 tools/probe/check_profile.py $(PROBE_OUT)/probe-memshare.json
 	$(BIN) calibrate $(PROBE_OUT)/probe-memshare.json -o $(BUILD)/probe-memshare-law.json --name memory-bandwidth
 
+# The resident-memory probe (issue 44 item 1, tools/probe/memory.py, docs/memory.md): a fresh process
+# per allocator, torchvision network and batch reads its VmRSS/VmHWM after import torch, after
+# building the network, after forwards -> PROBE_OUT/probe-memory.json (glibc's default malloc) and
+# probe-memory-mmap.json (MALLOC_MMAP_THRESHOLD_=131072) -> servesim calibrate's `resident` laws
+# (models/resident-cpu.json and resident-cpu-mmap.json from profiles/measured; another PROBE_OUT:
+# PROBE_OUT/resident-law.json and resident-law-mmap.json). ~10 min on 2 quiet cores.
+RESIDENT_LAW ?= $(if $(filter profiles/measured,$(PROBE_OUT)),models/resident-cpu,$(PROBE_OUT)/resident-law)
+.PHONY: probe-memory
+probe-memory: probe-deps
+	@$(MAKE) --no-print-directory build
+	$(PROBE_PY) tools/probe/memory.py $(if $(filter 1,$(PROBE_QUICK)),--quick) --out $(PROBE_OUT)
+	python3 tools/probe/check_profile.py $(PROBE_OUT)/probe-memory.json $(PROBE_OUT)/probe-memory-mmap.json
+	$(BIN) calibrate $(PROBE_OUT)/probe-memory.json -o $(RESIDENT_LAW).json --name resident-cpu
+	$(BIN) calibrate $(PROBE_OUT)/probe-memory-mmap.json -o $(RESIDENT_LAW)-mmap.json --name resident-cpu-mmap
+
 probe-deps:
 	@missing=""; \
 	$(PROBE_PY) -c 'import torch, torchvision, zmq' >/dev/null 2>&1 || missing="python3-torch python3-torchvision python3-zmq"; \

@@ -294,7 +294,7 @@ static void test_schema_agrees(void)
         "    for e in v.iter_errors(json.load(open(f))): print(\"refused\", f, e.message); sys.exit(1)\n"
         "for c in [\"kind-unknown\", \"latency-negative\", \"missing-field\", \"run-clients-and-rate\", "
         "\"version-two\", \"summary-no-mean\", \"summary-sd-negative\", \"summary-n-zero\", "
-        "\"summary-dist-unknown\", \"summary-key-typo\", \"transport-term-unknown\", \"run-arrivals-closed\"]:\n"
+        "\"summary-dist-unknown\", \"summary-key-typo\", \"transport-term-unknown\", \"run-arrivals-closed\", \"resident-import-weights\", \"resident-forward-no-batch\", \"resident-stage-unknown\"]:\n"
         "    if v.is_valid(json.load(open(\"tests/bad/calibrate/\" + c + \".json\"))): print(\"accepted\", c); "
         "sys.exit(1)\n"
         "print(\"schema agrees\")'",

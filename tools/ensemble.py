@@ -62,6 +62,8 @@ def scenario(ens, gpus, images=IMAGES):
               for g in range(gpus)]
     lines += ["ensemble:", "  members: [%s]" % ", ".join(members),
               "  segment_images: %d" % prof.SEGMENT, "  interference: 1", "  mode: benchmark",
+              "  resident: {cuda_context_bytes: %d}  # per GPU worker, estimated (docs/memory.md)"
+              % prof.GPU_RUNTIME_BYTES,
               "  images: %d" % images, "  matrix:", "    - [%s]" % ", ".join("8" for _ in members)]
     lines += ["    - [%s]" % ", ".join("0" for _ in members) for _ in range(gpus)]
     return "\n".join(lines) + "\n"

@@ -64,8 +64,11 @@ LARGEST_ACT = {"resnet18": (112, 112, 64), "resnet34": (112, 112, 64), "resnet50
                "vgg16": (224, 224, 64), "vgg19": (224, 224, 64), "inceptionv3": (147, 147, 64),
                "xception": (147, 147, 64), "mobilenetv2": (112, 112, 96)}
 LIVE_TENSORS = 3
-# [ASSUMPTION] each worker process holds a CUDA context and TensorFlow's runtime on its GPU,
-# about 0.5 GB, whatever its batch (one process per worker, E section 1.4).  Not on the CPU.
+# [ESTIMATE] each worker process holds a CUDA context and TensorFlow's runtime on its GPU,
+# about 0.5 GB, whatever its batch (one process per worker, E section 1.4): 300-400 MB per
+# process at CUDA initialisation on V100s with CUDA 10 (pytorch/pytorch#20532), 0.67 GB with
+# every kernel loaded (pytorch/pytorch#86509).  Not in the profiles: it is the scenarios'
+# `ensemble.resident.cuda_context_bytes` (tools/ensemble.py writes it; docs/memory.md).
 GPU_RUNTIME_BYTES = 500_000_000
 
 # ---- The ensembles (E section 3.2) -------------------------------------------------------
@@ -128,7 +131,7 @@ def profile(name, ratio, weights_bytes, act_per_image, source):
     for b in BATCHES:
         lat = ratio * (t0 + t1 * b)
         mem = round(act_per_image * b)
-        gpu[str(b)] = {"latency_s": round(lat, 6), "memory_bytes": mem + GPU_RUNTIME_BYTES}
+        gpu[str(b)] = {"latency_s": round(lat, 6), "memory_bytes": mem}
         cpu[str(b)] = {"latency_s": round(lat * CPU_FACTOR, 6), "memory_bytes": mem}
     return {"name": name, "source": source, "weights_bytes": int(round(weights_bytes)),
             "devices": {"V100": gpu, "host-cpu": cpu}}
@@ -143,8 +146,9 @@ def real_members():
                "batch 8; 136 img/s on 1 GPU + 1 CPU); %.4f = %s's batch-16 time over ResNet152's "
                "(qubvel/classification_models @ 08cacfc, %.2f / %.2f ms); host CPU = %g x V100 "
                "(E section 1.6); weights %.2fM float32 parameters (Keras Applications / "
-               "torchvision); memory at batch b = %d x the largest activation (%s) x b, plus %.1f "
-               "GB of CUDA context and runtime on the GPU"
+               "torchvision); memory at batch b = %d x the largest activation (%s) x b; the "
+               "%.1f GB of CUDA context and runtime per GPU worker is the scenario's "
+               "resident.cuda_context_bytes"
                % (ratio, ratio, net, T16_MS[net], T16_MS["resnet152"], CPU_FACTOR, PARAMS_M[net],
                   LIVE_TENSORS, "x".join(str(v) for v in LARGEST_ACT[net]),
                   GPU_RUNTIME_BYTES / 1e9))
@@ -211,7 +215,7 @@ def tables(real, rows):
         print("| %s | %.4f | %.1f | %.1f | %.1f | %.0f | %.2f |"
               % (net, T16_MS[net] / T16_MS["resnet152"], p["8"]["latency_s"] * 1e3,
                  p["128"]["latency_s"] * 1e3, 128 / p["128"]["latency_s"],
-                 real[net]["weights_bytes"] / 1e6, p["128"]["memory_bytes"] / 1e9))
+                 real[net]["weights_bytes"] / 1e6, (p["128"]["memory_bytes"] + GPU_RUNTIME_BYTES) / 1e9))
     print("\nSynthetic ratio law: ratio = %.4f + %.4f x GFLOPs\n" % (a, b))
     print("| member | depth | width | GFLOPs | params M | ratio |")
     print("|---|---|---|---|---|---|")

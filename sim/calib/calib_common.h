@@ -129,6 +129,8 @@ int ss_cal_run_queues(calib *c, ss_err *err);
 int ss_cal_wake(calib *c, ss_hwprofile *const *profs, size_t nprofs, ss_err *err);
 /* scheduler.memory_bandwidth from memshare samples (calibrate_memshare.c). */
 int ss_cal_memshare(calib *c, ss_hwprofile *const *profs, size_t nprofs, ss_err *err);
+/* resident: a process's resident-memory law from resident samples (calibrate_resident.c). */
+int ss_cal_resident(calib *c, ss_hwprofile *const *profs, size_t nprofs, ss_err *err);
 
 /* CPU interference (calibrate_interference.c): with kind "corun" samples, scheduler.interference in the
  * model file (corun_factor, slice_factor).  0 also when there are none. */

@@ -144,6 +144,7 @@ static void collect(calib *c, ss_hwprofile *const *profs, size_t nprofs)
             case SS_HWP_CORUN: break; /* ss_cal_interference's, after the wake */
             case SS_HWP_TRANSFER: break; /* ss_cal_transfer's, last */
             case SS_HWP_MEMSHARE: break; /* ss_cal_memshare's, after the interference */
+            case SS_HWP_RESIDENT: break; /* ss_cal_resident's, last */
             }
             free(k);
             free(k2);
@@ -576,6 +577,7 @@ int ss_calibrate(ss_hwprofile *const *profs, size_t nprofs, const ss_calib_opts 
     if (rc == 0) rc = ss_cal_interference(&c, profs, nprofs, err);
     if (rc == 0) rc = ss_cal_memshare(&c, profs, nprofs, err);
     if (rc == 0) rc = ss_cal_transfer(&c, profs, nprofs, err);
+    if (rc == 0) rc = ss_cal_resident(&c, profs, nprofs, err);
     if (rc == 0) {
         size_t chosen[SS_FIT_NFAMILIES] = {0};
         cJSON *arr = cJSON_AddArrayToObject(c.root, "distributions");
@@ -590,7 +592,7 @@ int ss_calibrate(ss_hwprofile *const *profs, size_t nprofs, const ss_calib_opts 
         static const char *const order[] = {"name", "description", "source", "calibrated_from", "host_speed",
                                             "process", "blocks", "transports", "transport_fits", "memcpy",
                                             "memcpy_paths", "compute_laws", "distributions", "memory", "coldstart",
-                                            "scheduler", "transfer"};
+                                            "scheduler", "transfer", "resident"};
         for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
             cJSON *it = cJSON_DetachItemFromObjectCaseSensitive(c.root, order[i]);
             if (it) cJSON_AddItemToObject(c.root, order[i], it);

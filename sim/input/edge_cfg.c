@@ -304,9 +304,9 @@ static int read_power(ss_edge_cfg *e, const ss_node *edge, ss_err *err)
 
 static int read_edge(ss_edge_cfg *e, const ss_node *edge, const char *dir, ss_err *err)
 {
-    static const char *const keys[] = {"workers", "cores", "memory_mib", "reserved_mib", "mem_estimate", "load_scale",
-                                       "exec_scale", "load_chain", "release", "paging", "power", "scheduler",
-                                       "networks", "workload", NULL};
+    static const char *const keys[] = {"workers", "cores", "memory_mib", "reserved_mib", "os_reserve_mib",
+                                       "framework_rss_mib", "mem_estimate", "load_scale", "exec_scale", "load_chain",
+                                       "release", "paging", "power", "scheduler", "networks", "workload", NULL};
     static const char *const chains[] = {"auto", "false", "true", NULL};
     static const char *const releases[] = {"layer", "network", NULL};
     TRY(ss_cfg_check_keys(edge, keys, "edge", err));
@@ -324,12 +324,25 @@ static int read_edge(ss_edge_cfg *e, const ss_node *edge, const char *dir, ss_er
         return ss_node_err(ss_map_find(edge, "cores"), err, "cores: expected 1 to 1024, got %llu", cores);
     e->cores = (uint32_t)cores;
     TRY(ss_cfg_num(edge, "memory_mib", &mem_mib, SS_REQ | SS_POS, err));
-    TRY(ss_cfg_num(edge, "reserved_mib", &res_mib, SS_NONNEG, err));
-    if (res_mib >= mem_mib)
-        return ss_node_err(ss_map_find(edge, "reserved_mib"), err, "reserved_mib (%g) must be below memory_mib (%g)",
-                           res_mib, mem_mib);
+    /* What the memory limit holds beside the networks (docs/memory.md), each held from the start:
+     * reserved_mib (the scheduler's own, EdgeCaffe's 4.87 MB), os_reserve_mib (the operating system
+     * and runtime, where the limit is the device's whole RAM), framework_rss_mib (the serving
+     * process's framework); together below memory_mib, refused at the key that reaches it. */
+    static const char *const held[] = {"reserved_mib", "os_reserve_mib", "framework_rss_mib"};
+    double held_mib[3] = {0, 0, 0}, sum_mib = 0;
+    for (int i = 0; i < 3; i++) {
+        TRY(ss_cfg_num(edge, held[i], &held_mib[i], SS_NONNEG, err));
+        sum_mib += held_mib[i];
+        if (held_mib[i] > 0 && sum_mib >= mem_mib)
+            return ss_node_err(ss_map_find(edge, held[i]), err, "%s: reserved_mib + os_reserve_mib + "
+                               "framework_rss_mib (%g) must be below memory_mib (%g): nothing would be left for the "
+                               "networks", held[i], sum_mib, mem_mib);
+    }
+    res_mib = held_mib[0];
     e->capacity_bytes = mem_mib * MIB;
-    e->reserved_bytes = res_mib * MIB;
+    e->os_reserve_bytes = held_mib[1] * MIB;
+    e->framework_rss_bytes = held_mib[2] * MIB;
+    e->reserved_bytes = (res_mib + held_mib[1] + held_mib[2]) * MIB;
     e->mem_estimate = e->load_scale = e->exec_scale = 1.0;
     TRY(ss_cfg_num(edge, "mem_estimate", &e->mem_estimate, SS_POS, err));
     TRY(ss_cfg_num(edge, "load_scale", &e->load_scale, SS_POS, err));

@@ -71,7 +71,11 @@ typedef struct ss_edge_cfg {
     uint32_t workers;
     uint32_t cores;           /* the device's CPU cores, shared by busy workers (docs/masa.md) */
     double capacity_bytes;    /* RAM limit C */
-    double reserved_bytes;    /* held from the start (EdgeCaffe itself: 4.87 MB in the released code) */
+    double reserved_bytes;    /* held from the start: reserved_mib (EdgeCaffe itself: 4.87 MB in the released
+                               * code) + os_reserve_bytes + framework_rss_bytes */
+    double os_reserve_bytes;  /* the OS and runtime resident set inside the limit (0: the limit is the
+                               * process's, as MASA's cgroup, seed §4a) */
+    double framework_rss_bytes; /* the serving process's framework resident set (docs/memory.md) */
     double mem_estimate;      /* factor on the memory the scheduler is told (not on the true use) */
     double load_scale, exec_scale; /* device speed relative to the profile device */
     int load_chain;           /* -1: as the scheduler asks (its flags); 0: loads unchained; 1: chained */

@@ -123,14 +123,46 @@ static const char *dev_type(const ss_device_cfg *dv)
 
 static double capacity_bytes(const ss_device_cfg *dv) { return dv->kind == SS_DEV_GPU ? dv->vram_bytes : dv->ram_bytes; }
 
+/* Weights + memory at its batch of the worker (d, m) of matrix a, 0 if none. */
+static double worker_bytes(const ss_ensemble_cfg *e, const uint32_t *a, uint32_t d, uint32_t m)
+{
+    uint32_t b = a[d * e->nmembers + m];
+    if (!b) return 0;
+    const ss_ens_curve *c = e->curve[d * e->nmembers + m];
+    return e->members[m].weights_bytes + (c ? interp(c, b, 1) : 0);
+}
+
+/* A GPU's ledger: each worker's context and its framework's reservation. */
+static double gpu_bytes(const ss_ensemble_cfg *e, const uint32_t *a, uint32_t d)
+{
+    const ss_resident_cfg *r = &e->resident;
+    double cap = e->dev_capacity_bytes ? e->dev_capacity_bytes[d] : 0, used = 0;
+    for (uint32_t m = 0; m < e->nmembers; m++) {
+        if (!a[d * e->nmembers + m]) continue;
+        double need = worker_bytes(e, a, d, m), pool = need;
+        if (r->gpu_allocator == SS_GPU_ALLOC_FRACTION && cap > 0) {
+            pool = r->gpu_memory_fraction * cap;
+        } else if (r->gpu_allocator == SS_GPU_ALLOC_ALL && cap > 0) {
+            double free_bytes = cap - used - r->cuda_context_bytes, sys = ss_resident_tf_min_system_bytes(free_bytes);
+            pool = free_bytes > sys ? free_bytes - sys : free_bytes;
+        }
+        if (need > pool) return INFINITY; /* the worker's model does not fit its framework's pool */
+        used += r->cuda_context_bytes + pool;
+    }
+    return used;
+}
+
 double ss_ens_device_bytes(const ss_ensemble_cfg *e, const uint32_t *a, uint32_t d)
 {
+    if (e->dev_gpu && e->dev_gpu[d]) return gpu_bytes(e, a, d);
     double sum = 0;
-    for (uint32_t m = 0; m < e->nmembers; m++) {
-        uint32_t b = a[d * e->nmembers + m];
-        if (!b) continue;
-        const ss_ens_curve *c = e->curve[d * e->nmembers + m];
-        sum += e->members[m].weights_bytes + (c ? interp(c, b, 1) : 0);
+    for (uint32_t m = 0; m < e->nmembers; m++) sum += worker_bytes(e, a, d, m);
+    if (e->host_ram && e->host_ram[d] == (int32_t)d) { /* the host's RAM: its OS and every worker process */
+        const ss_resident_cfg *r = &e->resident;
+        sum += r->os_reserve_bytes;
+        for (uint32_t i = 0; i < e->ndevices; i++)
+            for (uint32_t m = 0; e->host_ram[i] == (int32_t)d && m < e->nmembers; m++)
+                if (a[i * e->nmembers + m]) sum += r->framework_rss_bytes;
     }
     return sum;
 }
@@ -340,9 +372,16 @@ static int read_matrix(ss_ensemble_cfg *e, const ss_scenario *sc, const ss_node 
     long over = ss_ens_overfull(e, sc, e->matrix);
     if (over >= 0) {
         const ss_device_cfg *dv = &sc->devices[over];
+        double need = ss_ens_device_bytes(e, e->matrix, (uint32_t)over);
+        if (isinf(need))
+            return ss_node_err(rows->items[over], err, "matrix row of device '%s': a worker's weights + memory at its "
+                               "batch exceed what its framework reserves under gpu_allocator %s (E's out-of-memory '-')",
+                               dv->name, e->resident.gpu_allocator == SS_GPU_ALLOC_ALL ? "all (TensorFlow 1.x's "
+                               "default: the first worker takes what is free)" : "fraction");
         return ss_node_err(rows->items[over], err, "matrix row of device '%s': its workers need %.6g GiB (weights + "
-                           "memory at their batch) but it has %.6g GiB: the matrix does not fit (E's out-of-memory '-')",
-                           dv->name, ss_ens_device_bytes(e, e->matrix, (uint32_t)over) / 1073741824.0,
+                           "memory at their batch%s) but it has %.6g GiB: the matrix does not fit (E's out-of-memory '-')",
+                           dv->name, need / 1073741824.0,
+                           dv->kind == SS_DEV_GPU ? ", contexts and reservations" : ", the host's resident terms",
                            capacity_bytes(dv) / 1073741824.0);
     }
     return 0;
@@ -380,10 +419,32 @@ static int read_mode(ss_ensemble_cfg *e, const ss_scenario *sc, const ss_node *s
     return 0;
 }
 
+/* Per device: GPU or not, its capacity, and the CPU device that holds its host's RAM (the
+ * first cpu device whose name has the same host part, "host/device"). */
+static void device_tables(ss_ensemble_cfg *e, const ss_scenario *sc)
+{
+    uint32_t d = e->ndevices;
+    e->dev_gpu = ss_xcalloc(d + 1, sizeof *e->dev_gpu);
+    e->dev_capacity_bytes = ss_xcalloc(d + 1, sizeof *e->dev_capacity_bytes);
+    e->host_ram = ss_xcalloc(d + 1, sizeof *e->host_ram);
+    for (uint32_t i = 0; i < d; i++) {
+        const ss_device_cfg *dv = &sc->devices[i];
+        e->dev_gpu[i] = dv->kind == SS_DEV_GPU;
+        e->dev_capacity_bytes[i] = capacity_bytes(dv);
+        const char *slash = strchr(dv->name, '/');
+        size_t hl = slash ? (size_t)(slash - dv->name) : strlen(dv->name);
+        e->host_ram[i] = -1;
+        for (uint32_t j = 0; j < d && e->host_ram[i] < 0; j++)
+            if (sc->devices[j].kind == SS_DEV_CPU && strncmp(sc->devices[j].name, dv->name, hl) == 0 &&
+                (sc->devices[j].name[hl] == '/' || sc->devices[j].name[hl] == '\0'))
+                e->host_ram[i] = (int32_t)j;
+    }
+}
+
 int ss_ensemble_cfg_read(ss_ensemble_cfg **out, const ss_scenario *sc, const ss_node *sec, ss_err *err)
 {
     static const char *const keys[] = {"members", "batch_sizes", "segment_images", "matrix", "interference", "mode",
-                                       "images", "images_per_request", "interarrival", NULL};
+                                       "images", "images_per_request", "interarrival", "resident", NULL};
     TRY(ss_cfg_check_keys(sec, keys, "ensemble", err));
     ss_ensemble_cfg *e = ss_xcalloc(1, sizeof *e);
     *out = e;
@@ -413,6 +474,8 @@ int ss_ensemble_cfg_read(ss_ensemble_cfg **out, const ss_scenario *sc, const ss_
         return ss_node_err(ss_map_find(sec, "interference"), err, "interference: expected 0 to 1, got %g",
                            e->interference);
     TRY(read_mode(e, sc, sec, err));
+    TRY(ss_resident_cfg_read(&e->resident, ss_map_find(sec, "resident"), err));
+    device_tables(e, sc);
     return read_matrix(e, sc, sec, err);
 }
 
@@ -434,6 +497,9 @@ void ss_ensemble_cfg_free(ss_ensemble_cfg *e)
     free(e->matrix);
     free(e->curve);
     free(e->batches);
+    free(e->dev_gpu);
+    free(e->dev_capacity_bytes);
+    free(e->host_ram);
     if (e->mode == SS_ENS_DEPLOY) ss_dist_free(&e->interarrival);
     free(e);
 }

@@ -23,6 +23,7 @@
 
 #include "core/cfg.h"
 #include "core/dist.h"
+#include "input/resident.h"
 #include "input/scenario.h"
 
 /* One profiled batch size of a member on a device type. */
@@ -65,6 +66,11 @@ typedef struct ss_ensemble_cfg {
     ss_dist interarrival;         /* deploy: open-loop inter-arrival times */
     const ss_ens_curve **curve;   /* D x M: member m's curve on device d's type, for every pair (NULL
                                    * where the profile lacks that type); a worker uses its entry's */
+    ss_resident_cfg resident;     /* `resident:`: the memory beside the members' (input/resident.h) */
+    unsigned char *dev_gpu;       /* D: device d is a GPU */
+    double *dev_capacity_bytes;   /* D: vram (GPU) or ram (CPU), 0 = not bounded */
+    int32_t *host_ram;            /* D: the CPU device whose RAM holds device d's host's processes (the
+                                   * host's first device of kind cpu), -1 if the host has none */
 } ss_ensemble_cfg;
 
 /* Read `ensemble:` (map `sec`) of scenario sc, whose devices are read;
@@ -95,9 +101,17 @@ size_t ss_ens_neighbours(const uint32_t *a, uint32_t d, uint32_t m, const uint32
  * or an allowed batch.  -1 if so, else the index of the first bad entry, or
  * of a bad column's first entry (d = 0) when the column is all zero. */
 long ss_ens_invalid(const uint32_t *a, uint32_t d, uint32_t m, const uint32_t *batches, uint32_t nb);
-/* The memory device d needs under matrix a: the sum over its workers of
- * weights + memory at their batch (a worker whose batch the curve lacks
- * counts the next larger point's memory, or the largest). */
+/* The memory device d needs under matrix a (docs/memory.md):
+ *   - a GPU: per worker (in member order) its CUDA context and what its
+ *     framework reserves: `growth` its weights + memory at its batch;
+ *     `fraction` gpu_memory_fraction of the GPU; `all` what is free after
+ *     the workers before it and its context, less TensorFlow's system share
+ *     (ss_resident_tf_min_system_bytes); INFINITY when a worker's weights +
+ *     memory exceed that reservation (its out-of-memory);
+ *   - a CPU: its workers' weights + memory at their batch, and, if it holds
+ *     its host's RAM, the host's os_reserve_bytes and framework_rss_bytes
+ *     for every worker process on the host (on any of its devices).
+ * A worker whose batch the curve lacks counts the interpolated memory. */
 double ss_ens_device_bytes(const ss_ensemble_cfg *e, const uint32_t *a, uint32_t d);
 /* The first device of sc (with a memory capacity: vram for a GPU, ram for a
  * CPU; 0 = not bounded) that matrix a overfills, or -1 if a fits (fit_mem). */

@@ -14,13 +14,14 @@
     } while (0)
 
 static const char *const kind_names[] = {"compute", "transport", "memcpy", "memory",   "coldstart",
-                                         "stacking", "speed",    "wake",   "corun",    "transfer", "memshare", NULL};
+                                         "stacking", "speed",    "wake",   "corun",    "transfer", "memshare", "resident",
+                                         NULL};
 static const char *const stage_names[] = {"load", "init", "transfer", NULL};
 static const char *const arrival_names[] = {"poisson", "closed", NULL};
 
 const char *ss_hwp_kind_name(ss_hwp_kind k)
 {
-    return k <= SS_HWP_TRANSFER ? kind_names[k] : "?";
+    return k <= SS_HWP_RESIDENT ? kind_names[k] : "?";
 }
 
 static const char *const top_keys[] = {"servesim_profile", "source", "environment", "samples", "runs", NULL};
@@ -78,11 +79,18 @@ static const char *const transfer_keys[] = {"kind",    "mode",     "receivers", 
  * cores each copying `bytes` over and over, together; every copy's latency. */
 static const char *const memshare_keys[] = {"kind",       "bytes",      "streams", "cores",  "latency_s",
                                             "latency_ms", "latency_us", "notes",   "source", NULL};
+/* A process's resident memory (tools/probe/memory.py): at a stage of serving a model, one
+ * reading per process of its resident set and its high-water mark. */
+static const char *const resident_keys[] = {"kind",         "model",           "device",      "stage",
+                                            "threads",      "weights_bytes",   "batch",       "input_bytes",
+                                            "activation_bytes", "rss_bytes",   "peak_bytes",  "allocator",
+                                            "notes",        "source",          NULL};
+static const char *const resident_stages[] = {"import", "loaded", "forward", NULL};
 static const char *const xfer_modes[] = {"unicast", "chain", NULL};
 static const char *const xfer_uses[] = {"fit", "validate", NULL};
 static const char *const *const sample_keys[] = {compute_keys,   transport_keys, memcpy_keys, memory_keys,
                                                  coldstart_keys, stacking_keys,  speed_keys, wake_keys, corun_keys,
-                                                 transfer_keys,  memshare_keys};
+                                                 transfer_keys,  memshare_keys,  resident_keys};
 static const char *const run_keys[] = {"id", "conditions", "results", "notes", NULL};
 static const char *const cond_keys[] = {"model", "transport", "arrival", "rate_per_s", "clients", "batch",
                                         "placement", "duration_s", "duration_ms", "duration_us", "warmup_s",
@@ -392,6 +400,8 @@ const char *ss_hwp_micro_mode_name(int mode)
     return mode >= 1 && mode <= 2 ? micro_mode_names[mode - 1] : NULL;
 }
 
+static int read_resident(const ss_node *n, ss_hwp_sample *s, ss_err *err);
+
 static int read_sample(const ss_hwprofile *p, const ss_node *n, ss_hwp_sample *s, ss_err *err)
 {
     TRY(ss_node_expect(n, SS_NODE_MAP, "sample", err));
@@ -551,7 +561,61 @@ static int read_sample(const ss_hwprofile *p, const ss_node *n, ss_hwp_sample *s
                                "streams: expected at most the cores (%u): more copies than cores share the cores, "
                                "not the memory", s->cores);
         return raw_times(n, "latency", p, s, "a memshare sample is its copies' latencies", "copies' latencies", err);
+    case SS_HWP_RESIDENT: return read_resident(n, s, err);
     }
+    return 0;
+}
+
+/* The byte readings of array `key` (integers >= 0, at least one) into *out. */
+static int byte_seq(const ss_node *m, const char *key, double **out, size_t *n, ss_err *err)
+{
+    ss_node *seq;
+    TRY(ss_cfg_seq(m, key, &seq, SS_REQ, err));
+    if (seq->n == 0) return ss_node_err(seq, err, "%s: expected at least one reading", key);
+    *out = ss_xcalloc(seq->n, sizeof **out);
+    for (size_t i = 0; i < seq->n; i++, (*n)++) {
+        char what[64];
+        snprintf(what, sizeof what, "%s[%zu]", key, i);
+        TRY(ss_node_num(seq->items[i], what, &(*out)[i], SS_NONNEG | SS_INT, err));
+    }
+    return 0;
+}
+
+/* A resident sample: the stage says which fields it needs (a model from loaded on, a batch and
+ * the activations at forward); rss_bytes and peak_bytes one reading per process, as many of
+ * each, every peak at least its process's resident set. */
+static int read_resident(const ss_node *n, ss_hwp_sample *s, ss_err *err)
+{
+    TRY(ss_cfg_enum(n, "stage", resident_stages, &s->rstage, SS_REQ, err));
+    s->stage = ss_xstrdup(resident_stages[s->rstage]);
+    int model = s->rstage > 0 ? SS_REQ : 0, fwd = s->rstage == 2 ? SS_REQ : 0;
+    TRY(str_copy(n, "model", &s->model, model, err));
+    TRY(str_copy(n, "device", &s->device, SS_REQ, err));
+    TRY(count(n, "threads", &s->threads, 0, err));
+    TRY(str_copy(n, "allocator", &s->allocator, 0, err));
+    static const char *const later[] = {"weights_bytes", "batch", "input_bytes", "activation_bytes"};
+    for (int i = 0; i < 4; i++) {
+        const ss_node *k = ss_map_find(n, later[i]);
+        if (k && (s->rstage == 0 || (s->rstage == 1 && i > 0)))
+            return ss_node_err(k, err, "%s: a resident sample at stage %s has none (%s)", later[i], s->stage,
+                               i == 0 ? "weights come with a model: stage loaded or forward"
+                                      : "a batch and its activations are a forward's: stage forward");
+    }
+    TRY(ss_cfg_num(n, "weights_bytes", &s->weights_bytes, model | SS_NONNEG | SS_INT, err));
+    TRY(count(n, "batch", &s->batch, fwd, err));
+    TRY(ss_cfg_num(n, "input_bytes", &s->input_bytes, SS_NONNEG | SS_INT, err));
+    TRY(ss_cfg_num(n, "activation_bytes", &s->activation_bytes, fwd | SS_NONNEG | SS_INT, err));
+    size_t np = 0;
+    TRY(byte_seq(n, "rss_bytes", &s->rss_bytes, &s->nrss, err));
+    TRY(byte_seq(n, "peak_bytes", &s->peak_bytes, &np, err));
+    const ss_node *pk = ss_map_find(n, "peak_bytes");
+    if (np != s->nrss)
+        return ss_node_err(pk, err, "peak_bytes: expected %zu readings, one per process as rss_bytes, got %zu",
+                           s->nrss, np);
+    for (size_t i = 0; i < np; i++)
+        if (s->peak_bytes[i] < s->rss_bytes[i])
+            return ss_node_err(pk->items[i], err, "peak_bytes[%zu]: expected at least the process's rss_bytes (%.17g): "
+                               "the high-water mark is never below the resident set", i, s->rss_bytes[i]);
     return 0;
 }
 
@@ -693,6 +757,9 @@ static void free_sample(ss_hwp_sample *s)
     free(s->idle_s);
     free(s->delivery_s);
     free(s->first_s);
+    free(s->allocator);
+    free(s->rss_bytes);
+    free(s->peak_bytes);
     free(s->source);
     free(s->law);
 }

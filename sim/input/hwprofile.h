@@ -2,7 +2,7 @@
  * measurement ran on, samples of what was measured (compute latency of a
  * model, block or layer per device, batch and threads; a transport hop's
  * cost per message size; memcpy time per size; memory readings; cold-start
- * stage durations) and end-to-end results of whole runs with their
+ * stage durations; a serving process's resident memory by stage) and end-to-end results of whole runs with their
  * conditions.  Read through the positioned cfg reader, so every error is
  * "file:line:col: what was expected".
  *
@@ -30,8 +30,11 @@ typedef enum ss_hwp_kind {
     SS_HWP_CORUN,    /* CPU interference (what, device, cores, runnable; times_s each forward's CPU time) */
     SS_HWP_TRANSFER, /* one sender to k receivers over TCP (mode, receivers, bytes, use; times_s each receiver's
                       * last byte from the sender's start, first_s its first: tools/probe/transfer.py) */
-    SS_HWP_MEMSHARE  /* concurrent memory copies (bytes, streams, cores; times_s every copy's latency:
+    SS_HWP_MEMSHARE, /* concurrent memory copies (bytes, streams, cores; times_s every copy's latency:
                       * tools/probe/memshare.py) */
+    SS_HWP_RESIDENT  /* a process's resident memory at a stage (import, loaded, forward) of serving a model
+                      * (model, device, threads, weights_bytes, batch, activation_bytes; rss_bytes and
+                      * peak_bytes one reading per process: tools/probe/memory.py) */
 } ss_hwp_kind;
 
 /* What a compute sample measured: a whole model, one block, one layer. */
@@ -102,6 +105,16 @@ typedef struct ss_hwp_sample {
     double chunk_bytes;
     double *first_s;
     size_t nfirst;
+    /* resident: stage 0 import (the framework alone), 1 loaded (the model built), 2 forward (after
+     * one forward pass at `batch`); weights_bytes the model's parameters and buffers (loaded, forward),
+     * activation_bytes the most bytes its operators held at once in the forward (the profiler's),
+     * input_bytes the input tensor's (forward; 0 if absent); per process (nrss of each) the resident
+     * set (VmRSS) and its high-water mark (VmHWM), bytes */
+    int rstage;
+    char *allocator;          /* resident, optional: the process's allocator (NULL: not said) */
+    double weights_bytes, activation_bytes, input_bytes;
+    double *rss_bytes, *peak_bytes;
+    size_t nrss;
 } ss_hwp_sample;
 
 /* One end-to-end run: its conditions and what it measured (times in s). */

@@ -26,6 +26,8 @@ KINDS = {
     "memshare": {"bytes": "count", "streams": "count", "cores": "count", "latency_s": "requests"},
     "transfer": {"mode": ("unicast", "chain"), "receivers": "count", "bytes": "count", "use": ("fit", "validate"),
                  "done_s": "times", "first_s": "firsts"},
+    "resident": {"device": str, "stage": ("import", "loaded", "forward"), "rss_bytes": "readings",
+                 "peak_bytes": "readings"},
 }
 MICRO_MODES = ("warm", "pipeline")
 OPTIONAL = {"compute": {"model": str, "block": str, "layer": str, "threads": "count", "in_bytes": "bytes",
@@ -34,7 +36,9 @@ OPTIONAL = {"compute": {"model": str, "block": str, "layer": str, "threads": "co
             "stacking": {"work_s": "time", "delivery_s": "times"},
             "speed": {"run": str, "at": ("before", "after")},
             "wake": {"micro_mode": MICRO_MODES},
-            "transfer": {"chunk_bytes": "bytes", "rep": "count"}}
+            "transfer": {"chunk_bytes": "bytes", "rep": "count"},
+            "resident": {"model": str, "threads": "count", "allocator": str, "weights_bytes": "bytes", "batch": "count",
+                         "input_bytes": "bytes", "activation_bytes": "bytes"}}
 ENV = {"machine": str, "cpu_model": str, "cores": "count", "memory_bytes": "bytes", "os": str,
        "libraries": dict, "date": "date"}
 # environment.kernel (optional, tools/probe/kernel.py): each constant a number or null (not read)
@@ -91,6 +95,10 @@ def _check_value(path, v, want, errs):
     elif want == "diffs":                # wall minus CPU time: two clocks, may dip below 0
         ok = isinstance(v, list) and len(v) >= 2 and all(_num(x) for x in v)
         what = "an array of at least two finite numbers"
+    elif want == "readings":             # resident: one byte count per process
+        ok = isinstance(v, list) and len(v) >= 1 and all(isinstance(x, int) and not isinstance(x, bool) and x >= 0
+                                                         for x in v)
+        what = "a non-empty array of integers >= 0"
     elif want == "date":
         ok = isinstance(v, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", v) is not None
         what = "a date YYYY-MM-DD"
@@ -120,6 +128,25 @@ def _units(obj, path, found):
     elif isinstance(obj, list):
         for i, v in enumerate(obj):
             _units(v, f"{path}[{i}]", found)
+
+
+def _check_resident(p, s, errs):
+    """A resident sample's fields by stage, and one peak per process, none below its resident set."""
+    stage = s.get("stage")
+    need = {"import": (), "loaded": ("model", "weights_bytes"),
+            "forward": ("model", "weights_bytes", "batch", "activation_bytes")}.get(stage, ())
+    for k in need:
+        if k not in s:
+            errs.append(f"{p}: missing required field '{k}' (stage {stage})")
+    for k in ("weights_bytes", "batch", "input_bytes", "activation_bytes"):
+        if k in s and k not in need and not (k == "input_bytes" and stage == "forward"):
+            errs.append(f"{p}.{k}: not a field of stage {stage}")
+    rss, peak = s.get("rss_bytes"), s.get("peak_bytes")
+    if isinstance(rss, list) and isinstance(peak, list):
+        if len(rss) != len(peak):
+            errs.append(f"{p}.peak_bytes: expected one reading per process ({len(rss)}, as rss_bytes)")
+        elif any(_num(a) and _num(b) and b < a for a, b in zip(rss, peak)):
+            errs.append(f"{p}.peak_bytes: expected each at least its process's rss_bytes")
 
 
 def check(doc):
@@ -165,6 +192,8 @@ def check(doc):
         if s["kind"] == "memshare" and all(isinstance(s.get(k), int) and not isinstance(s.get(k), bool)
                                            for k in ("streams", "cores")) and s["streams"] > s["cores"]:
             errs.append(f"{p}.streams: expected at most the cores ({s['cores']}): one copy per core")
+        if s["kind"] == "resident":
+            _check_resident(p, s, errs)
     ids = set()
     for i, r in enumerate(doc.get("runs", []) if isinstance(doc.get("runs"), list) else []):
         p = f"$.runs[{i}]"
@@ -243,7 +272,10 @@ def self_test():
                         {"kind": "speed", "model": "m", "device": "cpu", "threads": 1, "phase": "e2e",
                          "run": "a", "at": "before", "latency_s": [0.09, 0.091]},
                         {"kind": "memshare", "bytes": 67108864, "streams": 2, "cores": 2,
-                         "latency_s": [0.0062, 0.0064]}],
+                         "latency_s": [0.0062, 0.0064]},
+                        {"kind": "resident", "model": "resnet50", "device": "cpu", "stage": "forward",
+                         "threads": 2, "weights_bytes": 102400000, "batch": 1, "input_bytes": 602112,
+                         "activation_bytes": 10000000, "rss_bytes": [400000000], "peak_bytes": [410000000]}],
             "runs": [{"id": "a", "conditions": {"model": "m", "transport": "zmq-copy", "arrival": "closed",
                                                 "clients": 1, "batch": 1, "placement": "p",
                                                 "duration_s": 1.0, "warmup_s": 0},
@@ -263,6 +295,9 @@ def self_test():
         "speed check with run but no at": lambda d: d["samples"][4].pop("at"),
         "memshare streams above the cores": lambda d: d["samples"][5].__setitem__("streams", 3),
         "memshare with no streams": lambda d: d["samples"][5].pop("streams"),
+        "resident forward without its batch": lambda d: d["samples"][6].pop("batch"),
+        "resident peak below the resident set": lambda d: d["samples"][6].__setitem__("peak_bytes", [300000000]),
+        "resident import with weights": lambda d: d["samples"][6].__setitem__("stage", "import"),
         "speed check beside the micro-benchmarks naming a run": lambda d: d["samples"][4].__setitem__("phase", "micro"),
         "kernel slice of 0": lambda d: d["environment"].__setitem__(
             "kernel", {"release": "6.18", "slice_s": 0, "tick_s": 0.004, "migration_cost_s": None}),
