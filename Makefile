@@ -182,7 +182,7 @@ check-built: build $(BUILD)/tests/run_tests $(TPLUG_SO) $(MPI_FOR_TESTS)
 # development machine), under 30 s there; no fuzzers and no MPI build (the sweep suite skips
 # its mpirun comparison).  `make test` stays the full run.
 QUICK_SKIP := docs probe-model layers partitioned substrate-queueing pipeline-compute tune flow-random \
-              progress hwprofile run-queues outputs calibrate partition install
+              progress hwprofile run-queues outputs calibrate partition install optimize runner
 test-quick: deps
 	@$(MAKE) --no-print-directory build $(BUILD)/tests/run_tests $(TPLUG_SO)
 	$(BUILD)/tests/run_tests $(QUICK_SKIP:%=-x %)
