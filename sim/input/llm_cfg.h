@@ -68,6 +68,7 @@ typedef struct ss_llm_scn {
     /* `role:` (a model's): 0 whole requests; 1 prefill (a request's prompt and first token, then its next
      * stage); 2 decode (the rest, its KV cache first moved over the fabric from its prefill engine) */
     int role;
+    uint32_t min_kv_blocks;  /* the smallest KV cache of its engines (its deployment entries'), 0: deployed nowhere */
     /* `slo: {ttft_s, tpot_s}` (0: none): a request meets it with a TTFT and a TPOT within both (goodput) */
     double slo_ttft_s, slo_tpot_s;
 } ss_llm_scn;

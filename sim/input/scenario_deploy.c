@@ -28,7 +28,7 @@ static const char *const queues[] = {"per-instance", "shared", NULL};
 /* An LLM model's engine on d's device (llm_cfg.h): it holds up to
  * max_num_seqs requests (its servers), FIFO, its KV blocks from the GPU's
  * memory; the model's run-time memory beside its weights is the most any
- * of its GPUs' engines takes. */
+ * of its GPUs' engines takes, its smallest KV cache the least any holds. */
 static int llm_entry(ss_scenario *sc, ss_deploy_cfg *d, const ss_node *it, ss_err *err)
 {
     ss_model_cfg *m = &sc->models[d->model];
@@ -48,6 +48,7 @@ static int llm_entry(ss_scenario *sc, ss_deploy_cfg *d, const ss_node *it, ss_er
         return ss_node_err(it, err, "model '%s' on '%s': %s", m->name, dev->name, why);
     d->servers = m->llm->max_num_seqs;
     if (runtime > m->runtime_vram_bytes) m->runtime_vram_bytes = runtime;
+    if (!m->llm->min_kv_blocks || d->kv_blocks < m->llm->min_kv_blocks) m->llm->min_kv_blocks = d->kv_blocks;
     return 0;
 }
 

@@ -121,16 +121,13 @@ static int llm_roles_fit(const ss_scenario *sc, uint32_t t, const ss_node *at, s
         if (!sc->topo)
             return ss_node_err(at, err, "task '%s': the KV cache of model '%s' crosses the fabric to '%s': the "
                                         "scenario needs a topology", task->name, m->name, other->name);
-        if (s->role == SS_LLM_DECODE) { /* the decode engines hold what the prefill model's requests may be */
-            const ss_llm_scn *p = other->llm;
-            for (size_t d = 0; d < sc->ndeploys; d++)
-                if (sc->deploys[d].model == task->stages[k] &&
-                    (double)p->prompt.max + p->output.max > (double)sc->deploys[d].kv_blocks * s->block_size)
-                    return ss_node_err(at, err, "task '%s': a request of model '%s' may hold %u tokens, more than "
-                                                "the KV cache of its decode engines of '%s' (%u blocks of %u)",
-                                       task->name, other->name, p->prompt.max + p->output.max, m->name,
-                                       sc->deploys[d].kv_blocks, s->block_size);
-        }
+        const ss_llm_scn *p = other->llm; /* the decode engines hold what the prefill model's requests may be */
+        if (s->role == SS_LLM_DECODE && s->min_kv_blocks &&
+            (double)p->prompt.max + p->output.max > (double)s->min_kv_blocks * s->block_size)
+            return ss_node_err(at, err, "task '%s': a request of model '%s' may hold %u tokens, more than "
+                                        "the KV cache of its decode engines of '%s' (%u blocks of %u)",
+                               task->name, other->name, p->prompt.max + p->output.max, m->name, s->min_kv_blocks,
+                               s->block_size);
     }
     return 0;
 }
@@ -140,10 +137,7 @@ static int llm_roles_fit(const ss_scenario *sc, uint32_t t, const ss_node *at, s
 static int llm_rows_fit(const ss_scenario *sc, uint32_t m, const ss_workload_cfg *w, const char *path, ss_err *err)
 {
     const ss_llm_scn *s = sc->models[m].llm;
-    uint32_t blocks = UINT32_MAX;
-    for (size_t d = 0; d < sc->ndeploys; d++)
-        if (sc->deploys[d].model == m && sc->deploys[d].kv_blocks < blocks) blocks = sc->deploys[d].kv_blocks;
-    double kv_tokens = blocks == UINT32_MAX ? INFINITY : (double)blocks * s->block_size;
+    double kv_tokens = s->min_kv_blocks ? (double)s->min_kv_blocks * s->block_size : INFINITY;
     for (size_t i = 0; i < w->ntimes; i++) {
         double need = (double)w->prompt_tokens[i] + w->output_tokens[i];
         if (need > kv_tokens)

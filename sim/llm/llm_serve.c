@@ -49,7 +49,6 @@ typedef struct llm_model {
     ss_llm_fit fit;           /* step_time: {fit:} (s->fit_path) */
     uint64_t seed;            /* its requests' tokens: seeded from this and the request's id */
     double kv_bytes_per_token; /* its KV cache, bf16 */
-    double kv_tokens;         /* the smallest KV cache of its engines, in tokens (a conversation's bound) */
     uint64_t tokens;          /* output tokens of its requests finished, measured or not (the autoscaler's) */
     double ttft_sum_s;        /* TTFT of the requests whose first token came since the last sample */
     uint64_t ttft_n;
@@ -176,7 +175,8 @@ static uint64_t next_turn(ss_llm_serve *ls, const llm_model *lm, const ss_reques
     *output = ss_llm_dist_draw(ls->tok, &s->output);
     *prompt = ss_llm_dist_draw(ls->tok, &s->prompt);
     uint64_t next = (uint64_t)c->context + follow + *output; /* the next turn's tokens, its answer's included */
-    if (c->turn > 0 && c->turn < s->conv_turns && next <= lm->kv_tokens &&
+    double kv_tokens = s->min_kv_blocks ? (double)s->min_kv_blocks * s->block_size : INFINITY; /* its smallest cache */
+    if (c->turn > 0 && c->turn < s->conv_turns && next <= kv_tokens &&
         (s->chunked_prefill || next <= s->max_num_batched_tokens)) { /* unchunked: one step recomputes it all */
         *prompt = c->context + follow; /* the conversation so far and the user's next message */
     } else {
@@ -471,10 +471,6 @@ ss_llm_serve *ss_llm_serve_build(ss_world *w, ss_err *err)
                                              .hbm_bytes_per_s = s->gpu_bytes_per_s},
                                      .dtype_bytes = 2};
         lm->kv_bytes_per_token = ss_llm_model_kv_bytes_per_token(&s->model, 2);
-        lm->kv_tokens = INFINITY;
-        for (size_t d = 0; d < sc->ndeploys; d++)
-            if (sc->deploys[d].model == m && (double)sc->deploys[d].kv_blocks * s->block_size < lm->kv_tokens)
-                lm->kv_tokens = (double)sc->deploys[d].kv_blocks * s->block_size;
         char *name = ss_xasprintf("model/%s/tokens", sc->models[m].name);
         lm->seed = ss_mix64(ss_mix64(sc->seed ^ ss_mix64(w->rep)) ^ ss_hash_str(name));
         free(name);
