@@ -244,6 +244,8 @@ int ss_val_llm(const char *run_dir, const char *perf_dir, const char *gpu_path, 
         perf_dir = spec->profile_dir, gpu_path = spec->gpu_path, model_path = spec->model_path;
         model = spec->model;
         if (spec->fit_path) fit = ss_llm_fit_of(spec->fit), fit_path = spec->fit_path;
+        /* the GPU file the scenario read, for a roofline */
+        roof.gpu = (ss_llm_gpu){.dense_flops_per_s = spec->gpu_flops_per_s, .hbm_bytes_per_s = spec->gpu_bytes_per_s};
     } else {
         if (ss_llm_model_read(model_path, &model, &err) < 0) goto out;
         cfg = ss_llm_cfg_of_run(&run);
@@ -256,11 +258,6 @@ int ss_val_llm(const char *run_dir, const char *perf_dir, const char *gpu_path, 
             goto out;
         }
         if (!scenario && ss_llm_gpu_read(gpu_path, &roof.gpu, &err) < 0) goto out;
-        if (scenario) { /* the GPU file the scenario read */
-            ss_llm_cfg again;
-            const ss_llm_scn *spec = scenario_engine(&sc, &again, &err);
-            roof.gpu = (ss_llm_gpu){.dense_flops_per_s = spec->gpu_flops_per_s, .hbm_bytes_per_s = spec->gpu_bytes_per_s};
-        }
         roof.model = model;
         roof.dtype_bytes = 2; /* bf16 [ASSUMPTION: the runs are bf16, as the shared data's] */
     }
