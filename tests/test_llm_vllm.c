@@ -154,6 +154,20 @@ static void test_cli(void)
     ss_test_rmtree(dir);
 }
 
+/* A scenario whose one LLM model is the measured run's engine (its settings, an RTX 4090's memory), its
+ * steps timed by step_time `step` (a YAML flow map). */
+static char *rtx4090_scenario(const char *step)
+{
+    return ss_xasprintf("name: v\nseed: 1\nduration_s: 10\n"
+                        "hosts:\n  - name: h\n    devices:\n      - {name: gpu0, kind: gpu, vram_gib: 23.52}\n"
+                        "models:\n  - name: llama\n    llm:\n      model: %s\n      step_time: %s\n"
+                        "      engine: {max_num_seqs: 256, max_num_batched_tokens: 2048, num_gpu_blocks: 2587}\n"
+                        "      prompt_tokens: {mean: 857, max: 3998}\n      output_tokens: {mean: 652, max: 1021}\n"
+                        "deployment:\n  - {model: llama, device: gpu0}\n"
+                        "workloads:\n  - {name: w, kind: poisson, target: llama, rate_rps: 1}\n",
+                        MODEL_JSON, step);
+}
+
 /* `servesim validate RUN --llm-scenario S.yaml`: the engine of a scenario's LLM model on an RTX 4090, its
  * settings as the run's (none named) or one apart (named, and simulated); the 95% intervals over the
  * profile's interpolation hold each simulated figure and, here, each measured one. */
@@ -164,15 +178,8 @@ static void test_scenario_intervals(void)
         return;
     }
     char *dir = ss_test_tmpdir(), *out = NULL;
-    char *yaml = ss_xasprintf("name: v\nseed: 1\nduration_s: 10\n"
-                              "hosts:\n  - name: h\n    devices:\n      - {name: gpu0, kind: gpu, vram_gib: 23.52}\n"
-                              "models:\n  - name: llama\n    llm:\n      model: %s\n"
-                              "      step_time: {profile: %s}\n"
-                              "      engine: {max_num_seqs: 256, max_num_batched_tokens: 2048, num_gpu_blocks: 2587}\n"
-                              "      prompt_tokens: {mean: 857, max: 3998}\n      output_tokens: {mean: 652, max: 1021}\n"
-                              "deployment:\n  - {model: llama, device: gpu0}\n"
-                              "workloads:\n  - {name: w, kind: poisson, target: llama, rate_rps: 1}\n",
-                              MODEL_JSON, PERF_DIR);
+    char *step = ss_xasprintf("{profile: %s}", PERF_DIR), *yaml = rtx4090_scenario(step);
+    free(step);
     free(ss_test_write(dir, "s.yaml", yaml));
     int rc = ss_test_sh(&out,
                         "%s validate %s --llm-scenario %s/s.yaml -o %s/v.csv && "
@@ -207,14 +214,8 @@ static void test_fitted_step_time(void)
         return;
     }
     char *dir = ss_test_tmpdir(), *out = NULL;
-    char *yaml = ss_xasprintf("name: v\nseed: 1\nduration_s: 10\n"
-                              "hosts:\n  - name: h\n    devices:\n      - {name: gpu0, kind: gpu, vram_gib: 23.52}\n"
-                              "models:\n  - name: llama\n    llm:\n      model: %s\n      step_time: {fit: %s/fit.json}\n"
-                              "      engine: {max_num_seqs: 256, max_num_batched_tokens: 2048, num_gpu_blocks: 2587}\n"
-                              "      prompt_tokens: {mean: 857, max: 3998}\n      output_tokens: {mean: 652, max: 1021}\n"
-                              "deployment:\n  - {model: llama, device: gpu0}\n"
-                              "workloads:\n  - {name: w, kind: poisson, target: llama, rate_rps: 1}\n",
-                              MODEL_JSON, dir);
+    char *step = ss_xasprintf("{fit: %s/fit.json}", dir), *yaml = rtx4090_scenario(step);
+    free(step);
     free(ss_test_write(dir, "s.yaml", yaml));
     int rc = ss_test_sh(&out, "%s calibrate --llm-perf %s --llm-model %s -o %s/fit.json --quiet && "
                               "%s validate %s --llm-scenario %s/s.yaml",
