@@ -41,6 +41,7 @@
 #include "input/scenario_load.h"
 #include "input/vllm_run.h"
 #include "input/llm_model.h"
+#include "llm/llm_engine.h"
 #include "llm/llm_fit.h"
 #include "llm/llm_perf.h"
 #include "llm/llm_replay.h"
@@ -168,11 +169,7 @@ static const ss_llm_scn *scenario_engine(const ss_scenario *sc, ss_llm_cfg *cfg,
         ss_err_at(err, sc->path, 1, 1, "%s", "its LLM model is deployed nowhere: the KV cache's size comes from its GPU");
         return NULL;
     }
-    *cfg = (ss_llm_cfg){.max_num_seqs = s->max_num_seqs, .max_num_batched_tokens = s->max_num_batched_tokens,
-                        .block_size = s->block_size, .num_gpu_blocks = blocks,
-                        .long_prefill_token_threshold = s->long_prefill_token_threshold,
-                        .chunked_prefill = s->chunked_prefill, .prefix_caching = s->prefix_caching,
-                        .reserve_full_isl = s->reserve_full_isl, .policy = s->policy};
+    *cfg = ss_llm_cfg_of_scn(s, blocks);
     return s;
 }
 

@@ -12,6 +12,15 @@
 
 #include "core/util.h"
 
+ss_llm_cfg ss_llm_cfg_of_scn(const ss_llm_scn *s, uint32_t num_gpu_blocks)
+{
+    return (ss_llm_cfg){.max_num_seqs = s->max_num_seqs, .max_num_batched_tokens = s->max_num_batched_tokens,
+                        .block_size = s->block_size, .num_gpu_blocks = num_gpu_blocks,
+                        .long_prefill_token_threshold = s->long_prefill_token_threshold,
+                        .chunked_prefill = s->chunked_prefill, .prefix_caching = s->prefix_caching,
+                        .reserve_full_isl = s->reserve_full_isl, .policy = s->policy};
+}
+
 ss_llm *ss_llm_new(ss_engine *eng, const ss_llm_cfg *cfg, const ss_llm_hooks *hooks)
 {
     assert(cfg->max_num_seqs >= 1 && cfg->max_num_batched_tokens >= 1 && hooks->step);

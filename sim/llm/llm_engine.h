@@ -23,7 +23,11 @@
 #include <stdint.h>
 
 #include "core/engine.h"
+#include "input/llm_cfg.h"
 #include "llm/llm_types.h"
+
+/* The settings a scenario's `llm:` states (input/llm_cfg.h), its KV cache num_gpu_blocks. */
+ss_llm_cfg ss_llm_cfg_of_scn(const ss_llm_scn *s, uint32_t num_gpu_blocks);
 
 /* An engine on eng.  The settings are checked by the caller (the scenario
  * reader): every count >= 1. */

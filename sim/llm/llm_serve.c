@@ -134,11 +134,7 @@ static ss_llm *engine_of(ss_llm_serve *ls, const ss_instance *in)
     if (!sl->e) {
         llm_model *lm = &ls->m[in->model];
         const ss_llm_scn *s = lm->s;
-        ss_llm_cfg cfg = {.max_num_seqs = s->max_num_seqs, .max_num_batched_tokens = s->max_num_batched_tokens,
-                          .block_size = s->block_size, .num_gpu_blocks = w->sc->deploys[in->deploy].kv_blocks,
-                          .long_prefill_token_threshold = s->long_prefill_token_threshold,
-                          .chunked_prefill = s->chunked_prefill, .prefix_caching = s->prefix_caching,
-                          .reserve_full_isl = s->reserve_full_isl, .policy = s->policy};
+        ss_llm_cfg cfg = ss_llm_cfg_of_scn(s, w->sc->deploys[in->deploy].kv_blocks);
         ss_llm_hooks h = {.step = lm->perf ? ss_llm_perf_step_s : s->fit_path ? ss_llm_fit_step_s : ss_llm_roofline_step_s,
                           .step_ctx = lm->perf ? (void *)lm->perf : s->fit_path ? (void *)&lm->fit : (void *)&lm->roof,
                           .done = done, .ctx = ls};

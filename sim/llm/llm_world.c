@@ -10,6 +10,7 @@
 #include "core/afile.h"
 #include "core/rng.h"
 #include "input/llm_cfg.h"
+#include "llm/llm_engine.h"
 #include "llm/llm_fleet.h"
 #include "llm/llm_perf.h"
 #include "llm/llm_roofline.h"
@@ -91,11 +92,7 @@ ss_llm_world *ss_llm_world_build(ss_world *w, ss_err *err)
     l->rng = ss_rng_stream(sc->seed, w->rep, "llm/workload");
     l->end_s = sc->duration_s;
     l->max_requests = sc->max_requests;
-    ss_llm_cfg cfg = {.max_num_seqs = s->max_num_seqs, .max_num_batched_tokens = s->max_num_batched_tokens,
-                      .block_size = s->block_size, .num_gpu_blocks = s->num_gpu_blocks,
-                      .long_prefill_token_threshold = s->long_prefill_token_threshold,
-                      .chunked_prefill = s->chunked_prefill, .prefix_caching = s->prefix_caching,
-                      .reserve_full_isl = s->reserve_full_isl, .policy = s->policy};
+    ss_llm_cfg cfg = ss_llm_cfg_of_scn(s, s->num_gpu_blocks);
     ss_llm_disagg dis = {.prefill_instances = s->prefill_instances, .nic_bps = s->nic_bps,
                          .kv_bytes_per_token = ss_llm_model_kv_bytes_per_token(&s->model, 2),
                          .latency_s = s->kv_latency_s};
